@@ -1,0 +1,91 @@
+// This file holds the flags shared by the commands that build C programs.
+
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fragprof/fragprof/internal/build"
+	"github.com/fragprof/fragprof/internal/instrument"
+)
+
+// buildFlags are the compiler-facing flags of count, cfg, freq, ...
+type buildFlags struct {
+	includes, defines, undefs []string
+	cflags                    string
+	ldflags                   string
+	opt                       string
+	counters                  string
+	atomic                    bool
+}
+
+func (b *buildFlags) add(c *cobra.Command) {
+	fs := c.Flags()
+	fs.StringArrayVarP(&b.includes, "include-dir", "I", nil, "add `DIR` to the include path, as clang -I")
+	fs.StringArrayVarP(&b.defines, "define", "D", nil, "define a macro, as clang -D (`NAME[=VALUE]`)")
+	fs.StringArrayVarP(&b.undefs, "undef", "U", nil, "undefine a macro, as clang -U")
+	fs.StringVar(&b.cflags, "cflags", "", "more clang flags for every source, space-separated (e.g. \"-std=c11 -Wall\")")
+	fs.StringVar(&b.ldflags, "ldflags", "", "more link flags, space-separated (-lm is always added)")
+	fs.StringVar(&b.opt, "opt", "-O2", "optimisation level of the instrumented code (counts are those of the source-level CFG whatever the level)")
+	fs.StringVar(&b.counters, "counters", "blocks", "counter placement: blocks (every block, plus the edges the CFG does not determine) or edges (every edge)")
+	fs.BoolVar(&b.atomic, "atomic", false, "atomic increments, for threaded programs (slower)")
+}
+
+func (b *buildFlags) spec(sources []string) (build.Spec, error) {
+	s := build.Spec{Sources: sources, Opt: b.opt}
+	for _, d := range b.includes {
+		s.CFlags = append(s.CFlags, "-I"+d)
+	}
+	for _, d := range b.defines {
+		s.CFlags = append(s.CFlags, "-D"+d)
+	}
+	for _, d := range b.undefs {
+		s.CFlags = append(s.CFlags, "-U"+d)
+	}
+	s.CFlags = append(s.CFlags, strings.Fields(b.cflags)...)
+	s.LDFlags = strings.Fields(b.ldflags)
+	sch, err := instrument.ParseScheme(b.counters)
+	if err != nil {
+		return s, usagef("--counters: %v", err)
+	}
+	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic}
+	for _, src := range sources {
+		if _, err := os.Stat(src); err != nil {
+			return s, usagef("%v", err)
+		}
+	}
+	return s, nil
+}
+
+// sourceFiles reads source files for excerpts in reports.
+func sourceFiles(file string) []string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	return strings.Split(string(data), "\n")
+}
+
+// workDir makes a temporary directory for intermediate files, removed by the returned
+// function unless FRAGPROF_KEEP is set (then its path is printed).
+func workDir(e *env) (string, func(), error) {
+	d, err := os.MkdirTemp("", "fragprof-")
+	if err != nil {
+		return "", nil, err
+	}
+	return d, func() {
+		if os.Getenv("FRAGPROF_KEEP") != "" {
+			e.stderr.Write([]byte("fragprof: intermediate files kept in " + d + "\n"))
+			return
+		}
+		os.RemoveAll(d)
+	}, nil
+}
+
+func toolchain() (*build.Toolchain, error) { return build.FindToolchain() }
+
+var bg = context.Background

@@ -1,0 +1,165 @@
+// This file implements the pipeline steps: C → IR → instrumented IR → object →
+// binary linked with the runtime.
+
+package build
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fragprof/fragprof/internal/instrument"
+	"github.com/fragprof/fragprof/internal/llvmir"
+	fpruntime "github.com/fragprof/fragprof/runtime"
+)
+
+// IRFlags are the flags that make clang print unoptimised IR that is still meant to be
+// optimised (no optnone), with debug locations and readable block names.
+var IRFlags = []string{"-O2", "-Xclang", "-disable-llvm-passes", "-g", "-S", "-emit-llvm",
+	"-fno-discard-value-names", "-D__FRAGPROF__=1"}
+
+// EmitIR compiles the C file src to textual IR at out. cflags are the user's
+// preprocessor and language flags (-I, -D, -std, ...).
+func (t *Toolchain) EmitIR(ctx context.Context, stderr io.Writer, src, out string, cflags []string) error {
+	inc, err := t.IncludeDir()
+	if err != nil {
+		return err
+	}
+	args := append([]string{}, IRFlags...)
+	args = append(args, "-I", inc)
+	args = append(args, cflags...)
+	args = append(args, "-Qunused-arguments", "-o", out, src)
+	return t.run(ctx, stderr, args...)
+}
+
+// InstrumentFile reads the IR at in, instruments it and writes it to out.
+func InstrumentFile(in, out string, opt instrument.Options) (*instrument.Unit, error) {
+	data, err := os.ReadFile(in)
+	if err != nil {
+		return nil, err
+	}
+	m, err := llvmir.Parse(in, data)
+	if err != nil {
+		return nil, err
+	}
+	u, err := instrument.Module(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteFileAtomic(out, m.Bytes()); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// CompileIR compiles IR to an object file. flags carry the optimisation level and
+// code-generation options.
+func (t *Toolchain) CompileIR(ctx context.Context, stderr io.Writer, ll, obj string, flags []string) error {
+	args := append([]string{"-c", "-x", "ir"}, ll)
+	args = append(args, flags...)
+	args = append(args, "-Qunused-arguments", "-Wno-override-module", "-o", obj)
+	return t.run(ctx, stderr, args...)
+}
+
+// cacheDir returns fragprof's cache directory, creating it.
+func cacheDir() (string, error) {
+	d := os.Getenv("FRAGPROF_CACHE")
+	if d == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		d = filepath.Join(base, "fragprof")
+	}
+	return d, os.MkdirAll(d, 0o755)
+}
+
+// key hashes the toolchain and the runtime sources.
+func (t *Toolchain) key() string {
+	h := sha256.New()
+	h.Write([]byte(t.Clang + "\x00" + t.Version + "\x00"))
+	h.Write(fpruntime.Source)
+	h.Write(fpruntime.Header)
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// IncludeDir returns a directory holding fragprof.h.
+func (t *Toolchain) IncludeDir() (string, error) {
+	d, err := cacheDir()
+	if err != nil {
+		return "", err
+	}
+	inc := filepath.Join(d, "include-"+t.key())
+	h := filepath.Join(inc, "fragprof.h")
+	if _, err := os.Stat(h); err == nil {
+		return inc, nil
+	}
+	if err := os.MkdirAll(inc, 0o755); err != nil {
+		return "", err
+	}
+	return inc, WriteFileAtomic(h, fpruntime.Header)
+}
+
+// Runtime returns the path of the runtime object compiled for this toolchain,
+// compiling it on first use.
+func (t *Toolchain) Runtime(ctx context.Context) (string, error) {
+	d, err := cacheDir()
+	if err != nil {
+		return "", err
+	}
+	obj := filepath.Join(d, "fragprof_rt-"+t.key()+".o")
+	if _, err := os.Stat(obj); err == nil {
+		return obj, nil
+	}
+	src := filepath.Join(d, fmt.Sprintf("fragprof_rt-%s-%d.c", t.key(), os.Getpid()))
+	if err := os.WriteFile(src, fpruntime.Source, 0o644); err != nil {
+		return "", err
+	}
+	defer os.Remove(src)
+	tmp := obj + fmt.Sprintf(".%d.tmp", os.Getpid())
+	var msg strings.Builder
+	if err := t.run(ctx, &msg, "-O2", "-fPIC", "-c", src, "-o", tmp); err != nil {
+		return "", fmt.Errorf("compiling the fragprof runtime: %v\n%s", err, msg.String())
+	}
+	return obj, os.Rename(tmp, obj)
+}
+
+// Link links objects (and other link inputs) with the runtime into out.
+func (t *Toolchain) Link(ctx context.Context, stderr io.Writer, inputs []string, out string, ldflags []string) error {
+	rt, err := t.Runtime(ctx)
+	if err != nil {
+		return err
+	}
+	args := append([]string{}, inputs...)
+	args = append(args, rt)
+	args = append(args, ldflags...)
+	args = append(args, "-o", out)
+	return t.run(ctx, stderr, args...)
+}
+
+// WriteFileAtomic writes data to a temporary file beside path and renames it into
+// place, so a reader never sees a partial file.
+func WriteFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,88 @@
+// This file implements building whole programs from C sources: what `fragprof count`
+// and `fragprof cfg` do before they run or print anything.
+
+package build
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/instrument"
+	"github.com/fragprof/fragprof/internal/llvmir"
+)
+
+// A Spec describes a C program to build.
+type Spec struct {
+	Sources []string // C files, as the user named them
+	CFlags  []string // preprocessor and language flags: -I, -D, -U, -std, ...
+	Opt     string   // optimisation flag for the instrumented code; default -O2
+	LDFlags []string // extra link flags (-lm, ...)
+	Instr   instrument.Options
+}
+
+// Build compiles spec into the instrumented executable out, keeping intermediate
+// files in dir. It returns the units, one per source.
+func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir, out string) ([]*instrument.Unit, error) {
+	opt := spec.Opt
+	if opt == "" {
+		opt = "-O2"
+	}
+	var objs []string
+	var units []*instrument.Unit
+	for i, src := range spec.Sources {
+		base := fmt.Sprintf("%d-%s", i, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
+		ll := filepath.Join(dir, base+".ll")
+		if err := t.EmitIR(ctx, stderr, src, ll, spec.CFlags); err != nil {
+			return nil, fmt.Errorf("%s: %v", src, err)
+		}
+		o := spec.Instr
+		o.Source = src
+		u, err := InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), o)
+		if err != nil {
+			return nil, err
+		}
+		units = append(units, u)
+		obj := filepath.Join(dir, base+".o")
+		if err := t.CompileIR(ctx, stderr, filepath.Join(dir, base+".fp.ll"), obj, []string{opt}); err != nil {
+			return nil, fmt.Errorf("%s: compiling instrumented IR: %v", src, err)
+		}
+		objs = append(objs, obj)
+	}
+	return units, t.Link(ctx, stderr, objs, out, append([]string{"-lm"}, spec.LDFlags...))
+}
+
+// Analyze compiles the sources to IR and returns their CFGs (in source order) with
+// the number of counters the given scheme would place.
+func (t *Toolchain) Analyze(ctx context.Context, stderr io.Writer, spec Spec, dir string) (*cfg.Program, int, error) {
+	p := &cfg.Program{}
+	counters := 0
+	for i, src := range spec.Sources {
+		ll := filepath.Join(dir, fmt.Sprintf("%d-%s.ll", i, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))))
+		if err := t.EmitIR(ctx, stderr, src, ll, spec.CFlags); err != nil {
+			return nil, 0, fmt.Errorf("%s: %v", src, err)
+		}
+		data, err := os.ReadFile(ll)
+		if err != nil {
+			return nil, 0, err
+		}
+		m, err := llvmir.Parse(ll, data)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, f := range m.Funcs {
+			g := m.CFG(f)
+			if err := g.Check(); err != nil {
+				return nil, 0, err
+			}
+			counters += len(instrument.PlanFunc(g, spec.Instr.Scheme).Counters)
+			p.Funcs = append(p.Funcs, g)
+		}
+	}
+	p.SortFuncs()
+	return p, counters, nil
+}

@@ -1,0 +1,82 @@
+// Package build drives clang: it finds the compiler, emits LLVM IR without optimising,
+// instruments it, compiles the result at the requested optimisation level and links
+// it with the fragprof runtime. It also implements the drop-in compiler `fragprof cc`.
+package build
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+)
+
+// A Toolchain is the clang fragprof uses.
+type Toolchain struct {
+	Clang   string // path of the clang executable
+	Version string // its first --version line
+	Major   int    // major version
+}
+
+// ErrNoClang explains how to get clang.
+var ErrNoClang = errors.New("clang not found: install it (Debian/Ubuntu: sudo apt-get install clang) or point FRAGPROF_CLANG at a clang ≥ 14")
+
+var reVersion = regexp.MustCompile(`clang version (\d+)\.`)
+
+// FindToolchain locates clang: $FRAGPROF_CLANG, else clang on the PATH, else the
+// newest clang-N installed. It requires clang ≥ 14.
+func FindToolchain() (*Toolchain, error) {
+	var candidates []string
+	if c := os.Getenv("FRAGPROF_CLANG"); c != "" {
+		candidates = []string{c}
+	} else {
+		candidates = []string{"clang"}
+		for v := 20; v >= 14; v-- {
+			candidates = append(candidates, "clang-"+strconv.Itoa(v))
+		}
+	}
+	for _, c := range candidates {
+		p, err := exec.LookPath(c)
+		if err != nil {
+			continue
+		}
+		return NewToolchain(p)
+	}
+	if c := os.Getenv("FRAGPROF_CLANG"); c != "" {
+		return nil, fmt.Errorf("FRAGPROF_CLANG=%s: not found", c)
+	}
+	return nil, ErrNoClang
+}
+
+// NewToolchain checks the clang at path.
+func NewToolchain(path string) (*Toolchain, error) {
+	out, err := exec.Command(path, "--version").Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s --version: %v", path, err)
+	}
+	first, _, _ := bytes.Cut(out, []byte("\n"))
+	m := reVersion.FindSubmatch(first)
+	if m == nil {
+		return nil, fmt.Errorf("%s does not look like clang: %q", path, first)
+	}
+	major, _ := strconv.Atoi(string(m[1]))
+	if major < 14 {
+		return nil, fmt.Errorf("%s is clang %d; fragprof needs clang ≥ 14", path, major)
+	}
+	return &Toolchain{Clang: path, Version: string(first), Major: major}, nil
+}
+
+// run runs clang with args; its diagnostics go to stderr as they are.
+func (t *Toolchain) run(ctx context.Context, stderr io.Writer, args ...string) error {
+	cmd := exec.CommandContext(ctx, t.Clang, args...)
+	cmd.Stdout = stderr
+	cmd.Stderr = stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("clang failed (%v)", err)
+	}
+	return nil
+}

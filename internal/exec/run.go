@@ -1,0 +1,88 @@
+// Package exec runs instrumented programs and collects their counter dumps: once with
+// the user's own stdin, arguments and output (fragprof count), or trial after trial.
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/fragprof/fragprof/internal/dump"
+)
+
+// A Status is how a run ended.
+type Status struct {
+	Code   int            // exit code, or -1 when killed by a signal
+	Signal syscall.Signal // the killing signal, or 0
+}
+
+// ShellCode returns the status a shell would report: the exit code, or 128+signal.
+func (s Status) ShellCode() int {
+	if s.Signal != 0 {
+		return 128 + int(s.Signal)
+	}
+	return s.Code
+}
+
+func (s Status) String() string {
+	if s.Signal != 0 {
+		return "killed by signal " + s.Signal.String()
+	}
+	return fmt.Sprintf("exit status %d", s.Code)
+}
+
+// A Command is one run of a program built by fragprof.
+type Command struct {
+	Path   string
+	Args   []string
+	Env    []string // added to the environment
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Dir    string // for the dump file; a temporary directory when empty
+}
+
+// Run runs c once and returns its dump and status. A program that ends without a dump
+// (it called _exit, was killed by SIGKILL, or was not built by fragprof) is an error
+// that says so, with the status.
+func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
+	dir := c.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "fragprof-run")
+		if err != nil {
+			return nil, Status{}, err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	out := filepath.Join(dir, "counts.fpd")
+	os.Remove(out)
+	cmd := osexec.CommandContext(ctx, c.Path, c.Args...)
+	cmd.Env = append(append(os.Environ(), c.Env...), "FRAGPROF_OUT="+out)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
+	err := cmd.Run()
+	var st Status
+	var ee *osexec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		ws := ee.Sys().(syscall.WaitStatus)
+		st.Code = ws.ExitStatus()
+		if ws.Signaled() {
+			st.Signal = ws.Signal()
+		}
+	default:
+		return nil, st, fmt.Errorf("running %s: %v", c.Path, err)
+	}
+	data, rerr := os.ReadFile(out)
+	if rerr != nil {
+		return nil, st, fmt.Errorf("%s wrote no counts (%s): it was not built by fragprof, or it ended by _exit or SIGKILL", c.Path, st)
+	}
+	d, err := dump.Parse(c.Path, data)
+	return d, st, err
+}

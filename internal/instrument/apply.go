@@ -1,0 +1,260 @@
+// This file applies plans to an IR module as text edits and registers the unit with
+// the runtime.
+
+package instrument
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/llvmir"
+)
+
+// Options control how counters are written.
+type Options struct {
+	Scheme Scheme
+	// Atomic makes every increment an atomicrmw (for threaded programs); otherwise a
+	// plain load/add/store, like gcov's -fprofile-update=single.
+	Atomic bool
+	// Source names the translation unit in reports (the file as given to clang).
+	Source string
+}
+
+// A Unit is an instrumented translation unit: its plans, in counter-slot order.
+type Unit struct {
+	Source string
+	Scheme Scheme
+	Funcs  []*FuncPlan
+}
+
+// NumCounters returns the number of counter slots of the unit.
+func (u *Unit) NumCounters() int {
+	n := 0
+	for _, f := range u.Funcs {
+		n += len(f.Counters)
+	}
+	return n
+}
+
+// Module instruments every function definition of m: it plans counters, schedules
+// the edits that increment them, and adds the counter array, the metadata blob and a
+// constructor that registers both with the runtime. It refuses a module that is
+// already instrumented.
+func Module(m *llvmir.Module, opt Options) (*Unit, error) {
+	for _, l := range m.Lines {
+		if strings.Contains(l, "@__fragprof_register") {
+			return nil, fmt.Errorf("%s: module is already instrumented by fragprof", opt.Source)
+		}
+	}
+	u := &Unit{Source: opt.Source, Scheme: opt.Scheme}
+	var irFuncs []*llvmir.Func
+	for _, f := range m.Funcs {
+		if strings.Contains(m.Lines[f.Line], " available_externally ") {
+			continue // its code is discarded after optimisation; the counts would be wrong
+		}
+		g := m.CFG(f)
+		if err := g.Check(); err != nil {
+			return nil, err
+		}
+		u.Funcs = append(u.Funcs, PlanFunc(g, opt.Scheme))
+		irFuncs = append(irFuncs, f)
+	}
+	n := u.NumCounters()
+	w := &writer{m: m, opt: opt, n: n}
+	slot := 0
+	for i, p := range u.Funcs {
+		w.function(irFuncs[i], p, slot)
+		slot += len(p.Counters)
+	}
+	blob, err := u.Encode()
+	if err != nil {
+		return nil, err
+	}
+	w.register(blob)
+	return u, nil
+}
+
+type writer struct {
+	m   *llvmir.Module
+	opt Options
+	n   int // counters in the unit
+	tmp int // per-function temporary counter
+}
+
+// ptr returns the pointer type of an i64 or the generic pointer type.
+func (w *writer) ptrTo(elem string) string {
+	if w.m.Opaque {
+		return "ptr"
+	}
+	return elem + "*"
+}
+
+// slotAddr is a constant expression for the address of counter k.
+func (w *writer) slotAddr(k int) string {
+	arr := fmt.Sprintf("[%d x i64]", w.n)
+	return fmt.Sprintf("getelementptr inbounds (%s, %s @__fragprof.ctr, i64 0, i64 %d)", arr, w.ptrTo(arr), k)
+}
+
+// increment returns the instructions that add one to counter k.
+func (w *writer) increment(k int) string {
+	addr := w.slotAddr(k)
+	p := w.ptrTo("i64")
+	w.tmp++
+	t := w.tmp
+	if w.opt.Atomic {
+		return fmt.Sprintf("  %%__fp.%d = atomicrmw add %s %s, i64 1 monotonic", t, p, addr)
+	}
+	return fmt.Sprintf("  %%__fp.%d = load i64, %s %s, align 8\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %s, align 8",
+		t, p, addr, t, t, t, p, addr)
+}
+
+// function schedules the edits for one function whose first counter is slot base.
+func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
+	w.tmp = 0
+	g := p.Func
+	// Retargets per terminator: target index → new label.
+	retarget := map[*llvmir.Instr]map[int]string{}
+	var split strings.Builder
+	for i, c := range p.Counters {
+		slot := base + i
+		switch c.Place {
+		case AtEntry:
+			b := c.Block
+			if b < 0 {
+				b = g.Edges[c.Edge].To.ID
+			}
+			ir := f.Blocks[b]
+			w.m.InsertBefore(ir.Instrs[ir.FirstNonPhi()].Line, w.increment(slot))
+		case BeforeTerm:
+			ir := f.Blocks[g.Edges[c.Edge].From.ID]
+			w.m.InsertBefore(ir.Term().Line, w.increment(slot))
+		case SplitEdge:
+			e := g.Edges[c.Edge]
+			from, to := f.Blocks[e.From.ID], f.Blocks[e.To.ID]
+			name := fmt.Sprintf("__fp.e%d", e.ID)
+			t := from.Term()
+			if retarget[t] == nil {
+				retarget[t] = map[int]string{}
+			}
+			retarget[t][succIndex(e)] = name
+			fmt.Fprintf(&split, "\n%s:\n%s\n  br label %s", name, w.increment(slot), llvmir.LabelRef(to.Name))
+			// The target's phis now see the new block instead of the source.
+			for _, in := range to.Instrs[:to.FirstNonPhi()] {
+				w.m.Replace(in.Line, renameIncoming(w.m.Text(in.Line), from.Name, name))
+			}
+		}
+	}
+	for t, r := range retarget {
+		var lines []string
+		for k := t.Line; k <= t.EndLine; k++ {
+			lines = append(lines, w.m.Text(k))
+		}
+		for k, l := range llvmir.RetargetTerm(lines, r) {
+			w.m.Replace(t.Line+k, l)
+		}
+	}
+	if split.Len() > 0 {
+		w.m.InsertBefore(f.EndLine, strings.TrimPrefix(split.String(), "\n"))
+	}
+	if f.Name == "main" {
+		for _, b := range f.Blocks {
+			if t := b.Term(); t.Op == "ret" {
+				w.m.InsertBefore(t.Line, fmt.Sprintf("  store i32 1, %s @__fragprof_main_returned, align 4", w.ptrTo("i32")))
+			}
+		}
+	}
+}
+
+// succIndex is the position of e among its source's successors.
+func succIndex(e *cfg.Edge) int {
+	for i, s := range e.From.Succs {
+		if s == e {
+			return i
+		}
+	}
+	panic("instrument: edge not among its source's successors")
+}
+
+// renameIncoming replaces one incoming-block reference to from by to in a phi line.
+// Phi entries of duplicate edges repeat the same value, so renaming one is right.
+func renameIncoming(line, from, to string) string {
+	old := ", " + llvmir.LabelRef(from) + " ]"
+	return strings.Replace(line, old, ", "+llvmir.LabelRef(to)+" ]", 1)
+}
+
+// register adds the counter array, the metadata blob, the unit descriptor and the
+// constructor that hands it to the runtime.
+func (w *writer) register(blob []byte) {
+	m := w.m
+	arr := fmt.Sprintf("[%d x i64]", w.n)
+	metaT := fmt.Sprintf("[%d x i8]", len(blob))
+	i8p, i64p, i32p := w.ptrTo("i8"), w.ptrTo("i64"), w.ptrTo("i32")
+	unitT := fmt.Sprintf("{ i32, i32, %s, %s, i64, %s }", i64p, i8p, i8p)
+	ctrRef := "@__fragprof.ctr"
+	metaRef := "@__fragprof.meta"
+	unitRef := "@__fragprof.unit"
+	if !m.Opaque {
+		ctrRef = fmt.Sprintf("getelementptr inbounds (%s, %s* @__fragprof.ctr, i64 0, i64 0)", arr, arr)
+		metaRef = fmt.Sprintf("getelementptr inbounds (%s, %s* @__fragprof.meta, i64 0, i64 0)", metaT, metaT)
+		unitRef = fmt.Sprintf("bitcast (%s* @__fragprof.unit to i8*)", unitT)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\n; fragprof: %d counters (%s)\n", w.n, w.opt.Scheme)
+	fmt.Fprintf(&sb, "@__fragprof.ctr = internal global %s zeroinitializer, align 8\n", arr)
+	fmt.Fprintf(&sb, "@__fragprof.meta = private constant %s c\"%s\", align 1\n", metaT, llvmir.EscapeString(blob))
+	fmt.Fprintf(&sb, "@__fragprof.unit = internal global %s { i32 %d, i32 %d, %s %s, %s %s, i64 %d, %s null }, align 8\n",
+		unitT, FormatVersion, w.n, i64p, ctrRef, i8p, metaRef, len(blob), i8p)
+	fmt.Fprintf(&sb, "@__fragprof_main_returned = external global i32\n")
+	fmt.Fprintf(&sb, "declare void @__fragprof_register(%s)\n", i8p)
+	fmt.Fprintf(&sb, "define internal void @__fragprof.init() {\n  call void @__fragprof_register(%s %s)\n  ret void\n}", i8p, unitRef)
+	ctorT := fmt.Sprintf("{ i32, %s, %s }", w.ptrTo("void ()"), i8p)
+	elem := fmt.Sprintf("%s { i32 100, %s @__fragprof.init, %s null }", ctorT, w.ptrTo("void ()"), i8p)
+	done := false
+	for i, l := range m.Lines {
+		if strings.HasPrefix(l, "@llvm.global_ctors = appending global [") {
+			if nl, ok := appendCtor(l, elem); ok {
+				m.Replace(i, nl)
+				done = true
+			}
+			break
+		}
+	}
+	if !done {
+		fmt.Fprintf(&sb, "\n@llvm.global_ctors = appending global [1 x %s] [%s]", ctorT, elem)
+	}
+	// Globals must precede the metadata section only by convention; the parser
+	// accepts them anywhere at top level, so append at the end.
+	m.Append(sb.String())
+	_ = i32p
+}
+
+// appendCtor adds one element to an existing @llvm.global_ctors definition.
+func appendCtor(line, elem string) (string, bool) {
+	const pre = "@llvm.global_ctors = appending global ["
+	rest := line[len(pre):]
+	x := strings.Index(rest, " x ")
+	if x < 0 {
+		return "", false
+	}
+	var k int
+	if _, err := fmt.Sscanf(rest[:x], "%d", &k); err != nil {
+		return "", false
+	}
+	last := strings.LastIndex(rest, "]")
+	if last < 0 {
+		return "", false
+	}
+	return fmt.Sprintf("%s%d%s, %s]%s", pre, k+1, rest[x:last], elem, rest[last+1:]), true
+}
+
+// FormatVersion is the version of the unit descriptor and metadata blob.
+const FormatVersion = 1
+
+// Hash returns a short hash of data, for unique names.
+func Hash(data []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(data)
+	return h.Sum64()
+}

@@ -1,0 +1,123 @@
+// This file encodes a unit's CFG and counter plan into the metadata blob the binary
+// carries, and decodes it back.
+
+package instrument
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/fragprof/fragprof/cfg"
+)
+
+// The blob is compact JSON; docs/runtime.md documents it.
+type metaUnit struct {
+	Version int        `json:"v"`
+	Source  string     `json:"src"`
+	Scheme  string     `json:"scheme"`
+	Funcs   []metaFunc `json:"funcs"`
+}
+
+type metaFunc struct {
+	Name     string      `json:"name"`
+	File     string      `json:"file"`
+	Line     int         `json:"line"`
+	Blocks   []metaBlock `json:"blocks"`
+	Edges    [][4]any    `json:"edges"`    // from, to, kind, case
+	Counters [][3]int    `json:"counters"` // block, edge, place
+}
+
+type metaBlock struct {
+	Label  string `json:"l"`
+	Start  [3]any `json:"s"` // file, line, col
+	End    [3]any `json:"e"`
+	Lines  []int  `json:"ln,omitempty"`
+	Instrs int    `json:"n"`
+}
+
+// Encode returns the unit's metadata blob.
+func (u *Unit) Encode() ([]byte, error) {
+	mu := metaUnit{Version: FormatVersion, Source: u.Source, Scheme: u.Scheme.String()}
+	for _, p := range u.Funcs {
+		f := p.Func
+		mf := metaFunc{Name: f.Name, File: f.File, Line: f.Line}
+		for _, b := range f.Blocks {
+			mf.Blocks = append(mf.Blocks, metaBlock{
+				Label:  b.Label,
+				Start:  [3]any{b.Start.File, b.Start.Line, b.Start.Col},
+				End:    [3]any{b.End.File, b.End.Line, b.End.Col},
+				Lines:  b.Lines,
+				Instrs: b.Instrs,
+			})
+		}
+		for _, e := range f.Edges {
+			mf.Edges = append(mf.Edges, [4]any{e.From.ID, e.To.ID, e.Kind.String(), e.Case})
+		}
+		for _, c := range p.Counters {
+			mf.Counters = append(mf.Counters, [3]int{c.Block, c.Edge, int(c.Place)})
+		}
+		mu.Funcs = append(mu.Funcs, mf)
+	}
+	return json.Marshal(mu)
+}
+
+// Decode reads a metadata blob back into a unit whose plans can Reconstruct counts.
+func Decode(blob []byte) (*Unit, error) {
+	var mu metaUnit
+	if err := json.Unmarshal(blob, &mu); err != nil {
+		return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
+	}
+	if mu.Version != FormatVersion {
+		return nil, fmt.Errorf("fragprof metadata version %d, this fragprof reads version %d: rebuild the program", mu.Version, FormatVersion)
+	}
+	s, err := ParseScheme(mu.Scheme)
+	if err != nil {
+		return nil, err
+	}
+	u := &Unit{Source: mu.Source, Scheme: s}
+	for _, mf := range mu.Funcs {
+		f := &cfg.Func{Name: mf.Name, File: mf.File, Line: mf.Line}
+		for _, mb := range mf.Blocks {
+			b := f.AddBlock(mb.Label)
+			b.Start, b.End = pos(mb.Start), pos(mb.End)
+			b.Lines, b.Instrs = mb.Lines, mb.Instrs
+		}
+		for _, me := range mf.Edges {
+			from, to := toInt(me[0]), toInt(me[1])
+			if from < 0 || from >= len(f.Blocks) || to < 0 || to >= len(f.Blocks) {
+				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: edge %v", mf.Name, me)
+			}
+			ks, _ := me[2].(string)
+			k, err := cfg.ParseEdgeKind(ks)
+			if err != nil {
+				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: %v", mf.Name, err)
+			}
+			c, _ := me[3].(string)
+			f.AddEdge(f.Blocks[from], f.Blocks[to], k, c)
+		}
+		if err := f.Check(); err != nil {
+			return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
+		}
+		p := &FuncPlan{Func: f}
+		for _, mc := range mf.Counters {
+			if mc[0] >= len(f.Blocks) || mc[1] >= len(f.Edges) || (mc[0] < 0) == (mc[1] < 0) {
+				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: counter %v", mf.Name, mc)
+			}
+			p.Counters = append(p.Counters, Counter{Block: mc[0], Edge: mc[1], Place: Place(mc[2])})
+		}
+		u.Funcs = append(u.Funcs, p)
+	}
+	return u, nil
+}
+
+func pos(a [3]any) cfg.Pos {
+	f, _ := a[0].(string)
+	return cfg.Pos{File: f, Line: toInt(a[1]), Col: toInt(a[2])}
+}
+
+func toInt(v any) int {
+	if f, ok := v.(float64); ok {
+		return int(f)
+	}
+	return -1
+}

@@ -1,0 +1,171 @@
+// Package instrument decides where counters go in a function's CFG (a Plan), applies a
+// plan to an LLVM IR module as text edits, and describes the result in a metadata blob
+// that the runtime carries in the binary, so that counts can be turned back into
+// block and edge counts by Reconstruct.
+package instrument
+
+import (
+	"fmt"
+
+	"github.com/fragprof/fragprof/cfg"
+)
+
+// Scheme says which counters a plan places.
+type Scheme uint8
+
+const (
+	// Blocks counts every block at its entry, plus the fewest edges needed to know
+	// every edge count from the in-flow equations (which hold on every run).
+	Blocks Scheme = iota
+	// Edges counts every edge and the entry block.
+	Edges
+)
+
+var schemeNames = [...]string{"blocks", "edges"}
+
+func (s Scheme) String() string { return schemeNames[s] }
+
+// ParseScheme reads a scheme name.
+func ParseScheme(s string) (Scheme, error) {
+	for i, n := range schemeNames {
+		if n == s {
+			return Scheme(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown counter scheme %q (want blocks or edges)", s)
+}
+
+// Place says where a counter's increment goes in the IR.
+type Place uint8
+
+const (
+	AtEntry    Place = iota // at the top of the counted block, after its phis
+	BeforeTerm              // just before the terminator of the edge's source block
+	SplitEdge               // in a new block on the edge (a critical edge)
+)
+
+// A Counter counts one block or one edge.
+type Counter struct {
+	Block int // the block counted, or -1
+	Edge  int // the edge counted, or -1
+	Place Place
+}
+
+// A FuncPlan lists the counters of one function, in the order of their slots.
+type FuncPlan struct {
+	Func     *cfg.Func
+	Counters []Counter
+}
+
+// PlanFunc places counters on f under scheme s.
+func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan {
+	p := &FuncPlan{Func: f}
+	edge := func(e *cfg.Edge) {
+		c := Counter{Block: -1, Edge: e.ID, Place: SplitEdge}
+		switch {
+		case len(e.From.Succs) == 1:
+			c.Place = BeforeTerm
+		case len(e.To.Preds) == 1 && e.To.ID != 0:
+			// Counting at the target's entry counts the edge, as no other edge enters.
+			c.Place = AtEntry
+		}
+		p.Counters = append(p.Counters, c)
+	}
+	switch s {
+	case Blocks:
+		for _, b := range f.Blocks {
+			p.Counters = append(p.Counters, Counter{Block: b.ID, Edge: -1, Place: AtEntry})
+		}
+		for _, b := range f.Blocks {
+			if len(b.Preds) < 2 {
+				continue
+			}
+			skip := derivedEdge(b)
+			for _, e := range b.Preds {
+				if e != skip {
+					edge(e)
+				}
+			}
+		}
+	case Edges:
+		p.Counters = append(p.Counters, Counter{Block: 0, Edge: -1, Place: AtEntry})
+		for _, e := range f.Edges {
+			edge(e)
+		}
+	}
+	return p
+}
+
+// derivedEdge chooses the in-edge of b whose count is derived rather than counted: a
+// retreating edge (source at or after b in layout order, in clang's output the loop
+// latch, the hottest edge into a loop header) if there is one, else the last.
+func derivedEdge(b *cfg.Block) *cfg.Edge {
+	for _, e := range b.Preds {
+		if e.From.ID >= b.ID {
+			return e
+		}
+	}
+	return b.Preds[len(b.Preds)-1]
+}
+
+// Reconstruct turns a function's counter values (in plan order) into the count of
+// every block and edge, solving the flow equations "a block's count is the sum of its
+// in-edges" and "the entry's count is the number of calls". It fails if the values
+// contradict each other or leave a count undetermined (a plan that cannot be solved).
+func (p *FuncPlan) Reconstruct(vals []uint64) (cfg.Counts, error) {
+	f := p.Func
+	if len(vals) != len(p.Counters) {
+		return cfg.Counts{}, fmt.Errorf("function %s: %d counter values for %d counters", f.Name, len(vals), len(p.Counters))
+	}
+	c := cfg.NewCounts(f)
+	knownB := make([]bool, len(f.Blocks))
+	knownE := make([]bool, len(f.Edges))
+	for i, k := range p.Counters {
+		if k.Block >= 0 {
+			c.Blocks[k.Block], knownB[k.Block] = vals[i], true
+		} else {
+			c.Edges[k.Edge], knownE[k.Edge] = vals[i], true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range f.Blocks {
+			if b.ID == 0 {
+				continue
+			}
+			unknown := -1
+			var sum uint64
+			n := 0
+			for _, e := range b.Preds {
+				if knownE[e.ID] {
+					sum += c.Edges[e.ID]
+				} else {
+					unknown, n = e.ID, n+1
+				}
+			}
+			switch {
+			case n == 0 && !knownB[b.ID]:
+				c.Blocks[b.ID], knownB[b.ID] = sum, true
+				changed = true
+			case n == 1 && knownB[b.ID]:
+				if sum > c.Blocks[b.ID] {
+					return cfg.Counts{}, fmt.Errorf("function %s: block %s entered %d times but counted in-edges sum to %d",
+						f.Name, b.Label, c.Blocks[b.ID], sum)
+				}
+				c.Edges[unknown], knownE[unknown] = c.Blocks[b.ID]-sum, true
+				changed = true
+			}
+		}
+	}
+	for i, k := range knownB {
+		if !k {
+			return cfg.Counts{}, fmt.Errorf("function %s: the plan leaves block %s undetermined", f.Name, f.Blocks[i].Label)
+		}
+	}
+	for i, k := range knownE {
+		if !k {
+			return cfg.Counts{}, fmt.Errorf("function %s: the plan leaves edge %s undetermined", f.Name, f.Edges[i])
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,158 @@
+// This file implements the metadata the reader resolves: DILocation, the scopes above
+// it, and DIFile, so that instructions map to file:line:col.
+
+package llvmir
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// An MDNode is a specialised metadata node such as !DILocation(line: 3, ...), with its
+// top-level fields as raw text. Other nodes (tuples, strings) have Kind "".
+type MDNode struct {
+	Distinct bool
+	Kind     string            // "DILocation", "DISubprogram", ...
+	Fields   map[string]string // raw field values: `5`, `!17`, `"t.c"`
+}
+
+// Int returns field k as an integer (0 if absent or not a number).
+func (n *MDNode) Int(k string) int {
+	v, _ := strconv.Atoi(n.Fields[k])
+	return v
+}
+
+// Ref returns the metadata number field k refers to, or -1.
+func (n *MDNode) Ref(k string) int {
+	v := n.Fields[k]
+	if !strings.HasPrefix(v, "!") {
+		return -1
+	}
+	r, err := strconv.Atoi(v[1:])
+	if err != nil {
+		return -1
+	}
+	return r
+}
+
+// Str returns field k as an unquoted string.
+func (n *MDNode) Str(k string) string {
+	s, _ := unquote(n.Fields[k])
+	return s
+}
+
+func parseMD(s string) *MDNode {
+	n := &MDNode{}
+	if strings.HasPrefix(s, "distinct ") {
+		n.Distinct = true
+		s = s[len("distinct "):]
+	}
+	if !strings.HasPrefix(s, "!DI") && !strings.HasPrefix(s, "!Gen") {
+		return n
+	}
+	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		return n
+	}
+	n.Kind = s[1:open]
+	n.Fields = map[string]string{}
+	body := s[open+1:]
+	depth, start, inStr := 0, 0, false
+	flush := func(end int) {
+		part := strings.TrimSpace(body[start:end])
+		if k := strings.Index(part, ": "); k > 0 {
+			n.Fields[part[:k]] = part[k+2:]
+		}
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case inStr:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '(' || c == '{' || c == '[':
+			depth++
+		case c == ')' || c == '}' || c == ']':
+			if depth == 0 {
+				flush(i)
+				return n
+			}
+			depth--
+		case c == ',' && depth == 0:
+			flush(i)
+			start = i + 1
+		}
+	}
+	return n
+}
+
+// Loc is a resolved source location.
+type Loc struct {
+	File string // as clang recorded it: the name given on its command line
+	Dir  string // the compilation directory
+	Line int
+	Col  int
+}
+
+// Path returns File made absolute with Dir.
+func (l Loc) Path() string {
+	if l.File == "" || filepath.IsAbs(l.File) {
+		return l.File
+	}
+	return filepath.Join(l.Dir, l.File)
+}
+
+// Location resolves the metadata number of a DILocation (an instruction's !dbg). The
+// file comes from the nearest scope that names one. ok is false when id is not a
+// DILocation.
+func (m *Module) Location(id int) (Loc, bool) {
+	n := m.Meta[id]
+	if n == nil || n.Kind != "DILocation" {
+		return Loc{}, false
+	}
+	l := Loc{Line: n.Int("line"), Col: n.Int("column")}
+	l.File, l.Dir = m.scopeFile(n.Ref("scope"))
+	return l, true
+}
+
+// Subprogram returns the name, file and line of a DISubprogram.
+func (m *Module) Subprogram(id int) (name string, loc Loc, ok bool) {
+	n := m.Meta[id]
+	if n == nil || n.Kind != "DISubprogram" {
+		return "", Loc{}, false
+	}
+	loc.Line = n.Int("line")
+	loc.File, loc.Dir = m.fileOf(n)
+	return n.Str("name"), loc, true
+}
+
+// scopeFile follows scopes up from metadata id until one names a file.
+func (m *Module) scopeFile(id int) (file, dir string) {
+	for depth := 0; depth < 1000 && id >= 0; depth++ {
+		n := m.Meta[id]
+		if n == nil {
+			return "", ""
+		}
+		if f, d := m.fileOf(n); f != "" {
+			return f, d
+		}
+		id = n.Ref("scope")
+	}
+	return "", ""
+}
+
+func (m *Module) fileOf(n *MDNode) (file, dir string) {
+	if n.Kind == "DIFile" {
+		return n.Str("filename"), n.Str("directory")
+	}
+	if f := m.Meta[n.Ref("file")]; f != nil && f.Kind == "DIFile" {
+		return f.Str("filename"), f.Str("directory")
+	}
+	return "", ""
+}

@@ -1,0 +1,227 @@
+// Package llvmir reads and writes textual LLVM IR as clang prints it (clang 14 with
+// typed pointers and clang ≥ 15 with opaque ptr). It understands just what fragprof
+// needs — function definitions, basic blocks, terminators, debug locations — and keeps
+// every line verbatim, so that writing an unmodified module gives back the same bytes.
+// Instrumentation is a set of text edits (insert before or after a line, replace a
+// line, append to the module), as cmd/cover does with Go source.
+package llvmir
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// A Module is one parsed IR file.
+type Module struct {
+	// Lines are the file's lines without their line terminators.
+	Lines []string
+	// FinalNewline reports whether the file ended with a newline.
+	FinalNewline bool
+	// Funcs are the function definitions, in file order.
+	Funcs []*Func
+	// Meta are the metadata nodes "!N = ...", by number.
+	Meta map[int]*MDNode
+	// Opaque is true when the module uses opaque pointers (ptr), as clang ≥ 15 prints.
+	Opaque bool
+	// SourceFilename is the source_filename of the module.
+	SourceFilename string
+
+	maxMeta  int
+	edits    []edit
+	replaced map[int]string
+}
+
+// A Func is a function definition.
+type Func struct {
+	Name      string // without the @, unquoted
+	Line      int    // index in Module.Lines of the define line
+	EndLine   int    // index of the closing "}"
+	Dbg       int    // the !dbg attachment of the definition (a DISubprogram), or -1
+	Blocks    []*Block
+	Params    []Param
+	RetType   string
+	CallsSetjmp bool // calls a returns_twice function (setjmp family, vfork)
+}
+
+// A Param is a formal parameter of a definition.
+type Param struct {
+	Type string // as printed, attributes dropped ("i32", "double", "ptr", "i8*")
+	Name string // "%x" or "%0"
+}
+
+// A Block is a basic block.
+type Block struct {
+	Name      string // label without % ("entry", "for.body", "12")
+	LabelLine int    // index of the label line; -1 for an implicit entry block
+	Instrs    []*Instr
+}
+
+// Term returns the block's terminator (its last instruction).
+func (b *Block) Term() *Instr { return b.Instrs[len(b.Instrs)-1] }
+
+// FirstNonPhi returns the index in Instrs of the first instruction that is not a phi
+// (where code may be inserted at the top of the block).
+func (b *Block) FirstNonPhi() int {
+	for i, in := range b.Instrs {
+		if in.Op != "phi" {
+			return i
+		}
+	}
+	return len(b.Instrs)
+}
+
+// An Instr is one instruction; a switch spans several lines.
+type Instr struct {
+	Line    int    // index of its first line
+	EndLine int    // index of its last line
+	Result  string // "%x" or ""
+	Op      string // opcode ("br", "call", "phi", ...); "call" also for tail/musttail call
+	Dbg     int    // the !dbg attachment, or -1
+	Callee  string // for call: the called function's name without @, if direct
+	// Targets are the successor labels of a terminator, in operand order.
+	Targets []Target
+}
+
+// A Target is one successor of a terminator.
+type Target struct {
+	Label string     // without %
+	Kind  TargetKind // which operand it is
+	Case  string     // case value for a switch case ("i32 3" printed as "3")
+}
+
+// TargetKind says which operand of a terminator a target is.
+type TargetKind uint8
+
+// The target kinds.
+const (
+	Uncond TargetKind = iota
+	CondTrue
+	CondFalse
+	SwitchCase
+	SwitchDefault
+	IndirectDest
+)
+
+// IsTerminator reports whether op ends a basic block.
+func IsTerminator(op string) bool {
+	switch op {
+	case "br", "switch", "indirectbr", "ret", "unreachable", "invoke", "callbr",
+		"resume", "catchswitch", "catchret", "cleanupret":
+		return true
+	}
+	return false
+}
+
+// edit is a pending text change; see Insert, Replace and Append.
+type edit struct {
+	line  int // line index; len(Lines) for the end of the module
+	order int // 0 before the line, 2 after it
+	seq   int
+	text  string
+}
+
+// InsertBefore schedules text (one or more lines, no final newline) before line i.
+func (m *Module) InsertBefore(i int, text string) { m.addEdit(i, 0, text) }
+
+// InsertAfter schedules text after line i.
+func (m *Module) InsertAfter(i int, text string) { m.addEdit(i, 2, text) }
+
+// Replace schedules line i to be replaced by text; a later Replace of the same line
+// wins. Text returns the line as it will be written.
+func (m *Module) Replace(i int, text string) {
+	if m.replaced == nil {
+		m.replaced = map[int]string{}
+	}
+	m.replaced[i] = text
+}
+
+// Text returns line i with any scheduled replacement applied.
+func (m *Module) Text(i int) string {
+	if t, ok := m.replaced[i]; ok {
+		return t
+	}
+	return m.Lines[i]
+}
+
+// Append schedules text at the end of the module.
+func (m *Module) Append(text string) { m.addEdit(len(m.Lines), 0, text) }
+
+func (m *Module) addEdit(line, order int, text string) {
+	m.edits = append(m.edits, edit{line: line, order: order, seq: len(m.edits), text: text})
+}
+
+// NewMeta returns a metadata number not used in the module.
+func (m *Module) NewMeta() int {
+	m.maxMeta++
+	return m.maxMeta
+}
+
+// Edited reports whether any edit is pending.
+func (m *Module) Edited() bool { return len(m.edits) > 0 || len(m.replaced) > 0 }
+
+// WriteTo writes the module with all scheduled edits applied. Without edits the output
+// is byte-identical to the input.
+func (m *Module) WriteTo(w io.Writer) (int64, error) {
+	var buf bytes.Buffer
+	es := append([]edit(nil), m.edits...)
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].line != es[j].line {
+			return es[i].line < es[j].line
+		}
+		if es[i].order != es[j].order {
+			return es[i].order < es[j].order
+		}
+		return es[i].seq < es[j].seq
+	})
+	k := 0
+	for i := 0; i <= len(m.Lines); i++ {
+		for ; k < len(es) && es[k].line == i && es[k].order == 0; k++ {
+			buf.WriteString(es[k].text)
+			buf.WriteByte('\n')
+		}
+		if i < len(m.Lines) {
+			buf.WriteString(m.Text(i))
+			if i < len(m.Lines)-1 || m.FinalNewline || k < len(es) {
+				buf.WriteByte('\n')
+			}
+		}
+		for ; k < len(es) && es[k].line == i && es[k].order == 2; k++ {
+			buf.WriteString(es[k].text)
+			buf.WriteByte('\n')
+		}
+	}
+	n, err := w.Write(buf.Bytes())
+	return int64(n), err
+}
+
+// Bytes returns the module as text, edits applied.
+func (m *Module) Bytes() []byte {
+	var b bytes.Buffer
+	m.WriteTo(&b)
+	return b.Bytes()
+}
+
+// An Error is IR the reader does not understand, with its place.
+type Error struct {
+	File string // the IR file, if known
+	Line int    // 1-based line in the IR
+	Func string // the enclosing function, if any
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var sb strings.Builder
+	if e.File != "" {
+		sb.WriteString(e.File)
+		sb.WriteByte(':')
+	}
+	fmt.Fprintf(&sb, "%d: ", e.Line)
+	if e.Func != "" {
+		fmt.Fprintf(&sb, "in function @%s: ", e.Func)
+	}
+	sb.WriteString(e.Msg)
+	return sb.String()
+}

@@ -1,0 +1,47 @@
+// Package profile holds fragprof's profile: a program's CFG with the execution counts
+// of its blocks and edges summed over one or more runs. It is the one value every
+// collector produces and every report consumes, like pprof's *profile.Profile.
+//
+// The package is public so that other tools can read what fragprof writes.
+package profile
+
+import (
+	"fmt"
+
+	"github.com/fragprof/fragprof/cfg"
+)
+
+// A Profile is a program's CFG and, optionally, counts.
+type Profile struct {
+	Program *cfg.Program
+	// Counts is parallel to Program.Funcs; nil for a profile of structure only
+	// (what `fragprof cfg` prints).
+	Counts []cfg.Counts
+	// Counters is how many counters the instrumented binary carried; 0 when the
+	// profile did not come from an instrumented binary (sampling, say).
+	Counters int
+	// Runs is the number of program runs summed into Counts.
+	Runs int
+}
+
+// HasCounts reports whether p carries counts.
+func (p *Profile) HasCounts() bool { return p.Counts != nil }
+
+// Check verifies every function's graph and, when p carries counts, their shape and
+// flow conservation (cfg.Func.CheckFlow with the given strictness).
+func (p *Profile) Check(flow cfg.Flow) error {
+	if p.Counts != nil && len(p.Counts) != len(p.Program.Funcs) {
+		return fmt.Errorf("profile: %d count sets for %d functions", len(p.Counts), len(p.Program.Funcs))
+	}
+	for i, f := range p.Program.Funcs {
+		if err := f.Check(); err != nil {
+			return err
+		}
+		if p.Counts != nil {
+			if err := f.CheckFlow(p.Counts[i], flow); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
