@@ -127,4 +127,3 @@ func writeReport(e *env, file string, render func(io.Writer) error) error {
 	os.Chmod(f.Name(), 0o644)
 	return os.Rename(f.Name(), file)
 }
-

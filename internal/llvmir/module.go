@@ -36,13 +36,13 @@ type Module struct {
 
 // A Func is a function definition.
 type Func struct {
-	Name      string // without the @, unquoted
-	Line      int    // index in Module.Lines of the define line
-	EndLine   int    // index of the closing "}"
-	Dbg       int    // the !dbg attachment of the definition (a DISubprogram), or -1
-	Blocks    []*Block
-	Params    []Param
-	RetType   string
+	Name        string // without the @, unquoted
+	Line        int    // index in Module.Lines of the define line
+	EndLine     int    // index of the closing "}"
+	Dbg         int    // the !dbg attachment of the definition (a DISubprogram), or -1
+	Blocks      []*Block
+	Params      []Param
+	RetType     string
 	CallsSetjmp bool // calls a returns_twice function (setjmp family, vfork)
 }
 

@@ -1,0 +1,213 @@
+// This file implements `fragprof cc`, a drop-in C compiler: every C translation unit
+// is compiled to IR, instrumented and compiled; a link adds the runtime.
+
+package build
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fragprof/fragprof/internal/instrument"
+)
+
+// Options of clang that take their value as the next argument.
+var separateArg = map[string]bool{
+	"-o": true, "-I": true, "-D": true, "-U": true, "-include": true, "-imacros": true,
+	"-isystem": true, "-iquote": true, "-idirafter": true, "-isysroot": true, "-iprefix": true,
+	"-x": true, "-MF": true, "-MT": true, "-MQ": true, "-L": true, "-l": true,
+	"-Xlinker": true, "-Xclang": true, "-Xassembler": true, "-Xpreprocessor": true,
+	"-target": true, "--target": true, "-arch": true, "--param": true, "-z": true, "-T": true,
+	"-u": true, "-e": true, "--sysroot": true, "-B": true, "-F": true, "-std": false,
+}
+
+// Preprocessor options that apply only when compiling C, not IR.
+var cppOnly = map[string]bool{"-I": true, "-D": true, "-U": true, "-include": true, "-imacros": true,
+	"-isystem": true, "-iquote": true, "-idirafter": true, "-iprefix": true, "-MF": true, "-MT": true, "-MQ": true, "-x": true}
+
+// An arg is one option (with its separate value) or one input.
+type arg struct {
+	opt, val string // val is the separate value, if any
+	input    bool
+}
+
+// CC compiles and links as clang would with args, instrumenting every C source. The
+// counter scheme comes from $FRAGPROF_COUNTERS (blocks or edges) and atomic updates
+// from $FRAGPROF_ATOMIC=1.
+func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) error {
+	var parsed []arg
+	var srcs []int
+	mode := "link"
+	out, opt := "", ""
+	passThrough, deps, hasMF, hasMT := false, false, false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case separateArg[a] && i+1 < len(args):
+			parsed = append(parsed, arg{opt: a, val: args[i+1]})
+			i++
+			switch a {
+			case "-o":
+				out = args[i]
+			case "-MF":
+				hasMF = true
+			case "-MT", "-MQ":
+				hasMT = true
+			}
+			continue
+		case a == "-c":
+			mode = "obj"
+		case a == "-S":
+			if mode != "obj" {
+				mode = "asm"
+			}
+		case a == "-E", a == "-M", a == "-MM", a == "-emit-llvm", a == "--version", a == "-v",
+			a == "-dumpversion", a == "-dumpmachine", strings.HasPrefix(a, "-print-"), a == "-###":
+			passThrough = true
+		case a == "-MD", a == "-MMD":
+			deps = true
+		case strings.HasPrefix(a, "-O"):
+			opt = a
+		case !strings.HasPrefix(a, "-") && strings.HasSuffix(a, ".c"):
+			srcs = append(srcs, len(parsed))
+			parsed = append(parsed, arg{opt: a, input: true})
+			continue
+		}
+		parsed = append(parsed, arg{opt: a, input: !strings.HasPrefix(a, "-")})
+	}
+	if passThrough || (len(srcs) == 0 && mode != "link") {
+		return t.run(ctx, stderr, args...)
+	}
+	if len(srcs) > 1 && out != "" && mode != "link" {
+		return fmt.Errorf("cannot specify -o when generating multiple output files")
+	}
+	if opt == "" {
+		opt = "-O2"
+	}
+	scheme := instrument.Blocks
+	if s := os.Getenv("FRAGPROF_COUNTERS"); s != "" {
+		var err error
+		if scheme, err = instrument.ParseScheme(s); err != nil {
+			return fmt.Errorf("FRAGPROF_COUNTERS: %v", err)
+		}
+	}
+	iopt := instrument.Options{Scheme: scheme, Atomic: os.Getenv("FRAGPROF_ATOMIC") == "1"}
+	tmp, err := os.MkdirTemp("", "fragprof-cc")
+	if err != nil {
+		return err
+	}
+	if os.Getenv("FRAGPROF_KEEP") == "" {
+		defer os.RemoveAll(tmp)
+	}
+	objs := map[int]string{}
+	for n, si := range srcs {
+		src := parsed[si].opt
+		stem := strings.TrimSuffix(filepath.Base(src), ".c")
+		var target string
+		switch {
+		case mode == "obj" && out != "":
+			target = out
+		case mode == "obj":
+			target = stem + ".o"
+		case mode == "asm" && out != "":
+			target = out
+		case mode == "asm":
+			target = stem + ".s"
+		default:
+			target = filepath.Join(tmp, fmt.Sprintf("%d-%s.o", n, stem))
+		}
+		// The front end sees every option but the outputs, the mode and -O.
+		var front []string
+		for _, p := range parsed {
+			if p.input || p.opt == "-o" || p.opt == "-c" || p.opt == "-S" || strings.HasPrefix(p.opt, "-O") {
+				continue
+			}
+			front = append(front, p.opt)
+			if p.val != "" {
+				front = append(front, p.val)
+			}
+		}
+		if deps && !hasMF {
+			front = append(front, "-MF", strings.TrimSuffix(target, filepath.Ext(target))+".d")
+		}
+		if deps && !hasMT {
+			front = append(front, "-MT", target)
+		}
+		ll := filepath.Join(tmp, fmt.Sprintf("%d-%s.ll", n, stem))
+		if err := t.EmitIR(ctx, stderr, src, ll, front); err != nil {
+			return err
+		}
+		fll := filepath.Join(tmp, fmt.Sprintf("%d-%s.fp.ll", n, stem))
+		o := iopt
+		o.Source = src
+		if _, err := InstrumentFile(ll, fll, o); err != nil {
+			return err
+		}
+		// The back end sees code-generation options only.
+		back := []string{opt}
+		for _, p := range parsed {
+			if p.input || p.opt == "-o" || p.opt == "-c" || p.opt == "-S" || cppOnly[p.opt] ||
+				strings.HasPrefix(p.opt, "-O") || strings.HasPrefix(p.opt, "-M") ||
+				strings.HasPrefix(p.opt, "-I") || strings.HasPrefix(p.opt, "-D") || strings.HasPrefix(p.opt, "-U") ||
+				strings.HasPrefix(p.opt, "-std") || strings.HasPrefix(p.opt, "-l") || strings.HasPrefix(p.opt, "-L") ||
+				strings.HasPrefix(p.opt, "-Wl,") {
+				continue
+			}
+			back = append(back, p.opt)
+			if p.val != "" {
+				back = append(back, p.val)
+			}
+		}
+		if mode == "asm" {
+			back = append(back, "-S")
+		}
+		if err := t.compileTo(ctx, stderr, fll, target, back); err != nil {
+			return err
+		}
+		objs[si] = target
+	}
+	if mode != "link" {
+		return nil
+	}
+	var link []string
+	for i, p := range parsed {
+		if o, ok := objs[i]; ok {
+			link = append(link, o)
+			continue
+		}
+		if p.opt == "-o" || strings.HasPrefix(p.opt, "-M") || cppOnly[p.opt] {
+			continue
+		}
+		link = append(link, p.opt)
+		if p.val != "" {
+			link = append(link, p.val)
+		}
+	}
+	if out == "" {
+		out = "a.out"
+	}
+	return t.Link(ctx, stderr, append(link, "-Qunused-arguments"), out, nil)
+}
+
+// compileTo compiles IR into an object or assembly file with the given flags.
+func (t *Toolchain) compileTo(ctx context.Context, stderr io.Writer, ll, target string, flags []string) error {
+	args := []string{"-x", "ir", ll}
+	if !contains(flags, "-S") {
+		args = append(args, "-c")
+	}
+	args = append(args, flags...)
+	args = append(args, "-Qunused-arguments", "-Wno-override-module", "-o", target)
+	return t.run(ctx, stderr, args...)
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
