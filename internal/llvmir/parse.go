@@ -279,7 +279,7 @@ func tailAttachments(line string) string {
 }
 
 func firstWord(s string) string {
-	if k := strings.IndexAny(s, " \t"); k >= 0 {
+	if k := strings.IndexAny(s, " \t,"); k >= 0 {
 		return s[:k]
 	}
 	return s
