@@ -18,7 +18,7 @@ func init() { register(newCountCmd) }
 func newCountCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var jsonOut bool
-	var outFile, binary string
+	var format, outFile, binary string
 	c := &cobra.Command{
 		Use:   "count [flags] FILE.c... [-- ARGS...]   |   count --binary PROG [flags] [-- ARGS...]",
 		Short: "Run a program once and print the exact count of every block and edge",
@@ -42,6 +42,9 @@ Examples:
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			srcs, progArgs := splitDash(c, args)
+			if format != "text" && format != "json" && format != "dot" {
+				return usagef("count: --format %q: want text, json or dot", format)
+			}
 			if binary == "" && len(srcs) == 0 {
 				return usagef("count: name the C files to build, or --binary PROG")
 			}
@@ -78,9 +81,15 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if jsonOut {
+				format = "json"
+			}
 			if err := writeReport(e, outFile, func(w io.Writer) error {
-				if jsonOut {
+				switch format {
+				case "json":
 					return report.WriteJSON(w, p)
+				case "dot":
+					return report.WriteDOT(w, p)
 				}
 				return report.WriteText(w, p, sourceFiles)
 			}); err != nil {
@@ -93,7 +102,8 @@ Examples:
 		},
 	}
 	bf.add(c)
-	c.Flags().BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/json.md)")
+	c.Flags().BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/json.md); the same as --format json")
+	c.Flags().StringVar(&format, "format", "text", "report `FORMAT`: text, json or dot (the CFG with counts, for Graphviz)")
 	c.Flags().StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
 	c.Flags().StringVar(&binary, "binary", "", "run `PROG`, a program built by 'fragprof cc', instead of building C files")
 	return c

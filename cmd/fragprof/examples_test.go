@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -230,3 +231,5 @@ func TestExampleCounts(t *testing.T) {
 		}
 	}
 }
+
+var updateDocs = flag.Bool("update", false, "rewrite docs/cli.md and golden files")

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -80,7 +81,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command"),
+		strings.HasPrefix(err.Error(), "accepts "), strings.HasPrefix(err.Error(), "requires "):
 		fmt.Fprintf(stderr, "fragprof: %v\n(see 'fragprof help')\n", err)
 		return 2
 	default:

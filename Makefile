@@ -1,0 +1,44 @@
+# fragprof: `make demo` runs the main job, `make test` runs every test. Both install
+# what they need on a fresh Debian machine (clang via apt when missing).
+
+GO      ?= go
+BIN     := fragprof
+DEMO    := demo-out
+
+.PHONY: all build deps test test-short demo bench clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/fragprof
+
+# The whole suite, as CI runs it: vet, then every test (nothing skipped).
+test: deps build
+	$(GO) vet ./...
+	$(GO) test -timeout 25m ./...
+
+# The quick suite for the edit-compile-test loop: the large corpora are left out.
+test-short: build
+	$(GO) test -short ./...
+
+# The main job: count the blocks of Newton's square root, draw its CFG with the
+# counts, and print the source-level report.
+demo: deps build
+	@mkdir -p $(DEMO)
+	@echo "== fragprof cfg examples/newton.c --func nsqrt"
+	./$(BIN) cfg examples/newton.c --func nsqrt
+	@echo
+	@echo "== echo 400 | fragprof count examples/newton.c"
+	echo 400 | ./$(BIN) count examples/newton.c
+	@echo
+	@echo "== the same as JSON, and the CFG as SVG"
+	echo 400 | ./$(BIN) count examples/newton.c --json -o $(DEMO)/newton.json > /dev/null
+	./$(BIN) cfg examples/newton.c --format dot -o $(DEMO)/newton.dot
+	dot -Tsvg $(DEMO)/newton.dot -o $(DEMO)/newton.svg
+	@echo "wrote $(DEMO)/newton.json and $(DEMO)/newton.svg"
+
+clean:
+	rm -rf $(BIN) $(DEMO)

@@ -1,0 +1,170 @@
+package instrument
+
+import (
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/llvmir"
+)
+
+// randomFunc builds a random CFG whose every block is reachable from the entry and
+// which has at least one exit; some blocks share several edges to one target, as
+// switches do.
+func randomFunc(r *rand.Rand) *cfg.Func {
+	f := &cfg.Func{Name: "rand"}
+	n := 2 + r.IntN(12)
+	for i := 0; i < n; i++ {
+		f.AddBlock(string(rune('a' + i)))
+	}
+	for i := 0; i < n-1; i++ {
+		b := f.Blocks[i]
+		// The first successor keeps everything reachable; others are random (never
+		// the entry, which has no predecessors).
+		f.AddEdge(b, f.Blocks[i+1], cfg.True, "")
+		for k := r.IntN(3); k > 0; k-- {
+			f.AddEdge(b, f.Blocks[1+r.IntN(n-1)], cfg.Case, "")
+		}
+	}
+	return f
+}
+
+// walk runs random executions of f (each a walk from the entry that stops at an exit
+// or, as exit() would, anywhere after a budget) and returns the exact counts.
+func walk(r *rand.Rand, f *cfg.Func, runs int) cfg.Counts {
+	c := cfg.NewCounts(f)
+	for ; runs > 0; runs-- {
+		b := f.Entry()
+		c.Blocks[b.ID]++
+		for steps := 0; len(b.Succs) > 0 && steps < 50; steps++ {
+			e := b.Succs[r.IntN(len(b.Succs))]
+			c.Edges[e.ID]++
+			b = e.To
+			c.Blocks[b.ID]++
+		}
+	}
+	return c
+}
+
+// TestReconstructRandom checks, on random graphs and random executions, that every
+// scheme's counters reconstruct the exact counts.
+func TestReconstructRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 500; i++ {
+		f := randomFunc(r)
+		want := walk(r, f, 1+r.IntN(5))
+		if err := f.CheckFlow(want, cfg.Entered); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []Scheme{Blocks, Edges} {
+			p := PlanFunc(f, s)
+			vals := make([]uint64, len(p.Counters))
+			for k, c := range p.Counters {
+				if c.Block >= 0 {
+					vals[k] = want.Blocks[c.Block]
+				} else {
+					vals[k] = want.Edges[c.Edge]
+				}
+			}
+			got, err := p.Reconstruct(vals)
+			if err != nil {
+				t.Fatalf("graph %d, %s: %v\n%s", i, s, err, f)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("graph %d, %s: reconstructed %+v, want %+v\n%s", i, s, got, want, f)
+			}
+		}
+	}
+}
+
+func TestReconstructRejectsContradiction(t *testing.T) {
+	f := &cfg.Func{Name: "f"}
+	a, b, c := f.AddBlock("a"), f.AddBlock("b"), f.AddBlock("c")
+	f.AddEdge(a, b, cfg.True, "")
+	f.AddEdge(a, c, cfg.False, "")
+	f.AddEdge(b, c, cfg.Unconditional, "")
+	p := PlanFunc(f, Blocks)
+	// Block counts a=1, b=1, c=1, then the counted edge into c says 5.
+	vals := []uint64{1, 1, 1, 5}
+	if len(p.Counters) != 4 {
+		t.Fatalf("plan has %d counters, want 4 (3 blocks + 1 edge into the merge)", len(p.Counters))
+	}
+	if _, err := p.Reconstruct(vals); err == nil || !strings.Contains(err.Error(), "block c entered 1 times") {
+		t.Errorf("Reconstruct = %v, want a contradiction error", err)
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	u := &Unit{Source: "x.c", Scheme: Edges}
+	for i := 0; i < 5; i++ {
+		f := randomFunc(r)
+		f.Blocks[0].Start = cfg.Pos{File: "x.c", Line: 3, Col: 1}
+		f.Blocks[0].Lines = []int{3, 4}
+		u.Funcs = append(u.Funcs, PlanFunc(f, Edges))
+	}
+	blob, err := u.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Decode(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := v.Encode()
+	if string(again) != string(blob) {
+		t.Errorf("decode/encode changed the blob")
+	}
+	if v.NumCounters() != u.NumCounters() {
+		t.Errorf("NumCounters %d, want %d", v.NumCounters(), u.NumCounters())
+	}
+	if _, err := Decode([]byte(`{"v":99}`)); err == nil || !strings.Contains(err.Error(), "version 99") {
+		t.Errorf("Decode of a future version: %v", err)
+	}
+}
+
+// TestInstrumentedIRCompiles instruments IR from clang 14 and clang 16 under every
+// scheme, atomic or not, and has the matching clang compile it.
+func TestInstrumentedIRCompiles(t *testing.T) {
+	files, _ := filepath.Glob("../llvmir/testdata/*.ll")
+	if len(files) == 0 {
+		t.Fatal("no IR testdata")
+	}
+	for _, file := range files {
+		clang := "clang-14"
+		if strings.Contains(file, "clang16") {
+			clang = "clang-16"
+		}
+		if _, err := exec.LookPath(clang); err != nil {
+			t.Fatalf("%s is needed (apt-get install %s): %v", clang, clang, err)
+		}
+		for _, s := range []Scheme{Blocks, Edges} {
+			for _, atomic := range []bool{false, true} {
+				data, _ := os.ReadFile(file)
+				m, err := llvmir.Parse(file, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Module(m, Options{Scheme: s, Atomic: atomic, Source: file}); err != nil {
+					t.Fatal(err)
+				}
+				out := filepath.Join(t.TempDir(), "x.ll")
+				os.WriteFile(out, m.Bytes(), 0o644)
+				cmd := exec.Command(clang, "-c", "-O2", "-x", "ir", out, "-o", out+".o")
+				if msg, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("%s (%s, atomic=%v): %s rejects the instrumented IR: %v\n%s", file, s, atomic, clang, err, msg)
+				}
+				// Instrumenting twice is refused.
+				m2, _ := llvmir.Parse(out, m.Bytes())
+				if _, err := Module(m2, Options{Scheme: s}); err == nil || !strings.Contains(err.Error(), "already instrumented") {
+					t.Errorf("second instrumentation: %v", err)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# deps.sh: install what fragprof's build, tests and demo need, when it is missing.
+# Idempotent; needs root (or sudo) only when something must be installed.
+# Usage: scripts/deps.sh [extra Debian packages...]
+set -euo pipefail
+
+# command → Debian package
+declare -A need=(
+  [clang]=clang          # Debian's default clang (14 on bookworm): typed pointers
+  [clang-16]=clang-16    # a clang with opaque pointers: both IR dialects are tested
+  [csmith]=csmith        # random C programs for the oracle tests
+  [dot]=graphviz         # drawing CFGs
+  [gcov]=gcc             # the oracle
+)
+missing=()
+for cmd in "${!need[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${need[$cmd]}")
+done
+[ -f /usr/include/csmith/csmith.h ] || missing+=(libcsmith-dev)
+missing+=("$@")
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq "${missing[@]}" >/dev/null
