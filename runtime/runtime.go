@@ -1,15 +1,28 @@
 // Package runtime embeds the C runtime that fragprof links into instrumented
-// programs (c/fragprof_rt.c) and the header programs may include (c/fragprof.h).
+// programs (c/*.c: counter registry and dump, fork server) and the header programs
+// may include (c/fragprof.h).
 package runtime
 
-import _ "embed"
+import (
+	"embed"
+	"io/fs"
+	"sort"
+)
 
-// Source is the runtime's C source.
-//
-//go:embed c/fragprof_rt.c
-var Source []byte
+//go:embed c
+var files embed.FS
+
+// Files returns the runtime's C sources and headers by name, in name order.
+func Files() map[string][]byte {
+	out := map[string][]byte{}
+	names, _ := fs.Glob(files, "c/*")
+	sort.Strings(names)
+	for _, n := range names {
+		data, _ := files.ReadFile(n)
+		out[n[len("c/"):]] = data
+	}
+	return out
+}
 
 // Header is fragprof.h.
-//
-//go:embed c/fragprof.h
-var Header []byte
+var Header, _ = files.ReadFile("c/fragprof.h")

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/fragprof/fragprof/internal/instrument"
@@ -83,8 +84,16 @@ func cacheDir() (string, error) {
 func (t *Toolchain) key() string {
 	h := sha256.New()
 	h.Write([]byte(t.Clang + "\x00" + t.Version + "\x00"))
-	h.Write(fpruntime.Source)
-	h.Write(fpruntime.Header)
+	files := fpruntime.Files()
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		h.Write([]byte(n + "\x00"))
+		h.Write(files[n])
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
@@ -116,11 +125,25 @@ func (t *Toolchain) Runtime(ctx context.Context) (string, error) {
 	if _, err := os.Stat(obj); err == nil {
 		return obj, nil
 	}
-	src := filepath.Join(d, fmt.Sprintf("fragprof_rt-%s-%d.c", t.key(), os.Getpid()))
-	if err := os.WriteFile(src, fpruntime.Source, 0o644); err != nil {
+	// One translation unit that includes every runtime source (a unity build).
+	srcDir, err := os.MkdirTemp(d, "rt-src")
+	if err != nil {
 		return "", err
 	}
-	defer os.Remove(src)
+	defer os.RemoveAll(srcDir)
+	var unity strings.Builder
+	for name, data := range fpruntime.Files() {
+		if err := os.WriteFile(filepath.Join(srcDir, name), data, 0o644); err != nil {
+			return "", err
+		}
+		if strings.HasSuffix(name, ".c") {
+			fmt.Fprintf(&unity, "#include \"%s\"\n", name)
+		}
+	}
+	src := filepath.Join(srcDir, "fragprof_runtime.c")
+	if err := os.WriteFile(src, []byte(unity.String()), 0o644); err != nil {
+		return "", err
+	}
 	tmp := obj + fmt.Sprintf(".%d.tmp", os.Getpid())
 	var msg strings.Builder
 	if err := t.run(ctx, &msg, "-O2", "-fPIC", "-c", src, "-o", tmp); err != nil {

@@ -62,12 +62,13 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		irFuncs = append(irFuncs, f)
 	}
 	n := u.NumCounters()
-	w := &writer{m: m, opt: opt, n: n}
+	w := &writer{m: m, opt: opt, n: n, cap: PaddedCounters(n)}
 	slot := 0
 	for i, p := range u.Funcs {
 		w.function(irFuncs[i], p, slot)
 		slot += len(p.Counters)
 	}
+	renameMain(m)
 	blob, err := u.Encode()
 	if err != nil {
 		return nil, err
@@ -80,7 +81,20 @@ type writer struct {
 	m   *llvmir.Module
 	opt Options
 	n   int // counters in the unit
+	cap int // length of the counter array: n padded to whole pages
 	tmp int // per-function temporary counter
+}
+
+// CounterPage is the alignment and size granule of a unit's counter array, so that
+// the runtime's continuous mode can map a file over it (runtime/c/fragprof_rt.c).
+const CounterPage = 4096
+
+// PaddedCounters returns the length of the counter array of a unit with n counters:
+// n rounded up to a whole number of pages. The padding is zero-initialised .bss: it
+// costs address space, not file size, and pages never touched are never resident.
+func PaddedCounters(n int) int {
+	per := CounterPage / 8
+	return (n + per - 1) / per * per
 }
 
 // ptr returns the pointer type of an i64 or the generic pointer type.
@@ -93,7 +107,7 @@ func (w *writer) ptrTo(elem string) string {
 
 // slotAddr is a constant expression for the address of counter k.
 func (w *writer) slotAddr(k int) string {
-	arr := fmt.Sprintf("[%d x i64]", w.n)
+	arr := fmt.Sprintf("[%d x i64]", w.cap)
 	return fmt.Sprintf("getelementptr inbounds (%s, %s @__fragprof.ctr, i64 0, i64 %d)", arr, w.ptrTo(arr), k)
 }
 
@@ -167,6 +181,47 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 	}
 }
 
+// MainName is what an instrumented program's main is renamed to: the runtime's own
+// main calls it, directly or from its fork server (runtime/c/forkserver.c).
+const MainName = "__fragprof_main"
+
+// renameMain renames every reference to @main (its definition, calls, address).
+func renameMain(m *llvmir.Module) {
+	defined := false
+	for _, f := range m.Funcs {
+		defined = defined || f.Name == "main"
+	}
+	if !defined {
+		return
+	}
+	for i := range m.Lines {
+		l := m.Text(i)
+		if !strings.Contains(l, "@main") {
+			continue
+		}
+		var sb strings.Builder
+		for {
+			k := strings.Index(l, "@main")
+			if k < 0 {
+				sb.WriteString(l)
+				break
+			}
+			end := k + len("@main")
+			if end < len(l) && isIdent(l[end]) {
+				sb.WriteString(l[:end])
+			} else {
+				sb.WriteString(l[:k] + "@" + MainName)
+			}
+			l = l[end:]
+		}
+		m.Replace(i, sb.String())
+	}
+}
+
+func isIdent(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == '$'
+}
+
 // succIndex is the position of e among its source's successors.
 func succIndex(e *cfg.Edge) int {
 	for i, s := range e.From.Succs {
@@ -188,7 +243,7 @@ func renameIncoming(line, from, to string) string {
 // constructor that hands it to the runtime.
 func (w *writer) register(blob []byte) {
 	m := w.m
-	arr := fmt.Sprintf("[%d x i64]", w.n)
+	arr := fmt.Sprintf("[%d x i64]", w.cap)
 	metaT := fmt.Sprintf("[%d x i8]", len(blob))
 	i8p, i64p, i32p := w.ptrTo("i8"), w.ptrTo("i64"), w.ptrTo("i32")
 	unitT := fmt.Sprintf("{ i32, i32, %s, %s, i64, %s }", i64p, i8p, i8p)
@@ -202,7 +257,7 @@ func (w *writer) register(blob []byte) {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\n; fragprof: %d counters (%s)\n", w.n, w.opt.Scheme)
-	fmt.Fprintf(&sb, "@__fragprof.ctr = internal global %s zeroinitializer, align 8\n", arr)
+	fmt.Fprintf(&sb, "@__fragprof.ctr = internal global %s zeroinitializer, align %d\n", arr, CounterPage)
 	fmt.Fprintf(&sb, "@__fragprof.meta = private constant %s c\"%s\", align 1\n", metaT, llvmir.EscapeString(blob))
 	fmt.Fprintf(&sb, "@__fragprof.unit = internal global %s { i32 %d, i32 %d, %s %s, %s %s, i64 %d, %s null }, align 8\n",
 		unitT, FormatVersion, w.n, i64p, ctrRef, i8p, metaRef, len(blob), i8p)

@@ -15,20 +15,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+#include <pthread.h>
 
-struct fp_unit {
-	uint32_t version;
-	uint32_t ncounters;
-	uint64_t *counters;
-	const char *meta;
-	uint64_t metalen;
-	struct fp_unit *next;
-};
+#include "fp_internal.h"
 
 int __fragprof_main_returned;
 
-static struct fp_unit *units;
+struct fp_unit *__fragprof_units;
+#define units __fragprof_units
 static uint32_t nunits;
 static int installed;
 static volatile sig_atomic_t dumped;
@@ -36,7 +32,16 @@ static pid_t owner;
 static char out_path[4096];
 static int out_fd = -1;
 
-static int write_all(int fd, const void *p, size_t n) {
+/* Dump header flags (offset 28). */
+#define FP_CONTINUOUS 1u /* counters live in the file, page-aligned (continuous mode) */
+#define FP_FINISHED 2u   /* the runtime completed the dump (at exit or on a signal) */
+
+static int cont_on; /* continuous mode is active: see the section at the end */
+static void cont_init(void);
+static void cont_add(struct fp_unit *u);
+static void cont_finish(int sig);
+
+int __fragprof_write_all(int fd, const void *p, size_t n) {
 	const char *c = p;
 	while (n > 0) {
 		ssize_t w = write(fd, c, n);
@@ -94,20 +99,20 @@ static int dump_to(int fd, int sig) {
 	put32(h + 16, (uint32_t)__fragprof_main_returned);
 	put32(h + 20, (uint32_t)sig);
 	put32(h + 24, (uint32_t)getpid());
-	put32(h + 28, 0);
-	if (write_all(fd, h, sizeof h) < 0)
+	put32(h + 28, FP_FINISHED);
+	if (__fragprof_write_all(fd, h, sizeof h) < 0)
 		return -1;
 	static const char zeros[8];
 	for (struct fp_unit *u = units; u; u = u->next) {
 		unsigned char uh[8];
 		put32(uh, u->ncounters);
 		put32(uh + 4, (uint32_t)u->metalen);
-		if (write_all(fd, uh, 8) < 0 || write_all(fd, u->meta, u->metalen) < 0)
+		if (__fragprof_write_all(fd, uh, 8) < 0 || __fragprof_write_all(fd, u->meta, u->metalen) < 0)
 			return -1;
 		size_t pad = (8 - u->metalen % 8) % 8;
-		if (pad && write_all(fd, zeros, pad) < 0)
+		if (pad && __fragprof_write_all(fd, zeros, pad) < 0)
 			return -1;
-		if (write_all(fd, u->counters, (size_t)u->ncounters * 8) < 0)
+		if (__fragprof_write_all(fd, u->counters, (size_t)u->ncounters * 8) < 0)
 			return -1;
 	}
 	return 0;
@@ -118,6 +123,10 @@ void __fragprof_dump(int sig) {
 	if (dumped)
 		return;
 	dumped = 1;
+	if (cont_on && out_fd < 0) {
+		cont_finish(sig);
+		return;
+	}
 	if (out_fd >= 0) {
 		if (getpid() == owner)
 			dump_to(out_fd, sig);
@@ -161,12 +170,14 @@ static void install(void) {
 	owner = getpid();
 	const char *fd = getenv("FRAGPROF_FD");
 	const char *path = getenv("FRAGPROF_OUT");
+	const char *ctl = getenv("FRAGPROF_CTL");
 	if (fd && *fd)
 		out_fd = atoi(fd);
 	else if (path && strlen(path) < sizeof out_path)
 		strcpy(out_path, path);
-	if (out_fd < 0 && !out_path[0])
+	if (out_fd < 0 && !out_path[0] && !(ctl && *ctl))
 		return; /* nobody asked for counts: stay out of the program's way */
+	cont_init(); /* continuous mode, if asked for (section at the end) */
 	static char altstack[1 << 16];
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
 	sigaltstack(&ss, 0);
@@ -182,13 +193,208 @@ static void install(void) {
 	}
 }
 
+void __fragprof_reset_for_child(int fd) {
+	for (struct fp_unit *u = units; u; u = u->next)
+		memset(u->counters, 0, (size_t)u->ncounters * 8);
+	__fragprof_main_returned = 0;
+	out_fd = fd;
+	out_path[0] = 0;
+	owner = getpid();
+	dumped = 0;
+}
+
 void __fragprof_register(struct fp_unit *u) {
 	if (!installed)
 		install();
 	u->next = units;
 	units = u;
 	nunits++;
+	if (cont_on)
+		cont_add(u);
 }
 
 /* Runs after the program's own atexit handlers and destructors. */
 __attribute__((destructor(101))) static void at_exit(void) { __fragprof_dump(0); }
+
+/* ------------------------------------------------------------------------------------
+ * Continuous mode (issue 4). Like LLVM's continuous mode (%c in LLVM_PROFILE_FILE), the
+ * counters live in the dump file itself: each unit's counter array (page-aligned and a
+ * whole number of pages long, as fragprof's instrumentation lays it out) is replaced
+ * by a shared mapping of its place in the file, so every increment lands in the page
+ * cache at once and the counts survive SIGKILL, _exit() and crashes of the runtime.
+ *
+ * Asked for by FRAGPROF_CONTINUOUS=1, or by %c anywhere in FRAGPROF_OUT (removed from
+ * the name). Needs FRAGPROF_OUT (not FRAGPROF_FD). The file has the dump layout with
+ * header flag FP_CONTINUOUS: after each unit's metadata, padding to the next page, then
+ * the counter pages. FP_FINISHED is set, with the exit signal and whether main
+ * returned, when the program ends through the runtime; a file without it comes from a
+ * program that was killed. If any unit cannot be mapped, continuous mode is abandoned
+ * and the ordinary dump at exit replaces the file.
+ *
+ * After fork() the child stops sharing the parent's pages: with %p in the name it
+ * gets a file of its own (holding the counts inherited at the fork), without %p it
+ * keeps private counts and writes nothing, as in the ordinary mode.
+ *
+ * Entry points used by the rest of the runtime: cont_init (from install), cont_add
+ * (from __fragprof_register), cont_finish (from __fragprof_dump).
+ * ------------------------------------------------------------------------------------ */
+
+static int cont_fd = -1;
+static off_t cont_end;      /* size of the file so far */
+static uint32_t cont_units; /* units in the file */
+
+static long cont_page(void) { return sysconf(_SC_PAGESIZE); }
+
+static off_t cont_round(off_t n) {
+	long pg = cont_page();
+	return (n + pg - 1) / pg * pg;
+}
+
+static int cont_pwrite(const void *p, size_t n, off_t off) {
+	const char *c = p;
+	while (n > 0) {
+		ssize_t w = pwrite(cont_fd, c, n, off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+		off += w;
+	}
+	return 0;
+}
+
+/* cont_create opens a fresh continuous file and writes its header. */
+static int cont_create(void) {
+	char path[4096];
+	int has_pid;
+	if (expand(path, sizeof path, &has_pid) < 0)
+		return -1;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	cont_fd = fd;
+	unsigned char h[32];
+	memset(h, 0, sizeof h);
+	memcpy(h, "FPDUMP\0\1", 8);
+	put32(h + 8, 1);
+	put32(h + 24, (uint32_t)getpid());
+	put32(h + 28, FP_CONTINUOUS);
+	cont_end = sizeof h;
+	cont_units = 0;
+	return cont_pwrite(h, sizeof h, 0);
+}
+
+/* cont_map appends unit u to the file and maps its counters there. */
+static int cont_map(struct fp_unit *u) {
+	size_t bytes = (size_t)u->ncounters * 8;
+	long pg = cont_page();
+	size_t span = (bytes + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+	if (bytes == 0)
+		span = 0;
+	if (span && (uintptr_t)u->counters % (uintptr_t)pg != 0)
+		return -1; /* not laid out for mapping (built by an older fragprof) */
+	unsigned char uh[8];
+	put32(uh, u->ncounters);
+	put32(uh + 4, (uint32_t)u->metalen);
+	off_t off = cont_end;
+	if (cont_pwrite(uh, 8, off) < 0 || cont_pwrite(u->meta, u->metalen, off + 8) < 0)
+		return -1;
+	off_t data = cont_round(off + 8 + (off_t)u->metalen);
+	if (ftruncate(cont_fd, data + (off_t)span) < 0)
+		return -1;
+	if (span) {
+		/* Counts made before the mapping (constructors run earlier) go first. */
+		if (cont_pwrite(u->counters, bytes, data) < 0)
+			return -1;
+		void *m = mmap(u->counters, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, cont_fd, data);
+		if (m == MAP_FAILED)
+			return -1;
+	}
+	cont_end = data + (off_t)span;
+	cont_units++;
+	unsigned char n[4];
+	put32(n, cont_units);
+	return cont_pwrite(n, 4, 12);
+}
+
+/* cont_abandon leaves continuous mode; the ordinary dump at exit takes over. */
+static void cont_abandon(void) {
+	cont_on = 0;
+	if (cont_fd >= 0)
+		close(cont_fd);
+	cont_fd = -1;
+}
+
+static void cont_after_fork(void) {
+	if (!cont_on)
+		return;
+	int has_pid = strstr(out_path, "%p") != 0;
+	/* Stop sharing: copy the counters into private memory at the same address. */
+	for (struct fp_unit *u = units; u; u = u->next) {
+		size_t bytes = (size_t)u->ncounters * 8;
+		long pg = cont_page();
+		size_t span = (bytes + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+		if (!span)
+			continue;
+		uint64_t *copy = mmap(0, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (copy == MAP_FAILED)
+			continue;
+		memcpy(copy, u->counters, bytes);
+		if (mremap(copy, span, span, MREMAP_MAYMOVE | MREMAP_FIXED, u->counters) == MAP_FAILED)
+			munmap(copy, span);
+	}
+	close(cont_fd);
+	cont_fd = -1;
+	if (!has_pid) {
+		cont_on = 0; /* the parent owns the file; the child writes nothing */
+		return;
+	}
+	if (cont_create() < 0) {
+		cont_abandon();
+		return;
+	}
+	for (struct fp_unit *u = units; u; u = u->next)
+		if (cont_map(u) < 0) {
+			cont_abandon();
+			return;
+		}
+}
+
+static void cont_init(void) {
+	const char *c = getenv("FRAGPROF_CONTINUOUS");
+	int want = c && strcmp(c, "1") == 0;
+	char *pc = strstr(out_path, "%c");
+	if (pc) {
+		memmove(pc, pc + 2, strlen(pc + 2) + 1);
+		want = 1;
+	}
+	if (!want || out_fd >= 0 || !out_path[0])
+		return;
+	if (cont_create() < 0) {
+		cont_abandon();
+		return;
+	}
+	cont_on = 1;
+	pthread_atfork(0, 0, cont_after_fork);
+}
+
+static void cont_add(struct fp_unit *u) {
+	if (cont_map(u) < 0)
+		cont_abandon();
+}
+
+/* cont_finish records how the program ended (async-signal-safe). */
+static void cont_finish(int sig) {
+	if (getpid() != owner && !strstr(out_path, "%p"))
+		return;
+	unsigned char h[12];
+	put32(h, (uint32_t)__fragprof_main_returned);
+	put32(h + 4, (uint32_t)sig);
+	put32(h + 8, FP_CONTINUOUS | FP_FINISHED);
+	cont_pwrite(h, 4, 16);
+	cont_pwrite(h + 4, 4, 20);
+	cont_pwrite(h + 8, 4, 28);
+}

@@ -1,0 +1,189 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fragprof/fragprof/internal/build"
+	"github.com/fragprof/fragprof/internal/dump"
+	"github.com/fragprof/fragprof/profile"
+)
+
+var (
+	buildMu sync.Mutex
+	built   = map[string]string{}
+)
+
+// buildExample builds a C program (a file under examples/, or given source text)
+// with fragprof and returns the binary.
+func buildExample(t *testing.T, name, src string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := built[name]; ok {
+		return p
+	}
+	tc, err := build.FindToolchain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "fragprof-exec-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	file := filepath.Join("../../examples", name)
+	if src != "" {
+		file = filepath.Join(dir, name)
+		os.WriteFile(file, []byte(src), 0o644)
+	}
+	bin := filepath.Join(dir, "prog")
+	var msg bytes.Buffer
+	if _, err := tc.Build(context.Background(), &msg, build.Spec{Sources: []string{file}}, dir, bin); err != nil {
+		t.Fatalf("build %s: %v\n%s", name, err, msg.String())
+	}
+	built[name] = bin
+	return bin
+}
+
+func funcCounts(t *testing.T, data []byte, fn string) []uint64 {
+	t.Helper()
+	d, err := dump.Parse("trial", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return countsOf(t, p, fn)
+}
+
+func countsOf(t *testing.T, p *profile.Profile, fn string) []uint64 {
+	t.Helper()
+	for i, f := range p.Program.Funcs {
+		if f.Name == fn {
+			return p.Counts[i].Blocks
+		}
+	}
+	t.Fatalf("no function %s", fn)
+	return nil
+}
+
+// TestForkServerMatchesExec runs the same inputs through the fork server and through
+// a fresh exec each, and checks identical counts and statuses.
+func TestForkServerMatchesExec(t *testing.T) {
+	bin := buildExample(t, "newton.c", "")
+	s, err := StartServer(bin, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, in := range []string{"100", "400", "799.5", "2", "1e6", "oops"} {
+		tr, err := s.Run(context.Background(), nil, []byte(in+"\n"), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := funcCounts(t, tr.Dump, "main")
+		d, st, err := Run(context.Background(), Command{Path: bin, Stdin: bytes.NewReader([]byte(in + "\n")), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := d.Profile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := countsOf(t, p, "main")
+		if fmt.Sprint(fs) != fmt.Sprint(ex) || tr.Status != st {
+			t.Errorf("input %q: fork server %v %v, exec %v %v", in, fs, tr.Status, ex, st)
+		}
+		if in == "oops" && tr.Status.Code != 1 {
+			t.Errorf("input %q: status %v, want exit status 1", in, tr.Status)
+		}
+	}
+}
+
+// TestForkServerArgs checks per-trial argv: loops.c's inner loop runs n(n-1)/2 times
+// with n = 10 + argc.
+func TestForkServerArgs(t *testing.T) {
+	bin := buildExample(t, "loops.c", "")
+	s, err := StartServer(bin, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, args := range [][]string{{}, {"a"}, {"a", "b"}, {"a", "b", "c", "d", "e"}} {
+		tr, err := s.Run(context.Background(), args, nil, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := dump.Parse("trial", tr.Dump)
+		p, err := d.Profile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := uint64(11 + len(args))
+		want := n * (n - 1) / 2
+		found := false
+		for _, b := range p.Program.Funcs[0].Blocks {
+			if b.Label == "for.body4" {
+				found = true
+				if got := p.Counts[0].Blocks[b.ID]; got != want {
+					t.Errorf("args %v: inner body ran %d times, want %d", args, got, want)
+				}
+			}
+		}
+		if !found {
+			t.Fatal("no block for.body4 in loops.c")
+		}
+	}
+}
+
+// TestForkServerTimeoutAndCrash checks that a hanging trial is killed and reported,
+// a crashing one reported with its signal and counts, and the server goes on.
+func TestForkServerTimeoutAndCrash(t *testing.T) {
+	bin := buildExample(t, "hang.c", `#include <stdio.h>
+int main(void) {
+  int mode = 0;
+  if (scanf("%d", &mode) != 1) return 2;
+  if (mode == 1) for (;;) ;
+  if (mode == 2) { volatile int *p = 0; *p = 1; }
+  return 0;
+}
+`)
+	s, err := StartServer(bin, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	tr, err := s.Run(context.Background(), nil, []byte("1\n"), 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.TimedOut || tr.Status.Signal != syscall.SIGKILL || time.Since(start) > 5*time.Second {
+		t.Errorf("hanging trial: %+v after %v", tr.Status, time.Since(start))
+	}
+	tr, err = s.Run(context.Background(), nil, []byte("2\n"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Status.Signal != syscall.SIGSEGV || len(tr.Dump) == 0 {
+		t.Errorf("crashing trial: %+v, dump %d bytes", tr.Status, len(tr.Dump))
+	}
+	d, err := dump.Parse("crash", tr.Dump)
+	if err != nil || d.Signal != int(syscall.SIGSEGV) {
+		t.Errorf("crash dump: %v, signal %d", err, d.Signal)
+	}
+	tr, err = s.Run(context.Background(), nil, []byte("0\n"), 10*time.Second)
+	if err != nil || tr.Status.Code != 0 || tr.TimedOut {
+		t.Errorf("trial after the crash: %+v %v", tr.Status, err)
+	}
+}
