@@ -1,0 +1,87 @@
+// This file implements drawing one trial's values: Sample, Draw and
+// DrawInto.
+
+package dist
+
+import (
+	"math/rand/v2"
+	"strings"
+)
+
+// Sample holds the values of one trial. Values[k] is the value of
+// Model.Inputs[k]. A Sample is reused from trial to trial by DrawInto,
+// which keeps the storage of arrays and strings; it is not safe for
+// concurrent use, so each worker keeps its own.
+type Sample struct {
+	Seed   uint64  // the seed of the last draw
+	Trial  uint64  // the trial number of the last draw
+	Values []Value // Values[k] is the value of Model.Inputs[k]
+
+	model       *Model
+	pcg, subPCG rand.PCG
+	rng, subRng *rand.Rand
+	cur         int    // index of the input being drawn
+	key         uint64 // its stream key
+}
+
+// NewSample returns an empty Sample for m's values, to be filled by DrawInto.
+func (m *Model) NewSample() *Sample {
+	s := &Sample{model: m, Values: make([]Value, len(m.Inputs))}
+	s.rng = rand.New(&s.pcg)
+	s.subRng = rand.New(&s.subPCG)
+	for k, in := range m.Inputs {
+		s.Values[k].Kind = in.Kind
+	}
+	return s
+}
+
+// Draw returns the values of trial number trial under seed. They depend on
+// (seed, trial) and the model only: drawing the same trial again, on any
+// worker, in any order, gives the same values. The error, rare, reports an
+// array or string length drawn outside [0, MaxLen].
+func (m *Model) Draw(seed, trial uint64) (*Sample, error) {
+	s := m.NewSample()
+	return s, m.DrawInto(s, seed, trial)
+}
+
+// DrawInto is Draw into s, a Sample made by m.NewSample, reusing its
+// storage: in steady state it allocates nothing.
+func (m *Model) DrawInto(s *Sample, seed, trial uint64) error {
+	if s.model != m {
+		panic("dist: DrawInto with a Sample of another Model")
+	}
+	s.Seed, s.Trial = seed, trial
+	for _, k := range m.order {
+		s.cur, s.key = k, m.keys[k]
+		seedStream(&s.pcg, seed, trial, s.key)
+		if err := m.gens[k].draw(s, &s.Values[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Model returns the model s draws from.
+func (s *Sample) Model() *Model { return s.model }
+
+// Get returns the value of the named input.
+func (s *Sample) Get(name string) (Value, bool) {
+	k, ok := s.model.index[name]
+	if !ok {
+		return Value{}, false
+	}
+	return s.Values[k], true
+}
+
+// String returns the values one per line, "name = value", in definition
+// order: the inputs of the trial, for a report or a replay.
+func (s *Sample) String() string {
+	var b strings.Builder
+	for k, in := range s.model.Inputs {
+		b.WriteString(in.Name)
+		b.WriteString(" = ")
+		b.WriteString(s.Values[k].String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

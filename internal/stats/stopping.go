@@ -1,0 +1,290 @@
+// This file implements FreqSys's stopping rule for one block (SEEDS 000, Algorithm 1,
+// with the digest's corrections).
+
+package stats
+
+import (
+	"fmt"
+	"math"
+)
+
+// State is where one block stands under the stopping rule.
+type State uint8
+
+const (
+	// Unconverged: not decided yet; run more trials (or, when the budget is spent,
+	// report how far the block is from converging: see Decision.Need).
+	Unconverged State = iota
+	// Converged: both conditions of Algorithm 1 hold; the mean is known to ±ε with
+	// confidence γ.
+	Converged
+	// Constant: the block ran the same number of times in every trial (zero sample
+	// variance); the CLT does not apply and the value is reported as is.
+	Constant
+	// Inadequate: the normal approximation cannot be certified within the trial
+	// budget: the Berry–Esseen condition needs more trials than MaxTrials, as for a
+	// block that almost never runs.
+	Inadequate
+)
+
+var stateNames = [...]string{"unconverged", "converged", "constant", "inadequate"}
+
+// String returns the state's name as the JSON output spells it.
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", uint8(s))
+}
+
+// BEMoment selects the third moment in the Berry–Esseen condition.
+type BEMoment uint8
+
+const (
+	// AbsoluteMoment uses ρ̂ = Σ|x − x̄|³/(n−1), as the Berry–Esseen theorem
+	// requires: the rigorous rule, and the default. Since ρ ≥ σ³ (Lyapunov), it
+	// needs at least (C0/ε')² ≈ 9,017 trials at γ = 0.95 for any non-constant block.
+	AbsoluteMoment BEMoment = iota
+	// SignedMoment uses Σ(x − x̄)³/(n−1), as the paper's Algorithm 1 prints it. It
+	// reproduces the paper's numbers (36 trials for Newton's method) but is NOT
+	// rigorous: the signed moment is near zero for symmetric and negative for
+	// left-skewed distributions, which passes the check trivially.
+	SignedMoment
+)
+
+// String returns "absolute" or "signed".
+func (m BEMoment) String() string {
+	switch m {
+	case AbsoluteMoment:
+		return "absolute"
+	case SignedMoment:
+		return "signed"
+	}
+	return fmt.Sprintf("BEMoment(%d)", uint8(m))
+}
+
+// Thresholds are the tunables of the stopping rule. Start from [DefaultThresholds],
+// set the precision, and make the rule with [NewRule].
+type Thresholds struct {
+	// Eps is the absolute precision ε: the half-width the mean must reach. When Eps
+	// is 0, RelEps applies.
+	Eps float64
+	// RelEps is the relative precision: ε = RelEps·|x̄|. Used only when Eps is 0.
+	RelEps float64
+	// Gamma is the confidence γ, in (0, 1).
+	Gamma float64
+	// NMin is the paper's minimum: nothing is decided while n ≤ NMin (Algorithm 1,
+	// step 2: "while n ≤ 30 keep running"). At least 1.
+	NMin uint64
+	// C0 is the Berry–Esseen constant: 0.4097… < C0 ≤ 0.4748 for i.i.d. variables
+	// (I. G. Shevtsova, "On the absolute constants in the Berry–Esseen type
+	// inequalities for identically distributed summands", arXiv:1111.6554, 2011).
+	C0 float64
+	// BELimit is the right-hand side ε' of the Berry–Esseen condition; 0 means the
+	// paper's choice ε' = (1 − γ)/10.
+	BELimit float64
+	// Moment selects the third moment of the Berry–Esseen condition.
+	Moment BEMoment
+	// MaxTrials is the trial budget, used to declare a block Inadequate; 0 means no
+	// budget, and then no block is ever Inadequate.
+	MaxTrials uint64
+}
+
+// DefaultThresholds are the digest's defaults: γ = 0.95, n_min = 30, C0 = 0.4748,
+// ε' = (1 − γ)/10, the absolute moment, a budget of 10⁶ trials (100 times the
+// 9,017-trial floor) and a relative precision of 1 %.
+var DefaultThresholds = Thresholds{
+	RelEps:    0.01,
+	Gamma:     0.95,
+	NMin:      30,
+	C0:        0.4748,
+	Moment:    AbsoluteMoment,
+	MaxTrials: 1_000_000,
+}
+
+// Validate reports the first field of t that is out of range.
+func (t Thresholds) Validate() error {
+	switch {
+	case !(t.Eps >= 0) || math.IsInf(t.Eps, 0):
+		return fmt.Errorf("stats: precision eps = %v, want a finite value ≥ 0", t.Eps)
+	case !(t.RelEps >= 0) || math.IsInf(t.RelEps, 0):
+		return fmt.Errorf("stats: relative precision = %v, want a finite value ≥ 0", t.RelEps)
+	case t.Eps == 0 && t.RelEps == 0:
+		return fmt.Errorf("stats: no precision: set eps or the relative precision")
+	case !(t.Gamma > 0 && t.Gamma < 1):
+		return fmt.Errorf("stats: confidence gamma = %v, want 0 < gamma < 1", t.Gamma)
+	case t.NMin < 1:
+		return fmt.Errorf("stats: n_min = 0, want at least 1")
+	case !(t.C0 > 0) || math.IsInf(t.C0, 0):
+		return fmt.Errorf("stats: Berry–Esseen constant C0 = %v, want a finite value > 0", t.C0)
+	case !(t.BELimit >= 0 && t.BELimit < 1):
+		return fmt.Errorf("stats: Berry–Esseen limit = %v, want 0 (default) or a value in (0, 1)", t.BELimit)
+	case t.Moment > SignedMoment:
+		return fmt.Errorf("stats: unknown Berry–Esseen moment %v", t.Moment)
+	}
+	return nil
+}
+
+// Limit returns ε', the right-hand side of the Berry–Esseen condition: BELimit, or
+// (1 − γ)/10 (the paper's example choice, SEEDS 000) when BELimit is 0.
+func (t Thresholds) Limit() float64 {
+	if t.BELimit > 0 {
+		return t.BELimit
+	}
+	return (1 - t.Gamma) / 10
+}
+
+// Quantile returns u = u_{(1+γ)/2}, the normal quantile of the two-sided interval.
+func (t Thresholds) Quantile() float64 { return NormalCoefficient(t.Gamma) }
+
+// Decision is the stopping rule's verdict on one block, with everything a report
+// needs to explain it. Fields that need two trials or a non-zero variance are NaN
+// without them.
+type Decision struct {
+	State State
+	N     uint64
+	Mean  float64
+	// StdDev is s = √(M2/(n−1)).
+	StdDev float64
+	// U is the quantile u_{(1+γ)/2}.
+	U float64
+	// Eps is the absolute precision asked for: Thresholds.Eps, or RelEps·|x̄|.
+	Eps float64
+	// HalfWidth is u·s/√n: the mean is x̄ ± HalfWidth at confidence γ (once
+	// Converged, HalfWidth < ε).
+	HalfWidth float64
+	// BE is the Berry–Esseen bound C0·m3/(s³√n), with m3 the moment that
+	// Thresholds.Moment selects; BELimit is ε'.
+	BE      float64
+	BELimit float64
+	// NeedCLT is the smallest n with n > (u/ε)²·s², and NeedBE the smallest n with
+	// C0·m3/(s³√n) ≤ ε', i.e. ⌈(C0·m3/(s³ε'))²⌉ (0 when m3 ≤ 0), both at the current
+	// estimates of s and m3. Need is the largest of them and n_min + 1: a projection
+	// of the trials the block needs ("needs ~9,000 trials").
+	NeedCLT float64
+	NeedBE  float64
+	Need    float64
+	// Events is k = n·s⁶/ρ̂², the Berry–Esseen effective number of events, with ρ̂
+	// the absolute moment: the absolute-moment bound is C0/√k and needs
+	// (C0/ε')²·n/k trials. For a fixed distribution k grows like n/(ρ/σ³)²; for a
+	// block that ran in one trial out of n, k ≈ 1 whatever n, so the trials needed
+	// grow in proportion to n: the rare-block case of SEEDS 000.
+	Events float64
+}
+
+// Rule is FreqSys's stopping rule under fixed, validated Thresholds, with the
+// quantile u and the limit ε' worked out once. A Rule is immutable and safe for
+// concurrent use.
+type Rule struct {
+	t     Thresholds
+	u     float64
+	limit float64
+}
+
+// NewRule validates t and returns its rule.
+func NewRule(t Thresholds) (*Rule, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	return &Rule{t: t, u: t.Quantile(), limit: t.Limit()}, nil
+}
+
+// Thresholds returns the rule's thresholds.
+func (r *Rule) Thresholds() Thresholds { return r.t }
+
+// MinTrials returns the smallest n at which a non-constant block can be Converged.
+// Under the signed moment it is n_min + 1. Under the absolute moment the sample
+// satisfies ρ̂/ŝ³ ≥ √((n−1)/n) (Lyapunov's inequality Σ|y|³/n ≥ (Σy²/n)^{3/2} for the
+// empirical distribution), so with F = (C0/ε')² the Berry–Esseen condition needs
+// n ≥ F·(n−1)/n, i.e. n ≥ (F + √(F² − 4F))/2: 9,017 at the defaults. Checking the
+// rule before MinTrials is wasted work; skipping those checks changes nothing.
+func (r *Rule) MinTrials() uint64 {
+	n := float64(r.t.NMin + 1)
+	if r.t.Moment == AbsoluteMoment {
+		f := (r.t.C0 / r.limit) * (r.t.C0 / r.limit)
+		if f > 4 {
+			n = max(n, math.Ceil((f+math.Sqrt(f*f-4*f))/2))
+		}
+	}
+	return uint64(n)
+}
+
+// Decide applies FreqSys's stopping rule (SEEDS 000, Algorithm 1, with the digest's
+// corrections) to the summary of one block's counts. With n trials, s² = M2/(n−1),
+// m3 = Σ|x − x̄|³/(n−1) (or the signed Σ(x − x̄)³/(n−1) under SignedMoment),
+// u = u_{(1+γ)/2} and ε' = Thresholds.Limit():
+//
+//   - n ≤ n_min: Unconverged;
+//   - s² = 0: Constant;
+//   - n > (u/ε)²·s²  and  C0·m3/(s³√n) ≤ ε': Converged (the CLT interval
+//     x̄ ± u·s/√n is within ±ε, and the Berry–Esseen theorem bounds the error of the
+//     normal approximation to the distribution of the mean by ε');
+//   - NeedBE > MaxTrials > 0: Inadequate. NeedBE = (C0/ε')²·n/Events, so this says
+//     that the effective events seen so far, extrapolated linearly to the budget,
+//     fall short of the (C0/ε')² that the Berry–Esseen bound needs. Since every
+//     sample has ρ̂/ŝ³ ≤ (n−1)/√n, NeedBE < (C0/ε')²·n: the test cannot fire before
+//     n ≈ MaxTrials/9,017 at γ = 0.95. A block run once in n trials comes close to
+//     that extreme (NeedBE ≈ 9,017·n) and is declared Inadequate from n = 115 with a
+//     budget of 10⁶;
+//   - otherwise Unconverged.
+//
+// Under the absolute moment the bound is rigorous but sample-based: it uses the
+// estimates s and ρ̂ in place of σ and ρ, as the paper does. For a coarse CountDist
+// Summary.Abs3 is an upper bound, which keeps the rule conservative.
+func (r *Rule) Decide(s Summary) Decision {
+	t := r.t
+	nan := math.NaN()
+	d := Decision{
+		N: s.N, Mean: s.Mean, U: r.u, BELimit: r.limit,
+		StdDev: nan, Eps: nan, HalfWidth: nan, BE: nan, NeedCLT: nan, NeedBE: nan, Events: nan,
+	}
+	d.Need = float64(t.NMin + 1)
+	if s.N < 2 {
+		return d
+	}
+	n := float64(s.N)
+	d.Eps = t.Eps
+	if d.Eps == 0 {
+		d.Eps = t.RelEps * math.Abs(s.Mean)
+	}
+	d.StdDev = s.StdDev()
+	d.HalfWidth = d.U * d.StdDev / math.Sqrt(n)
+	if s.M2 == 0 {
+		d.NeedCLT, d.NeedBE = 0, 0
+		if s.N > t.NMin {
+			d.State = Constant
+		}
+		return d
+	}
+
+	cltBound := (d.U / d.Eps) * (d.U / d.Eps) * d.StdDev * d.StdDev
+	d.NeedCLT = math.Floor(cltBound) + 1
+
+	m3 := s.AbsThird()
+	if t.Moment == SignedMoment {
+		m3 = s.Third()
+	}
+	s3 := d.StdDev * d.StdDev * d.StdDev
+	d.BE = t.C0 * m3 / (s3 * math.Sqrt(n))
+	d.NeedBE = 0
+	if m3 > 0 {
+		q := t.C0 * m3 / (s3 * d.BELimit)
+		d.NeedBE = math.Ceil(q * q)
+	}
+	if rho := s.AbsThird(); rho > 0 {
+		d.Events = n * (s3 / rho) * (s3 / rho)
+	}
+	d.Need = max(d.Need, d.NeedCLT, d.NeedBE)
+
+	switch {
+	case s.N <= t.NMin:
+		d.State = Unconverged
+	case n > cltBound && d.BE <= d.BELimit:
+		d.State = Converged
+	case t.MaxTrials > 0 && d.NeedBE > float64(t.MaxTrials) && d.BE > d.BELimit:
+		d.State = Inadequate
+	default:
+		d.State = Unconverged
+	}
+	return d
+}
