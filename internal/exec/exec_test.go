@@ -16,6 +16,19 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
+// testRoot holds the programs the tests build, shared by all tests of the package.
+var testRoot string
+
+func TestMain(m *testing.M) {
+	var err error
+	if testRoot, err = os.MkdirTemp("", "fragprof-exec-test"); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(testRoot)
+	os.Exit(code)
+}
+
 var (
 	buildMu sync.Mutex
 	built   = map[string]string{}
@@ -34,11 +47,10 @@ func buildExample(t *testing.T, name, src string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "fragprof-exec-test")
+	dir, err := os.MkdirTemp(testRoot, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
 	file := filepath.Join("../../examples", name)
 	if src != "" {
 		file = filepath.Join(dir, name)
@@ -81,7 +93,7 @@ func countsOf(t *testing.T, p *profile.Profile, fn string) []uint64 {
 // a fresh exec each, and checks identical counts and statuses.
 func TestForkServerMatchesExec(t *testing.T) {
 	bin := buildExample(t, "newton.c", "")
-	s, err := StartServer(bin, nil, nil, nil)
+	s, err := StartServer(bin, ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +126,7 @@ func TestForkServerMatchesExec(t *testing.T) {
 // with n = 10 + argc.
 func TestForkServerArgs(t *testing.T) {
 	bin := buildExample(t, "loops.c", "")
-	s, err := StartServer(bin, nil, nil, nil)
+	s, err := StartServer(bin, ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +170,7 @@ int main(void) {
   return 0;
 }
 `)
-	s, err := StartServer(bin, nil, nil, nil)
+	s, err := StartServer(bin, ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,5 +197,45 @@ int main(void) {
 	tr, err = s.Run(context.Background(), nil, []byte("0\n"), 10*time.Second)
 	if err != nil || tr.Status.Code != 0 || tr.TimedOut {
 		t.Errorf("trial after the crash: %+v %v", tr.Status, err)
+	}
+}
+
+// TestInProcess runs trials in the server process itself (--isolation none): each
+// trial must see its own stdin and start from zeroed counters, and a program that
+// calls exit() must end the server, not run on.
+func TestInProcess(t *testing.T) {
+	bin := buildExample(t, "newton.c", "")
+	fork, err := StartServer(bin, ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fork.Close()
+	none, err := StartServer(bin, ServerOptions{InProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	for _, in := range []string{"100", "400", "7", "100"} {
+		a, err := fork.Run(context.Background(), nil, []byte(in+"\n"), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprint(funcCounts(t, a.Dump, "nsqrt"))
+		b, err := none.Run(context.Background(), nil, []byte(in+"\n"), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(funcCounts(t, b.Dump, "nsqrt")); got != want {
+			t.Errorf("input %s: in-process counts %s, fork %s", in, got, want)
+		}
+	}
+	exiter := buildExample(t, "exit_nested.c", "")
+	s, err := StartServer(exiter, ServerOptions{InProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Run(context.Background(), nil, nil, 10*time.Second); err != ErrServerDied {
+		t.Errorf("a program calling exit() in-process: %v, want ErrServerDied", err)
 	}
 }

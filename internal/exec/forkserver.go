@@ -26,9 +26,19 @@ type Server struct {
 	buf []byte
 }
 
-// StartServer starts path as a fork server. Trials' stdout and stderr go to the
-// given writers (nil discards them); env is added to the environment.
-func StartServer(path string, stdout, stderr io.Writer, env []string) (*Server, error) {
+// ServerOptions configure a fork server.
+type ServerOptions struct {
+	Dir            string    // working directory of the trials ("" : the current one)
+	Stdout, Stderr io.Writer // the trials' output; nil discards it
+	Env            []string  // added to the environment
+	// InProcess runs the trials one after the other in the server process itself
+	// (fragprof freq --isolation none): no fork, for programs whose main leaves no
+	// state behind and returns.
+	InProcess bool
+}
+
+// StartServer starts path as a fork server.
+func StartServer(path string, o ServerOptions) (*Server, error) {
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -40,9 +50,13 @@ func StartServer(path string, stdout, stderr io.Writer, env []string) (*Server, 
 		return nil, err
 	}
 	cmd := osexec.Command(path)
-	cmd.Env = append(append(os.Environ(), env...), "FRAGPROF_CTL=3,4")
+	cmd.Env = append(append(os.Environ(), o.Env...), "FRAGPROF_CTL=3,4")
+	if o.InProcess {
+		cmd.Env = append(cmd.Env, "FRAGPROF_ISOLATION=none")
+	}
+	cmd.Dir = o.Dir
 	cmd.ExtraFiles = []*os.File{reqR, repW}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stdout, cmd.Stderr = o.Stdout, o.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		reqR.Close()

@@ -45,6 +45,8 @@ type Command struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Dir    string // for the dump file; a temporary directory when empty
+	// WorkDir is the program's working directory ("": the current one).
+	WorkDir string
 }
 
 // Run runs c once and returns its dump and status. A program that ends without a dump
@@ -65,6 +67,7 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	cmd := osexec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Env = append(append(os.Environ(), c.Env...), "FRAGPROF_OUT="+out)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
+	cmd.Dir = c.WorkDir
 	err := cmd.Run()
 	var st Status
 	var ee *osexec.ExitError

@@ -8,6 +8,11 @@
  * and reports its pid, then its wait status and its counter dump, on W. Each trial
  * is a fresh process image, as FreqSys requires, without the cost of exec.
  *
+ * With FRAGPROF_ISOLATION=none it runs every trial in its own process instead, one
+ * after the other, resetting the counters in between: much faster, and right only
+ * for programs whose main leaves no state behind (globals, heap, open files) and
+ * returns rather than calling exit().
+ *
  * Protocol (little-endian u32s):
  *   request: "FPRQ", nargs, stdin_len, then nargs × (len, bytes), then stdin bytes.
  *            nargs = 0xFFFFFFFF keeps the server's own arguments.
@@ -18,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -57,7 +63,27 @@ static int write_u32s(int fd, uint32_t a, uint32_t b) {
 
 #define TAG(s) ((uint32_t)(s)[0] | (uint32_t)(s)[1] << 8 | (uint32_t)(s)[2] << 16 | (uint32_t)(s)[3] << 24)
 
-static int serve(int rfd, int wfd, int argc, char **argv, char **envp) {
+/* report sends a trial's wait status and its dump (read back from out), and closes out. */
+static int report(int wfd, int out, int status, char *buf, size_t cap) {
+	off_t size = lseek(out, 0, SEEK_END);
+	if (size < 0)
+		size = 0;
+	if (write_u32s(wfd, TAG("FPST"), (uint32_t)status) < 0 || write_u32s(wfd, (uint32_t)size, 0) < 0)
+		return -1;
+	lseek(out, 0, SEEK_SET);
+	for (off_t left = size; left > 0;) {
+		ssize_t r = read(out, buf, left < (off_t)cap ? (size_t)left : cap);
+		if (r <= 0)
+			_exit(77);
+		if (__fragprof_write_all(wfd, buf, (size_t)r) < 0)
+			return -1;
+		left -= r;
+	}
+	close(out);
+	return 0;
+}
+
+static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inprocess) {
 	for (;;) {
 		uint32_t tag, nargs, inlen;
 		if (read_u32(rfd, &tag) < 0)
@@ -91,6 +117,33 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp) {
 			left -= (uint32_t)k;
 		}
 		lseek(in, 0, SEEK_SET);
+		if (inprocess) {
+			int saved = dup(0);
+			dup2(in, 0);
+			close(in);
+			/* Drop what stdio buffered from the last trial's stdin: without the purge,
+			 * glibc's fseek would rewind into the old buffer. */
+			__fpurge(stdin);
+			clearerr(stdin);
+			fseek(stdin, 0, SEEK_SET);
+			__fragprof_reset_for_child(out);
+			if (write_u32s(wfd, TAG("FPPD"), (uint32_t)getpid()) < 0)
+				_exit(0);
+			int code = __fragprof_main(n, av, envp);
+			fflush(stdout);
+			fflush(stderr);
+			__fragprof_dump(0);
+			dup2(saved, 0);
+			close(saved);
+			if (av != argv) {
+				for (int i = 1; i < n; i++)
+					free(av[i]);
+				free(av);
+			}
+			if (report(wfd, out, (code & 0xff) << 8, buf, sizeof buf) < 0)
+				_exit(0);
+			continue;
+		}
 		pid_t pid = fork();
 		if (pid < 0)
 			_exit(75);
@@ -114,21 +167,8 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp) {
 		while (waitpid(pid, &status, 0) < 0)
 			if (errno != EINTR)
 				_exit(76);
-		off_t size = lseek(out, 0, SEEK_END);
-		if (size < 0)
-			size = 0;
-		if (write_u32s(wfd, TAG("FPST"), (uint32_t)status) < 0 || write_u32s(wfd, (uint32_t)size, 0) < 0)
+		if (report(wfd, out, status, buf, sizeof buf) < 0)
 			_exit(0);
-		lseek(out, 0, SEEK_SET);
-		for (off_t left = size; left > 0;) {
-			ssize_t r = read(out, buf, left < (off_t)sizeof buf ? (size_t)left : sizeof buf);
-			if (r <= 0)
-				_exit(77);
-			if (__fragprof_write_all(wfd, buf, (size_t)r) < 0)
-				_exit(0);
-			left -= r;
-		}
-		close(out);
 	}
 }
 
@@ -139,8 +179,11 @@ __attribute__((weak)) int main(int argc, char **argv, char **envp) {
 	const char *ctl = getenv("FRAGPROF_CTL");
 	int rfd, wfd;
 	if (ctl && sscanf(ctl, "%d,%d", &rfd, &wfd) == 2) {
+		const char *iso = getenv("FRAGPROF_ISOLATION");
+		int inprocess = iso && strcmp(iso, "none") == 0;
 		unsetenv("FRAGPROF_CTL");
-		return serve(rfd, wfd, argc, argv, envp);
+		unsetenv("FRAGPROF_ISOLATION");
+		return serve(rfd, wfd, argc, argv, envp, inprocess);
 	}
 	return __fragprof_main(argc, argv, envp);
 }

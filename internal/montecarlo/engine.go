@@ -1,0 +1,446 @@
+// Package montecarlo estimates the expected execution count e(b) of every basic block
+// of a program under distributions of its inputs, by FreqSys's method (SEEDS 000):
+// independent trials on fresh process images, streaming statistics per block, and a
+// stopping rule that ends the run when every block is known to ±ε with confidence γ
+// (CLT and Berry–Esseen), or reported constant, inadequate or unconverged.
+//
+// Trials run on several workers; their results are folded in trial order, and the
+// rule is consulted at points that depend only on the number of trials folded, so
+// the same seed gives the same report whatever the number of workers.
+package montecarlo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/stats"
+)
+
+// An Outcome is what one trial produced.
+type Outcome struct {
+	// Prog is the program the counts are about; every trial of a run must report the
+	// same *cfg.Func values in the same order.
+	Prog   *cfg.Program
+	Counts []cfg.Counts // parallel to Prog.Funcs; nil when the trial failed
+	// Failure says why the trial's counts cannot be used ("" when they can): a
+	// timeout, a crash, an excluded exit status, no dump.
+	Failure string
+	Exit    int // the exit status (128+signal when killed)
+}
+
+// A Worker runs trials; each worker is used by one goroutine at a time.
+type Worker interface {
+	// Trial runs trial number i. An error means the worker is broken (its fork
+	// server died, say); a trial that went wrong is an Outcome with a Failure.
+	Trial(ctx context.Context, i uint64) (Outcome, error)
+	Close() error
+}
+
+// Config controls a run.
+type Config struct {
+	Rule      *stats.Rule
+	MaxTrials uint64        // the budget; 0: the rule's MaxTrials
+	MaxTime   time.Duration // 0: none
+	// NewWorker starts worker k (0 ≤ k < Jobs).
+	NewWorker func(k int) (Worker, error)
+	Jobs      int
+	// MaxFailures stops the run when this many trials have failed (0: 100).
+	MaxFailures int
+	// Progress, when set, is called from the folding goroutine every so often.
+	Progress func(Progress)
+	// SeriesPoints bounds each block's convergence series (0: 400).
+	SeriesPoints int
+}
+
+// Progress is a snapshot for a progress line.
+type Progress struct {
+	Trials   uint64
+	Elapsed  time.Duration
+	Decided  int
+	Blocks   int
+	Widest   float64 // the widest half-width among undecided blocks
+	WidestAt string  // "function:label" of that block
+}
+
+// A Point is one sample of a block's convergence: its estimate and half-width
+// after N trials (SEEDS 000, the "dynamics" of the estimate).
+type Point struct {
+	N         uint64  `json:"n"`
+	Mean      float64 `json:"mean"`
+	HalfWidth float64 `json:"halfwidth"`
+}
+
+// MarshalJSON writes a point as {"n", "mean", "halfwidth"}, with a null half-width
+// where it is undefined (fewer than two trials).
+func (p Point) MarshalJSON() ([]byte, error) {
+	hw := "null"
+	if !math.IsNaN(p.HalfWidth) && !math.IsInf(p.HalfWidth, 0) {
+		hw = strconv.FormatFloat(p.HalfWidth, 'g', -1, 64)
+	}
+	return []byte(fmt.Sprintf(`{"n":%d,"mean":%s,"halfwidth":%s}`, p.N, strconv.FormatFloat(p.Mean, 'g', -1, 64), hw)), nil
+}
+
+// A BlockEstimate is one block's result.
+type BlockEstimate struct {
+	Dist     *stats.CountDist
+	Decision stats.Decision // the rule's verdict at the end of the run
+	// DecidedAt is the number of trials when the block first converged (0 if it
+	// never did); a converged block stays converged.
+	DecidedAt uint64
+	Series    []Point
+}
+
+// A Failure is a trial whose counts were not used.
+type Failure struct {
+	Trial  uint64
+	Reason string
+	Exit   int
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Prog      *cfg.Program
+	Trials    uint64            // trials folded into the estimates
+	Blocks    [][]BlockEstimate // [function][block]
+	Edges     [][]stats.Moments // [function][edge]: the mean count of each edge
+	Failures  []Failure
+	Stopped   string // why the run ended
+	Elapsed   time.Duration
+	Converged bool // every block decided (converged, constant or inadequate)
+}
+
+// ErrNoTrials is returned when not a single trial could be used.
+var ErrNoTrials = errors.New("montecarlo: no trial produced counts")
+
+// Run runs trials until the rule decides every block, the budget or the time runs
+// out, or ctx is cancelled (then the partial result is returned with Stopped saying
+// so, and no error).
+func Run(ctx context.Context, c Config) (*Result, error) {
+	if c.Jobs < 1 {
+		c.Jobs = 1
+	}
+	if c.MaxTrials == 0 {
+		c.MaxTrials = c.Rule.Thresholds().MaxTrials
+	}
+	if c.MaxTrials == 0 {
+		c.MaxTrials = math.MaxUint64
+	}
+	if c.MaxFailures == 0 {
+		c.MaxFailures = 100
+	}
+	if c.SeriesPoints == 0 {
+		c.SeriesPoints = 400
+	}
+	start := time.Now()
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if c.MaxTime > 0 {
+		var cancelT context.CancelFunc
+		runCtx, cancelT = context.WithTimeout(runCtx, c.MaxTime)
+		defer cancelT()
+	}
+	type result struct {
+		i   uint64
+		out Outcome
+		err error
+	}
+	results := make(chan result, 4*c.Jobs)
+	var next atomic.Uint64
+	var limit atomic.Uint64 // trials at and above limit are not started
+	limit.Store(c.MaxTrials)
+	var wg sync.WaitGroup
+	for k := 0; k < c.Jobs; k++ {
+		w, err := c.NewWorker(k)
+		if err != nil {
+			cancel()
+			wg.Wait()
+			return nil, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer w.Close()
+			for runCtx.Err() == nil {
+				i := next.Add(1) - 1
+				if i >= limit.Load() {
+					return
+				}
+				out, err := w.Trial(runCtx, i)
+				if runCtx.Err() != nil {
+					return // the trial may have been killed by the cancellation
+				}
+				results <- result{i, out, err}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	f := &folder{c: c}
+	pending := map[uint64]result{}
+	var expected uint64
+	var fatal error
+	lastProgress := time.Now()
+	for r := range results {
+		if fatal != nil || f.done {
+			continue // drain
+		}
+		pending[r.i] = r
+		for {
+			p, ok := pending[expected]
+			if !ok {
+				break
+			}
+			delete(pending, expected)
+			if p.err != nil {
+				fatal = fmt.Errorf("trial %d: %v", p.i, p.err)
+				break
+			}
+			if err := f.fold(p.i, p.out); err != nil {
+				fatal = err
+				break
+			}
+			expected++
+			if f.done || expected >= c.MaxTrials {
+				f.done = true
+				limit.Store(0)
+				cancel()
+				break
+			}
+		}
+		if fatal != nil {
+			limit.Store(0)
+			cancel()
+		}
+		if c.Progress != nil && time.Since(lastProgress) > 200*time.Millisecond && f.res != nil {
+			lastProgress = time.Now()
+			c.Progress(f.progress(start))
+		}
+	}
+	if fatal != nil {
+		return nil, fatal
+	}
+	if f.res == nil {
+		if len(f.failures) > 0 {
+			return nil, fmt.Errorf("%w: trial %d failed: %s", ErrNoTrials, f.failures[0].Trial, f.failures[0].Reason)
+		}
+		return nil, ErrNoTrials
+	}
+	res := f.finish()
+	res.Failures = f.failures
+	res.Elapsed = time.Since(start)
+	switch {
+	case f.stopReason != "":
+		res.Stopped = f.stopReason
+	case res.Converged:
+		res.Stopped = "every block decided"
+	case res.Trials >= c.MaxTrials:
+		res.Stopped = fmt.Sprintf("trial budget (%d) spent", c.MaxTrials)
+	case ctx.Err() != nil:
+		res.Stopped = "interrupted"
+	case c.MaxTime > 0 && time.Since(start) >= c.MaxTime:
+		res.Stopped = fmt.Sprintf("time budget (%v) spent", c.MaxTime)
+	default:
+		res.Stopped = "stopped"
+	}
+	return res, nil
+}
+
+// folder accumulates trials in order and consults the rule.
+type folder struct {
+	c          Config
+	res        *Result
+	failures   []Failure
+	done       bool
+	stopReason string
+	nextCheck  uint64
+	decided    [][]bool
+	seriesNext [][]uint64
+}
+
+func (f *folder) fold(i uint64, o Outcome) error {
+	if o.Failure != "" {
+		f.failures = append(f.failures, Failure{Trial: i, Reason: o.Failure, Exit: o.Exit})
+		if len(f.failures) >= f.c.MaxFailures {
+			f.done = true
+			f.stopReason = fmt.Sprintf("%d trials failed", len(f.failures))
+		}
+		return nil
+	}
+	if f.res == nil {
+		f.start(o.Prog)
+	}
+	r := f.res
+	if len(o.Prog.Funcs) != len(r.Prog.Funcs) {
+		return fmt.Errorf("trial %d: the program changed during the run", i)
+	}
+	for fi, fn := range r.Prog.Funcs {
+		if o.Prog.Funcs[fi] != fn && o.Prog.Funcs[fi].Checksum() != fn.Checksum() {
+			return fmt.Errorf("trial %d: function %s changed during the run", i, fn.Name)
+		}
+		c := o.Counts[fi]
+		for b, v := range c.Blocks {
+			r.Blocks[fi][b].Dist.Add(v)
+		}
+		for e, v := range c.Edges {
+			r.Edges[fi][e].Add(float64(v))
+		}
+	}
+	r.Trials++
+	f.series()
+	if r.Trials >= f.nextCheck {
+		f.check()
+		t := f.c.Rule.Thresholds()
+		f.nextCheck = checkAfter(r.Trials, t.NMin, f.c.Rule.MinTrials())
+	}
+	return nil
+}
+
+func (f *folder) start(p *cfg.Program) {
+	r := &Result{Prog: p}
+	for _, fn := range p.Funcs {
+		bs := make([]BlockEstimate, len(fn.Blocks))
+		for b := range bs {
+			bs[b].Dist = &stats.CountDist{}
+		}
+		r.Blocks = append(r.Blocks, bs)
+		r.Edges = append(r.Edges, make([]stats.Moments, len(fn.Edges)))
+		f.decided = append(f.decided, make([]bool, len(fn.Blocks)))
+		f.seriesNext = append(f.seriesNext, make([]uint64, len(fn.Blocks)))
+	}
+	f.res = r
+	f.nextCheck = 1
+}
+
+
+// checkAfter returns the next trial count at which the rule is consulted. Before
+// n_min nothing can be decided; between n_min and the rule's minimum for a
+// non-constant block only constant blocks can be, so the rule is consulted at 10 %
+// steps (a program whose blocks are all constant stops early); from the minimum on,
+// every trial for 1,000 trials, then every 0.1 %, so that a run overshoots the point
+// where it could have stopped by at most 0.1 %. It depends on n only.
+func checkAfter(n, nmin, min uint64) uint64 {
+	switch {
+	case n <= nmin:
+		return nmin + 1
+	case n < min:
+		return minU(min, n+max(1, n/10))
+	case n < min+1000:
+		return n + 1
+	}
+	return n + n/1000
+}
+
+func minU(a, b uint64) uint64 {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// check consults the rule on every block not yet converged and ends the run when
+// all are decided.
+func (f *folder) check() {
+	all := true
+	for fi := range f.res.Blocks {
+		for b := range f.res.Blocks[fi] {
+			if f.decided[fi][b] {
+				continue
+			}
+			be := &f.res.Blocks[fi][b]
+			d := f.c.Rule.Decide(be.Dist.Summary())
+			switch d.State {
+			case stats.Converged:
+				f.decided[fi][b] = true
+				be.DecidedAt = f.res.Trials
+			case stats.Constant, stats.Inadequate:
+				// Decided for now; a later trial may still change it.
+			default:
+				all = false
+			}
+		}
+	}
+	if all {
+		f.done = true
+	}
+}
+
+// series records each block's convergence at thinned points: every trial up to 50,
+// then at 1.5 % growth steps, so a million trials give about 400 points.
+func (f *folder) series() {
+	n := f.res.Trials
+	for fi := range f.res.Blocks {
+		for b := range f.res.Blocks[fi] {
+			if n < f.seriesNext[fi][b] {
+				continue
+			}
+			be := &f.res.Blocks[fi][b]
+			s := be.Dist.Summary()
+			hw := math.NaN()
+			if n >= 2 {
+				hw = f.c.Rule.Decide(s).HalfWidth
+			}
+			be.Series = append(be.Series, Point{N: n, Mean: s.Mean, HalfWidth: hw})
+			step := uint64(1)
+			if n >= 50 {
+				step = max(1, n*15/1000)
+			}
+			f.seriesNext[fi][b] = n + step
+		}
+	}
+}
+
+func (f *folder) progress(start time.Time) Progress {
+	p := Progress{Trials: f.res.Trials, Elapsed: time.Since(start)}
+	for fi, fn := range f.res.Prog.Funcs {
+		for b := range f.res.Blocks[fi] {
+			p.Blocks++
+			if f.decided[fi][b] {
+				p.Decided++
+				continue
+			}
+			d := f.c.Rule.Decide(f.res.Blocks[fi][b].Dist.Summary())
+			if d.State == stats.Constant || d.State == stats.Inadequate {
+				p.Decided++
+			} else if !math.IsNaN(d.HalfWidth) && d.HalfWidth > p.Widest {
+				p.Widest = d.HalfWidth
+				p.WidestAt = fn.Name + ":" + fn.Blocks[b].Label
+			}
+		}
+	}
+	return p
+}
+
+// finish takes the final decision of every block, on all trials folded.
+func (f *folder) finish() *Result {
+	r := f.res
+	r.Converged = true
+	for fi := range r.Blocks {
+		for b := range r.Blocks[fi] {
+			be := &r.Blocks[fi][b]
+			d := f.c.Rule.Decide(be.Dist.Summary())
+			if f.decided[fi][b] && d.State == stats.Unconverged {
+				// Converged earlier; its interval on all trials is reported, and
+				// the state it reached stays.
+				d.State = stats.Converged
+			}
+			be.Decision = d
+			if d.State == stats.Unconverged {
+				r.Converged = false
+			}
+			if last := be.Series; len(last) == 0 || last[len(last)-1].N != r.Trials {
+				be.Series = append(be.Series, Point{N: r.Trials, Mean: d.Mean, HalfWidth: d.HalfWidth})
+			}
+		}
+	}
+	return r
+}

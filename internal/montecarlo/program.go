@@ -1,0 +1,215 @@
+// This file implements workers that run a fragprof-built program on inputs drawn from
+// an input model: through its fork server, by exec, or in one process.
+
+package montecarlo
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fragprof/fragprof/internal/dist"
+	"github.com/fragprof/fragprof/internal/dump"
+	"github.com/fragprof/fragprof/internal/exec"
+)
+
+// Isolation says how trials are kept apart.
+type Isolation uint8
+
+const (
+	// Fork runs every trial in a fresh process forked from a server that
+	// initialised once (the default).
+	Fork Isolation = iota
+	// Exec starts the program anew for every trial (FreqSys's way; slow).
+	Exec
+	// None runs the trials one after the other in one process, counters reset in
+	// between: only for programs whose main leaves no state behind and returns.
+	None
+)
+
+var isolationNames = [...]string{"fork", "exec", "none"}
+
+func (i Isolation) String() string { return isolationNames[i] }
+
+// ParseIsolation reads an isolation name.
+func ParseIsolation(s string) (Isolation, error) {
+	for i, n := range isolationNames {
+		if n == s {
+			return Isolation(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown isolation %q (want fork, exec or none)", s)
+}
+
+// A Program runs a fragprof-built binary on drawn inputs.
+type Program struct {
+	Binary    string
+	Inputs    *dist.File // model and templates (stdin, args, files)
+	Seed      uint64
+	Isolation Isolation
+	Timeout   time.Duration // per trial; 0: none
+	// CountNonZero counts trials that exit with a non-zero status (their counts are
+	// complete); otherwise they are failures.
+	CountNonZero bool
+	Dir          string    // each worker works in Dir/wK, where input files are written
+	Output       io.Writer // the trials' stdout and stderr; nil discards them
+}
+
+// TrialInputs is what trial i is given.
+type TrialInputs struct {
+	Args  []string // nil when the model has no args templates: the program gets none
+	Stdin []byte
+	Files map[string][]byte
+	// Values describes the drawn values, for reports and replay.
+	Values string
+}
+
+// TrialInputs draws and renders the inputs of trial i.
+func (p *Program) TrialInputs(i uint64) (TrialInputs, error) {
+	s := p.Inputs.Model.NewSample()
+	return p.render(s, i)
+}
+
+func (p *Program) render(s *dist.Sample, i uint64) (TrialInputs, error) {
+	var in TrialInputs
+	if err := p.Inputs.Model.DrawInto(s, p.Seed, i); err != nil {
+		return in, fmt.Errorf("trial %d: drawing inputs: %v", i, err)
+	}
+	in.Values = s.String()
+	if t := p.Inputs.Stdin; t != nil {
+		in.Stdin = t.Append(nil, s)
+	}
+	in.Args = []string{}
+	for _, t := range p.Inputs.Args {
+		in.Args = append(in.Args, string(t.Append(nil, s)))
+	}
+	if len(p.Inputs.Files) > 0 {
+		in.Files = map[string][]byte{}
+		for _, f := range p.Inputs.Files {
+			in.Files[f.Name] = f.Template.Append(nil, s)
+		}
+	}
+	return in, nil
+}
+
+// NewWorker starts worker k.
+func (p *Program) NewWorker(k int) (Worker, error) {
+	dir := filepath.Join(p.Dir, fmt.Sprintf("w%d", k))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	w := &programWorker{p: p, dir: dir, sample: p.Inputs.Model.NewSample()}
+	if p.Isolation != Exec {
+		if err := w.start(); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+type programWorker struct {
+	p      *Program
+	dir    string
+	sample *dist.Sample
+	server *exec.Server
+}
+
+func (w *programWorker) start() error {
+	out := w.p.Output
+	s, err := exec.StartServer(w.p.Binary, exec.ServerOptions{
+		Dir: w.dir, Stdout: out, Stderr: out, InProcess: w.p.Isolation == None,
+	})
+	if err != nil {
+		return err
+	}
+	w.server = s
+	return nil
+}
+
+// Trial runs trial i. A fork server that dies is restarted once per trial (an
+// in-process server dies when the program calls exit(): that trial is a failure).
+func (w *programWorker) Trial(ctx context.Context, i uint64) (Outcome, error) {
+	in, err := w.p.render(w.sample, i)
+	if err != nil {
+		return Outcome{}, err
+	}
+	for name, data := range in.Files {
+		if err := os.WriteFile(filepath.Join(w.dir, name), data, 0o644); err != nil {
+			return Outcome{}, fmt.Errorf("writing input file %s: %v", name, err)
+		}
+	}
+	var st exec.Status
+	var timedOut bool
+	var data []byte
+	var d *dump.Dump
+	if w.p.Isolation == Exec {
+		tctx := ctx
+		if w.p.Timeout > 0 {
+			var cancel context.CancelFunc
+			tctx, cancel = context.WithTimeout(ctx, w.p.Timeout)
+			defer cancel()
+		}
+		out := w.p.Output
+		if out == nil {
+			out = io.Discard
+		}
+		var runErr error
+		d, st, runErr = exec.Run(tctx, exec.Command{
+			Path: w.p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
+			Stdout: out, Stderr: out, Dir: w.dir, WorkDir: w.dir,
+		})
+		timedOut = tctx.Err() != nil && ctx.Err() == nil
+		if runErr != nil && !timedOut {
+			return Outcome{Failure: runErr.Error(), Exit: st.ShellCode()}, nil
+		}
+	} else {
+		t, err := w.server.Run(ctx, in.Args, in.Stdin, w.p.Timeout)
+		if err == exec.ErrServerDied {
+			w.server.Close()
+			if err := w.start(); err != nil {
+				return Outcome{}, err
+			}
+			reason := "the fork server died"
+			if w.p.Isolation == None {
+				reason = "the program ended its process (exit() or a signal): it cannot run with --isolation none"
+			}
+			return Outcome{Failure: reason, Exit: -1}, nil
+		}
+		if err != nil {
+			return Outcome{}, err
+		}
+		st, timedOut, data = t.Status, t.TimedOut, t.Dump
+	}
+	switch {
+	case timedOut:
+		return Outcome{Failure: fmt.Sprintf("timed out after %v", w.p.Timeout), Exit: st.ShellCode()}, nil
+	case st.Signal != 0:
+		return Outcome{Failure: st.String(), Exit: st.ShellCode()}, nil
+	case st.Code != 0 && !w.p.CountNonZero:
+		return Outcome{Failure: st.String(), Exit: st.Code}, nil
+	}
+	if d == nil {
+		if len(data) == 0 {
+			return Outcome{Failure: fmt.Sprintf("no counts (%s): the program ended by _exit or was not built by fragprof", st), Exit: st.ShellCode()}, nil
+		}
+		if d, err = dump.Parse(w.p.Binary, data); err != nil {
+			return Outcome{}, err
+		}
+	}
+	prof, err := d.Profile()
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Prog: prof.Program, Counts: prof.Counts, Exit: st.Code}, nil
+}
+
+func (w *programWorker) Close() error {
+	if w.server != nil {
+		return w.server.Close()
+	}
+	return nil
+}

@@ -1,0 +1,282 @@
+// This file renders Monte Carlo frequency estimates (fragprof freq): the text table,
+// the JSON object (the count object extended), and DOT with estimates.
+
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/montecarlo"
+	"github.com/fragprof/fragprof/internal/stats"
+)
+
+// Freq is a finished estimation with what the report states about it.
+type Freq struct {
+	Result   *montecarlo.Result
+	Rule     stats.Thresholds
+	Seed     uint64
+	Counters int
+	Inputs   []string // the input model, one definition per line
+	// Replay is the command that reproduces one trial, with %d for its number.
+	Replay string
+}
+
+// JSONFreq is the object `freq --json` prints: the count object, extended.
+type JSONFreq struct {
+	Trials    uint64         `json:"trials"`
+	Seed      uint64         `json:"seed"`
+	Eps       float64        `json:"eps,omitempty"`
+	RelEps    float64        `json:"rel_eps,omitempty"`
+	Gamma     float64        `json:"gamma"`
+	Moment    string         `json:"berry_esseen"`
+	Stopped   string         `json:"stopped"`
+	Elapsed   float64        `json:"elapsed_s"`
+	Inputs    []string       `json:"inputs"`
+	Failures  []JSONFailure  `json:"failures"`
+	Counters  int            `json:"counters"`
+	Functions []JSONFreqFunc `json:"functions"`
+	States    map[string]int `json:"states"` // how many blocks ended in each state
+}
+
+// JSONFailure is a trial whose counts were not used.
+type JSONFailure struct {
+	Trial  uint64 `json:"trial"`
+	Reason string `json:"reason"`
+	Exit   int    `json:"exit"`
+}
+
+// JSONFreqFunc is one function with its estimates.
+type JSONFreqFunc struct {
+	Name   string          `json:"name"`
+	File   string          `json:"file"`
+	Line   int             `json:"line"`
+	Calls  float64         `json:"calls"` // the expected number of calls
+	Blocks []JSONFreqBlock `json:"blocks"`
+	Edges  []JSONFreqEdge  `json:"edges"`
+}
+
+// JSONFreqBlock is one block's estimate.
+type JSONFreqBlock struct {
+	ID        int                `json:"id"`
+	Label     string             `json:"label"`
+	Lines     []int              `json:"lines"`
+	Start     string             `json:"start,omitempty"`
+	Mean      float64            `json:"mean"`
+	HalfWidth *float64           `json:"halfwidth"` // null when undefined (constant, n < 2)
+	Variance  float64            `json:"variance"`
+	N         uint64             `json:"n"`
+	State     string             `json:"state"`
+	DecidedAt uint64             `json:"decided_at,omitempty"`
+	NeedTrial *float64           `json:"need_trials,omitempty"` // for undecided blocks: the projection
+	BE        *float64           `json:"berry_esseen,omitempty"`
+	Series    []montecarlo.Point `json:"series"`
+}
+
+// JSONFreqEdge is one edge's mean count.
+type JSONFreqEdge struct {
+	From int     `json:"from"`
+	To   int     `json:"to"`
+	Kind string  `json:"kind"`
+	Case string  `json:"case,omitempty"`
+	Mean float64 `json:"mean"`
+	Prob float64 `json:"prob"` // mean / mean count of the source block (0 when it never ran)
+}
+
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+// FreqJSON converts an estimation to its JSON form.
+func FreqJSON(f *Freq) JSONFreq {
+	r := f.Result
+	out := JSONFreq{
+		Trials: r.Trials, Seed: f.Seed, Eps: f.Rule.Eps, Gamma: f.Rule.Gamma, Moment: f.Rule.Moment.String(),
+		Stopped: r.Stopped, Elapsed: r.Elapsed.Seconds(), Inputs: f.Inputs, Counters: f.Counters,
+		Failures: []JSONFailure{}, Functions: []JSONFreqFunc{}, States: map[string]int{},
+	}
+	if f.Rule.Eps == 0 {
+		out.RelEps = f.Rule.RelEps
+	}
+	if out.Inputs == nil {
+		out.Inputs = []string{}
+	}
+	for _, fl := range r.Failures {
+		out.Failures = append(out.Failures, JSONFailure{Trial: fl.Trial, Reason: fl.Reason, Exit: fl.Exit})
+	}
+	for fi, fn := range r.Prog.Funcs {
+		jf := JSONFreqFunc{Name: fn.Name, File: fn.File, Line: fn.Line, Blocks: []JSONFreqBlock{}, Edges: []JSONFreqEdge{}}
+		for b, blk := range fn.Blocks {
+			be := r.Blocks[fi][b]
+			d := be.Decision
+			jb := JSONFreqBlock{
+				ID: blk.ID, Label: blk.Label, Lines: blk.Lines, Mean: d.Mean, HalfWidth: finite(d.HalfWidth),
+				N: d.N, State: d.State.String(), DecidedAt: be.DecidedAt, Series: be.Series,
+			}
+			if jb.Lines == nil {
+				jb.Lines = []int{}
+			}
+			if blk.Start.Line != 0 {
+				jb.Start = blk.Start.String()
+			}
+			if s := d.StdDev; !math.IsNaN(s) {
+				jb.Variance = s * s
+			}
+			if d.State == stats.Unconverged {
+				jb.NeedTrial = finite(d.Need)
+			}
+			jb.BE = finite(d.BE)
+			if b == 0 {
+				jf.Calls = d.Mean
+			}
+			out.States[jb.State]++
+			jf.Blocks = append(jf.Blocks, jb)
+		}
+		for e, edge := range fn.Edges {
+			m := r.Edges[fi][e].Mean
+			je := JSONFreqEdge{From: edge.From.ID, To: edge.To.ID, Kind: edge.Kind.String(), Case: edge.Case, Mean: m}
+			if src := r.Blocks[fi][edge.From.ID].Decision.Mean; src > 0 {
+				je.Prob = m / src
+			}
+			jf.Edges = append(jf.Edges, je)
+		}
+		out.Functions = append(out.Functions, jf)
+	}
+	return out
+}
+
+// WriteFreqJSON writes the estimation as indented JSON.
+func WriteFreqJSON(w io.Writer, f *Freq) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(FreqJSON(f))
+}
+
+// WriteFreqText writes the estimation as a table in source order, with a header
+// that states the precision asked for, the confidence, and why the run stopped.
+func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
+	r := f.Result
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	prec := fmt.Sprintf("±%g", f.Rule.Eps)
+	if f.Rule.Eps == 0 {
+		prec = fmt.Sprintf("±%g%%", 100*f.Rule.RelEps)
+	}
+	fmt.Fprintf(tw, "fragprof freq: %d trials, seed %d, precision %s at γ = %g, Berry–Esseen %s moment (C0 = %g)\n",
+		r.Trials, f.Seed, prec, f.Rule.Gamma, f.Rule.Moment, f.Rule.C0)
+	if f.Rule.Moment == stats.SignedMoment {
+		fmt.Fprintln(tw, "warning: the signed third moment reproduces the paper but is not rigorous (see docs/freq.md)")
+	}
+	fmt.Fprintf(tw, "stopped: %s after %.2fs\n", r.Stopped, r.Elapsed.Seconds())
+	for _, in := range f.Inputs {
+		fmt.Fprintf(tw, "input: %s\n", in)
+	}
+	for fi, fn := range r.Prog.Funcs {
+		var lines []string
+		if src != nil {
+			lines = src(fn.File)
+		}
+		fmt.Fprintf(tw, "\n%s  (%s:%d)  expected calls %s\n", fn.Name, fn.File, fn.Line, num(r.Blocks[fi][0].Decision.Mean))
+		fmt.Fprintln(tw, "  block\tlabel\tlines\testimate\t± half-width\tstate\tn\tsource")
+		for _, b := range sourceOrder(fn) {
+			d := r.Blocks[fi][b.ID].Decision
+			hw := "-"
+			if !math.IsNaN(d.HalfWidth) && d.State != stats.Constant {
+				hw = "± " + num(d.HalfWidth)
+			}
+			state := d.State.String()
+			switch d.State {
+			case stats.Converged:
+				state += fmt.Sprintf(" @%d", r.Blocks[fi][b.ID].DecidedAt)
+			case stats.Unconverged:
+				if !math.IsNaN(d.Need) {
+					state += fmt.Sprintf(" (needs ~%.0f)", d.Need)
+				}
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", b.ID, b.Label, compactLines(b), num(d.Mean), hw, state, d.N, excerpt(lines, fn.File, b.Start))
+		}
+	}
+	if len(r.Failures) > 0 {
+		fmt.Fprintf(tw, "\n%d trials failed and were left out:\n", len(r.Failures))
+		for k, fl := range r.Failures {
+			if k == 10 {
+				fmt.Fprintf(tw, "  ... and %d more (see --json)\n", len(r.Failures)-10)
+				break
+			}
+			fmt.Fprintf(tw, "  trial %d: %s", fl.Trial, fl.Reason)
+			if f.Replay != "" {
+				fmt.Fprintf(tw, "   (replay: "+f.Replay+")", fl.Trial)
+			}
+			fmt.Fprintln(tw)
+		}
+	}
+	fmt.Fprintln(tw, "\nstates: converged = mean known to the precision at γ; constant = same count in every trial;")
+	fmt.Fprintln(tw, "inadequate = the normal approximation cannot be certified (a rare block); unconverged = budget spent.")
+	return tw.Flush()
+}
+
+func excerpt(lines []string, file string, start cfg.Pos) string {
+	if start.Line <= 0 || start.Line > len(lines) || start.File != file {
+		return ""
+	}
+	s := strings.TrimSpace(lines[start.Line-1])
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
+
+// num prints an estimate with 4 significant digits.
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g", x)
+}
+
+// WriteFreqDOT draws every function's CFG with each block's estimate ± half-width
+// and state, and each edge's probability.
+func WriteFreqDOT(w io.Writer, f *Freq) error {
+	r := f.Result
+	var sb strings.Builder
+	sb.WriteString("digraph fragprof {\n  node [shape=box fontname=\"monospace\" fontsize=10];\n  edge [fontname=\"monospace\" fontsize=9];\n")
+	for fi, fn := range r.Prog.Funcs {
+		fmt.Fprintf(&sb, "  subgraph cluster_%d {\n    label=%s;\n", fi, quote(fmt.Sprintf("%s (%s:%d)", fn.Name, fn.File, fn.Line)))
+		for _, b := range fn.Blocks {
+			d := r.Blocks[fi][b.ID].Decision
+			est := num(d.Mean)
+			if !math.IsNaN(d.HalfWidth) && d.State != stats.Constant {
+				est += " ± " + num(d.HalfWidth)
+			}
+			style := ""
+			switch d.State {
+			case stats.Constant:
+				style = ` style=dashed`
+			case stats.Inadequate:
+				style = ` color=orange penwidth=2`
+			case stats.Unconverged:
+				style = ` color=red penwidth=2`
+			}
+			label := fmt.Sprintf("%s\\n%s\\ne = %s\\n%s", b.Label, linesText(b), est, d.State)
+			fmt.Fprintf(&sb, "    f%d_b%d [label=\"%s\"%s];\n", fi, b.ID, escapeDot(label), style)
+		}
+		for _, e := range fn.Edges {
+			p := 0.0
+			if src := r.Blocks[fi][e.From.ID].Decision.Mean; src > 0 {
+				p = r.Edges[fi][e.ID].Mean / src
+			}
+			fmt.Fprintf(&sb, "    f%d_b%d -> f%d_b%d [label=%s];\n", fi, e.From.ID, fi, e.To.ID, quote(fmt.Sprintf("%.3g", p)))
+		}
+		sb.WriteString("  }\n")
+	}
+	sb.WriteString("}\n")
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
