@@ -321,7 +321,6 @@ func (f *folder) start(p *cfg.Program) {
 	f.nextCheck = 1
 }
 
-
 // checkAfter returns the next trial count at which the rule is consulted. Before
 // n_min nothing can be decided; between n_min and the rule's minimum for a
 // non-constant block only constant blocks can be, so the rule is consulted at 10 %
