@@ -49,6 +49,7 @@ func (f *inputFlags) add(c *cobra.Command) {
 
 // model assembles the input model: the model file, if any, with --input lines
 // replacing or adding definitions and command-line templates replacing the file's.
+// Line N in an --input error is the N-th --input flag.
 func (f *inputFlags) model(c *cobra.Command) (*dist.File, error) {
 	var file *dist.File
 	lines := strings.Join(f.inputs, "\n")
@@ -58,17 +59,17 @@ func (f *inputFlags) model(c *cobra.Command) (*dist.File, error) {
 			return nil, err
 		}
 		if len(f.inputs) > 0 {
-			if file, err = file.WithInputs(lines, dist.Options{File: "--input"}); err != nil {
-				return nil, err
+			if file, err = file.WithInputs(lines, dist.Options{}); err != nil {
+				return nil, usagef("--input: %v", err)
 			}
 		}
 		if file.HasSeed && !c.Flags().Changed("seed") {
 			f.seed = file.Seed
 		}
 	} else {
-		m, err := dist.ParseOptions(lines, dist.Options{File: "--input"})
+		m, err := dist.ParseOptions(lines, dist.Options{})
 		if err != nil {
-			return nil, err
+			return nil, usagef("--input: %v", err)
 		}
 		file = &dist.File{Model: m}
 	}
@@ -76,7 +77,7 @@ func (f *inputFlags) model(c *cobra.Command) (*dist.File, error) {
 	if c.Flags().Changed("stdin") {
 		t, err := dist.ParseTemplate(f.stdin, m, dist.BackslashEscapes)
 		if err != nil {
-			return nil, fmt.Errorf("--stdin: %v", err)
+			return nil, usagef("--stdin: %v", err)
 		}
 		file.Stdin = t
 	}
@@ -85,7 +86,7 @@ func (f *inputFlags) model(c *cobra.Command) (*dist.File, error) {
 		for _, a := range f.args {
 			t, err := dist.ParseTemplate(a, m, dist.BackslashEscapes)
 			if err != nil {
-				return nil, fmt.Errorf("--arg %q: %v", a, err)
+				return nil, usagef("--arg %q: %v", a, err)
 			}
 			file.Args = append(file.Args, t)
 		}
@@ -99,7 +100,7 @@ func (f *inputFlags) model(c *cobra.Command) (*dist.File, error) {
 			}
 			t, err := dist.ParseTemplate(text, m, dist.BackslashEscapes)
 			if err != nil {
-				return nil, fmt.Errorf("--file %s: %v", name, err)
+				return nil, usagef("--file %s: %v", name, err)
 			}
 			file.Files = append(file.Files, dist.NamedTemplate{Name: name, Template: t})
 		}
@@ -332,8 +333,18 @@ func replayTrial(e *env, p *montecarlo.Program, i uint64) error {
 			return err
 		}
 	}
-	d, st, err := exec.Run(bg(), exec.Command{Path: p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
+	ctx := bg()
+	if p.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+	}
+	d, st, err := exec.Run(ctx, exec.Command{Path: p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
 		Stdout: e.stdout, Stderr: e.stderr, WorkDir: wd})
+	if ctx.Err() == context.DeadlineExceeded {
+		fmt.Fprintf(e.stderr, "fragprof freq: trial %d timed out after %v (--trial-timeout) and was killed\n", i, p.Timeout)
+		return exitError{124}
+	}
 	if err != nil {
 		return err
 	}
