@@ -22,8 +22,9 @@ type Server struct {
 	cmd *osexec.Cmd
 	ctl *os.File      // requests to the server
 	st  *os.File      // replies from it
-	r   *bufio.Reader // over st
-	buf []byte
+	r     *bufio.Reader // over st
+	buf   []byte
+	extra []byte
 }
 
 // ServerOptions configure a fork server.
@@ -75,6 +76,9 @@ type Trial struct {
 	Status   Status
 	TimedOut bool
 	Dump     []byte // the counter dump, valid until the next Run; empty when the process wrote none
+	// Extra holds the records of the runtime's extra channel (fragment times,
+	// checkpoint traces: runtime/c/extra.c), valid until the next Run.
+	Extra []byte
 }
 
 // ErrServerDied is returned when the fork server itself is gone; start a new one.
@@ -146,6 +150,18 @@ func (s *Server) Run(ctx context.Context, args []string, stdin []byte, timeout t
 	}
 	t.Dump = s.buf[:n]
 	if _, err := io.ReadFull(s.r, t.Dump); err != nil {
+		return Trial{}, ErrServerDied
+	}
+	var eh [8]byte
+	if _, err := io.ReadFull(s.r, eh[:]); err != nil {
+		return Trial{}, ErrServerDied
+	}
+	m := int(le.Uint32(eh[:]))
+	if cap(s.extra) < m {
+		s.extra = make([]byte, m)
+	}
+	t.Extra = s.extra[:m]
+	if _, err := io.ReadFull(s.r, t.Extra); err != nil {
 		return Trial{}, ErrServerDied
 	}
 	return t, nil

@@ -47,6 +47,9 @@ type Command struct {
 	Dir    string // for the dump file; a temporary directory when empty
 	// WorkDir is the program's working directory ("": the current one).
 	WorkDir string
+	// ExtraOut, when set, names the file that receives the runtime's extra channel
+	// (runtime/c/extra.c: fragment times, checkpoint traces).
+	ExtraOut string
 }
 
 // Run runs c once and returns its dump and status. A program that ends without a dump
@@ -66,6 +69,9 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	os.Remove(out)
 	cmd := osexec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Env = append(append(os.Environ(), c.Env...), "FRAGPROF_OUT="+out)
+	if c.ExtraOut != "" {
+		cmd.Env = append(cmd.Env, "FRAGPROF_EXTRA_OUT="+c.ExtraOut)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
 	cmd.Dir = c.WorkDir
 	err := cmd.Run()

@@ -17,7 +17,8 @@
  *   request: "FPRQ", nargs, stdin_len, then nargs × (len, bytes), then stdin bytes.
  *            nargs = 0xFFFFFFFF keeps the server's own arguments.
  *   reply:   "FPPD", pid            once the trial process exists
- *            "FPST", wait status, dump length, dump bytes   when it has ended
+ *            "FPST", wait status, dump length, 0, dump bytes, extra length, 0,
+ *            extra bytes (the extra channel's records, extra.c)   when it has ended
  * A read of end-of-file on R ends the server.
  */
 #define _GNU_SOURCE
@@ -63,24 +64,33 @@ static int write_u32s(int fd, uint32_t a, uint32_t b) {
 
 #define TAG(s) ((uint32_t)(s)[0] | (uint32_t)(s)[1] << 8 | (uint32_t)(s)[2] << 16 | (uint32_t)(s)[3] << 24)
 
-/* report sends a trial's wait status and its dump (read back from out), and closes out. */
-static int report(int wfd, int out, int status, char *buf, size_t cap) {
-	off_t size = lseek(out, 0, SEEK_END);
+/* send_file sends the length of fd's contents and the contents, and closes fd. */
+static int send_file(int wfd, int fd, char *buf, size_t cap) {
+	off_t size = lseek(fd, 0, SEEK_END);
 	if (size < 0)
 		size = 0;
-	if (write_u32s(wfd, TAG("FPST"), (uint32_t)status) < 0 || write_u32s(wfd, (uint32_t)size, 0) < 0)
+	if (write_u32s(wfd, (uint32_t)size, 0) < 0)
 		return -1;
-	lseek(out, 0, SEEK_SET);
+	lseek(fd, 0, SEEK_SET);
 	for (off_t left = size; left > 0;) {
-		ssize_t r = read(out, buf, left < (off_t)cap ? (size_t)left : cap);
+		ssize_t r = read(fd, buf, left < (off_t)cap ? (size_t)left : cap);
 		if (r <= 0)
 			_exit(77);
 		if (__fragprof_write_all(wfd, buf, (size_t)r) < 0)
 			return -1;
 		left -= r;
 	}
-	close(out);
+	close(fd);
 	return 0;
+}
+
+/* report sends a trial's wait status, its dump and its extra records. */
+static int report(int wfd, int out, int extra, int status, char *buf, size_t cap) {
+	if (write_u32s(wfd, TAG("FPST"), (uint32_t)status) < 0)
+		return -1;
+	if (send_file(wfd, out, buf, cap) < 0)
+		return -1;
+	return send_file(wfd, extra, buf, cap);
 }
 
 static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inprocess) {
@@ -107,7 +117,8 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 		}
 		int in = memfd_create("fragprof-stdin", MFD_CLOEXEC);
 		int out = memfd_create("fragprof-dump", MFD_CLOEXEC);
-		if (in < 0 || out < 0)
+		int extra = memfd_create("fragprof-extra", MFD_CLOEXEC);
+		if (in < 0 || out < 0 || extra < 0)
 			_exit(73);
 		char buf[65536];
 		for (uint32_t left = inlen; left > 0;) {
@@ -127,6 +138,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			clearerr(stdin);
 			fseek(stdin, 0, SEEK_SET);
 			__fragprof_reset_for_child(out);
+			__fragprof_set_extra_fd(extra);
 			if (write_u32s(wfd, TAG("FPPD"), (uint32_t)getpid()) < 0)
 				_exit(0);
 			int code = __fragprof_main(n, av, envp);
@@ -140,7 +152,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 					free(av[i]);
 				free(av);
 			}
-			if (report(wfd, out, (code & 0xff) << 8, buf, sizeof buf) < 0)
+			if (report(wfd, out, extra, (code & 0xff) << 8, buf, sizeof buf) < 0)
 				_exit(0);
 			continue;
 		}
@@ -153,6 +165,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			dup2(in, 0);
 			close(in);
 			__fragprof_reset_for_child(out);
+			__fragprof_set_extra_fd(extra);
 			exit(__fragprof_main(n, av, envp));
 		}
 		close(in);
@@ -167,7 +180,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 		while (waitpid(pid, &status, 0) < 0)
 			if (errno != EINTR)
 				_exit(76);
-		if (report(wfd, out, status, buf, sizeof buf) < 0)
+		if (report(wfd, out, extra, status, buf, sizeof buf) < 0)
 			_exit(0);
 	}
 }

@@ -24,4 +24,18 @@ void __fragprof_reset_for_child(int fd);
 void __fragprof_dump(int sig);
 int __fragprof_write_all(int fd, const void *p, size_t n);
 
+/* The extra channel (extra.c): records of other subsystems (fragment times,
+ * checkpoint traces) that travel beside the counter dump. Each record is framed as
+ * u32 type, u32 length, then the bytes. The channel is a per-trial memfd under the
+ * fork server, or the file named by FRAGPROF_EXTRA_OUT; -1 when neither exists. */
+int __fragprof_extra_fd(void);
+void __fragprof_set_extra_fd(int fd);
+/* __fragprof_on_dump registers fn to run (once, at the dump, before the counters are
+ * written; sig is the fatal signal or 0) so that a subsystem flushes its records. At
+ * most 8 hooks. */
+void __fragprof_on_dump(void (*fn)(int sig));
+void __fragprof_flush_extra(int sig);
+/* __fragprof_write_record writes one framed record to the extra channel. */
+int __fragprof_write_record(uint32_t type, const void *p, uint32_t len);
+
 #endif

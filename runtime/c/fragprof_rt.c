@@ -123,6 +123,7 @@ void __fragprof_dump(int sig) {
 	if (dumped)
 		return;
 	dumped = 1;
+	__fragprof_flush_extra(sig); /* other subsystems' records first (extra.c) */
 	if (cont_on && out_fd < 0) {
 		cont_finish(sig);
 		return;
