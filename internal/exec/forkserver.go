@@ -19,9 +19,9 @@ import (
 
 // A Server is a running fork server.
 type Server struct {
-	cmd *osexec.Cmd
-	ctl *os.File      // requests to the server
-	st  *os.File      // replies from it
+	cmd   *osexec.Cmd
+	ctl   *os.File      // requests to the server
+	st    *os.File      // replies from it
 	r     *bufio.Reader // over st
 	buf   []byte
 	extra []byte
