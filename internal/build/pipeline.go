@@ -38,8 +38,13 @@ func (t *Toolchain) EmitIR(ctx context.Context, stderr io.Writer, src, out strin
 	return t.run(ctx, stderr, args...)
 }
 
-// InstrumentFile reads the IR at in, instruments it and writes it to out.
-func InstrumentFile(in, out string, opt instrument.Options) (*instrument.Unit, error) {
+// An Edit is a further change to an instrumented module, applied after the counters:
+// fragment timers, checkpoints. It schedules text edits on m.
+type Edit func(m *llvmir.Module, u *instrument.Unit) error
+
+// InstrumentFile reads the IR at in, instruments it, applies the further edits and
+// writes it to out.
+func InstrumentFile(in, out string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
 	data, err := os.ReadFile(in)
 	if err != nil {
 		return nil, err
@@ -51,6 +56,11 @@ func InstrumentFile(in, out string, opt instrument.Options) (*instrument.Unit, e
 	u, err := instrument.Module(m, opt)
 	if err != nil {
 		return nil, err
+	}
+	for _, e := range edits {
+		if err := e(m, u); err != nil {
+			return nil, err
+		}
 	}
 	if err := WriteFileAtomic(out, m.Bytes()); err != nil {
 		return nil, err

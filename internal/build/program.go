@@ -23,6 +23,8 @@ type Spec struct {
 	Opt     string   // optimisation flag for the instrumented code; default -O2
 	LDFlags []string // extra link flags (-lm, ...)
 	Instr   instrument.Options
+	Edits   []Edit   // further edits after the counters (timers, checkpoints)
+	Extra   []string // further sources compiled plainly and linked (a harness)
 }
 
 // Build compiles spec into the instrumented executable out, keeping intermediate
@@ -42,7 +44,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		}
 		o := spec.Instr
 		o.Source = src
-		u, err := InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), o)
+		u, err := InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), o, spec.Edits...)
 		if err != nil {
 			return nil, err
 		}
@@ -50,6 +52,14 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		obj := filepath.Join(dir, base+".o")
 		if err := t.CompileIR(ctx, stderr, filepath.Join(dir, base+".fp.ll"), obj, []string{opt}); err != nil {
 			return nil, fmt.Errorf("%s: compiling instrumented IR: %v", src, err)
+		}
+		objs = append(objs, obj)
+	}
+	for i, x := range spec.Extra {
+		obj := filepath.Join(dir, fmt.Sprintf("extra%d.o", i))
+		args := []string{"-c", "-O2", "-g", x, "-o", obj, "-Wno-override-module"}
+		if err := t.run(ctx, stderr, args...); err != nil {
+			return nil, fmt.Errorf("%s: %v", x, err)
 		}
 		objs = append(objs, obj)
 	}
