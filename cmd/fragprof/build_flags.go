@@ -21,6 +21,9 @@ type buildFlags struct {
 	opt                       string
 	counters                  string
 	atomic                    bool
+	// Set by commands, not flags: further IR edits and plain sources (a harness).
+	edits []build.Edit
+	extra []string
 }
 
 func (b *buildFlags) add(c *cobra.Command) {
@@ -53,6 +56,7 @@ func (b *buildFlags) spec(sources []string) (build.Spec, error) {
 		return s, usagef("--counters: %v", err)
 	}
 	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic}
+	s.Edits, s.Extra = b.edits, b.extra
 	for _, src := range sources {
 		if _, err := os.Stat(src); err != nil {
 			return s, usagef("%v", err)

@@ -19,6 +19,8 @@ import (
 
 	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/exec"
+	"github.com/fragprof/fragprof/internal/harness"
+	"github.com/fragprof/fragprof/internal/llvmir"
 	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/internal/stats"
@@ -111,7 +113,7 @@ func (f *inputFlags) model(c *cobra.Command) (*dist.File, error) {
 func newFreqCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var in inputFlags
-	var binary, format, outFile, isolation, moment string
+	var binary, format, outFile, isolation, moment, fn string
 	var jsonOut, failNonZero bool
 	var eps, relEps, gamma, c0 float64
 	var nmin, maxTrials uint64
@@ -209,6 +211,18 @@ Examples:
 				return err
 			}
 			defer cleanup()
+			var h *harness.Harness
+			if fn != "" {
+				if binary != "" {
+					return usagef("freq: --func needs the C files (the harness is built from their IR), not --binary")
+				}
+				if model.Stdin != nil || len(model.Args) > 0 || len(model.Files) > 0 {
+					return usagef("freq: --func binds inputs to parameters and globals by name: --stdin, --arg and --file do not apply")
+				}
+				if h, err = functionHarness(e, &bf, args, fn, model, dir); err != nil {
+					return err
+				}
+			}
 			bin, counters, err := buildOrBinary(e, &bf, args, binary, dir)
 			if err != nil {
 				return err
@@ -216,6 +230,9 @@ Examples:
 			prog := &montecarlo.Program{
 				Binary: bin, Inputs: model, Seed: in.seed, Isolation: iso, Timeout: trialTimeout,
 				CountNonZero: !failNonZero, Dir: dir,
+			}
+			if h != nil {
+				prog.Encode = h.Encode
 			}
 			if replay >= 0 {
 				return replayTrial(e, prog, uint64(replay))
@@ -251,6 +268,7 @@ Examples:
 	in.add(c)
 	fs := c.Flags()
 	fs.StringVar(&binary, "binary", "", "use `PROG`, a program built by 'fragprof cc', instead of building C files")
+	fs.StringVar(&fn, "func", "", "study one function `NAME` without the program's main: its parameters and the globals it uses take --input values by their C names")
 	fs.Float64Var(&eps, "eps", 0, "absolute precision ε: every estimate to ±ε")
 	fs.Float64Var(&relEps, "rel-eps", 0.01, "relative precision, used when --eps is not given: ±rel-eps·estimate")
 	fs.Float64Var(&gamma, "gamma", 0.95, "confidence γ of the intervals")
@@ -268,6 +286,51 @@ Examples:
 	fs.StringVar(&format, "format", "text", "report `FORMAT`: text, json (docs/json.md) or dot (the CFG with estimates)")
 	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
 	return c
+}
+
+// functionHarness plans the driver of --func: it compiles the sources to IR, binds
+// the inputs to the function's parameters and the program's globals, and adds the
+// driver and the edit that sets the unit's main aside to the build.
+func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *dist.File, dir string) (*harness.Harness, error) {
+	spec, err := bf.spec(srcs)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := toolchain()
+	if err != nil {
+		return nil, err
+	}
+	var missing error
+	for i, src := range srcs {
+		ll := filepath.Join(dir, fmt.Sprintf("func-%d.ll", i))
+		if err := tc.EmitIR(bg(), e.stderr, src, ll, spec.CFlags); err != nil {
+			return nil, fmt.Errorf("%s: %v", src, err)
+		}
+		data, err := os.ReadFile(ll)
+		if err != nil {
+			return nil, err
+		}
+		m, err := llvmir.Parse(ll, data)
+		if err != nil {
+			return nil, err
+		}
+		h, err := harness.New(m, fn, model.Model)
+		if err != nil {
+			missing = err
+			if strings.Contains(err.Error(), "no such function") {
+				continue
+			}
+			return nil, err
+		}
+		drv := filepath.Join(dir, "harness.ll")
+		if err := os.WriteFile(drv, []byte(h.IR()), 0o644); err != nil {
+			return nil, err
+		}
+		bf.edits = append(bf.edits, h.Edit())
+		bf.extra = append(bf.extra, drv)
+		return h, nil
+	}
+	return nil, missing
 }
 
 // buildOrBinary builds the sources into dir, or checks --binary, and returns the

@@ -285,3 +285,82 @@ int main(void) {
 		}
 	})
 }
+
+// TestFreqFunction studies one function without its main: parameters bound by their
+// C names, a global and an extern global drawn, the unit's own main set aside.
+func TestFreqFunction(t *testing.T) {
+	r, code, stderr := freq(t, "../../examples/sort.c", "--func", "insertion_sort",
+		"--input", "n = uniform_int(10, 100)", "--input", "a = array(n, uniform_int(0, 1e6))",
+		"--rel-eps", "0.02", "--isolation", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	known := knownValues(t, "../../examples/sort.c")
+	for _, f := range r.Functions {
+		if f.Name == "main" && f.Calls != 0 {
+			t.Errorf("the unit's main ran %g times in function mode", f.Calls)
+		}
+		if f.Name != "insertion_sort" {
+			continue
+		}
+		for line, e := range known {
+			b, ok := blockOnLine(f, line)
+			if !ok || b.State != "converged" || math.Abs(b.Mean-e) > *b.HalfWidth {
+				t.Errorf("line %d: %+v does not cover e = %g", line, b.State, e)
+			}
+		}
+	}
+
+	dir := t.TempDir()
+	src := filepath.Join(dir, "g.c")
+	os.WriteFile(src, []byte(`static int limit;
+extern double scale;
+static long work(short k, const float *w, unsigned long n) {
+  long s = 0;
+  for (unsigned long i = 0; i < n && i < (unsigned long)limit; i++)
+    if (w[i] * scale > k)
+      s++;
+  return s;
+}
+int main(void) { float w[1] = {1}; return (int)work(1, w, 1); }
+`), 0o644)
+	// limit = 5 caps the loop at 5 passes; w[i]·scale > k holds for every i since
+	// w ≥ 10, scale = 1 and k ≤ 3: so the then-block runs min(n, 5) times, n ∈ [1, 9].
+	r, code, stderr = freq(t, src, "--func", "work", "--input", "limit = 5", "--input", "scale = 1.0",
+		"--input", "k = uniform_int(0, 3)", "--input", "n = uniform_int(1, 9)",
+		"--input", "w = array(n, uniform(10, 20))", "--eps", "0.2", "--isolation", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// E[min(n, 5)] for n uniform on 1..9 = (1+2+3+4+5·5)/9 = 35/9.
+	for _, f := range r.Functions {
+		if f.Name == "work" {
+			for _, b := range f.Blocks {
+				if b.Label == "if.then" && (b.HalfWidth == nil || math.Abs(b.Mean-35.0/9) > *b.HalfWidth) {
+					t.Errorf("if.then: %g ± %v, want 35/9", b.Mean, b.HalfWidth)
+				}
+			}
+		}
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing", []string{"--input", "n = 5"}, []string{"parameter 1 'a' (", "has no input"}},
+		{"unknown input", []string{"--input", "n = 5", "--input", "a = array(n, 1)", "--input", "zz = 3"}, []string{"input zz is neither a parameter of insertion_sort nor a global"}},
+		{"scalar for pointer", []string{"--input", "n = 5", "--input", "a = 3"}, []string{"parameter 1 'a': a pointer takes an array(...)"}},
+		{"no such function", []string{"--func", "nosuch"}, []string{"no such function", "insertion_sort"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"../../examples/sort.c", "--func", "insertion_sort"}, tc.args...)
+			_, code, stderr := freq(t, args...)
+			for _, w := range tc.want {
+				if code == 0 || !strings.Contains(stderr, w) {
+					t.Errorf("exit %d, stderr %q; want it to contain %q", code, stderr, w)
+				}
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fragprof/fragprof/internal/instrument"
 	"github.com/fragprof/fragprof/internal/llvmir"
@@ -124,9 +125,14 @@ func (t *Toolchain) IncludeDir() (string, error) {
 	return inc, WriteFileAtomic(h, fpruntime.Header)
 }
 
+// runtimeMu serialises compiling the runtime within one process.
+var runtimeMu sync.Mutex
+
 // Runtime returns the path of the runtime object compiled for this toolchain,
 // compiling it on first use.
 func (t *Toolchain) Runtime(ctx context.Context) (string, error) {
+	runtimeMu.Lock()
+	defer runtimeMu.Unlock()
 	d, err := cacheDir()
 	if err != nil {
 		return "", err
@@ -154,7 +160,9 @@ func (t *Toolchain) Runtime(ctx context.Context) (string, error) {
 	if err := os.WriteFile(src, []byte(unity.String()), 0o644); err != nil {
 		return "", err
 	}
-	tmp := obj + fmt.Sprintf(".%d.tmp", os.Getpid())
+	// Another process may compile the runtime at the same time: each writes its own
+	// temporary object and renames it into place, which is atomic.
+	tmp := filepath.Join(srcDir, "fragprof_runtime.o")
 	var msg strings.Builder
 	if err := t.run(ctx, &msg, "-O2", "-fPIC", "-c", src, "-o", tmp); err != nil {
 		return "", fmt.Errorf("compiling the fragprof runtime: %v\n%s", err, msg.String())

@@ -48,8 +48,9 @@ type Func struct {
 
 // A Param is a formal parameter of a definition.
 type Param struct {
-	Type string // as printed, attributes dropped ("i32", "double", "ptr", "i8*")
-	Name string // "%x" or "%0"
+	Type  string // as printed, attributes dropped ("i32", "double", "ptr", "i8*")
+	Attrs string // its attributes as printed ("noundef signext"), for calls that must match
+	Name  string // "%x" or "%0"
 }
 
 // A Block is a basic block.

@@ -495,8 +495,13 @@ func splitParams(rest string) ([]Param, string) {
 		}
 		fs := strings.Fields(p)
 		prm := Param{Type: fs[0]}
+		last := len(fs)
 		if strings.HasPrefix(fs[len(fs)-1], "%") {
 			prm.Name = fs[len(fs)-1]
+			last--
+		}
+		if last > 1 {
+			prm.Attrs = strings.Join(fs[1:last], " ")
 		}
 		// Types such as "{ i32, i32 }" or "[2 x i64]" span several fields.
 		if strings.HasPrefix(fs[0], "{") || strings.HasPrefix(fs[0], "[") || strings.HasPrefix(fs[0], "<") {

@@ -57,6 +57,9 @@ type Program struct {
 	CountNonZero bool
 	Dir          string    // each worker works in Dir/wK, where input files are written
 	Output       io.Writer // the trials' stdout and stderr; nil discards them
+	// Encode, when set, writes a trial's stdin from its values instead of the stdin
+	// template: the binary stream of a function-mode harness (internal/harness).
+	Encode func(dst []byte, s *dist.Sample) []byte
 }
 
 // TrialInputs is what trial i is given.
@@ -80,7 +83,9 @@ func (p *Program) render(s *dist.Sample, i uint64) (TrialInputs, error) {
 		return in, fmt.Errorf("trial %d: drawing inputs: %v", i, err)
 	}
 	in.Values = s.String()
-	if t := p.Inputs.Stdin; t != nil {
+	if p.Encode != nil {
+		in.Stdin = p.Encode(nil, s)
+	} else if t := p.Inputs.Stdin; t != nil {
 		in.Stdin = t.Append(nil, s)
 	}
 	in.Args = []string{}
@@ -103,6 +108,7 @@ func (p *Program) NewWorker(k int) (Worker, error) {
 		return nil, err
 	}
 	w := &programWorker{p: p, dir: dir, sample: p.Inputs.Model.NewSample()}
+
 	if p.Isolation != Exec {
 		if err := w.start(); err != nil {
 			return nil, err

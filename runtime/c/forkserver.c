@@ -24,7 +24,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -129,14 +128,14 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 		}
 		lseek(in, 0, SEEK_SET);
 		if (inprocess) {
-			int saved = dup(0);
-			dup2(in, 0);
+			/* Reopen stdin on this trial's input: a fresh open of the memfd, so the
+			 * stream starts clean (rewinding the old stream is not enough: glibc's
+			 * fseek may serve the new position from the last trial's buffer). */
+			char path[64];
+			snprintf(path, sizeof path, "/proc/self/fd/%d", in);
+			if (!freopen(path, "r", stdin))
+				_exit(78);
 			close(in);
-			/* Drop what stdio buffered from the last trial's stdin: without the purge,
-			 * glibc's fseek would rewind into the old buffer. */
-			__fpurge(stdin);
-			clearerr(stdin);
-			fseek(stdin, 0, SEEK_SET);
 			__fragprof_reset_for_child(out);
 			__fragprof_set_extra_fd(extra);
 			if (write_u32s(wfd, TAG("FPPD"), (uint32_t)getpid()) < 0)
@@ -145,8 +144,6 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			fflush(stdout);
 			fflush(stderr);
 			__fragprof_dump(0);
-			dup2(saved, 0);
-			close(saved);
 			if (av != argv) {
 				for (int i = 1; i < n; i++)
 					free(av[i]);

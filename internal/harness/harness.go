@@ -1,0 +1,526 @@
+// Package harness builds the driver that runs one function of a C program on drawn
+// inputs (fragprof freq --func), as FreqSys studies a function without its program:
+// the function's parameters are bound by their C names (from debug info), globals
+// and extern globals by theirs; the unit's own main is set aside.
+//
+// The driver is a small LLVM IR module that defines the program's main (as
+// instrument.MainName, which the runtime calls) and reads the values of one trial
+// from stdin through the runtime's helpers (runtime/c/harness.c), in a binary layout
+// that Encode writes: for each binding in order, a scalar is 8 bytes (an int64 or
+// the bits of a float64, little-endian), an array is its length (u64) then its
+// elements as 8 bytes each, a string is its length then its bytes.
+package harness
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/fragprof/fragprof/internal/dist"
+	"github.com/fragprof/fragprof/internal/instrument"
+	"github.com/fragprof/fragprof/internal/llvmir"
+)
+
+// SetAsideMain is what the unit's own main is renamed to in function mode.
+const SetAsideMain = "__fragprof_unit_main"
+
+// Elem describes the C type of a scalar or of an array's elements.
+type Elem struct {
+	IRType string // "i32", "double", ...
+	Size   int    // bytes
+	Float  bool
+}
+
+// A Binding ties one input to one parameter or global.
+type Binding struct {
+	Input  string // the input's name (= the C name)
+	Param  int    // the parameter's index, or -1 for a global
+	Global string // the global's IR name, for a global
+	Extern bool   // a global the program declares but does not define
+	IRType string // the parameter's or global's IR type
+	Attrs  string // the parameter's attributes (signext, noundef, ...)
+	// Elem is the scalar type, or the element type when Pointer or Array is set.
+	Elem    Elem
+	Pointer bool // a pointer parameter: filled with a fresh array
+	Array   int  // a global array of this many elements; 0 otherwise
+	String  bool // the input is a string (char *)
+	kind    dist.Kind
+	index   int // the input's index in the model
+}
+
+// A Harness drives one function.
+type Harness struct {
+	Func     string
+	RetType  string
+	Bindings []Binding // globals first, then parameters in order
+	nparams  int
+	opaque   bool
+	triple   []string // the unit's datalayout and triple lines
+}
+
+// New plans the harness for function fn of module m with the inputs of model. It
+// fails, listing everything at once, when a parameter or an extern global has no
+// input, when an input names nothing, or when a type cannot be filled.
+func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
+	var f *llvmir.Func
+	var names []string
+	for _, g := range m.Funcs {
+		names = append(names, g.Name)
+		if g.Name == fn {
+			f = g
+		}
+	}
+	if f == nil || fn == "main" {
+		sort.Strings(names)
+		return nil, fmt.Errorf("--func %s: no such function (defined: %s; clang emits no code for a static function that nothing calls)", fn, strings.Join(names, ", "))
+	}
+	h := &Harness{Func: fn, RetType: f.RetType, nparams: len(f.Params), opaque: m.Opaque}
+	for _, l := range m.Lines {
+		if strings.HasPrefix(l, "target datalayout") || strings.HasPrefix(l, "target triple") {
+			h.triple = append(h.triple, l)
+		}
+	}
+	var problems []string
+	used := map[string]bool{}
+	globals := moduleGlobals(m)
+	// Globals named by inputs (and extern globals, which must be).
+	for k, in := range model.Inputs {
+		g, ok := globals[in.Name]
+		if !ok {
+			continue
+		}
+		b := Binding{Input: in.Name, Param: -1, Global: in.Name, Extern: g.extern, IRType: g.typ, kind: in.Kind, index: k}
+		if err := b.fill(g.typ, g.diType, m); err != nil {
+			problems = append(problems, fmt.Sprintf("global %s: %v", in.Name, err))
+			continue
+		}
+		used[in.Name] = true
+		h.Bindings = append(h.Bindings, b)
+	}
+	// An extern global without an input is left to the libraries (stderr, errno...);
+	// one that no library defines fails at the link, which names it.
+	// Parameters, by their names in debug info.
+	pnames := paramNames(m, f)
+	for i, p := range f.Params {
+		name := pnames[i]
+		if name == "" {
+			name = strings.TrimPrefix(p.Name, "%")
+		}
+		k, ok := model.Lookup(name)
+		if !ok {
+			problems = append(problems, fmt.Sprintf("parameter %d '%s' (%s) has no input: give it one with --input '%s = ...'", i+1, name, p.Type, name))
+			continue
+		}
+		in := model.Inputs[k]
+		b := Binding{Input: name, Param: i, IRType: p.Type, Attrs: p.Attrs, kind: in.Kind, index: k}
+		if err := b.fill(p.Type, paramDIType(m, f, i), m); err != nil {
+			problems = append(problems, fmt.Sprintf("parameter %d '%s': %v", i+1, name, err))
+			continue
+		}
+		used[name] = true
+		h.Bindings = append(h.Bindings, b)
+	}
+	for _, in := range model.Inputs {
+		if !used[in.Name] && !isLengthOnly(in.Name, model) {
+			problems = append(problems, fmt.Sprintf("input %s is neither a parameter of %s nor a global of the program", in.Name, fn))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("--func %s: cannot bind the inputs:\n  %s", fn, strings.Join(problems, "\n  "))
+	}
+	return h, nil
+}
+
+// isLengthOnly reports whether an input that binds nothing is used by others (an
+// array length), which is allowed.
+func isLengthOnly(name string, m *dist.Model) bool {
+	for _, in := range m.Inputs {
+		for _, d := range in.Deps {
+			if d == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fill works out how a value of the input's kind reaches a C object of IR type typ
+// (with debug type diType for its pointee).
+func (b *Binding) fill(typ string, diType int, m *llvmir.Module) error {
+	isArrayKind := b.kind == dist.KindIntArray || b.kind == dist.KindFloatArray
+	switch {
+	case typ == "ptr" || strings.HasSuffix(typ, "*"):
+		elem, err := pointee(m, diType)
+		if err != nil {
+			return err
+		}
+		b.Pointer, b.Elem = true, elem
+		if b.kind == dist.KindString {
+			if elem.Size != 1 || elem.Float {
+				return fmt.Errorf("a string input needs a char pointer, not a pointer to %s", elem.IRType)
+			}
+			b.String = true
+			return nil
+		}
+		if !isArrayKind {
+			return fmt.Errorf("a pointer takes an array(...) or string(...) input, not a %s", b.kind)
+		}
+		return nil
+	case strings.HasPrefix(typ, "["):
+		var n int
+		var et string
+		if _, err := fmt.Sscanf(typ, "[%d x %s", &n, &et); err != nil {
+			return fmt.Errorf("type %s cannot be filled", typ)
+		}
+		et = strings.TrimSuffix(et, "]")
+		e, ok := scalar(et)
+		if !ok {
+			return fmt.Errorf("arrays of %s cannot be filled", et)
+		}
+		if !isArrayKind {
+			return fmt.Errorf("an array takes an array(...) input, not a %s", b.kind)
+		}
+		b.Array, b.Elem = n, e
+		return nil
+	}
+	e, ok := scalar(typ)
+	if !ok {
+		return fmt.Errorf("type %s cannot be filled (scalars, pointers to scalars and arrays of scalars can)", typ)
+	}
+	if b.kind != dist.KindInt && b.kind != dist.KindFloat {
+		return fmt.Errorf("a scalar of type %s takes a number, not a %s", typ, b.kind)
+	}
+	b.Elem = e
+	return nil
+}
+
+// scalar maps an IR scalar type to its description.
+func scalar(t string) (Elem, bool) {
+	switch t {
+	case "i1", "i8":
+		return Elem{IRType: t, Size: 1}, true
+	case "i16":
+		return Elem{IRType: t, Size: 2}, true
+	case "i32":
+		return Elem{IRType: t, Size: 4}, true
+	case "i64":
+		return Elem{IRType: t, Size: 8}, true
+	case "float":
+		return Elem{IRType: t, Size: 4, Float: true}, true
+	case "double":
+		return Elem{IRType: t, Size: 8, Float: true}, true
+	}
+	return Elem{}, false
+}
+
+// pointee returns the element type of a pointer from its debug type.
+func pointee(m *llvmir.Module, id int) (Elem, error) {
+	n := m.Meta[id]
+	n = strip(m, n)
+	if n == nil || n.Kind != "DIDerivedType" || n.Fields["tag"] != "DW_TAG_pointer_type" {
+		return Elem{}, fmt.Errorf("no debug type for the pointer (compile with -g)")
+	}
+	base := strip(m, m.Meta[n.Ref("baseType")])
+	if base == nil {
+		return Elem{}, fmt.Errorf("a void pointer cannot be filled")
+	}
+	if base.Kind != "DIBasicType" {
+		return Elem{}, fmt.Errorf("pointers to %s cannot be filled (only pointers to scalars)", strings.TrimPrefix(base.Fields["tag"], "DW_TAG_"))
+	}
+	size := base.Int("size") / 8
+	float := base.Fields["encoding"] == "DW_ATE_float"
+	var t string
+	switch {
+	case float && size == 4:
+		t = "float"
+	case float && size == 8:
+		t = "double"
+	case !float && (size == 1 || size == 2 || size == 4 || size == 8):
+		t = fmt.Sprintf("i%d", 8*size)
+	default:
+		return Elem{}, fmt.Errorf("elements of type %s cannot be filled", base.Str("name"))
+	}
+	return Elem{IRType: t, Size: size, Float: float}, nil
+}
+
+// strip follows typedefs and const/volatile qualifiers.
+func strip(m *llvmir.Module, n *llvmir.MDNode) *llvmir.MDNode {
+	for k := 0; n != nil && k < 100; k++ {
+		if n.Kind != "DIDerivedType" {
+			return n
+		}
+		switch n.Fields["tag"] {
+		case "DW_TAG_typedef", "DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type":
+			n = m.Meta[n.Ref("baseType")]
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// paramNames returns the C names of f's parameters from its DILocalVariables.
+func paramNames(m *llvmir.Module, f *llvmir.Func) []string {
+	out := make([]string, len(f.Params))
+	for _, n := range m.Meta {
+		if n.Kind == "DILocalVariable" && n.Ref("scope") == f.Dbg {
+			if a := n.Int("arg"); a >= 1 && a <= len(out) {
+				out[a-1] = n.Str("name")
+			}
+		}
+	}
+	return out
+}
+
+// paramDIType returns the debug type of parameter i of f, or -1.
+func paramDIType(m *llvmir.Module, f *llvmir.Func, i int) int {
+	for _, n := range m.Meta {
+		if n.Kind == "DILocalVariable" && n.Ref("scope") == f.Dbg && n.Int("arg") == i+1 {
+			return n.Ref("type")
+		}
+	}
+	return -1
+}
+
+type global struct {
+	typ    string
+	extern bool
+	diType int // its debug type; -1: unknown (pointer globals cannot be filled)
+}
+
+// moduleGlobals lists the module's global variables by name.
+func moduleGlobals(m *llvmir.Module) map[string]global {
+	out := map[string]global{}
+	for _, l := range m.Lines {
+		if !strings.HasPrefix(l, "@") || strings.HasPrefix(l, "@llvm.") || strings.HasPrefix(l, "@__fragprof") {
+			continue
+		}
+		eq := strings.Index(l, " = ")
+		if eq < 0 {
+			continue
+		}
+		name := strings.Trim(l[1:eq], `"`)
+		rest := strings.Fields(l[eq+3:])
+		g := global{diType: -1}
+		for k, w := range rest {
+			if w == "external" {
+				g.extern = true
+			}
+			if (w == "global" || w == "constant") && k+1 < len(rest) {
+				g.typ = rest[k+1]
+				if strings.HasPrefix(g.typ, "[") {
+					// "[4 x i32]" spans three fields.
+					end := k + 1
+					for end < len(rest) && !strings.HasSuffix(rest[end], "]") {
+						end++
+					}
+					if end < len(rest) {
+						g.typ = strings.Join(rest[k+1:end+1], " ")
+					}
+				}
+				g.typ = strings.TrimSuffix(g.typ, ",")
+				break
+			}
+		}
+		if g.typ == "" {
+			continue
+		}
+		out[name] = g
+	}
+	return out
+}
+
+// Edit returns the build edit that prepares the unit defining the function: the
+// function and bound globals made externally visible, and the unit's main set aside.
+func (h *Harness) Edit() func(m *llvmir.Module, u *instrument.Unit) error {
+	return func(m *llvmir.Module, u *instrument.Unit) error {
+		defines := false
+		for _, f := range m.Funcs {
+			if f.Name == h.Func {
+				defines = true
+				m.Replace(f.Line, exported(m.Text(f.Line)))
+			}
+		}
+		if !defines {
+			return nil
+		}
+		bound := map[string]bool{}
+		for _, b := range h.Bindings {
+			if b.Param < 0 && !b.Extern {
+				bound[b.Global] = true
+			}
+		}
+		for i, l := range m.Lines {
+			if strings.HasPrefix(l, "@") {
+				if eq := strings.Index(l, " = "); eq > 0 && bound[strings.Trim(l[1:eq], `"`)] {
+					m.Replace(i, exported(m.Text(i)))
+				}
+			}
+			if t := m.Text(i); strings.Contains(t, "@"+instrument.MainName) {
+				m.Replace(i, strings.ReplaceAll(t, "@"+instrument.MainName+"(", "@"+SetAsideMain+"("))
+			}
+		}
+		return nil
+	}
+}
+
+// exported drops internal/private linkage from a definition line.
+func exported(line string) string {
+	for _, l := range []string{" internal ", " private "} {
+		line = strings.Replace(line, l, " ", 1)
+	}
+	if strings.HasPrefix(line, "define internal ") {
+		line = "define " + line[len("define internal "):]
+	}
+	return line
+}
+
+// IR returns the text of the driver module.
+func (h *Harness) IR() string {
+	var sb strings.Builder
+	p := func(t string) string {
+		if h.opaque {
+			return "ptr"
+		}
+		return t + "*"
+	}
+	i8p := p("i8")
+	sb.WriteString("; fragprof harness for @" + h.Func + "\n")
+	for _, l := range h.triple {
+		sb.WriteString(l + "\n")
+	}
+	fmt.Fprintf(&sb, "declare i64 @__fragprof_in_i64()\ndeclare double @__fragprof_in_f64()\n")
+	fmt.Fprintf(&sb, "declare %s @__fragprof_in_array(i32, i32)\ndeclare %s @__fragprof_in_string()\n", i8p, i8p)
+	fmt.Fprintf(&sb, "declare void @__fragprof_in_array_into(%s, i64, i32, i32)\n", i8p)
+	params := make([]string, h.nparams)
+	args := make([]string, h.nparams)
+	var body strings.Builder
+	tmp := 0
+	next := func() string { tmp++; return fmt.Sprintf("%%v%d", tmp) }
+	// readScalar emits the read of one scalar of element type e; returns the value.
+	readScalar := func(e Elem, src dist.Kind) string {
+		v := next()
+		if src == dist.KindFloat {
+			fmt.Fprintf(&body, "  %s = call double @__fragprof_in_f64()\n", v)
+			switch {
+			case e.IRType == "double":
+				return v
+			case e.Float:
+				w := next()
+				fmt.Fprintf(&body, "  %s = fptrunc double %s to float\n", w, v)
+				return w
+			default:
+				w := next()
+				fmt.Fprintf(&body, "  %s = fptosi double %s to %s\n", w, v, e.IRType)
+				return w
+			}
+		}
+		fmt.Fprintf(&body, "  %s = call i64 @__fragprof_in_i64()\n", v)
+		switch {
+		case e.IRType == "i64":
+			return v
+		case e.Float:
+			w := next()
+			fmt.Fprintf(&body, "  %s = sitofp i64 %s to %s\n", w, v, e.IRType)
+			return w
+		default:
+			w := next()
+			fmt.Fprintf(&body, "  %s = trunc i64 %s to %s\n", w, v, e.IRType)
+			return w
+		}
+	}
+	for _, b := range h.Bindings {
+		srcFloat := 0
+		if b.kind == dist.KindFloatArray || b.kind == dist.KindFloat {
+			srcFloat = 1
+		}
+		float := 0
+		if b.Elem.Float {
+			float = 1
+		}
+		code := b.Elem.Size | float<<8 // element size and float flag, as harness.c reads them
+		var val string
+		switch {
+		case b.Pointer && b.String:
+			val = next()
+			fmt.Fprintf(&body, "  %s = call %s @__fragprof_in_string()\n", val, i8p)
+		case b.Pointer:
+			val = next()
+			fmt.Fprintf(&body, "  %s = call %s @__fragprof_in_array(i32 %d, i32 %d)\n", val, i8p, code, srcFloat)
+			if !h.opaque && b.IRType != "i8*" {
+				w := next()
+				fmt.Fprintf(&body, "  %s = bitcast i8* %s to %s\n", w, val, b.IRType)
+				val = w
+			}
+		case b.Array > 0:
+			ref := "@" + b.Global
+			if !h.opaque {
+				ref = fmt.Sprintf("bitcast (%s* @%s to i8*)", b.IRType, b.Global)
+			}
+			fmt.Fprintf(&body, "  call void @__fragprof_in_array_into(%s %s, i64 %d, i32 %d, i32 %d)\n", i8p, ref, b.Array, code, srcFloat)
+		default:
+			kind := dist.KindInt
+			if srcFloat == 1 {
+				kind = dist.KindFloat
+			}
+			val = readScalar(b.Elem, kind)
+		}
+		if b.Param >= 0 {
+			params[b.Param] = strings.TrimSpace(b.IRType + " " + b.Attrs)
+			args[b.Param] = strings.TrimSpace(b.IRType+" "+b.Attrs) + " " + val
+		} else if b.Array == 0 {
+			fmt.Fprintf(&body, "  store %s %s, %s @%s\n", b.IRType, val, p(b.IRType), b.Global)
+		}
+	}
+	for _, b := range h.Bindings {
+		if b.Param < 0 {
+			if b.Extern {
+				fmt.Fprintf(&sb, "@%s = global %s zeroinitializer\n", b.Global, b.IRType)
+			} else {
+				fmt.Fprintf(&sb, "@%s = external global %s\n", b.Global, b.IRType)
+			}
+		}
+	}
+	ret := h.RetType
+	fmt.Fprintf(&sb, "declare %s @%s(%s)\n", ret, h.Func, strings.Join(params, ", "))
+	fmt.Fprintf(&sb, "define i32 @%s(i32 %%argc, %s %%argv, %s %%envp) {\nentry:\n", instrument.MainName, p(i8p), p(i8p))
+	sb.WriteString(body.String())
+	if ret == "void" {
+		fmt.Fprintf(&sb, "  call void @%s(%s)\n", h.Func, strings.Join(args, ", "))
+	} else {
+		fmt.Fprintf(&sb, "  %%r = call %s @%s(%s)\n", ret, h.Func, strings.Join(args, ", "))
+	}
+	sb.WriteString("  ret i32 0\n}\n")
+	return sb.String()
+}
+
+// Encode appends the binary input stream of one trial (the layout in the package
+// comment) to dst.
+func (h *Harness) Encode(dst []byte, s *dist.Sample) []byte {
+	le := binary.LittleEndian
+	for _, b := range h.Bindings {
+		v := s.Values[b.index]
+		switch v.Kind {
+		case dist.KindInt:
+			dst = le.AppendUint64(dst, uint64(v.Int))
+		case dist.KindFloat:
+			dst = le.AppendUint64(dst, math.Float64bits(v.Float))
+		case dist.KindIntArray:
+			dst = le.AppendUint64(dst, uint64(len(v.Ints)))
+			for _, x := range v.Ints {
+				dst = le.AppendUint64(dst, uint64(x))
+			}
+		case dist.KindFloatArray:
+			dst = le.AppendUint64(dst, uint64(len(v.Floats)))
+			for _, x := range v.Floats {
+				dst = le.AppendUint64(dst, math.Float64bits(x))
+			}
+		case dist.KindString:
+			dst = le.AppendUint64(dst, uint64(len(v.Bytes)))
+			dst = append(dst, v.Bytes...)
+		}
+	}
+	return dst
+}
