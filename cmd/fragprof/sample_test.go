@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSampleHotcfgCLI runs the documented workflow end to end: sample --exact, sample,
+// hotcfg with both builders, --compare --json, --sweep and DOT.
+func TestSampleHotcfgCLI(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "loop")
+	if b, err := exec.Command("gcc", "-O2", "-g", "-o", prog, "../../examples/hot/loop.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	exact := filepath.Join(dir, "exact.cfg")
+	batches := filepath.Join(dir, "run.batches")
+	cli := func(want int, args ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if got := run(args, strings.NewReader(""), &stdout, &stderr); got != want {
+			t.Fatalf("fragprof %v: exit %d, want %d\n%s", args, got, want, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	out, errOut := cli(0, "sample", "--exact", "-o", exact, "--", prog, "20")
+	if out != "40000\n" || !strings.Contains(errOut, "instructions") {
+		t.Errorf("exact: stdout %q stderr %q", out, errOut)
+	}
+	_, errOut = cli(0, "sample", "--interval", "1ms", "--repeat", "3", "--measure-overhead", "-o", batches, "--", prog, "20")
+	if !strings.Contains(errOut, "overhead:") || !strings.Contains(errOut, "3 run(s)") {
+		t.Errorf("sample: %s", errOut)
+	}
+	out, _ = cli(0, "hotcfg", batches, "--compare", exact, "--json")
+	var c map[string]any
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("compare json: %v\n%s", err, out)
+	}
+	for _, k := range []string{"similarity", "precision", "weighted", "sampled_fraction", "edges", "hot_edges"} {
+		if _, ok := c[k]; !ok {
+			t.Errorf("compare json lacks %q: %s", k, out)
+		}
+	}
+	out, _ = cli(0, "hotcfg", batches, "--algo", "gfc", "--format", "dot")
+	if !strings.HasPrefix(out, "digraph") {
+		t.Errorf("dot: %q", out)
+	}
+	out, _ = cli(0, "hotcfg", batches)
+	if !strings.Contains(out, `"functions"`) {
+		t.Errorf("json graph: %.200s", out)
+	}
+	out, _ = cli(0, "hotcfg", batches, "--compare", exact, "--sweep")
+	if !strings.Contains(out, "#45") || !strings.Contains(out, "bursts") {
+		t.Errorf("sweep:\n%s", out)
+	}
+	cli(2, "hotcfg", batches, "--algo", "nope")
+	cli(2, "sample")
+	cli(2, "hotcfg", batches, "--sweep")
+}

@@ -1,0 +1,195 @@
+package hotcfg
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/fragprof/fragprof/cfg"
+)
+
+func TestBursts(t *testing.T) {
+	b := NewBursts(loopCode)
+	// Batch 1: four trips round the loop: the back edge is seen 3 times (the last
+	// branch has no successor in the batch). Batch 2: the loop exits into the call,
+	// which is seen entering 0x9000.
+	b.AddBatch(loopBatch(4))
+	b.AddBatch(Batch{PCs: []uint64{0x1000, 0x1002, 0x1004, 0x1006, 0x9000, 0x9001}})
+	g := b.Graph()
+	if err := g.Check(); err != nil {
+		t.Fatal(err)
+	}
+	want := "0x1000..0x1004 n=3 count=5\n  -> 0x1000 true 3\n  -> 0x1006 false 1\n0x1006..0x1006 n=1 count=1\n  -> 0x9000 call 1\n0x9000..0x9001 n=2 count=1\n"
+	if got := g.String(); got != want {
+		t.Fatalf("graph:\n%s\nwant:\n%s", got, want)
+	}
+	// Rate of the back edge: r = (3+0)/(12+6) = 1/6. Cluster standard error:
+	// Σ(c_b − r n_b)² = (3−2)² + (0−1)² = 2; sqrt(2/(2·1)) / n̄ = 1/9.
+	e := g.Edges[0]
+	if math.Abs(e.Rate-1.0/6) > 1e-12 || math.Abs(e.StdErr-1.0/9) > 1e-12 {
+		t.Errorf("back edge rate %v ± %v, want 1/6 ± 1/9", e.Rate, e.StdErr)
+	}
+	// Keep 0.5 keeps only the back edge (3 of 5 observed transitions).
+	b.Keep = 0.5
+	if g := b.Graph(); len(g.Edges) != 1 {
+		t.Errorf("Keep 0.5: %d edges, want 1", len(g.Edges))
+	}
+}
+
+func TestBurstsCompletion(t *testing.T) {
+	// Only 0x1000 is observed; completion decodes 0x1002 and 0x1004 to reach the
+	// block's terminator.
+	b := NewBursts(loopCode)
+	b.AddBatch(Batch{PCs: []uint64{0x1000}})
+	g := b.Graph()
+	if len(g.Blocks) != 1 || g.Blocks[0].Last != 0x1004 || g.Blocks[0].Insns != 3 {
+		t.Fatalf("completion:\n%s", g)
+	}
+}
+
+// exactLoop is the trace of: enter at 0x1000, loop 3 times, fall out to the call,
+// run 0x9000..0x9001 and return to 0x100b.
+func exactLoop() *Graph {
+	code := InsnTable{}
+	for k, v := range loopCode {
+		code[k] = v
+	}
+	code[0x100b] = Insn{Addr: 0x100b, Len: 1, Kind: Return}
+	tr := NewTrace(code)
+	tr.AddStart(0x1000)
+	for i := 0; i < 3; i++ {
+		tr.AddRun(0x1000, 0x1004, 3)
+		if i < 2 {
+			tr.AddTransfer(0x1004, 0x1000)
+		} else {
+			tr.AddTransfer(0x1004, 0x1006)
+		}
+	}
+	tr.AddRun(0x1006, 0x1006, 1)
+	tr.AddTransfer(0x1006, 0x9000)
+	tr.AddRun(0x9000, 0x9001, 2)
+	tr.AddTransfer(0x9001, 0x100b)
+	tr.AddRun(0x100b, 0x100b, 1)
+	return tr.Graph()
+}
+
+func TestTrace(t *testing.T) {
+	g := exactLoop()
+	if err := g.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if g.Instructions != 13 { // 3 trips of 3, the call, 2 in f, the return site
+		t.Errorf("instructions = %d, want 13", g.Instructions)
+	}
+	want := "0x1000..0x1004 n=3 count=3\n  -> 0x1000 true 2\n  -> 0x1006 false 1\n0x1006..0x1006 n=1 count=1\n  -> 0x9000 call 1\n0x100b..0x100b n=1 count=1\n0x9000..0x9001 n=2 count=1\n  -> 0x100b return 1\n"
+	if got := g.String(); got != want {
+		t.Fatalf("graph:\n%s\nwant:\n%s", got, want)
+	}
+	// As a profile, with the symbols of two functions: flow is conserved.
+	g.Symbolize(symbolizerFunc(func(a uint64) Symbol {
+		if a >= 0x9000 {
+			return Symbol{Func: "f", Entry: 0x9000}
+		}
+		return Symbol{Func: "main", Entry: 0x1000}
+	}))
+	p := g.ToProfile(nil)
+	if err := p.Check(cfg.Entered); err != nil {
+		t.Fatalf("%v\n%s", err, p.Program.Funcs[0])
+	}
+	if n := len(p.Program.Funcs); n != 2 {
+		t.Fatalf("%d functions", n)
+	}
+}
+
+type symbolizerFunc func(uint64) Symbol
+
+func (f symbolizerFunc) Symbolize(a uint64) Symbol { return f(a) }
+
+func TestCompare(t *testing.T) {
+	exact := exactLoop()
+	// Transitions: back edge 2, exit 1, call 1, return 1: total 5. Hot at 0.5 is the
+	// back edge and one of the edges of count 1 (the lowest address first: the exit):
+	// 3 ≥ 2.5.
+	if h := HotEdges(exact, 0.5); len(h) != 2 || h[0].Count != 2 || h[1].Key() != (EdgeKey{0x1004, 0x1006}) {
+		t.Fatalf("hot edges %v", h)
+	}
+	b := NewBursts(loopCode)
+	b.AddBatch(loopBatch(4))
+	c := Compare(b.Graph(), exact, 0.5)
+	// G holds only the back edge: similarity 1/2, precision 1/1, weighted 2/3.
+	if c.Similarity != 0.5 || c.Precision != 1 || math.Abs(c.Weighted-2.0/3) > 1e-12 || c.HotEdges != 2 || c.Edges != 1 {
+		t.Errorf("comparison %+v", c)
+	}
+	if c.SampledFraction != 12.0/13 { // 12 PCs sampled of 13 executed
+		t.Errorf("sampled fraction %v, want 12/13", c.SampledFraction)
+	}
+}
+
+func TestBatchFileRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.Info("cmd", "prog a b")
+	in := []Batch{
+		{Seq: 1, Time: 3 * time.Millisecond, PID: 10, TID: 10, PCs: []uint64{0x1000, 0x1002, 0x1004}},
+		{Seq: 2, Time: 6 * time.Millisecond, PID: 10, TID: 11, PCs: []uint64{0x1006, 0x9000}},
+	}
+	for _, b := range in {
+		w.Batch(b, loopCode)
+	}
+	w.Map(Mapping{0x1000, 0x2000, 0x1000, "/bin/prog"})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(bytes.NewReader(append(buf.Bytes(), "future-record 1 2\nb bad\n"...)))
+	var out []Batch
+	for r.Next() {
+		b := r.Batch()
+		b.PCs = append([]uint64(nil), b.PCs...)
+		out = append(out, b)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Errorf("batches: got %+v, want %+v", out, in)
+	}
+	if len(r.Bad()) != 1 || r.Bad()[0].Line != 12 {
+		t.Errorf("bad lines: %v", r.Bad())
+	}
+	if r.Info()["cmd"] != "prog a b" || len(r.Maps()) != 1 {
+		t.Errorf("info %v maps %v", r.Info(), r.Maps())
+	}
+	for _, pc := range []uint64{0x1000, 0x1004, 0x1006, 0x9000} {
+		if got, _ := r.Code().Insn(pc); got != loopCode[pc] {
+			t.Errorf("insn %#x = %+v, want %+v", pc, got, loopCode[pc])
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	g := exactLoop()
+	g.Maps = Maps{{0x1000, 0xa000, 0, "/bin/prog"}}
+	g.Symbolize(symbolizerFunc(func(a uint64) Symbol {
+		if a >= 0x9000 {
+			return Symbol{Func: "f", Entry: 0x9000}
+		}
+		return Symbol{Func: "main", Entry: 0x1000}
+	}))
+	var buf bytes.Buffer
+	if err := g.WriteJSON(&buf, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.String() != h.String() || h.Instructions != g.Instructions || len(h.Maps) != 1 {
+		t.Errorf("round trip:\n%s\nwant:\n%s", h, g)
+	}
+	if c := Compare(h, g, 1); c.Similarity != 1 || c.Precision != 1 {
+		t.Errorf("self-comparison %+v", c)
+	}
+	var dot bytes.Buffer
+	if err := g.WriteDot(&dot); err != nil || !bytes.Contains(dot.Bytes(), []byte("cluster_1")) {
+		t.Errorf("dot: %v\n%s", err, dot.String())
+	}
+}

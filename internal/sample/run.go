@@ -1,0 +1,108 @@
+// This file implements the locked tracer thread and the common set-up of a run.
+
+package sample
+
+import (
+	"os"
+	"os/signal"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/fragprof/fragprof/hotcfg"
+)
+
+// Stepping says how the sampler and the exact tracer advance a stopped thread.
+type Stepping uint8
+
+const (
+	// Auto uses breakpoints when the traced process has one thread, single steps
+	// otherwise.
+	Auto Stepping = iota
+	// Breakpoints plants temporary int3 at the successors of each straight-line run
+	// (the software equivalent of x86's branch trap flag).
+	Breakpoints
+	// SingleStep uses PTRACE_SINGLESTEP for every instruction.
+	SingleStep
+)
+
+var steppingNames = [...]string{"auto", "breakpoints", "singlestep"}
+
+func (s Stepping) String() string {
+	if int(s) < len(steppingNames) {
+		return steppingNames[s]
+	}
+	return "Stepping(?)"
+}
+
+// ParseStepping is the inverse of Stepping.String.
+func ParseStepping(s string) (Stepping, bool) {
+	for i, n := range steppingNames {
+		if n == s {
+			return Stepping(i), true
+		}
+	}
+	return 0, false
+}
+
+// Stats describe a traced run.
+type Stats struct {
+	Batches      int           // bursts recorded
+	Sampled      uint64        // PCs recorded
+	Skipped      int           // bursts skipped: thread inside a restartable system call or with a signal pending
+	Instructions uint64        // exact runs: instructions executed
+	Wall         time.Duration // wall time of the traced run
+	ExitCode     int           // the program's exit status (128+signal when killed)
+	Exited       bool          // the program ended (as opposed to detached)
+	Interrupted  bool          // stopped early by Ctrl-C or a bound; the tracee was detached
+	Maps         hotcfg.Maps   // executable mappings of the root process
+	Notes        []string      // forks, execs, signals worth reporting
+}
+
+// locked runs f on a new goroutine locked to its own OS thread, which exits with it
+// (so that its ptrace relationships and personality die with it).
+func locked(f func() error) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		done <- f()
+	}()
+	return <-done
+}
+
+// newTracer prepares a tracer and a cancellation flag set by SIGINT (and by the
+// caller through cancel, when not nil).
+func newTracer(t Target, cancel *atomic.Bool) (*tracer, func()) {
+	if cancel == nil {
+		cancel = new(atomic.Bool)
+	}
+	tr := &tracer{t: t, procs: map[int]*proc{}, threads: map[int]*thread{}, cancel: cancel}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel.Store(true)
+		case <-stop:
+		}
+	}()
+	return tr, func() { signal.Stop(ch); close(stop) }
+}
+
+// begin starts or attaches to the target.
+func (tr *tracer) begin() error {
+	tr.start = time.Now()
+	if tr.t.PID != 0 {
+		return tr.attach()
+	}
+	return tr.launch()
+}
+
+// stats fills the common fields of s.
+func (tr *tracer) stats(s *Stats) {
+	s.Wall = time.Since(tr.start)
+	s.ExitCode = tr.exitCode
+	s.Exited = tr.exited
+	s.Notes = tr.notes
+}
