@@ -11,6 +11,7 @@ declare -A need=(
   [csmith]=csmith        # random C programs for the oracle tests
   [dot]=graphviz         # drawing CFGs
   [gcov]=gcc             # the oracle
+  [chromium]=chromium    # the real-browser test of the HTML report
 )
 missing=()
 for cmd in "${!need[@]}"; do
