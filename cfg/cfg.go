@@ -49,6 +49,9 @@ type Func struct {
 	Line   int      // line of the definition; 0 if unknown
 	Blocks []*Block // Blocks[0] is the entry
 	Edges  []*Edge
+	// ReturnsTwice reports that the function calls setjmp (or another function that
+	// returns twice): control may come back into the middle of a block.
+	ReturnsTwice bool
 }
 
 // A Pos is a source position. Line 0 means unknown.
@@ -77,6 +80,8 @@ type Block struct {
 	Lines  []int  // sorted distinct source lines (in Start.File) holding its instructions
 	Instrs int    // number of instructions, terminator included
 	Addr   uint64 // machine blocks: address of the first instruction; 0 for IR blocks
+	Traits Traits // what its instructions do (calls, stores, returns), for the heuristics
+	Cond   Cond   // the comparison deciding its conditional branch, if it has one
 	Succs  []*Edge
 	Preds  []*Edge
 }

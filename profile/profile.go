@@ -2,6 +2,10 @@
 // of its blocks and edges summed over one or more runs. It is the one value every
 // collector produces and every report consumes, like pprof's *profile.Profile.
 //
+// Profiles are stored in a binary, versioned, checksummed file (Parse, Write,
+// WriteFile; the layout is in format.go and docs/profile-format.md) and combined by
+// Merge.
+//
 // The package is public so that other tools can read what fragprof writes.
 package profile
 
@@ -22,6 +26,16 @@ type Profile struct {
 	Counters int
 	// Runs is the number of program runs summed into Counts.
 	Runs int
+	// Extra holds the ancillary sections of a parsed file that this version of the
+	// package does not know, so that Parse → Write keeps them. Merge drops them.
+	Extra []Section
+}
+
+// A Section is a raw section of a profile file.
+type Section struct {
+	Type  uint32
+	Flags uint32
+	Data  []byte
 }
 
 // HasCounts reports whether p carries counts.

@@ -34,7 +34,7 @@ func (b *buildFlags) add(c *cobra.Command) {
 	fs.StringVar(&b.cflags, "cflags", "", "more clang flags for every source, space-separated (e.g. \"-std=c11 -Wall\")")
 	fs.StringVar(&b.ldflags, "ldflags", "", "more link flags, space-separated (-lm is always added)")
 	fs.StringVar(&b.opt, "opt", "-O2", "optimisation level of the instrumented code (counts are those of the source-level CFG whatever the level)")
-	fs.StringVar(&b.counters, "counters", "blocks", "counter placement: blocks (every block, plus the edges the CFG does not determine) or edges (every edge)")
+	fs.StringVar(&b.counters, "counters", instrument.DefaultScheme.String(), "counter placement: chords (the fewest counters: edges off a maximum spanning tree), edges (every edge) or blocks (every block, plus the edges the CFG does not determine); all three give the same counts")
 	fs.BoolVar(&b.atomic, "atomic", false, "atomic increments, for threaded programs (slower)")
 }
 

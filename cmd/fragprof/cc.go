@@ -14,7 +14,7 @@ func newCCCmd(e *env) *cobra.Command {
 		Short: "A drop-in C compiler that builds self-describing instrumented programs",
 		Long: `Cc accepts what clang accepts (-c, -o, -S, linking, several files, -I/-D, -MD...)
 and builds the same outputs, but every C translation unit is compiled to LLVM IR,
-instrumented with block counters and its CFG description, and then compiled at the
+instrumented with counters and its CFG description, and then compiled at the
 requested -O level (default -O2). Linking adds the fragprof runtime. The result runs
 like the plain build; 'fragprof count --binary PROG' (and every later method) reads
 its counts with nothing but the binary.
@@ -28,7 +28,7 @@ FILE expands to the pid) or FRAGPROF_FD=N.
 
 Environment:
   FRAGPROF_CLANG     the clang to use (default: clang, then clang-20 ... clang-14)
-  FRAGPROF_COUNTERS  counter placement, blocks (default) or edges
+  FRAGPROF_COUNTERS  counter placement: chords (default), edges or blocks
   FRAGPROF_ATOMIC=1  atomic counter increments, for threaded programs
   FRAGPROF_KEEP=1    keep the intermediate IR files
 Preprocessing-only and query invocations (-E, -M, --version, -print-*) go to clang

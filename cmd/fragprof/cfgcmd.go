@@ -17,6 +17,7 @@ func init() { register(newCfgCmd) }
 func newCfgCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var format, fn, outFile string
+	var static bool
 	c := &cobra.Command{
 		Use:   "cfg [flags] FILE.c...",
 		Short: "Print the control-flow graph of every function",
@@ -30,8 +31,19 @@ Formats: text (for people), json (docs/json.md: the count object without counts)
 dot (Graphviz: one cluster per function, blocks labelled with their source lines;
 render with 'dot -Tsvg').
 
+With --static, cfg also estimates without running anything how often each block runs
+per call and how likely each edge is: loops are found from dominators (natural
+loops of back edges), the branch heuristics of Ball and Larus (loop branch, loop
+exit, loop header, pointer, opcode, call, return, store) and LLVM's unreachable
+heuristic each predict a branch with the hit rate Wu and Larus measured, the
+predictions are combined by the Dempster–Shafer rule, and frequencies follow by
+propagation through the loop nest, innermost first (Wu and Larus 1994). These are
+the weights of the spanning tree that --counters chords builds; docs/edge-profiling.md
+explains them.
+
 Examples:
   fragprof cfg examples/newton.c
+  fragprof cfg examples/newton.c --static --func nsqrt
   fragprof cfg examples/newton.c --func nsqrt --format dot | dot -Tsvg > nsqrt.svg`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -64,6 +76,20 @@ Examples:
 			}
 			p := &profile.Profile{Program: prog, Counters: counters}
 			var render func(io.Writer) error
+			if static {
+				if format != "text" {
+					return usagef("cfg: --static prints text only (got --format %s)", format)
+				}
+				est := make([]*cfg.Static, len(prog.Funcs))
+				for i, f := range prog.Funcs {
+					est[i] = f.EstimateStatic()
+				}
+				render := func(w io.Writer) error { return report.WriteStatic(w, prog, est) }
+				if outFile == "" {
+					return render(e.stdout)
+				}
+				return writeReport(e, outFile, render)
+			}
 			switch format {
 			case "text":
 				render = func(w io.Writer) error { return report.WriteText(w, p, sourceFiles) }
@@ -83,6 +109,7 @@ Examples:
 	bf.add(c)
 	c.Flags().StringVar(&format, "format", "text", "output `FORMAT`: text, json or dot")
 	c.Flags().StringVar(&fn, "func", "", "print only the function `NAME`")
+	c.Flags().BoolVar(&static, "static", false, "print static estimates: block frequencies per call and edge probabilities")
 	c.Flags().StringVarP(&outFile, "output", "o", "", "write to `FILE` instead of stdout")
 	return c
 }

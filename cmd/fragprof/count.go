@@ -17,8 +17,10 @@ func init() { register(newCountCmd) }
 
 func newCountCmd(e *env) *cobra.Command {
 	var bf buildFlags
+	var pf profileFlags
 	var jsonOut bool
 	var format, outFile, binary string
+	var htmlFile string
 	c := &cobra.Command{
 		Use:   "count [flags] FILE.c... [-- ARGS...]   |   count --binary PROG [flags] [-- ARGS...]",
 		Short: "Run a program once and print the exact count of every block and edge",
@@ -30,14 +32,18 @@ with the call count of each function.
 The program's stdin, stdout, stderr and exit status pass through untouched: the report
 goes to stderr, or to the file named by -o. Counts survive exit(), return from main,
 and fatal signals (SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are
-lost only on _exit() and SIGKILL.
+lost only on _exit() and SIGKILL, unless --continuous keeps them in a mapped file.
+--profile FILE also writes them to a profile file for 'fragprof merge', 'show',
+'export', 'diff' and 'pgo'.
 
 Every count is exact and checked for flow conservation before it is printed: a block's
 count is the sum of its in-edges, and (when main returns) the sum of its out-edges.
 
 Examples:
   fragprof count examples/newton.c <<< 400
+  fragprof count prog.c --profile run1.fpp -- input1 && fragprof show run1.fpp
   fragprof count -I include -D N=10 prog.c util.c --json -o counts.json -- in.txt
+  fragprof count examples/newton.c --report newton.html <<< 400
   make CC="fragprof cc" && fragprof count --binary ./prog -- args < input`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -73,12 +79,15 @@ Examples:
 			} else if abs, err := filepath.Abs(binary); err == nil {
 				bin = abs
 			}
-			d, st, err := exec.Run(bg(), exec.Command{Path: bin, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Dir: dir})
+			d, st, err := exec.Run(bg(), exec.Command{Path: bin, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Dir: dir, Env: pf.env()})
 			if err != nil {
 				return err
 			}
 			p, err := d.Profile()
 			if err != nil {
+				return err
+			}
+			if err := pf.save(e, d, p); err != nil {
 				return err
 			}
 			if jsonOut {
@@ -95,6 +104,9 @@ Examples:
 			}); err != nil {
 				return err
 			}
+			if err := writeCountHTML(e, htmlFile, p); err != nil {
+				return err
+			}
 			if code := st.ShellCode(); code != 0 {
 				return exitError{code}
 			}
@@ -102,9 +114,11 @@ Examples:
 		},
 	}
 	bf.add(c)
+	pf.add(c)
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/json.md); the same as --format json")
 	c.Flags().StringVar(&format, "format", "text", "report `FORMAT`: text, json or dot (the CFG with counts, for Graphviz)")
 	c.Flags().StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
+	c.Flags().StringVar(&htmlFile, "report", "", "also write the HTML page of the counts ('fragprof report') to `FILE`")
 	c.Flags().StringVar(&binary, "binary", "", "run `PROG`, a program built by 'fragprof cc', instead of building C files")
 	return c
 }

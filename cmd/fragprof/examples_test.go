@@ -41,7 +41,7 @@ type want struct {
 
 var (
 	reDirective = regexp.MustCompile(`^// (stdin|args|exit|signal): ?(.*)$`)
-	reWant      = regexp.MustCompile(`// (want|calls) (.*)$`)
+	reWant      = regexp.MustCompile(`// (want|calls) ((?:[\w.]+=)?\d+(?:\s+(?:[\w.]+=)?\d+)*)`)
 )
 
 var signals = map[string]int{"SIGSEGV": 11, "SIGABRT": 6, "SIGFPE": 8, "SIGBUS": 7}
@@ -222,7 +222,7 @@ func TestExampleCounts(t *testing.T) {
 		if len(ex.wants) == 0 {
 			continue
 		}
-		for _, scheme := range []string{"blocks", "edges"} {
+		for _, scheme := range []string{"chords", "blocks", "edges"} {
 			t.Run(filepath.Base(file)+"/"+scheme, func(t *testing.T) {
 				t.Parallel()
 				p := countExample(t, ex, "--counters", scheme)

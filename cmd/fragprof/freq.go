@@ -114,6 +114,7 @@ func newFreqCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var in inputFlags
 	var binary, format, outFile, isolation, moment, fn string
+	var htmlFile string
 	var jsonOut, failNonZero bool
 	var eps, relEps, gamma, c0 float64
 	var nmin, maxTrials uint64
@@ -158,7 +159,7 @@ stderr when it is a terminal; Ctrl-C stops and prints the partial result.
 Examples:
   fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' \
       --eps 0.3 --gamma 0.95
-  fragprof freq prog.c --inputs model.toml --json -o est.json
+  fragprof freq prog.c --inputs model.toml --json -o est.json --report est.html
   fragprof freq --binary ./prog --inputs model.toml --jobs 8
   fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' --replay 17`,
 		Args: cobra.ArbitraryArgs,
@@ -253,7 +254,7 @@ Examples:
 			}
 			f := &report.Freq{Result: res, Rule: th, Seed: in.seed, Counters: counters, Inputs: inputLines(model)}
 			f.Replay = "fragprof freq ... --seed " + fmt.Sprint(in.seed) + " --replay %d"
-			return writeReport(e, outFile, func(w io.Writer) error {
+			if err := writeReport(e, outFile, func(w io.Writer) error {
 				switch format {
 				case "json":
 					return report.WriteFreqJSON(w, f)
@@ -261,7 +262,10 @@ Examples:
 					return report.WriteFreqDOT(w, f)
 				}
 				return report.WriteFreqText(w, f, sourceFiles)
-			})
+			}); err != nil {
+				return err
+			}
+			return writeFreqHTML(e, htmlFile, f)
 		},
 	}
 	bf.add(c)
@@ -285,6 +289,7 @@ Examples:
 	fs.BoolVar(&jsonOut, "json", false, "the same as --format json")
 	fs.StringVar(&format, "format", "text", "report `FORMAT`: text, json (docs/json.md) or dot (the CFG with estimates)")
 	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
+	fs.StringVar(&htmlFile, "report", "", "also write the HTML page of the estimates ('fragprof report') to `FILE`")
 	return c
 }
 

@@ -35,7 +35,7 @@ type arg struct {
 }
 
 // CC compiles and links as clang would with args, instrumenting every C source. The
-// counter scheme comes from $FRAGPROF_COUNTERS (blocks or edges) and atomic updates
+// counter scheme comes from $FRAGPROF_COUNTERS (chords, edges or blocks) and atomic updates
 // from $FRAGPROF_ATOMIC=1.
 func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) error {
 	var parsed []arg
@@ -87,7 +87,7 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 	if opt == "" {
 		opt = "-O2"
 	}
-	scheme := instrument.Blocks
+	scheme := instrument.DefaultScheme
 	if s := os.Getenv("FRAGPROF_COUNTERS"); s != "" {
 		var err error
 		if scheme, err = instrument.ParseScheme(s); err != nil {

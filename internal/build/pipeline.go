@@ -148,8 +148,17 @@ func (t *Toolchain) Runtime(ctx context.Context) (string, error) {
 	}
 	defer os.RemoveAll(srcDir)
 	var unity strings.Builder
-	for name, data := range fpruntime.Files() {
-		if err := os.WriteFile(filepath.Join(srcDir, name), data, 0o644); err != nil {
+	// The feature macro goes first, so that no file's system headers are read
+	// without it; the files follow in name order, so the object is reproducible.
+	unity.WriteString("#define _GNU_SOURCE\n")
+	files := fpruntime.Files()
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := os.WriteFile(filepath.Join(srcDir, name), files[name], 0o644); err != nil {
 			return "", err
 		}
 		if strings.HasSuffix(name, ".c") {

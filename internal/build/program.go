@@ -84,6 +84,7 @@ func (t *Toolchain) Analyze(ctx context.Context, stderr io.Writer, spec Spec, di
 		if err != nil {
 			return nil, 0, err
 		}
+		m.SetSource(src)
 		for _, f := range m.Funcs {
 			g := m.CFG(f)
 			if err := g.Check(); err != nil {

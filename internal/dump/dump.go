@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"syscall"
 
 	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/instrument"
@@ -22,7 +23,26 @@ type Dump struct {
 	Signal       int  // the fatal signal that caused the dump, or 0
 	Pid          int
 	Units        []Unit
+	// Continuous reports a dump written in continuous mode: the counters lived in the
+	// file while the program ran (runtime/c/fragprof_rt.c).
+	Continuous bool
+	// Finished reports that the runtime completed the dump (at exit or on a signal).
+	// A continuous dump without it comes from a program that was killed (SIGKILL,
+	// _exit): its counts are those of the moment it stopped.
+	Finished bool
+	// Warnings are filled by Profile: what the reader of the counts should know
+	// (counts near a stopping point that may be off by one, schemes that fell back).
+	Warnings []string
 }
+
+// Header flags (offset 28).
+const (
+	flagContinuous = 1 // page-aligned counter blocks, the counters lived in the file
+	flagFinished   = 2 // the runtime completed the dump
+)
+
+// pageSize is the alignment of counter blocks in a continuous dump.
+const pageSize = instrument.CounterPage
 
 // A Unit is one translation unit's plan and counter values.
 type Unit struct {
@@ -48,6 +68,9 @@ func Parse(name string, data []byte) (*Dump, error) {
 	}
 	n := le.Uint32(data[12:])
 	d := &Dump{MainReturned: le.Uint32(data[16:]) != 0, Signal: int(le.Uint32(data[20:])), Pid: int(le.Uint32(data[24:]))}
+	flags := le.Uint32(data[28:])
+	d.Continuous = flags&flagContinuous != 0
+	d.Finished = !d.Continuous || flags&flagFinished != 0
 	off := 32
 	for i := uint32(0); i < n; i++ {
 		if off+8 > len(data) {
@@ -56,10 +79,15 @@ func Parse(name string, data []byte) (*Dump, error) {
 		nc, ml := int(le.Uint32(data[off:])), int(le.Uint32(data[off+4:]))
 		off += 8
 		pad := (8 - ml%8) % 8
-		if nc > maxSize/8 || ml > maxSize || off+ml+pad+8*nc > len(data) {
+		span := 8 * nc
+		if d.Continuous {
+			pad = (pageSize - (off+ml)%pageSize) % pageSize
+			span = 8 * instrument.PaddedCounters(nc)
+		}
+		if nc > maxSize/8 || ml > maxSize || off+ml+pad+span > len(data) {
 			return nil, bad("truncated at unit %d", i)
 		}
-		u, err := instrument.Decode(data[off : off+ml])
+		u, err := decodeMeta(data[off : off+ml])
 		if err != nil {
 			return nil, fmt.Errorf("%s: unit %d: %v", name, i, err)
 		}
@@ -71,7 +99,7 @@ func Parse(name string, data []byte) (*Dump, error) {
 		for k := range vals {
 			vals[k] = le.Uint64(data[off+8*k:])
 		}
-		off += 8 * nc
+		off += span
 		d.Units = append(d.Units, Unit{Unit: u, Counters: vals})
 	}
 	if off != len(data) {
@@ -81,13 +109,25 @@ func Parse(name string, data []byte) (*Dump, error) {
 }
 
 // Flow returns how strictly flow conservation can be checked on this dump's counts:
-// Conserved when main returned, Entered otherwise.
+// Conserved when main returned and no function calls setjmp (a longjmp leaves frames
+// without returning), Entered otherwise.
 func (d *Dump) Flow() cfg.Flow {
-	if d.MainReturned {
-		return cfg.Conserved
+	if !d.MainReturned || !d.Finished {
+		return cfg.Entered
 	}
-	return cfg.Entered
+	for _, u := range d.Units {
+		for _, fp := range u.Unit.Funcs {
+			if fp.Func.ReturnsTwice {
+				return cfg.Entered
+			}
+		}
+	}
+	return cfg.Conserved
 }
+
+// stoppedAbruptly reports whether an activation may have stopped in a block without
+// a call: the program died of a signal or was killed.
+func (d *Dump) stoppedAbruptly() bool { return d.Signal != 0 || !d.Finished }
 
 // Profile reconstructs every block and edge count and returns them as a profile,
 // functions in source order. It checks flow conservation and fails rather than return
@@ -95,12 +135,34 @@ func (d *Dump) Flow() cfg.Flow {
 func (d *Dump) Profile() (*profile.Profile, error) {
 	p := &profile.Profile{Program: &cfg.Program{}, Runs: 1}
 	counts := map[*cfg.Func]cfg.Counts{}
+	d.Warnings = nil
+	abrupt := d.stoppedAbruptly()
+	chords := false
+	var adjusted []string
 	for _, u := range d.Units {
 		off := 0
 		for _, fp := range u.Unit.Funcs {
-			c, err := fp.Reconstruct(u.Counters[off : off+len(fp.Counters)])
+			vals := u.Counters[off : off+len(fp.Counters)]
+			var c cfg.Counts
+			var err error
+			if abrupt {
+				var adj bool
+				c, adj, err = fp.ReconstructTolerant(vals)
+				if adj {
+					adjusted = append(adjusted, fp.Func.Name)
+				}
+			} else {
+				c, err = fp.Reconstruct(vals)
+			}
 			if err != nil {
+				if abrupt {
+					return nil, fmt.Errorf("%v (the run %s where chord counters cannot tell; count it with --counters blocks or edges)", err, d.stopText())
+				}
 				return nil, err
+			}
+			chords = chords || fp.Scheme == instrument.Chords
+			if fp.Fallback != "" {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("function %s %s", fp.Func.Name, fp.Fallback))
 			}
 			off += len(fp.Counters)
 			p.Program.Funcs = append(p.Program.Funcs, fp.Func)
@@ -112,10 +174,29 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 	for _, f := range p.Program.Funcs {
 		p.Counts = append(p.Counts, counts[f])
 	}
+	if !d.Finished {
+		d.Warnings = append(d.Warnings, "the program was killed before it could finish (continuous mode kept the counts up to that moment)")
+	}
+	if abrupt && chords {
+		w := fmt.Sprintf("the run %s: if the signal came from outside (not raised by a call or a faulting instruction of the program), the counts of the blocks where the active functions stopped may be off by one under --counters chords (blocks and edges count exactly)", d.stopText())
+		if len(adjusted) > 0 {
+			w += fmt.Sprintf("; in %v a stop outside a call was found and accounted for", adjusted)
+		}
+		d.Warnings = append(d.Warnings, w)
+	}
+	flow := d.Flow()
 	for i, f := range p.Program.Funcs {
-		if err := f.CheckFlow(p.Counts[i], d.Flow()); err != nil {
+		if err := f.CheckFlow(p.Counts[i], flow); err != nil {
 			return nil, fmt.Errorf("counts fail flow conservation (please report this as a fragprof bug): %v", err)
 		}
 	}
 	return p, nil
+}
+
+// stopText says how the run stopped, for messages.
+func (d *Dump) stopText() string {
+	if !d.Finished {
+		return "was killed"
+	}
+	return fmt.Sprintf("ended by signal %s", syscall.Signal(d.Signal))
 }

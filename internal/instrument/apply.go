@@ -49,6 +49,9 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		}
 	}
 	u := &Unit{Source: opt.Source, Scheme: opt.Scheme}
+	if opt.Source != "" {
+		m.SetSource(opt.Source)
+	}
 	var irFuncs []*llvmir.Func
 	for _, f := range m.Funcs {
 		if strings.Contains(m.Lines[f.Line], " available_externally ") {

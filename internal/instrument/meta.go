@@ -23,8 +23,12 @@ type metaFunc struct {
 	File     string      `json:"file"`
 	Line     int         `json:"line"`
 	Blocks   []metaBlock `json:"blocks"`
-	Edges    [][4]any    `json:"edges"`    // from, to, kind, case
-	Counters [][3]int    `json:"counters"` // block, edge, place
+	Edges    [][4]any    `json:"edges"`              // from, to, kind, case
+	Counters [][3]int    `json:"counters"`           // block, edge, place
+	Scheme   string      `json:"scheme,omitempty"`   // when it differs from the unit's
+	Fallback string      `json:"fallback,omitempty"` // why
+	Exits    []int       `json:"exits,omitempty"`    // chords: blocks joined to the virtual exit
+	Setjmp   bool        `json:"setjmp,omitempty"`
 }
 
 type metaBlock struct {
@@ -56,6 +60,10 @@ func (u *Unit) Encode() ([]byte, error) {
 		for _, c := range p.Counters {
 			mf.Counters = append(mf.Counters, [3]int{c.Block, c.Edge, int(c.Place)})
 		}
+		if p.Scheme != u.Scheme {
+			mf.Scheme = p.Scheme.String()
+		}
+		mf.Fallback, mf.Exits, mf.Setjmp = p.Fallback, p.Exits, f.ReturnsTwice
 		mu.Funcs = append(mu.Funcs, mf)
 	}
 	return json.Marshal(mu)
@@ -76,7 +84,7 @@ func Decode(blob []byte) (*Unit, error) {
 	}
 	u := &Unit{Source: mu.Source, Scheme: s}
 	for _, mf := range mu.Funcs {
-		f := &cfg.Func{Name: mf.Name, File: mf.File, Line: mf.Line}
+		f := &cfg.Func{Name: mf.Name, File: mf.File, Line: mf.Line, ReturnsTwice: mf.Setjmp}
 		for _, mb := range mf.Blocks {
 			b := f.AddBlock(mb.Label)
 			b.Start, b.End = pos(mb.Start), pos(mb.End)
@@ -98,7 +106,18 @@ func Decode(blob []byte) (*Unit, error) {
 		if err := f.Check(); err != nil {
 			return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
 		}
-		p := &FuncPlan{Func: f}
+		p := &FuncPlan{Func: f, Scheme: s, Fallback: mf.Fallback}
+		if mf.Scheme != "" {
+			if p.Scheme, err = ParseScheme(mf.Scheme); err != nil {
+				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: %v", mf.Name, err)
+			}
+		}
+		for _, b := range mf.Exits {
+			if b < 0 || b >= len(f.Blocks) {
+				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: exit block %d", mf.Name, b)
+			}
+		}
+		p.Exits = mf.Exits
 		for _, mc := range mf.Counters {
 			if mc[0] >= len(f.Blocks) || mc[1] >= len(f.Edges) || (mc[0] < 0) == (mc[1] < 0) {
 				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: counter %v", mf.Name, mc)

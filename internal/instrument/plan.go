@@ -19,9 +19,16 @@ const (
 	Blocks Scheme = iota
 	// Edges counts every edge and the entry block.
 	Edges
+	// Chords counts only the edges outside a maximum-weight spanning tree (chords.go):
+	// the fewest counters that determine every count (Knuth 1973; Ball and Larus
+	// 1994). It is the default.
+	Chords
 )
 
-var schemeNames = [...]string{"blocks", "edges"}
+// DefaultScheme is the scheme of every collecting command unless told otherwise.
+const DefaultScheme = Chords
+
+var schemeNames = [...]string{"blocks", "edges", "chords"}
 
 func (s Scheme) String() string { return schemeNames[s] }
 
@@ -32,7 +39,7 @@ func ParseScheme(s string) (Scheme, error) {
 			return Scheme(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown counter scheme %q (want blocks or edges)", s)
+	return 0, fmt.Errorf("unknown counter scheme %q (want chords, edges or blocks)", s)
 }
 
 // Place says where a counter's increment goes in the IR.
@@ -55,22 +62,27 @@ type Counter struct {
 type FuncPlan struct {
 	Func     *cfg.Func
 	Counters []Counter
+	// Scheme is the scheme the plan follows; it differs from the one asked for when
+	// chords cannot be used (Fallback says why).
+	Scheme   Scheme
+	Fallback string
+	// Exits lists, for the chords scheme, the blocks joined to the virtual exit:
+	// blocks without successors and blocks with a call that may not return.
+	Exits []int
 }
 
 // PlanFunc places counters on f under scheme s.
 func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan {
-	p := &FuncPlan{Func: f}
-	edge := func(e *cfg.Edge) {
-		c := Counter{Block: -1, Edge: e.ID, Place: SplitEdge}
-		switch {
-		case len(e.From.Succs) == 1:
-			c.Place = BeforeTerm
-		case len(e.To.Preds) == 1 && e.To.ID != 0:
-			// Counting at the target's entry counts the edge, as no other edge enters.
-			c.Place = AtEntry
+	if s == Chords {
+		if f.ReturnsTwice {
+			p := PlanFunc(f, Blocks)
+			p.Fallback = "calls setjmp: control may return into the middle of a block, which breaks flow conservation; block counters used"
+			return p
 		}
-		p.Counters = append(p.Counters, c)
+		return planChords(f)
 	}
+	p := &FuncPlan{Func: f, Scheme: s}
+	edge := func(e *cfg.Edge) { p.Counters = append(p.Counters, edgeCounter(e)) }
 	switch s {
 	case Blocks:
 		for _, b := range f.Blocks {
@@ -109,10 +121,18 @@ func derivedEdge(b *cfg.Block) *cfg.Edge {
 }
 
 // Reconstruct turns a function's counter values (in plan order) into the count of
-// every block and edge, solving the flow equations "a block's count is the sum of its
-// in-edges" and "the entry's count is the number of calls". It fails if the values
-// contradict each other or leave a count undetermined (a plan that cannot be solved).
+// every block and edge. It fails if the values contradict each other or leave a count
+// undetermined (a plan that cannot be solved).
 func (p *FuncPlan) Reconstruct(vals []uint64) (cfg.Counts, error) {
+	if p.Scheme == Chords {
+		return p.reconstructChords(vals, nil)
+	}
+	return p.reconstructInFlow(vals)
+}
+
+// reconstructInFlow solves the flow equations "a block's count is the sum of its
+// in-edges" and "the entry's count is the number of calls", which hold on every run.
+func (p *FuncPlan) reconstructInFlow(vals []uint64) (cfg.Counts, error) {
 	f := p.Func
 	if len(vals) != len(p.Counters) {
 		return cfg.Counts{}, fmt.Errorf("function %s: %d counter values for %d counters", f.Name, len(vals), len(p.Counters))

@@ -55,5 +55,6 @@ func (m *Module) CFG(f *Func) *cfg.Func {
 			g.AddEdge(g.Blocks[i], index[t.Label], targetKind[t.Kind], t.Case)
 		}
 	}
+	m.annotate(g, f)
 	return g
 }

@@ -118,7 +118,26 @@ func (m *Module) Location(id int) (Loc, bool) {
 	}
 	l := Loc{Line: n.Int("line"), Col: n.Int("column")}
 	l.File, l.Dir = m.scopeFile(n.Ref("scope"))
+	l.File = m.asGiven(l)
 	return l, true
+}
+
+// SetSource tells the module the name its main source file was given under on the
+// command line. clang records a file under the compilation directory relative to it
+// (and may spell it otherwise); locations in that file then report the name as given,
+// as fragprof's reports promise.
+func (m *Module) SetSource(given string) {
+	if abs, err := filepath.Abs(given); err == nil {
+		m.given, m.givenAbs = given, filepath.Clean(abs)
+	}
+}
+
+// asGiven returns the name to report for the file of l.
+func (m *Module) asGiven(l Loc) string {
+	if m.given != "" && l.File != "" && filepath.Clean(l.Path()) == m.givenAbs {
+		return m.given
+	}
+	return l.File
 }
 
 // Subprogram returns the name, file and line of a DISubprogram.
@@ -129,6 +148,7 @@ func (m *Module) Subprogram(id int) (name string, loc Loc, ok bool) {
 	}
 	loc.Line = n.Int("line")
 	loc.File, loc.Dir = m.fileOf(n)
+	loc.File = m.asGiven(loc)
 	return n.Str("name"), loc, true
 }
 

@@ -32,6 +32,9 @@ type Module struct {
 	maxMeta  int
 	edits    []edit
 	replaced map[int]string
+	given    string          // the main source as given on the command line (SetSource)
+	givenAbs string          // its absolute path
+	noReturn map[string]bool // see mayNotReturn
 }
 
 // A Func is a function definition.

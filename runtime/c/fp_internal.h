@@ -38,4 +38,19 @@ void __fragprof_flush_extra(int sig);
 /* __fragprof_write_record writes one framed record to the extra channel. */
 int __fragprof_write_record(uint32_t type, const void *p, uint32_t len);
 
+/* Fragment timing (timing.c): the entry points of FP_BEGIN/FP_END and of the func:NAME
+ * edit, and what the timer probe (internal/timing/csrc/probe.c) calls. Timers are numbered
+ * 0 tsc, 1 rdtscp, 2 monotonic, 3 monotonic_raw, 4 process, 5 thread. */
+void __fragprof_frag_begin(int *slot, const char *name);
+void __fragprof_frag_end(int *slot, const char *name);
+int __fragprof_timer_count(void);
+const char *__fragprof_timer_name(int t);
+int __fragprof_timer_selected(void);
+int __fragprof_timer_use(int t);
+uint64_t __fragprof_timer_now(void);
+double __fragprof_timer_res(int t);
+int __fragprof_tsc_invariant(void);
+double __fragprof_tsc_calibrate(double *span_ns);
+void __fragprof_timer_overhead(double *median, double *minimum);
+
 #endif

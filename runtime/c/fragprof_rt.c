@@ -178,7 +178,9 @@ static void install(void) {
 		strcpy(out_path, path);
 	if (out_fd < 0 && !out_path[0] && !(ctl && *ctl))
 		return; /* nobody asked for counts: stay out of the program's way */
-	cont_init(); /* continuous mode, if asked for (section at the end) */
+	if (!(ctl && *ctl))
+		cont_init(); /* continuous mode, if asked for (section at the end); never
+		              * under the fork server, whose trials dump to their own memfd */
 	static char altstack[1 << 16];
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
 	sigaltstack(&ss, 0);

@@ -1,0 +1,82 @@
+// This file implements `fragprof export`.
+
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/profile"
+)
+
+func init() { register(newExportCmd) }
+
+func newExportCmd(e *env) *cobra.Command {
+	var format, fn, outFile string
+	c := &cobra.Command{
+		Use:   "export FILE.fpp --format json|dot|pprof [-o OUT]",
+		Short: "Convert a profile file to JSON, Graphviz DOT or pprof",
+		Long: `Export converts a profile file for other tools.
+
+  json   the object 'fragprof count --json' prints (docs/json.md): every function
+         with its blocks and edges and their counts, "runs" (the runs summed) and
+         "counters" (how many counters the instrumented binary carried).
+  dot    Graphviz: one cluster per function, blocks and edges labelled with their
+         counts; render with 'dot -Tsvg'. The exact output is not stable.
+  pprof  pprof's format (gzipped protocol buffers, via github.com/google/pprof):
+         one sample per executed block, valued by its executions and by executions
+         × IR instructions, located at the file:line where the block starts, with
+         the block's label as a tag. 'go tool pprof -top', '-list FUNC' (run from
+         the sources' directory) and the web UI ('-http=:8080') open it.
+
+The output goes to stdout, or atomically to the file named by -o; pprof output is
+binary, so -o is required for it unless stdout is redirected.
+
+Examples:
+  fragprof export all.fpp --format json -o all.json
+  fragprof export all.fpp --format dot --func parse | dot -Tsvg > parse.svg
+  fragprof export all.fpp --format pprof -o all.pb.gz && go tool pprof -top all.pb.gz`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("export: name one profile file (got %d arguments)", len(args))
+			}
+			var render func(io.Writer, *profile.Profile) error
+			switch format {
+			case "json":
+				render = report.WriteJSON
+			case "dot":
+				render = report.WriteDOT
+			case "pprof":
+				render = report.WritePprof
+			case "":
+				return usagef("export: choose --format json, dot or pprof")
+			default:
+				return usagef("export: --format %q: want json, dot or pprof", format)
+			}
+			p, err := profile.ParseFile(args[0])
+			if err != nil {
+				return err
+			}
+			if format == "pprof" && !p.HasCounts() {
+				return fmt.Errorf("%s holds a CFG without counts: pprof needs counts", args[0])
+			}
+			if fn != "" {
+				if p, err = onlyFunc(p, fn, args[0]); err != nil {
+					return err
+				}
+			}
+			if outFile == "" {
+				return render(e.stdout, p)
+			}
+			return writeReport(e, outFile, func(w io.Writer) error { return render(w, p) })
+		},
+	}
+	c.Flags().StringVar(&format, "format", "", "output `FORMAT`: json, dot or pprof")
+	c.Flags().StringVar(&fn, "func", "", "export only the function `NAME`")
+	c.Flags().StringVarP(&outFile, "output", "o", "", "write to `FILE` instead of stdout")
+	return c
+}

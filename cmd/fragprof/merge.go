@@ -1,0 +1,103 @@
+// This file implements `fragprof merge`.
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fragprof/fragprof/profile"
+)
+
+func init() { register(newMergeCmd) }
+
+func newMergeCmd(e *env) *cobra.Command {
+	var out, weights string
+	var skip bool
+	c := &cobra.Command{
+		Use:   "merge FILE.fpp... -o OUT.fpp [--weights W1,W2,...] [--skip-mismatched]",
+		Short: "Sum profile files from many runs or machines into one",
+		Long: `Merge reads profile files written by 'fragprof count --profile' (or by merge
+itself) and writes one profile holding their sums: every block and edge count, and
+the number of runs. Profiles from different machines or shards merge the same way;
+merging is commutative and associative, so the order and the grouping of the inputs
+never change the result.
+
+Before summing, merge checks that the inputs describe the same program: a function
+(matched by name and source file) whose control-flow graph differs between two
+inputs — the program was edited or built differently between the runs — is an error
+that names the function and both files. --skip-mismatched drops such functions from
+the result instead, with a warning for each. A damaged or truncated file is detected
+by its checksum and named.
+
+--weights multiplies each input's counts and runs by a positive integer, one weight
+per input in order (like llvm-profdata merge -weighted-input), to make one input
+count more than another. The output is written atomically (a temporary file renamed
+into place), so it may be one of the inputs.
+
+Functions present in some inputs only are kept with the counts they have. The
+"counters" figure is kept when all inputs agree and becomes 0 (unknown) otherwise.
+
+Examples:
+  fragprof count prog.c --profile run1.fpp < input1
+  fragprof count prog.c --profile run2.fpp < input2
+  fragprof merge run1.fpp run2.fpp -o all.fpp
+  fragprof merge all.fpp nightly.fpp --weights 1,3 -o all.fpp
+  fragprof merge shard-*.fpp -o total.fpp --skip-mismatched`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("merge: name the profile files to merge")
+			}
+			if out == "" {
+				return usagef("merge: name the output with -o FILE")
+			}
+			opt := profile.MergeOptions{SkipMismatched: skip}
+			if weights != "" {
+				for _, w := range strings.Split(weights, ",") {
+					v, err := strconv.ParseUint(strings.TrimSpace(w), 10, 64)
+					if err != nil || v == 0 {
+						return usagef("merge: --weights: %q is not a positive integer", w)
+					}
+					opt.Weights = append(opt.Weights, v)
+				}
+				if len(opt.Weights) != len(args) {
+					return usagef("merge: --weights has %d weights for %d files", len(opt.Weights), len(args))
+				}
+			}
+			srcs := make([]*profile.Profile, len(args))
+			for i, a := range args {
+				p, err := profile.ParseFile(a)
+				if err != nil {
+					return err
+				}
+				srcs[i] = p
+			}
+			m, skipped, err := profile.MergeWith(srcs, opt)
+			var me *profile.MismatchError
+			if errors.As(err, &me) {
+				return fmt.Errorf("merge: function %s (%s) differs between %s and %s: the program changed between the runs (use --skip-mismatched to drop it)",
+					me.Func, me.File, args[me.A], args[me.B])
+			}
+			if err != nil {
+				return fmt.Errorf("merge: %v", err)
+			}
+			for _, s := range skipped {
+				fmt.Fprintf(e.stderr, "fragprof: warning: merge: dropped function %s (%s): it differs between %s and %s\n",
+					s.Func, s.File, args[s.A], args[s.B])
+			}
+			if err := m.WriteFile(out); err != nil {
+				return fmt.Errorf("merge: %v", err)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "", "write the merged profile to `FILE`")
+	c.Flags().StringVar(&weights, "weights", "", "multiply the inputs' counts by `W1,W2,...` (one positive integer per input)")
+	c.Flags().BoolVar(&skip, "skip-mismatched", false, "drop functions whose CFG differs between inputs, with a warning, instead of failing")
+	return c
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runFragprof runs fragprof in-process.
+func runFragprof(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, strings.NewReader(""), &o, &e)
+	return o.String(), e.String(), code
+}
+
+// TestTraceModelCLI runs the metalayer's commands end to end on the Brusselator:
+// trace → model build → show → predict → advise.
+func TestTraceModelCLI(t *testing.T) {
+	dir := t.TempDir()
+	traces := filepath.Join(dir, "traces")
+	model := filepath.Join(dir, "bru.model")
+	_, stderr, code := runFragprof(t, "trace", "../../examples/predict/brusselator.c",
+		"--input", "K = choice(1, 2, 4, 8, 16, 32)", "--stdin", `{K}\n`, "--trials", "20", "--clock", "thread", "-o", traces)
+	if code != 0 {
+		t.Fatalf("trace: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "20 trials") || !strings.Contains(stderr, "3 checkpoints (end, row, start)") {
+		t.Errorf("trace summary:\n%s", stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(traces, "*.fpt"))
+	if len(files) != 20 {
+		t.Errorf("%d trace files", len(files))
+	}
+	_, stderr, code = runFragprof(t, "model", "build", traces, "-o", model)
+	if code != 0 {
+		t.Fatalf("model build: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "held-out runs (4)") {
+		t.Errorf("model build:\n%s", stderr)
+	}
+	out, stderr, code := runFragprof(t, "model", "show", model)
+	if code != 0 {
+		t.Fatalf("model show: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"direct baseline (Extra-P form", "i := i + 1", "K := $K"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("model show lacks %q:\n%s", want, out)
+		}
+	}
+	// The loop's rule, one way or its complement (which arc gets the condition
+	// depends on which passes the significance test first with 16 runs).
+	if !strings.Contains(out, "row → row when #row < $K\n  row → end otherwise") &&
+		!strings.Contains(out, "row → end when #row ≥ $K\n  row → row otherwise") {
+		t.Errorf("model show: no loop rule on #row and $K:\n%s", out)
+	}
+	out, _, code = runFragprof(t, "model", "show", model, "--json")
+	var m map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || m["format"] != "fragprof-model" {
+		t.Errorf("model show --json: exit %d, %.200s", code, out)
+	}
+	out, stderr, code = runFragprof(t, "model", "predict", model, "--set", "K=20", "--json")
+	var p struct {
+		Predicted float64            `json:"predicted_ns"`
+		Interval  [2]float64         `json:"interval_ns"`
+		Vars      map[string]float64 `json:"vars"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+		t.Fatalf("predict --json: exit %d\n%s%s", code, out, stderr)
+	}
+	if !(p.Interval[0] <= p.Predicted && p.Predicted <= p.Interval[1] && p.Predicted > 0) || p.Vars["K"] != 20 || p.Vars["i"] != 19 {
+		t.Errorf("prediction %+v", p)
+	}
+	out, _, code = runFragprof(t, "model", "predict", model, "--set", "K=100")
+	if code != 0 || !strings.Contains(out, "outside the training range") || !strings.Contains(out, "predicted time:") {
+		t.Errorf("predict K=100: exit %d\n%s", code, out)
+	}
+	// Amdahl with a given P(2) of 50 µs: K = 32 takes ~10 ms (parallelise), K = 1
+	// ~10 µs (do not).
+	out, _, code = runFragprof(t, "model", "advise", model, "--set", "K=32", "--procs", "2", "--overhead", "50us")
+	if code != 0 || !strings.Contains(out, "decision: parallelise") {
+		t.Errorf("advise K=32: exit %d\n%s", code, out)
+	}
+	out, _, code = runFragprof(t, "model", "advise", model, "--set", "K=1", "--overhead", "50us")
+	if code != 0 || !strings.Contains(out, "decision: do not parallelise") {
+		t.Errorf("advise K=1: exit %d\n%s", code, out)
+	}
+	// Errors: usage errors exit 2 and say what is wrong; failures exit 1 and name
+	// the file.
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"trace", "../../examples/predict/brusselator.c"}, 2, "-o DIR"},
+		{[]string{"trace", "x.c", "--binary", "y", "-o", dir}, 2, "--binary takes no C files"},
+		{[]string{"model", "build", traces}, 2, "-o FILE"},
+		{[]string{"model", "build", dir, "-o", model}, 1, "no trace files"},
+		{[]string{"model", "predict", model}, 2, "input K is not set"},
+		{[]string{"model", "predict", model, "--set", "K=3", "--set", "N=4"}, 2, "no input N"},
+		{[]string{"model", "predict", model, "--set", "K=three"}, 2, "not a number"},
+		{[]string{"model", "advise", model, "--set", "K=3", "--procs", "1"}, 2, "at least 2"},
+		{[]string{"model", "advise", model, "--set", "K=3", "--overhead", "soon"}, 2, "--overhead"},
+		{[]string{"model", "show", filepath.Join(dir, "missing.model")}, 1, "missing.model"},
+		{[]string{"model", "show", filepath.Join(traces, "trial-000000.fpt")}, 1, "trial-000000.fpt: not a valid model file"},
+	} {
+		_, stderr, code := runFragprof(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("fragprof %s: exit %d, want %d with %q\n%s", strings.Join(tc.args, " "), code, tc.code, tc.want, stderr)
+		}
+	}
+	os.RemoveAll(dir)
+}

@@ -1,0 +1,56 @@
+/* early.c: a run that ends early in different ways, chosen by the first argument:
+ * 0 return from main, 1 exit() three calls deep, 2 abort(), 3 raise(SIGTERM),
+ * 4 longjmp out of a nested call back into main, 5 SIGSEGV in a block without calls,
+ * 6 SIGFPE (division by zero), 7 a signal handler that calls exit().
+ * Every counter scheme must give the same counts for all of them. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static jmp_buf jb;
+static int mode;
+static volatile int zero;
+static int *volatile nowhere;
+
+static void on_usr1(int sig) { exit(40 + sig % 10); }
+
+static int deep(int i) {
+	int r = i * 3;
+	if (i == 7) {
+		switch (mode) {
+		case 1: exit(3);
+		case 2: abort();
+		case 3: raise(SIGTERM); break;
+		case 4: longjmp(jb, 1);
+		case 5: r += *nowhere; break;
+		case 6: r /= zero; break;
+		case 7: raise(SIGUSR1); break;
+		}
+	}
+	return r % 5 == 0 ? r + 1 : r - 1;
+}
+
+static int middle(int i) { return i % 2 ? deep(i) : deep(i) + 1; }
+
+static int work(int n) {
+	int s = 0;
+	for (int i = 0; i < n; i++) {
+		if (i % 3 == 0)
+			s += middle(i);
+		else
+			s -= middle(i) / 2;
+	}
+	return s;
+}
+
+int main(int argc, char **argv) {
+	mode = argc > 1 ? atoi(argv[1]) : 0;
+	signal(SIGUSR1, on_usr1);
+	if (setjmp(jb)) {
+		printf("back in main\n");
+		return 0;
+	}
+	printf("%d\n", work(12));
+	return 0;
+}

@@ -1,0 +1,318 @@
+// This file implements `fragprof time`, and the flags it shares with compose.
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fragprof/fragprof/internal/build"
+	"github.com/fragprof/fragprof/internal/dist"
+	"github.com/fragprof/fragprof/internal/montecarlo"
+	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/internal/timing"
+)
+
+func init() { register(newTimeCmd) }
+
+// protocolFlags are the measurement protocol's flags (time and compose).
+type protocolFlags struct {
+	timer      string
+	reps       int
+	warmup     int
+	tailK      float64
+	gamma      float64
+	alpha      float64
+	relEps     float64
+	maxReps    int
+	cpu        int
+	isolation  string
+	timeout    time.Duration
+	counted    bool
+	showOutput bool
+}
+
+func (p *protocolFlags) add(c *cobra.Command, reps int) {
+	fs := c.Flags()
+	fs.StringVar(&p.timer, "timer", "tsc", "`TIMER`: tsc, rdtscp, monotonic, monotonic_raw, process or thread (see 'fragprof timers')")
+	fs.IntVar(&p.reps, "reps", reps, "repetitions, the warm-up included; with --rel-eps the pilot's size")
+	fs.IntVar(&p.warmup, "warmup", 1, "leading repetitions whose samples are dropped (cold caches)")
+	fs.Float64Var(&p.tailK, "tail-k", stats.DefaultTailK, "cut samples above median + `K`·1.4826·MAD as preemption (negative: cut nothing)")
+	fs.Float64Var(&p.gamma, "gamma", 0.95, "confidence of the intervals")
+	fs.Float64Var(&p.alpha, "alpha", 0.05, "level of the Shapiro–Wilk normality test")
+	fs.Float64Var(&p.relEps, "rel-eps", 0, "adaptive mode: repeat until every mean is known to ±`EPS`·mean at --gamma (e.g. 0.01)")
+	fs.IntVar(&p.maxReps, "max-reps", 100000, "adaptive mode: the most repetitions to run")
+	fs.IntVar(&p.cpu, "cpu", -1, "pin the program to CPU `N` (-1: do not pin)")
+	fs.StringVar(&p.isolation, "isolation", "fork", "fork (each repetition forked from a server that initialised once) or exec (a fresh exec each; implied by the program fragment)")
+	fs.DurationVar(&p.timeout, "trial-timeout", 60*time.Second, "a repetition running longer is killed and left out")
+	fs.BoolVar(&p.counted, "counted", false, "also build the block counters into the program (by default the timed program carries only the timers)")
+	fs.BoolVar(&p.showOutput, "show-output", false, "pass the program's stdout and stderr through to stderr (by default discarded)")
+}
+
+// config checks the flags and fills the protocol part of a timing.Config.
+func (p *protocolFlags) config(cmd string) (timing.Config, error) {
+	var c timing.Config
+	t, err := timing.ParseTimer(p.timer)
+	if err != nil {
+		return c, usagef("%s: --timer: %v", cmd, err)
+	}
+	switch {
+	case p.warmup < 0:
+		return c, usagef("%s: --warmup %d: want 0 or more", cmd, p.warmup)
+	case p.reps <= p.warmup+1:
+		return c, usagef("%s: --reps %d: want more than --warmup + 1 = %d", cmd, p.reps, p.warmup+1)
+	case !(p.gamma > 0 && p.gamma < 1):
+		return c, usagef("%s: --gamma %g: want a confidence in (0, 1)", cmd, p.gamma)
+	case !(p.alpha > 0 && p.alpha < 1):
+		return c, usagef("%s: --alpha %g: want a level in (0, 1)", cmd, p.alpha)
+	case p.relEps < 0 || p.relEps >= 1:
+		return c, usagef("%s: --rel-eps %g: want a relative error in (0, 1)", cmd, p.relEps)
+	case p.isolation != "fork" && p.isolation != "exec":
+		return c, usagef("%s: --isolation %q: want fork or exec", cmd, p.isolation)
+	}
+	c.Timer, c.Reps, c.Warmup, c.RelEps, c.MaxReps, c.CPU = t, p.reps, p.warmup, p.relEps, p.maxReps, p.cpu
+	c.Stats = stats.TimingOptions{TailK: p.tailK, Confidence: p.gamma, Alpha: p.alpha}
+	c.Exec = p.isolation == "exec"
+	c.Timeout = p.timeout
+	return c, nil
+}
+
+// inputsFor returns the input model with the default stdin: without --stdin, --arg or
+// --file (or templates in a model file), every input's value on a line of its own,
+// in the order defined.
+func inputsFor(c *cobra.Command, in *inputFlags) (*dist.File, error) {
+	model, err := in.model(c)
+	if err != nil {
+		return nil, err
+	}
+	if model.Stdin == nil && len(model.Args) == 0 && len(model.Files) == 0 && len(model.Model.Names()) > 0 {
+		var sb strings.Builder
+		for _, n := range model.Model.Names() {
+			sb.WriteString("{" + n + "}\n")
+		}
+		t, err := dist.ParseTemplate(sb.String(), model.Model, dist.NoEscapes)
+		if err != nil {
+			return nil, err
+		}
+		model.Stdin = t
+	}
+	return model, nil
+}
+
+// measureProgram builds (or takes) the program, runs the protocol and returns the
+// result; sig stops it early with what it has.
+func measureProgram(e *env, cmd string, bf *buildFlags, pf *protocolFlags, in *inputFlags, c *cobra.Command,
+	srcs []string, binary string, frags []timing.Fragment, cfg timing.Config, dir string, edits ...build.Edit) (*timing.Result, string, error) {
+	model, err := inputsFor(c, in)
+	if err != nil {
+		return nil, "", err
+	}
+	bin, name, err := timedBinary(e, cmd, bf, srcs, binary, frags, pf.counted, dir, edits)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg.Binary = bin
+	cfg.Fragments = frags
+	cfg.Inputs = &montecarlo.Program{Inputs: model, Seed: in.seed}
+	cfg.Dir = filepath.Join(dir, "run")
+	if pf.showOutput {
+		cfg.Output = e.stderr
+	}
+	progress := newProgressLine(e.stderr)
+	if progress != nil {
+		start := time.Now()
+		last := time.Time{}
+		cfg.Progress = func(done, planned int) {
+			if time.Since(last) < 200*time.Millisecond && done < planned {
+				return
+			}
+			last = time.Now()
+			fmt.Fprintf(progress.w, "\r%-100s", fmt.Sprintf("fragprof %s: %d/%d repetitions, %.1f s", cmd, done, planned, time.Since(start).Seconds()))
+			progress.shown = true
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := timing.Measure(ctx, cfg)
+	progress.clear()
+	return res, name, err
+}
+
+// timedBinary builds the sources with timers on the func: fragments, or checks
+// --binary (which can time regions and the program only).
+func timedBinary(e *env, cmd string, bf *buildFlags, srcs []string, binary string, frags []timing.Fragment, counted bool, dir string, edits []build.Edit) (string, string, error) {
+	if binary != "" {
+		for _, f := range frags {
+			if f.Kind == timing.FuncFrag {
+				return "", "", usagef("%s: --fragment %s needs fragprof to build the program (name FILE.c, not --binary): the timers go into its IR", cmd, f)
+			}
+		}
+		abs, err := filepath.Abs(binary)
+		if err != nil {
+			return "", "", err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", "", usagef("%s: --binary: %v", cmd, err)
+		}
+		return abs, binary, nil
+	}
+	spec, err := bf.spec(srcs)
+	if err != nil {
+		return "", "", err
+	}
+	spec.Edits = append(spec.Edits, edits...)
+	tc, err := toolchain()
+	if err != nil {
+		return "", "", err
+	}
+	bin := filepath.Join(dir, "prog")
+	if err := timing.Build(bg(), tc, e.stderr, spec, frags, counted, dir, bin); err != nil {
+		return "", "", err
+	}
+	return bin, strings.Join(srcs, " "), nil
+}
+
+func newTimeCmd(e *env) *cobra.Command {
+	var bf buildFlags
+	var in inputFlags
+	var pf protocolFlags
+	var fragments []string
+	var binary, outFile string
+	var jsonOut bool
+	c := &cobra.Command{
+		Use:   "time [flags] FILE.c... --fragment F...  |  time --binary PROG --fragment F...",
+		Short: "Measure how long fragments take, with the lab manual's statistics",
+		Long: `Time measures the execution time of fragments of a C program over repeated runs,
+each on inputs drawn afresh from the input language, and processes the measurements
+as the timing lab manual prescribes (GOST 8.207-76).
+
+Fragments (--fragment, repeatable):
+  func:NAME     the function NAME, from its entry to its return: fragprof inserts the
+                timer calls into the IR. Only the outermost activation is timed, so a
+                recursive function counts once, from its first entry to that call's
+                return.
+  region:NAME   the code between FP_BEGIN("NAME") and FP_END("NAME") (#include
+                "fragprof.h"; without fragprof the macros compile to nothing).
+                Nested activations of the same region count once, like recursion.
+  program       one whole run, timed by fragprof from before the fork/exec to after the
+                wait (CLOCK_MONOTONIC), as hyperfine measures; every repetition is
+                then a fresh exec.
+A fragment that runs several times per repetition gives one sample per outermost
+activation. The inputs are drawn and written before the program starts, so drawing
+is never timed; code the program runs before a fragment (reading and filling its
+arrays) is not part of the fragment either.
+
+Timers (--timer; 'fragprof timers' measures them): tsc (lfence; rdtsc; lfence, the
+default), rdtscp (rdtscp; lfence), monotonic, monotonic_raw, process and thread
+(clock_gettime). TSC ticks are converted with a frequency calibrated against
+CLOCK_MONOTONIC_RAW in every process. Every process also measures the timer's own
+overhead — what an empty fragment measures, the median of 2001 — and fragprof
+subtracts the median of those from every sample, and says so.
+
+The protocol, per fragment:
+  1. drop the samples of the first --warmup repetitions (cold caches);
+  2. cut the preemption tail: samples above median + k·1.4826·MAD (--tail-k, 3.5 by
+     default: Iglewicz–Hoaglin's cut-off for the modified z-score); the cut samples
+     are counted and kept in the JSON;
+  3. mean, standard deviation s, standard error s/√N;
+  4. Shapiro–Wilk normality test (Royston 1995) at level --alpha;
+  5. if normal: mean ± k·s/√N with k Student's t for N < 30 and the normal quantile
+     from 30 on; if not: mean ± max(t_max − mean, mean − t_min), the manual's range
+     rule, with the median and its distribution-free interval beside it;
+  6. a histogram with Sturges' K = ⌊log₂ N⌋ + 1 bins, printed as the manual's stars;
+  7. the sample size N ≥ k²s²/(ε²m²) for ±--rel-eps (±1% without it).
+With --rel-eps the first --reps repetitions are a pilot: fragprof computes the N each
+fragment needs, runs that many, and repeats until every mean is known to ±rel-eps at
+--gamma (or --max-reps).
+
+Repetitions run one at a time: parallel runs would disturb each other's times. By
+default the program is built without block counters, so the timed code is what the
+compiler makes of it (--counted adds them). --cpu N pins the program to one CPU.
+The report goes to stderr (the program's output is discarded unless --show-output),
+or to -o FILE. Without --stdin, --arg or --file, the program's stdin is the value of
+every input, one per line, in the order defined.
+
+JSON (--json): {"timer", "overhead_ns", "fragments": [{"name", "n", "cut", "cut_ns",
+"mean_ns", "median_ns", "stddev_ns", "halfwidth_ns", "min_ns", "max_ns", "normal",
+"normality", "histogram": {"edges_ns", "counts"}, ...}], ...} (docs/timing.md).
+
+Examples:
+  fragprof time examples/lab.c --fragment func:bubble_sort --fragment region:sort \
+      --input 'a = array(1000, uniform_int(0, 1e6))' --timer tsc --reps 1000
+  fragprof time examples/lab.c --fragment func:mat_mul --arg G --arg '{seed}' \
+      --input 'seed = uniform_int(0, 1e9)' --rel-eps 0.01 --gamma 0.95
+  fragprof time examples/lab.c --fragment program --arg A --arg 7 --reps 50 --json
+  fragprof time --binary ./prog --fragment region:parse --inputs model.toml --cpu 1`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if binary == "" && len(args) == 0 {
+				return usagef("time: name the C files to build, or --binary PROG")
+			}
+			if binary != "" && len(args) > 0 {
+				return usagef("time: --binary takes no C files (got %v)", args)
+			}
+			if len(fragments) == 0 {
+				return usagef("time: name at least one --fragment (func:NAME, region:NAME or program)")
+			}
+			var frags []timing.Fragment
+			seen := map[string]bool{}
+			for _, s := range fragments {
+				f, err := timing.ParseFragment(s)
+				if err != nil {
+					return usagef("time: --fragment: %v", err)
+				}
+				if !seen[f.String()] {
+					frags = append(frags, f)
+					seen[f.String()] = true
+				}
+			}
+			cfg, err := pf.config("time")
+			if err != nil {
+				return err
+			}
+			dir, cleanup, err := workDir(e)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			res, name, err := measureProgram(e, "time", &bf, &pf, &in, c, args, binary, frags, cfg, dir)
+			if err != nil {
+				return err
+			}
+			t := &report.Time{Result: res, Program: name, System: timing.ReadSystem(), CPU: pf.cpu}
+			if err := writeReport(e, outFile, func(w io.Writer) error {
+				if jsonOut {
+					return report.WriteTimeJSON(w, t)
+				}
+				return report.WriteTimeText(w, t)
+			}); err != nil {
+				return err
+			}
+			for _, f := range res.Frags {
+				if f.Summary.N == 0 {
+					return fmt.Errorf("time: fragment %s never ran in %d repetitions (is the function called, or the region reached, with these inputs?)", f.Fragment, res.Reps)
+				}
+			}
+			return nil
+		},
+	}
+	bf.add(c)
+	in.add(c)
+	pf.add(c, 100)
+	fs := c.Flags()
+	fs.StringArrayVar(&fragments, "fragment", nil, "a fragment to time: `func:NAME`, region:NAME or program; repeatable")
+	fs.StringVar(&binary, "binary", "", "use `PROG`, built by 'fragprof cc', instead of building C files (regions and program only)")
+	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/timing.md)")
+	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
+	return c
+}

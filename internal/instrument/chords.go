@@ -1,0 +1,309 @@
+// This file implements the chords scheme: counters only on the edges outside a
+// maximum-weight spanning tree, every other count recovered by flow conservation
+// (Knuth, "The Art of Computer Programming", vol. 1, §2.3.4.1, 1973; Ball and Larus,
+// "Optimally Profiling and Tracing Programs", TOPLAS 16(4), 1994). The tree is
+// heaviest under the static estimate (cfg.EstimateStatic), so counters sit on edges
+// predicted cold.
+//
+// The graph is the CFG plus a virtual EXIT node, a virtual edge EXIT → entry that
+// carries the calls, and a virtual edge b → EXIT for every block b where an
+// activation can end: blocks without successors (return, unreachable), blocks with
+// a call that may not return (exit() deeper down, longjmp, a signal raised in the
+// callee: cfg.MayNotReturn) and blocks with an instruction that may fault (a load or
+// store through a pointer, a division: cfg.MayFault). On that graph flow is
+// conserved at every node on every run that ends by exit(), by returning from main,
+// by a signal raised inside a call, or by a fault (SIGSEGV, SIGBUS, SIGFPE): the
+// virtual edge of b carries how often an activation stopped in b. The virtual b →
+// EXIT edges are forced into the tree (they cannot be counted), so chords are always
+// countable: real edges, or EXIT → entry (a counter at the entry). Each virtual edge
+// costs one more chord, which the maximum spanning tree puts on a cold edge.
+//
+// A signal sent by another process (SIGINT, SIGTERM, SIGKILL in continuous mode)
+// can stop an activation in a block with none of these, where no virtual edge
+// accounts for it: the counts around that block may then be off by one.
+// ReconstructTolerant detects the contradictions this can cause and repairs the
+// simplest case.
+
+package instrument
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/fragprof/fragprof/cfg"
+)
+
+// planChords places counters on the chords of a maximum-weight spanning tree.
+func planChords(f *cfg.Func) *FuncPlan {
+	p := &FuncPlan{Func: f, Scheme: Chords}
+	nb := len(f.Blocks)
+	exit := nb
+	for _, b := range f.Blocks {
+		if len(b.Succs) == 0 || b.Traits&(cfg.MayNotReturn|cfg.MayFault) != 0 {
+			p.Exits = append(p.Exits, b.ID)
+		}
+	}
+	uf := newUnionFind(nb + 1)
+	for _, b := range p.Exits {
+		uf.union(b, exit) // forced: a star around EXIT has no cycle
+	}
+	st := f.EstimateStatic()
+	// Candidates: the real edges and EXIT → entry (index len(f.Edges)), heaviest first.
+	type cand struct {
+		edge   int // edge ID, or -1 for EXIT → entry
+		weight float64
+	}
+	cands := make([]cand, 0, len(f.Edges)+1)
+	for _, e := range f.Edges {
+		cands = append(cands, cand{e.ID, st.EdgeFreq[e.ID]})
+	}
+	cands = append(cands, cand{-1, st.Freq[0]})
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].weight > cands[j].weight })
+	var chords []int
+	entryChord := false
+	for _, c := range cands {
+		u, v := exit, 0
+		if c.edge >= 0 {
+			e := f.Edges[c.edge]
+			u, v = e.From.ID, e.To.ID
+		}
+		if uf.union(u, v) {
+			continue // a tree edge
+		}
+		if c.edge < 0 {
+			entryChord = true
+		} else {
+			chords = append(chords, c.edge)
+		}
+	}
+	if entryChord {
+		p.Counters = append(p.Counters, Counter{Block: 0, Edge: -1, Place: AtEntry})
+	}
+	sort.Ints(chords)
+	for _, id := range chords {
+		p.Counters = append(p.Counters, edgeCounter(f.Edges[id]))
+	}
+	return p
+}
+
+// edgeCounter places the counter of edge e: before the source's terminator when the
+// source has one successor, at the target's entry when the target has one
+// predecessor, else on a new block that splits the edge (the seed's Fig. 3).
+func edgeCounter(e *cfg.Edge) Counter {
+	c := Counter{Block: -1, Edge: e.ID, Place: SplitEdge}
+	switch {
+	case len(e.From.Succs) == 1:
+		c.Place = BeforeTerm
+	case len(e.To.Preds) == 1 && e.To.ID != 0:
+		c.Place = AtEntry
+	}
+	return c
+}
+
+type unionFind []int
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i] = i
+	}
+	return u
+}
+
+func (u unionFind) find(x int) int {
+	for u[x] != x {
+		u[x] = u[u[x]]
+		x = u[x]
+	}
+	return x
+}
+
+// union joins the sets of a and b and reports whether they were apart.
+func (u unionFind) union(a, b int) bool {
+	a, b = u.find(a), u.find(b)
+	if a == b {
+		return false
+	}
+	u[a] = b
+	return true
+}
+
+// flowGraph is the chords graph of a plan: real edges 0..E-1, then EXIT → entry,
+// then b → EXIT for each of the plan's exits.
+type flowGraph struct {
+	from, to []int
+	nodes    int
+}
+
+func (p *FuncPlan) flowGraph() flowGraph {
+	f := p.Func
+	g := flowGraph{nodes: len(f.Blocks) + 1}
+	exit := len(f.Blocks)
+	for _, e := range f.Edges {
+		g.from, g.to = append(g.from, e.From.ID), append(g.to, e.To.ID)
+	}
+	g.from, g.to = append(g.from, exit), append(g.to, 0)
+	for _, b := range p.Exits {
+		g.from, g.to = append(g.from, b), append(g.to, exit)
+	}
+	return g
+}
+
+// A flowError is a contradiction between counter values and flow conservation.
+type flowError struct {
+	fn, block string
+}
+
+func (e *flowError) Error() string {
+	return fmt.Sprintf("function %s: the counter values contradict flow conservation at block %s", e.fn, e.block)
+}
+
+// reconstructChords solves the conservation equations of the chords graph: the
+// unknown edges form a spanning tree, so repeatedly some node has exactly one
+// unknown edge, which its equation determines (peeling the tree from its leaves).
+// extra, if not nil, adds known deficits: extra[b] more activations stopped in block
+// b than the virtual edges account for.
+func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64) (cfg.Counts, error) {
+	f := p.Func
+	if len(vals) != len(p.Counters) {
+		return cfg.Counts{}, fmt.Errorf("function %s: %d counter values for %d counters", f.Name, len(vals), len(p.Counters))
+	}
+	g := p.flowGraph()
+	exit := len(f.Blocks)
+	entryEdge := len(f.Edges)
+	ne := len(g.from)
+	x := make([]uint64, ne)
+	known := make([]bool, ne)
+	for i, c := range p.Counters {
+		id := c.Edge
+		if c.Block == 0 {
+			id = entryEdge
+		} else if c.Block > 0 || c.Edge < 0 {
+			return cfg.Counts{}, fmt.Errorf("function %s: counter %d is not a chord", f.Name, i)
+		}
+		x[id], known[id] = vals[i], true
+	}
+	// in[n] and out[n]: known flow; unknown[n]: the unknown edges at n.
+	in := make([]uint64, g.nodes)
+	out := make([]uint64, g.nodes)
+	for b, d := range extra {
+		out[b] += d
+		in[exit] += d
+	}
+	unknown := make([][]int, g.nodes)
+	for e := 0; e < ne; e++ {
+		if known[e] {
+			out[g.from[e]] += x[e]
+			in[g.to[e]] += x[e]
+			continue
+		}
+		unknown[g.from[e]] = append(unknown[g.from[e]], e)
+		if g.to[e] != g.from[e] {
+			unknown[g.to[e]] = append(unknown[g.to[e]], e)
+		}
+	}
+	label := func(n int) string {
+		if n == exit {
+			return "EXIT"
+		}
+		return f.Blocks[n].Label
+	}
+	live := func(n int) []int { // the still-unknown edges at n
+		k := unknown[n][:0]
+		for _, e := range unknown[n] {
+			if !known[e] {
+				k = append(k, e)
+			}
+		}
+		unknown[n] = k
+		return k
+	}
+	var queue []int
+	for n := 0; n < g.nodes; n++ {
+		if len(live(n)) == 1 {
+			queue = append(queue, n)
+		}
+	}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		u := live(n)
+		if len(u) != 1 {
+			continue
+		}
+		e := u[0]
+		if g.from[e] == g.to[e] {
+			return cfg.Counts{}, fmt.Errorf("function %s: self-loop at %s is not counted", f.Name, label(n))
+		}
+		var v uint64
+		if g.to[e] == n { // in-edge: in + v = out
+			if out[n] < in[n] {
+				return cfg.Counts{}, &flowError{f.Name, label(n)}
+			}
+			v = out[n] - in[n]
+		} else {
+			if in[n] < out[n] {
+				return cfg.Counts{}, &flowError{f.Name, label(n)}
+			}
+			v = in[n] - out[n]
+		}
+		x[e], known[e] = v, true
+		out[g.from[e]] += v
+		in[g.to[e]] += v
+		for _, m := range []int{g.from[e], g.to[e]} {
+			if len(live(m)) == 1 {
+				queue = append(queue, m)
+			}
+		}
+	}
+	for e := 0; e < ne; e++ {
+		if !known[e] {
+			if e < len(f.Edges) {
+				return cfg.Counts{}, fmt.Errorf("function %s: the plan leaves edge %s undetermined", f.Name, f.Edges[e])
+			}
+			return cfg.Counts{}, fmt.Errorf("function %s: the plan leaves a virtual edge undetermined", f.Name)
+		}
+	}
+	for n := 0; n < g.nodes; n++ {
+		if in[n] != out[n] {
+			return cfg.Counts{}, &flowError{f.Name, label(n)}
+		}
+	}
+	c := cfg.NewCounts(f)
+	copy(c.Edges, x[:len(f.Edges)])
+	c.Blocks[0] = x[entryEdge]
+	for _, e := range f.Edges {
+		c.Blocks[e.To.ID] += x[e.ID]
+	}
+	return c, nil
+}
+
+// ReconstructTolerant is Reconstruct for a run that was stopped by a signal or
+// killed: an activation may have stopped in a block without a call that may not
+// return, where no virtual edge accounts for it. When the plain solution contradicts
+// itself, it tries one such stop in each block in turn and keeps the first that makes
+// the counts consistent; adjusted reports that it did. Counts near the stopping point
+// may still be off by one when the plain solution happens to be consistent.
+func (p *FuncPlan) ReconstructTolerant(vals []uint64) (c cfg.Counts, adjusted bool, err error) {
+	c, err = p.Reconstruct(vals)
+	if p.Scheme != Chords || err == nil {
+		return c, false, err
+	}
+	if _, ok := err.(*flowError); !ok {
+		return c, false, err
+	}
+	isExit := map[int]bool{}
+	for _, b := range p.Exits {
+		isExit[b] = true
+	}
+	for _, b := range p.Func.Blocks {
+		if isExit[b.ID] {
+			continue
+		}
+		c2, err2 := p.reconstructChords(vals, map[int]uint64{b.ID: 1})
+		if err2 == nil && c2.Blocks[b.ID] > 0 {
+			return c2, true, nil
+		}
+	}
+	return c, false, err
+}

@@ -1,0 +1,238 @@
+package instrument
+
+import (
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"github.com/fragprof/fragprof/cfg"
+)
+
+// randomFunc builds a random CFG over n blocks: every block has 0–3 successors
+// (so returns, branches and switches), some blocks call functions that may not
+// return, and every block is reachable from the entry.
+func randomChordFunc(rng *rand.Rand, n int) *cfg.Func {
+	f := &cfg.Func{Name: "r"}
+	for i := 0; i < n; i++ {
+		f.AddBlock(string(rune('A' + i)))
+	}
+	for i := 0; i < n; i++ {
+		b := f.Blocks[i]
+		k := rng.Intn(4)
+		if i+1 < n && k == 0 {
+			k = 1 // keep most blocks going
+		}
+		if i == n-1 {
+			k = 0 // the end of the spine returns, so every walk can finish
+		}
+		for j := 0; j < k; j++ {
+			t := 1 + rng.Intn(n-1)
+			if j == 0 && i+1 < n {
+				t = i + 1 // a spine keeps everything reachable
+			}
+			kind := cfg.Unconditional
+			if k == 2 {
+				kind = []cfg.EdgeKind{cfg.True, cfg.False}[j]
+			} else if k > 2 {
+				kind = cfg.Case
+			}
+			f.AddEdge(b, f.Blocks[t], kind, "")
+		}
+		if len(b.Succs) == 0 {
+			b.Traits |= cfg.Returns
+		}
+		if rng.Intn(4) == 0 {
+			b.Traits |= cfg.HasCall | cfg.MayNotReturn
+		}
+	}
+	return f
+}
+
+// simulate runs activations of f and returns the true counts and the counter
+// values the plan would read. An activation may stop in a block that has a call
+// that may not return (exit() deeper down) with probability stop; stopAnywhere > 0
+// also lets the last activation stop in any block (a fault).
+func simulate(rng *rand.Rand, p *FuncPlan, calls int, stop float64, stopAnywhere bool) (cfg.Counts, []uint64) {
+	f := p.Func
+	truth := cfg.NewCounts(f)
+	vals := make([]uint64, len(p.Counters))
+	enter := func(b *cfg.Block) {
+		truth.Blocks[b.ID]++
+		for i, c := range p.Counters {
+			if c.Block == b.ID {
+				vals[i]++
+			}
+		}
+	}
+	take := func(e *cfg.Edge) {
+		truth.Edges[e.ID]++
+		for i, c := range p.Counters {
+			if c.Edge == e.ID {
+				vals[i]++
+			}
+		}
+	}
+	for a := 0; a < calls; a++ {
+		b := f.Entry()
+		enter(b)
+		for steps := 0; ; steps++ {
+			if len(b.Succs) == 0 {
+				break
+			}
+			if b.Traits&cfg.MayNotReturn != 0 && rng.Float64() < stop {
+				break
+			}
+			if stopAnywhere && a == calls-1 && rng.Intn(8) == 0 {
+				break
+			}
+			e := b.Succs[rng.Intn(len(b.Succs))]
+			if steps > 200 {
+				e = b.Succs[0] // the spine leads out
+			}
+			take(e)
+			b = e.To
+			enter(b)
+		}
+	}
+	return truth, vals
+}
+
+// TestChordsExact: on 2000 random CFGs, with activations that end by returning or by
+// stopping inside a call that may not return, the chords reconstruct every count
+// exactly — as do edges and blocks.
+func TestChordsExact(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for iter := 0; iter < 2000; iter++ {
+		f := randomChordFunc(rng, 2+rng.Intn(14))
+		if err := f.Check(); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []Scheme{Chords, Edges, Blocks} {
+			p := PlanFunc(f, s)
+			truth, vals := simulate(rand.New(rand.NewSource(int64(iter))), p, 1+rng.Intn(5), 0.3, false)
+			got, err := p.Reconstruct(vals)
+			if err != nil {
+				t.Fatalf("graph %d, %s: %v\n%s", iter, s, err, f)
+			}
+			if !reflect.DeepEqual(got, truth) {
+				t.Fatalf("graph %d, %s: reconstructed %v, want %v\n%s", iter, s, got, truth, f)
+			}
+			if err := f.CheckFlow(got, cfg.Entered); err != nil {
+				t.Fatalf("graph %d, %s: %v", iter, s, err)
+			}
+		}
+	}
+}
+
+// TestChordsCount: the chords scheme places |E| + |exits| + 1 − |V| counters (the
+// edges off a spanning tree of V+1 nodes), never more than the edges scheme.
+func TestChordsCount(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for iter := 0; iter < 500; iter++ {
+		f := randomChordFunc(rng, 2+rng.Intn(20))
+		p := PlanFunc(f, Chords)
+		want := len(f.Edges) + len(p.Exits) + 1 - len(f.Blocks)
+		if len(p.Counters) != want {
+			t.Fatalf("graph %d: %d chords, want %d\n%s", iter, len(p.Counters), want, f)
+		}
+		if e := PlanFunc(f, Edges); len(p.Counters) > len(e.Counters) {
+			t.Fatalf("graph %d: %d chords but %d edge counters", iter, len(p.Counters), len(e.Counters))
+		}
+	}
+}
+
+// TestChordsAvoidHotEdges: every cycle needs one counter, so a loop costs one
+// increment per iteration under chords; the rest sit on cold edges. The blocks scheme
+// pays two per iteration here (cond and body) and the edges scheme two as well.
+func TestChordsAvoidHotEdges(t *testing.T) {
+	// entry → cond; cond → body | end; body → cond; end returns.
+	f := &cfg.Func{Name: "loop"}
+	for _, l := range []string{"entry", "cond", "body", "end"} {
+		f.AddBlock(l)
+	}
+	B := f.Blocks
+	f.AddEdge(B[0], B[1], cfg.Unconditional, "")
+	f.AddEdge(B[1], B[2], cfg.True, "")
+	f.AddEdge(B[1], B[3], cfg.False, "")
+	f.AddEdge(B[2], B[1], cfg.Unconditional, "")
+	B[3].Traits = cfg.Returns
+	// The increments of a call that goes round the loop 1000 times.
+	truth := cfg.Counts{Blocks: []uint64{1, 1001, 1000, 1}, Edges: []uint64{1, 1000, 1, 1000}}
+	increments := func(s Scheme) (n uint64) {
+		for _, c := range PlanFunc(f, s).Counters {
+			if c.Block >= 0 {
+				n += truth.Blocks[c.Block]
+			} else {
+				n += truth.Edges[c.Edge]
+			}
+		}
+		return n
+	}
+	if got := increments(Chords); got > 1002 {
+		t.Errorf("chords: %d increments for 1000 iterations, want at most 1002", got)
+	}
+	if b := increments(Blocks); b < 2000 {
+		t.Errorf("blocks: %d increments, expected about 2000", b)
+	}
+}
+
+func TestChordsSetjmpFallsBack(t *testing.T) {
+	f := randomChordFunc(rand.New(rand.NewSource(3)), 6)
+	f.ReturnsTwice = true
+	p := PlanFunc(f, Chords)
+	if p.Scheme != Blocks || p.Fallback == "" {
+		t.Errorf("setjmp function planned with %s (fallback %q), want blocks with a reason", p.Scheme, p.Fallback)
+	}
+}
+
+// TestChordsTolerant: when the last activation stops in any block (a fault), a
+// tolerant reconstruction still returns counts that conserve flow in the Entered
+// sense, and each count is within one of the truth per stopped activation.
+func TestChordsTolerant(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	for iter := 0; iter < 1000; iter++ {
+		f := randomChordFunc(rng, 2+rng.Intn(12))
+		p := PlanFunc(f, Chords)
+		truth, vals := simulate(rand.New(rand.NewSource(int64(iter))), p, 1+rng.Intn(4), 0.2, true)
+		got, _, err := p.ReconstructTolerant(vals)
+		if err != nil {
+			continue // contradictions the single-stop repair cannot place are errors, not guesses
+		}
+		if err := f.CheckFlow(got, cfg.Entered); err != nil {
+			t.Fatalf("graph %d: %v", iter, err)
+		}
+		for i := range truth.Blocks {
+			if d := int64(got.Blocks[i]) - int64(truth.Blocks[i]); d > 1 || d < -1 {
+				t.Fatalf("graph %d: block %d counted %d, truth %d", iter, i, got.Blocks[i], truth.Blocks[i])
+			}
+		}
+	}
+}
+
+// TestMetaRoundTrip: a unit's blob decodes to the same plans.
+func TestMetaRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	u := &Unit{Source: "x.c", Scheme: Chords}
+	for i := 0; i < 5; i++ {
+		f := randomChordFunc(rng, 3+i)
+		f.ReturnsTwice = i == 2
+		u.Funcs = append(u.Funcs, PlanFunc(f, Chords))
+	}
+	blob, err := u.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Decode(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range u.Funcs {
+		q := v.Funcs[i]
+		if q.Scheme != p.Scheme || q.Fallback != p.Fallback || !reflect.DeepEqual(q.Exits, p.Exits) || !reflect.DeepEqual(q.Counters, p.Counters) {
+			t.Errorf("function %d: decoded plan %+v, want %+v", i, q, p)
+		}
+		if q.Func.Checksum() != p.Func.Checksum() {
+			t.Errorf("function %d: graph changed", i)
+		}
+	}
+}

@@ -1,0 +1,368 @@
+// This file computes what the static heuristics and the counter placement need to
+// know about a block's instructions (cfg.Traits, cfg.Cond), including which calls may
+// not return, a property of the whole module.
+
+package llvmir
+
+import (
+	"strings"
+
+	"github.com/fragprof/fragprof/cfg"
+)
+
+// mayNotReturn reports, for every function defined in m, whether a call of it may not
+// come back to its caller. A function may not return when it calls (directly or
+// through other definitions of m) anything defined outside m, an indirect target or
+// inline assembly: those may call exit(), longjmp() or raise a signal. The result is
+// the least fixed point, so recursion among functions that call nothing external
+// returns. Computed once per module.
+func (m *Module) mayNotReturn() map[string]bool {
+	if m.noReturn != nil {
+		return m.noReturn
+	}
+	defined := map[string]*Func{}
+	for _, f := range m.Funcs {
+		defined[f.Name] = f
+	}
+	nr := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, f := range m.Funcs {
+			if nr[f.Name] {
+				continue
+			}
+			for _, b := range f.Blocks {
+				for _, in := range b.Instrs {
+					if in.Op == "call" && callMayNotReturn(in.Callee, defined, nr) {
+						nr[f.Name], changed = true, true
+					}
+				}
+			}
+		}
+	}
+	m.noReturn = nr
+	return nr
+}
+
+// callMayNotReturn says whether a call of callee ("" for indirect calls and inline
+// assembly) may not come back.
+func callMayNotReturn(callee string, defined map[string]*Func, nr map[string]bool) bool {
+	if isIntrinsic(callee) {
+		return false
+	}
+	if _, ok := defined[callee]; ok {
+		return nr[callee]
+	}
+	return true
+}
+
+func isIntrinsic(callee string) bool { return strings.HasPrefix(callee, "llvm.") }
+
+// annotate fills the Traits and Cond of g's blocks and g.ReturnsTwice from f.
+func (m *Module) annotate(g *cfg.Func, f *Func) {
+	g.ReturnsTwice = f.CallsSetjmp
+	nr := m.mayNotReturn()
+	defined := map[string]*Func{}
+	for _, d := range m.Funcs {
+		defined[d.Name] = d
+	}
+	locals := map[string]bool{}
+	safe := map[string]bool{} // values that are addresses of variables
+	for _, b := range f.Blocks {
+		for _, in := range b.Instrs {
+			if in.Op == "alloca" && in.Result != "" {
+				locals[in.Result] = true
+				safe[in.Result] = true
+			}
+		}
+	}
+	// Constant offsets into, and casts of, variables are variables too (defined before
+	// use in the blocks' order for clang's output; a second pass catches the rest).
+	for pass := 0; pass < 2; pass++ {
+		for _, b := range f.Blocks {
+			for _, in := range b.Instrs {
+				if in.Result != "" && (in.Op == "getelementptr" || in.Op == "bitcast") && addressOfVariable(m.Lines[in.Line], in.Op, safe) {
+					safe[in.Result] = true
+				}
+			}
+		}
+	}
+	for i, b := range f.Blocks {
+		var t cfg.Traits
+		for _, in := range b.Instrs {
+			switch in.Op {
+			case "call":
+				if isIntrinsic(in.Callee) {
+					if isMemIntrinsic(in.Callee) {
+						t |= cfg.MayFault
+					}
+					continue
+				}
+				t |= cfg.HasCall
+				if callMayNotReturn(in.Callee, defined, nr) {
+					t |= cfg.MayNotReturn
+				}
+			case "store":
+				ptr := storeTarget(m.Lines[in.Line])
+				if !locals[ptr] {
+					t |= cfg.HasStore
+				}
+				if !isVariable(ptr, safe) {
+					t |= cfg.MayFault
+				}
+			case "load":
+				if !isVariable(loadSource(m.Lines[in.Line]), safe) {
+					t |= cfg.MayFault
+				}
+			case "sdiv", "udiv", "srem", "urem":
+				ops := splitTop(afterOp(m.Lines[in.Line], in.Op))
+				if len(ops) < 2 || !isConst(strings.TrimSpace(ops[1])) || strings.TrimSpace(ops[1]) == "0" {
+					t |= cfg.MayFault
+				}
+			case "ret":
+				t |= cfg.Returns
+			case "unreachable":
+				t |= cfg.Unreachable
+			}
+		}
+		g.Blocks[i].Traits = t
+		if term := b.Term(); term.Op == "br" && len(term.Targets) == 2 {
+			g.Blocks[i].Cond = m.branchCond(b, m.Lines[term.Line])
+		}
+	}
+}
+
+// storeTarget returns the pointer operand of a store instruction line, if it is a
+// local value ("%x"), or "".
+func storeTarget(line string) string {
+	ops := splitTop(afterOp(line, "store"))
+	if len(ops) < 2 {
+		return ""
+	}
+	return pointerOperand(ops[1])
+}
+
+// afterOp returns the text after the opcode word op (after the result, if any).
+func afterOp(line, op string) string {
+	line = strings.TrimSpace(line)
+	if strings.HasPrefix(line, "%") {
+		if k := strings.Index(line, " = "); k >= 0 {
+			line = line[k+3:]
+		}
+	}
+	k := strings.Index(line, op+" ")
+	if k < 0 {
+		return ""
+	}
+	return line[k+len(op)+1:]
+}
+
+// splitTop splits s at commas outside brackets, stopping at the first metadata
+// attachment or "align".
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{', '<':
+			depth++
+		case ')', ']', '}', '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// branchCond classifies the condition of the conditional branch ending b.
+func (m *Module) branchCond(b *Block, brLine string) cfg.Cond {
+	ops := splitTop(afterOp(strings.TrimSpace(brLine), "br"))
+	if len(ops) == 0 {
+		return cfg.CondUnknown
+	}
+	c := strings.TrimPrefix(ops[0], "i1 ")
+	neg := false
+	for depth := 0; depth < 4; depth++ {
+		def := definition(b, c)
+		if def == nil {
+			return cfg.CondUnknown
+		}
+		line := strings.TrimSpace(m.Lines[def.Line])
+		switch def.Op {
+		case "xor":
+			// %lnot = xor i1 %tobool, true
+			xs := splitTop(afterOp(line, "xor"))
+			if len(xs) == 2 && xs[1] == "true" {
+				c = strings.TrimPrefix(xs[0], "i1 ")
+				neg = !neg
+				continue
+			}
+			return cfg.CondUnknown
+		case "icmp", "fcmp":
+			k := classifyCmp(def.Op, afterOp(line, def.Op))
+			if neg {
+				k = k.Negate()
+			}
+			return k
+		}
+		return cfg.CondUnknown
+	}
+	return cfg.CondUnknown
+}
+
+func definition(b *Block, name string) *Instr {
+	for _, in := range b.Instrs {
+		if in.Result == name {
+			return in
+		}
+	}
+	return nil
+}
+
+// classifyCmp reads "PRED TYPE A, B" of an icmp or fcmp.
+func classifyCmp(op, rest string) cfg.Cond {
+	ops := splitTop(rest)
+	if len(ops) < 2 {
+		return cfg.CondUnknown
+	}
+	fs := strings.Fields(ops[0])
+	if len(fs) < 3 {
+		return cfg.CondUnknown
+	}
+	pred, a, b := fs[0], fs[len(fs)-1], strings.Fields(ops[1])
+	if len(b) == 0 {
+		return cfg.CondUnknown
+	}
+	bv := b[0]
+	typ := strings.Join(fs[1:len(fs)-1], " ")
+	if op == "fcmp" {
+		switch pred {
+		case "oeq", "ueq":
+			return cfg.EqConst
+		case "one", "une":
+			return cfg.NeConst
+		}
+		return cfg.CondUnknown
+	}
+	if typ == "ptr" || strings.HasSuffix(typ, "*") {
+		switch pred {
+		case "eq":
+			return cfg.PtrEq
+		case "ne":
+			return cfg.PtrNe
+		}
+		return cfg.CondUnknown
+	}
+	aConst, bConst := isConst(a), isConst(bv)
+	switch pred {
+	case "eq":
+		if aConst || bConst {
+			return cfg.EqConst
+		}
+	case "ne":
+		if aConst || bConst {
+			return cfg.NeConst
+		}
+	case "slt", "sle":
+		if bv == "0" {
+			return cfg.LtZero // x < 0, x <= 0
+		}
+		if a == "0" {
+			return cfg.GeZero // 0 < x: x > 0
+		}
+	case "sgt", "sge":
+		if bv == "0" {
+			return cfg.GeZero
+		}
+		if a == "0" {
+			return cfg.LtZero // 0 > x
+		}
+	}
+	return cfg.CondUnknown
+}
+
+func isConst(s string) bool {
+	if s == "null" || s == "true" || s == "false" {
+		return true
+	}
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	return c == '-' || c >= '0' && c <= '9'
+}
+
+// isMemIntrinsic reports the intrinsics that touch memory through pointers.
+func isMemIntrinsic(callee string) bool {
+	for _, p := range []string{"llvm.memcpy", "llvm.memmove", "llvm.memset"} {
+		if strings.HasPrefix(callee, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isVariable reports whether the pointer operand ptr is the address of a variable: a
+// global (@g), or a local value known to be one.
+func isVariable(ptr string, safe map[string]bool) bool {
+	return strings.HasPrefix(ptr, "@") || safe[ptr]
+}
+
+// loadSource returns the pointer operand of a load instruction line; a constant
+// getelementptr expression on a global stands for the global.
+func loadSource(line string) string {
+	ops := splitTop(afterOp(line, "load"))
+	if len(ops) < 2 {
+		return ""
+	}
+	return pointerOperand(ops[1])
+}
+
+// pointerOperand reads "TYPE VALUE" of a pointer operand.
+func pointerOperand(op string) string {
+	if k := strings.Index(op, "getelementptr"); k >= 0 {
+		if g := strings.Index(op[k:], "@"); g >= 0 {
+			return "@"
+		}
+	}
+	fs := strings.Fields(op)
+	if len(fs) == 0 {
+		return ""
+	}
+	return fs[len(fs)-1]
+}
+
+// addressOfVariable reports whether a getelementptr with constant indices or a
+// bitcast applies to the address of a variable.
+func addressOfVariable(line, op string, safe map[string]bool) bool {
+	ops := splitTop(afterOp(line, op))
+	if op == "bitcast" {
+		// bitcast TYPE %x to TYPE2
+		fs := strings.Fields(ops[0])
+		for i, f := range fs {
+			if f == "to" && i > 0 {
+				return isVariable(fs[i-1], safe)
+			}
+		}
+		return false
+	}
+	// getelementptr [inbounds] TYPE, PTRTYPE %base, IDXTYPE C, ...
+	if len(ops) < 2 {
+		return false
+	}
+	fs := strings.Fields(ops[1])
+	if len(fs) == 0 || !isVariable(fs[len(fs)-1], safe) {
+		return false
+	}
+	for _, idx := range ops[2:] {
+		f := strings.Fields(idx)
+		if len(f) < 2 || !isConst(f[len(f)-1]) {
+			return false
+		}
+	}
+	return true
+}

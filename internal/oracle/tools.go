@@ -1,0 +1,69 @@
+// This file finds the external tools the oracle needs and says how to install them.
+
+package oracle
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/fragprof/fragprof/internal/build"
+)
+
+// InstallHint is the command that installs every tool the oracle needs on Debian.
+const InstallHint = "scripts/deps.sh (as root: apt-get install -y clang clang-16 csmith libcsmith-dev gcc)"
+
+// Tools are the external programs the oracle runs.
+type Tools struct {
+	Clang14, Clang16 *build.Toolchain
+	GCC, Gcov        string
+	Csmith           string
+}
+
+// FindTools locates clang 14 (clang-14, or a clang whose major version is 14),
+// clang 16, gcc, gcov and csmith with csmith.h. Its error names everything missing
+// and how to install it.
+func FindTools() (*Tools, error) {
+	var missing []string
+	t := &Tools{}
+	t.Clang14 = clangMajor(14, "clang-14", "clang")
+	if t.Clang14 == nil {
+		missing = append(missing, "clang 14 (Debian package clang)")
+	}
+	t.Clang16 = clangMajor(16, "clang-16")
+	if t.Clang16 == nil {
+		missing = append(missing, "clang-16 (Debian package clang-16)")
+	}
+	look := func(name, pkg string) string {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			missing = append(missing, name+" (Debian package "+pkg+")")
+		}
+		return p
+	}
+	t.GCC = look("gcc", "gcc")
+	t.Gcov = look("gcov", "gcc")
+	t.Csmith = look("csmith", "csmith")
+	if _, err := os.Stat(CsmithInclude + "/csmith.h"); err != nil {
+		missing = append(missing, CsmithInclude+"/csmith.h (Debian package libcsmith-dev)")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("missing %s; install with %s", strings.Join(missing, ", "), InstallHint)
+	}
+	return t, nil
+}
+
+// clangMajor returns the first of names that is a clang of the given major version.
+func clangMajor(major int, names ...string) *build.Toolchain {
+	for _, n := range names {
+		p, err := exec.LookPath(n)
+		if err != nil {
+			continue
+		}
+		if tc, err := build.NewToolchain(p); err == nil && tc.Major == major {
+			return tc
+		}
+	}
+	return nil
+}

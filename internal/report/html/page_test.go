@@ -1,0 +1,265 @@
+package html
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// testSources serves the examples' sources from testdata, by base name.
+func testSources(file string) []string {
+	data, err := os.ReadFile(filepath.Join("testdata", filepath.Base(file)))
+	if err != nil {
+		return nil
+	}
+	return strings.Split(string(data), "\n")
+}
+
+func decodeFile(t *testing.T, name string) *Page {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Decode(data, testSources)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return p
+}
+
+// render writes p and returns the page, failing the test on error.
+func render(t *testing.T, p *Page, o Options) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, p, o); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// needDot fails the test when Graphviz is missing: the project's set-up installs it
+// (scripts/deps.sh), so a missing dot is a broken machine, not a reason to skip.
+func needDot(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("dot"); err != nil {
+		t.Fatal("Graphviz's dot is not installed (apt-get install graphviz; scripts/deps.sh does)")
+	}
+}
+
+// TestGolden checks the data embedded in the page of every kind of input against
+// testdata/*.golden.json; -update rewrites them. The inputs were written by
+// fragprof itself: newton.freq.json by
+//
+//	fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' \
+//	    --eps 0.3 --berry-esseen signed --json
+//
+// newton-large.freq.json the same with uniform(1000, 8000), newton.count.json by
+// `echo 400 | fragprof count examples/newton.c --json`, time.json and compose.json
+// by `fragprof time examples/lab.c --fragment program --arg A --arg 7 --reps 50 --json`
+// and `fragprof compose examples/lab.c --scheme A --reps 100 --json`.
+func TestGolden(t *testing.T) {
+	needDot(t)
+	for _, tc := range []struct {
+		name, file, base string
+	}{
+		{"freq", "newton.freq.json", ""},
+		{"count", "newton.count.json", ""},
+		{"compare", "newton-large.freq.json", "newton.freq.json"},
+		{"compare-count", "newton.count.json", "newton.freq.json"},
+		{"time", "time.json", ""},
+		{"compose", "compose.json", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := decodeFile(t, tc.file)
+			if tc.base != "" {
+				p.Compare(decodeFile(t, tc.base), tc.base)
+			}
+			page := render(t, p, Options{})
+			data, err := Data(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What is embedded is the page's data, and nothing else.
+			want, _ := json.Marshal(p)
+			if !bytes.Equal(data, want) {
+				t.Errorf("embedded data differ from the Page")
+			}
+			var got bytes.Buffer
+			if err := json.Indent(&got, data, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			got.WriteByte('\n')
+			golden := filepath.Join("testdata", tc.name+".golden.json")
+			if *update {
+				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			exp, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestGolden -update)", err)
+			}
+			if !bytes.Equal(got.Bytes(), exp) {
+				t.Errorf("page data differ from %s (go test -run TestGolden -update rewrites it):\n%s", golden, lineDiff(string(exp), got.String()))
+			}
+		})
+	}
+}
+
+// lineDiff prints the first lines where two texts differ, with context.
+func lineDiff(want, got string) string {
+	a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var sb strings.Builder
+	shown := 0
+	for i := 0; i < max(len(a), len(b)) && shown < 20; i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			sb.WriteString("line " + strconv.Itoa(i+1) + ":\n  - " + x + "\n  + " + y + "\n")
+			shown++
+		}
+	}
+	return sb.String()
+}
+
+// TestFreqPage checks what the page of Newton's estimates shows: the right number of
+// nodes per graph, the states and marks, the loop body's panel with its convergence
+// plot, the hot source lines.
+func TestFreqPage(t *testing.T) {
+	needDot(t)
+	p := decodeFile(t, "newton.freq.json")
+	page := string(render(t, p, Options{}))
+	nodes := regexp.MustCompile(`<g id="n-f(\d+)-b\d+" class="node blk`).FindAllStringSubmatch(page, -1)
+	per := map[string]int{}
+	for _, m := range nodes {
+		per[m[1]]++
+	}
+	if per["0"] != 6 || per["1"] != 4 {
+		t.Errorf("graph nodes per function: %v, want nsqrt 6 and main 4", per)
+	}
+	body := p.Funcs[0].Blocks[1]
+	if body.Label != "do.body" || body.State != "converged" || body.HalfWidth == nil || len(body.Series) == 0 {
+		t.Fatalf("do.body: %+v", body)
+	}
+	for _, want := range []string{
+		`id="d-f0-b1"`,                  // its panel
+		`id="p-f0-b1"`,                  // its convergence plot
+		`<svg class="plot convergence"`, // drawn by gonum/plot
+		`class="node blk st-constant"`,  // marked states
+		`class="node blk st-converged"`, //
+		`✓ converged @31`,               // the state in the label
+		`id="L0-12" class="code hot"`,   // the loop's lines are hot
+		`id="L0-21" class="code never"`, // the error path never ran
+		`<script type="application/json" id="fragprof-data">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	// Self-contained: nothing is fetched.
+	for _, bad := range []string{`src="http`, `href="http`, `<link `, `@import`, `url(http`} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page refers to an external resource: %s", bad)
+		}
+	}
+}
+
+// TestNoDot checks the fallback without Graphviz: the page says so and lists the
+// blocks, still clickable.
+func TestNoDot(t *testing.T) {
+	p := decodeFile(t, "newton.freq.json")
+	page := string(render(t, p, Options{Dot: filepath.Join(t.TempDir(), "no-dot")}))
+	for _, want := range []string{"graphs are shown as lists", `<table class="blocklist">`, `id="n-f0-b1"`, `id="d-f0-b1"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page without dot lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `class="cfg-svg"`) {
+		t.Error("page without dot has a graph")
+	}
+}
+
+func TestCompare(t *testing.T) {
+	p := decodeFile(t, "newton-large.freq.json")
+	p.Compare(decodeFile(t, "newton.freq.json"), "small")
+	body := p.Funcs[0].Blocks[1].Diff
+	// e(do.body) ≈ 10.68 against ≈ 8.77: a significant rise, far beyond the
+	// combined half-width √(0.15² + 0.17²) ≈ 0.23.
+	if body == nil || !body.Significant || body.Delta < 1.5 || body.Color == sameColor {
+		t.Fatalf("do.body diff %+v", body)
+	}
+	if entry := p.Funcs[0].Blocks[0].Diff; entry == nil || entry.Delta != 0 || entry.Significant || entry.Color != sameColor {
+		t.Errorf("entry diff %+v", entry)
+	}
+	if m := p.Base.Moves; len(m) != 3 || m[0].Func != "nsqrt" {
+		t.Errorf("moves %+v, want the three loop blocks of nsqrt", m)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, in := range []string{"", "hello", "[1, 2]", `{"x": 1}`} {
+		if _, err := Decode([]byte(in), nil); err == nil {
+			t.Errorf("Decode(%q) succeeded", in)
+		}
+	}
+	if _, err := Decode([]byte(`{"functions": [`), nil); err == nil || !strings.Contains(err.Error(), "JSON") {
+		t.Errorf("truncated JSON: %v", err)
+	}
+}
+
+// TestHotCFG reads the graph `fragprof hotcfg` prints: machine blocks with estimated
+// counts, drawn like any other.
+func TestHotCFG(t *testing.T) {
+	hot := `{"instructions": 1000, "sampled": 120, "batches": 3, "functions": [
+	  {"name": "loop", "file": "loop.c", "line": 3, "blocks": [
+	    {"id": 0, "label": "entry", "addr": "0x0", "insns": 0, "lines": [], "count": 1},
+	    {"id": 1, "label": "0x401000", "addr": "0x401000", "insns": 4, "lines": [4], "count": 10.5}],
+	   "edges": [{"from": 0, "to": 1, "kind": "unconditional", "count": 1},
+	             {"from": 1, "to": 1, "kind": "true", "count": 9.5}]}], "calls": []}`
+	p, err := Decode([]byte(hot), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Kind != KindHot || *p.Funcs[0].Blocks[1].Value != 10.5 || p.Files[0].Missing != true {
+		t.Errorf("hot page: kind %s, value %v", p.Kind, p.Funcs[0].Blocks[1].Value)
+	}
+	if pr := p.Funcs[0].Edges[1].Prob; pr == nil || *pr < 0.9 || *pr > 0.91 {
+		t.Errorf("back edge probability %v, want 9.5/10.5", pr)
+	}
+}
+
+func TestSplitPos(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		file string
+		line int
+		ok   bool
+	}{
+		{"examples/newton.c:9:21", "examples/newton.c", 9, true},
+		{"a.c:3", "a.c", 3, true},
+		{"C:/x/a.c:3:4", "C:/x/a.c", 3, true},
+		{"", "", 0, false},
+		{"a.c", "", 0, false},
+	} {
+		f, l, ok := splitPos(tc.in)
+		if f != tc.file || l != tc.line || ok != tc.ok {
+			t.Errorf("splitPos(%q) = %q, %d, %v", tc.in, f, l, ok)
+		}
+	}
+}

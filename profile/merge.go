@@ -1,0 +1,191 @@
+// This file implements Merge: many profiles (many runs, many machines) into one.
+
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/fragprof/fragprof/cfg"
+)
+
+// MergeOptions control MergeWith.
+type MergeOptions struct {
+	// Weights multiply each source's counts and runs (llvm-profdata's
+	// -weighted-input); nil means 1 for every source. A weight must be positive.
+	Weights []uint64
+	// SkipMismatched drops a function whose CFG checksum differs between sources,
+	// from every source, instead of failing; MergeWith reports each one it dropped.
+	SkipMismatched bool
+}
+
+// A MismatchError is a function that two sources describe with different CFGs: the
+// program changed between the runs. A and B index the sources.
+type MismatchError struct {
+	Func, File string
+	A, B       int
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("function %s (%s) has a different control-flow graph in source %d than in source %d: the program changed between the runs",
+		e.Func, e.File, e.A, e.B)
+}
+
+// Merge sums profiles of the same program. See MergeWith.
+func Merge(srcs []*Profile) (*Profile, error) {
+	p, _, err := MergeWith(srcs, MergeOptions{})
+	return p, err
+}
+
+type funcKey struct{ name, file string }
+
+// MergeWith sums profiles of the same program into a new profile and leaves the
+// sources unchanged. Functions are matched by name and source file; a function
+// present in some sources only is kept with the counts of those. Compatibility is
+// checked before anything is summed: a function whose CFG checksum differs between
+// two sources is a *MismatchError, unless opt.SkipMismatched drops it (the dropped
+// functions are returned). The header fields combine as follows:
+//
+//   - Counts: Σ weight·counts, per block and per edge; an overflow of 64 bits is an
+//     error naming the function.
+//   - Runs: Σ weight·runs.
+//   - Counters: kept when every source agrees, else 0 (unknown).
+//   - Extra sections: dropped (their meaning is unknown, so no sum is safe).
+//
+// The CFG of a function (labels and positions, which the checksum ignores) comes
+// from the first source that has it. The result has counts if any source has; the
+// functions are in source order (cfg.Program.SortFuncs). For compatible sources
+// merging is commutative and associative: Merge(a, Merge(b, c)) = Merge(Merge(a, b), c).
+func MergeWith(srcs []*Profile, opt MergeOptions) (*Profile, []*MismatchError, error) {
+	if len(srcs) == 0 {
+		return nil, nil, errors.New("profile: nothing to merge")
+	}
+	if opt.Weights != nil && len(opt.Weights) != len(srcs) {
+		return nil, nil, fmt.Errorf("profile: %d weights for %d profiles", len(opt.Weights), len(srcs))
+	}
+	weight := func(i int) uint64 {
+		if opt.Weights == nil {
+			return 1
+		}
+		return opt.Weights[i]
+	}
+	for i := range srcs {
+		if weight(i) == 0 {
+			return nil, nil, fmt.Errorf("profile: weight of source %d is 0", i)
+		}
+		if srcs[i] == nil || srcs[i].Program == nil {
+			return nil, nil, fmt.Errorf("profile: source %d is empty", i)
+		}
+	}
+	// Pass 1: compatibility.
+	type seen struct {
+		src int
+		f   *cfg.Func
+		sum uint64
+	}
+	first := map[funcKey]seen{}
+	var order []funcKey
+	var mismatches []*MismatchError
+	bad := map[funcKey]bool{}
+	for i, p := range srcs {
+		for _, f := range p.Program.Funcs {
+			k := funcKey{f.Name, f.File}
+			s, ok := first[k]
+			if !ok {
+				first[k] = seen{i, f, f.Checksum()}
+				order = append(order, k)
+				continue
+			}
+			if s.src == i {
+				return nil, nil, fmt.Errorf("profile: source %d has function %s (%s) twice", i, f.Name, f.File)
+			}
+			if f.Checksum() != s.sum && !bad[k] {
+				m := &MismatchError{Func: f.Name, File: f.File, A: s.src, B: i}
+				if !opt.SkipMismatched {
+					return nil, nil, m
+				}
+				bad[k] = true
+				mismatches = append(mismatches, m)
+			}
+		}
+	}
+	// Pass 2: sums.
+	out := &Profile{Program: &cfg.Program{}}
+	counters := srcs[0].Counters
+	hasCounts := false
+	for i, p := range srcs {
+		if p.Counters != counters {
+			counters = 0
+		}
+		r, over := mulAdd(uint64(out.Runs), uint64(p.Runs), weight(i))
+		if over || r > 1<<62 {
+			return nil, nil, errors.New("profile: the number of runs overflows")
+		}
+		out.Runs = int(r)
+		hasCounts = hasCounts || p.Counts != nil
+	}
+	out.Counters = counters
+	index := map[funcKey]int{}
+	for _, k := range order {
+		if bad[k] {
+			continue
+		}
+		index[k] = len(out.Program.Funcs)
+		out.Program.Funcs = append(out.Program.Funcs, first[k].f)
+	}
+	if hasCounts {
+		out.Counts = make([]cfg.Counts, len(out.Program.Funcs))
+		for j, f := range out.Program.Funcs {
+			out.Counts[j] = cfg.NewCounts(f)
+		}
+		for i, p := range srcs {
+			if p.Counts == nil {
+				continue
+			}
+			w := weight(i)
+			for fi, f := range p.Program.Funcs {
+				j, ok := index[funcKey{f.Name, f.File}]
+				if !ok {
+					continue
+				}
+				dst, src := out.Counts[j], p.Counts[fi]
+				for b := range dst.Blocks {
+					v, over := mulAdd(dst.Blocks[b], src.Blocks[b], w)
+					if over {
+						return nil, nil, fmt.Errorf("profile: function %s: block count overflows 64 bits", f.Name)
+					}
+					dst.Blocks[b] = v
+				}
+				for e := range dst.Edges {
+					v, over := mulAdd(dst.Edges[e], src.Edges[e], w)
+					if over {
+						return nil, nil, fmt.Errorf("profile: function %s: edge count overflows 64 bits", f.Name)
+					}
+					dst.Edges[e] = v
+				}
+			}
+		}
+	}
+	// Sort functions and their counts together.
+	pairs := make(map[*cfg.Func]cfg.Counts, len(out.Program.Funcs))
+	if hasCounts {
+		for j, f := range out.Program.Funcs {
+			pairs[f] = out.Counts[j]
+		}
+	}
+	out.Program.SortFuncs()
+	if hasCounts {
+		for j, f := range out.Program.Funcs {
+			out.Counts[j] = pairs[f]
+		}
+	}
+	return out, mismatches, nil
+}
+
+// mulAdd returns a + b·w and whether it overflowed.
+func mulAdd(a, b, w uint64) (uint64, bool) {
+	hi, lo := bits.Mul64(b, w)
+	s, carry := bits.Add64(a, lo, 0)
+	return s, hi != 0 || carry != 0
+}

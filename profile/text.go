@@ -1,0 +1,27 @@
+// This file prints a profile in a stable text form, for golden files and debugging.
+
+package profile
+
+import (
+	"fmt"
+	"strings"
+)
+
+// String dumps p: the summary, then every function's graph (cfg.Func.String) with
+// its CFG checksum and, when present, its block and edge counts.
+func (p *Profile) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "profile: %d functions, runs=%d counters=%d counts=%v\n",
+		len(p.Program.Funcs), p.Runs, p.Counters, p.HasCounts())
+	for i, f := range p.Program.Funcs {
+		fmt.Fprintf(&sb, "checksum %016x\n", f.Checksum())
+		sb.WriteString(f.String())
+		if p.HasCounts() {
+			fmt.Fprintf(&sb, "  blocks %v\n  edges %v\n", p.Counts[i].Blocks, p.Counts[i].Edges)
+		}
+	}
+	for _, s := range p.Extra {
+		fmt.Fprintf(&sb, "extra section type %d flags %d: %d bytes\n", s.Type, s.Flags, len(s.Data))
+	}
+	return sb.String()
+}
