@@ -15,23 +15,27 @@
 # Programs: every examples/*.c (with the stdin and args their header comments name;
 # they run in about a millisecond, so their ratios show the cost of process
 # start-up and of writing the counts at exit, not of counting),
-# and the CPU-bound csmith programs listed in CSMITH_SEEDS below, each wrapped by
-# bench/csmith_loop.c so that its main runs ROUNDS times (a csmith program alone
+# and the CPU-bound csmith programs listed in CSMITH below, each wrapped by
+# bench/csmith_loop.c so that its func_1 runs ROUNDS times (a csmith program alone
 # ends within milliseconds or never). Every build must print what clang's prints.
 #
-# Usage: bench/overhead.sh [-r RUNS] [-p PROGRAM.c ...]
-#   RUNS      hyperfine's --runs for each build (default 15)
+# Usage: bench/overhead.sh [-r RUNS] [-c] [-p PROGRAM.c ...]
+#   -r RUNS   hyperfine's --runs for each build (default 15)
+#   -c        the csmith programs only
+#   -p        these programs only (no csmith)
 #   FRAGPROF_BENCH_KEEP=1 keeps the work directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=15
 only=()
+csmith_only=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-r) runs=$2; shift 2 ;;
+	-c) csmith_only=1; shift ;;
 	-p) shift; while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do only+=("$1"); shift; done ;;
-	*) echo "usage: bench/overhead.sh [-r RUNS] [-p PROGRAM.c ...]" >&2; exit 2 ;;
+	*) echo "usage: bench/overhead.sh [-r RUNS] [-c] [-p PROGRAM.c ...]" >&2; exit 2 ;;
 	esac
 done
 
@@ -46,13 +50,13 @@ else
 fi
 go build -o "$work/fragprof" ./cmd/fragprof
 
-# CSMITH_SEEDS are csmith programs (csmith 2.3.0 with its default size limits: 100
-# to 400 KB of C) whose main, run ROUNDS times in a row by bench/csmith_loop.c, ends
-# and takes 0.1 s to 0.5 s at clang -O2 on a 2-core AMD EPYC; chosen by scanning
-# seeds 1-40 (seeds whose loop did not end within 10 s were left out).
-CSMITH_OPTS=()
-read -r -a CSMITH_SEEDS <<< "${FRAGPROF_BENCH_SEEDS:-35 4 10 26}"
-ROUNDS=${FRAGPROF_BENCH_ROUNDS:-2000}
+# CSMITH are csmith programs (csmith 2.3.0 with its default size limits, 45 to 130
+# KB of C) as SEED:ROUNDS: bench/csmith_loop.c calls the program's func_1 ROUNDS
+# times, which takes 0.2 s to 0.5 s at clang -O2 on a 2-core AMD EPYC, nearly all
+# of it in the generated code (perf: func_1 and its callees 89-99%). Chosen by
+# scanning seeds 1-110 with 10^6 rounds: most programs' func_1 soon does next to
+# nothing, some never end; these five do steady work.
+read -r -a CSMITH <<< "${FRAGPROF_BENCH_CSMITH:-9:400000 40:500000 56:1000000 92:2000000 2:4000000}"
 # EXAMPLE_REPS: the examples run in about a millisecond, below what hyperfine can
 # time through a shell, so each timing runs one EXAMPLE_REPS times in a row.
 EXAMPLE_REPS=${FRAGPROF_BENCH_EXAMPLE_REPS:-100}
@@ -114,7 +118,7 @@ echo "| program | clang -O2 (ms) | fragprof (ms) | fragprof / clang (wall / CPU)
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 
 programs=("${only[@]}")
-if [ ${#programs[@]} -eq 0 ]; then
+if [ ${#programs[@]} -eq 0 ] && [ -z "$csmith_only" ]; then
 	programs=(examples/*.c)
 fi
 for src in "${programs[@]}"; do
@@ -127,10 +131,11 @@ for src in "${programs[@]}"; do
 done
 
 if [ ${#only[@]} -eq 0 ]; then
-	for seed in "${CSMITH_SEEDS[@]}"; do
+	for sr in "${CSMITH[@]}"; do
+		seed=${sr%%:*} rounds=${sr##*:}
 		src="$work/csmith$seed.c"
-		csmith --seed "$seed" ${CSMITH_OPTS[@]+"${CSMITH_OPTS[@]}"} -o "$src"
-		build "csmith$seed" "$src" bench/csmith_loop.c -Dmain=csmith_main -DROUNDS="$ROUNDS"
+		csmith --seed "$seed" -o "$src"
+		build "csmith$seed" bench/csmith_loop.c "-DCSMITH_SRC=\"$src\"" -DROUNDS="$rounds"
 		measure "csmith$seed" "" "" 1
 	done
 fi

@@ -21,7 +21,8 @@
 //	sections, each starting at a multiple of 8.
 //
 // Section types: 1 summary, 2 names, 3 functions, 4 cfg, 5 counts, 6 statistics
-// (reserved for the Monte Carlo engine's per-block moments; ancillary). A reader
+// (the Monte Carlo engine's exact per-block count distributions; ancillary; its
+// encoding is in stats.go). A reader
 // refuses a file with a critical section it does not know and keeps ancillary ones it
 // does not know in Profile.Extra.
 package profile
@@ -34,9 +35,9 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/atomicfile"
 )
 
 // Magic opens every profile file. Like PNG's signature, its first byte has the high
@@ -56,7 +57,7 @@ const (
 	SecFuncs     = 3 // the function headers
 	SecCFG       = 4 // blocks and edges of every function
 	SecCounts    = 5 // block and edge counts
-	SecStats     = 6 // reserved: per-block streaming moments (n, mean, M2, M3, |M3|)
+	SecStats     = 6 // per-block exact count distributions of Monte Carlo trials (stats.go)
 	FlagCritical = 1 // section flag: a reader that does not know the type must refuse the file
 )
 
@@ -90,24 +91,7 @@ func (p *Profile) WriteFile(name string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), name)
+	return atomicfile.Write(name, data)
 }
 
 // names interns strings; index 0 is "".
@@ -222,7 +206,19 @@ func (p *Profile) encode() ([]byte, error) {
 	if p.Counts != nil {
 		secs = append(secs, Section{SecCounts, FlagCritical, counts})
 	}
-	secs = append(secs, p.Extra...)
+	if p.Stats != nil {
+		st, err := p.encodeStats()
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, Section{SecStats, 0, st})
+	}
+	for _, x := range p.Extra {
+		if x.Type == SecStats && p.Stats != nil {
+			continue
+		}
+		secs = append(secs, x)
+	}
 	table := headerSize
 	off := align8(table + secEntry*len(secs))
 	out := make([]byte, off)
@@ -337,7 +333,7 @@ func parse(data []byte) (*Profile, error) {
 		}
 		body := data[off : off+n]
 		switch typ {
-		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts:
+		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts, SecStats:
 			if _, dup := secs[typ]; dup {
 				return nil, bad(at, "section type %d appears twice", typ)
 			}
@@ -460,6 +456,11 @@ func parse(data []byte) (*Profile, error) {
 	}
 	if err := p.Check(cfg.Entered); err != nil {
 		return nil, &FormatError{Offset: -1, Msg: err.Error()}
+	}
+	if st, ok := secs[SecStats]; ok {
+		if err := p.decodeStats(st, secOff[SecStats]); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }

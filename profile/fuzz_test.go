@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/crc32"
 	"math/rand"
+	"reflect"
 	"runtime"
 	"testing"
 )
@@ -23,6 +24,12 @@ func FuzzParse(f *testing.F) {
 	var b bytes.Buffer
 	p.Write(&b)
 	f.Add(b.Bytes())
+	// Profiles with a statistics section: exact tables, and buckets.
+	for _, spread := range []int64{20, 1 << 40} {
+		var sb bytes.Buffer
+		statsProfile(trialRuns(7, 1100, spread)).Write(&sb)
+		f.Add(sb.Bytes())
+	}
 	f.Add([]byte(Magic))
 	f.Add(make([]byte, headerSize))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -50,7 +57,7 @@ func FuzzParse(f *testing.F) {
 				if err != nil {
 					t.Fatalf("re-parse: %v", err)
 				}
-				if r.String() != q.String() {
+				if r.String() != q.String() || !reflect.DeepEqual(r.Stats, q.Stats) {
 					t.Fatalf("round trip changed the profile")
 				}
 			}

@@ -51,6 +51,11 @@ type funcKey struct{ name, file string }
 //     error naming the function.
 //   - Runs: Σ weight·runs.
 //   - Counters: kept when every source agrees, else 0 (unknown).
+//   - Stats (the statistics section): when every source has statistics, each
+//     block's count distribution is the exact merge of the sources' (MergeDists:
+//     the same bits whatever the order or grouping); when some source has none, the
+//     result has none (a distribution over part of the runs would not describe the
+//     summed counts). Weights other than 1 with statistics are ErrWeightedStats.
 //   - Extra sections: dropped (their meaning is unknown, so no sum is safe).
 //
 // The CFG of a function (labels and positions, which the checksum ignores) comes
@@ -70,7 +75,12 @@ func MergeWith(srcs []*Profile, opt MergeOptions) (*Profile, []*MismatchError, e
 		}
 		return opt.Weights[i]
 	}
+	allStats := true
 	for i := range srcs {
+		if srcs[i] != nil && srcs[i].Stats != nil && weight(i) != 1 {
+			return nil, nil, ErrWeightedStats
+		}
+		allStats = allStats && srcs[i] != nil && srcs[i].Stats != nil
 		if weight(i) == 0 {
 			return nil, nil, fmt.Errorf("profile: weight of source %d is 0", i)
 		}
@@ -178,6 +188,17 @@ func MergeWith(srcs []*Profile, opt MergeOptions) (*Profile, []*MismatchError, e
 	if hasCounts {
 		for j, f := range out.Program.Funcs {
 			out.Counts[j] = pairs[f]
+		}
+	}
+	if allStats {
+		for j, f := range out.Program.Funcs {
+			index[funcKey{f.Name, f.File}] = j
+		}
+		if err := mergeStats(out, srcs, index); err != nil {
+			return nil, nil, err
+		}
+		if err := out.CheckStats(); err != nil {
+			return nil, nil, fmt.Errorf("profile: merged statistics do not fit the merged counts: %v", err)
 		}
 	}
 	return out, mismatches, nil

@@ -26,8 +26,14 @@ type Profile struct {
 	Counters int
 	// Runs is the number of program runs summed into Counts.
 	Runs int
+	// Stats, when not nil, is parallel to Program.Funcs and holds, per block, the
+	// exact distribution of its per-run count over the Runs (Monte Carlo trials of
+	// `fragprof freq --profile`): the statistics section (type 6; stats.go). Merge
+	// merges it exactly.
+	Stats [][]Dist
 	// Extra holds the ancillary sections of a parsed file that this version of the
 	// package does not know, so that Parse → Write keeps them. Merge drops them.
+	// (A section of type SecStats is never here: Parse reads it into Stats.)
 	Extra []Section
 }
 

@@ -19,6 +19,11 @@ func (p *Profile) String() string {
 		if p.HasCounts() {
 			fmt.Fprintf(&sb, "  blocks %v\n  edges %v\n", p.Counts[i].Blocks, p.Counts[i].Edges)
 		}
+		if p.Stats != nil {
+			for b, d := range p.Stats[i] {
+				fmt.Fprintf(&sb, "  stats b%d: %s\n", b, d.String())
+			}
+		}
 	}
 	for _, s := range p.Extra {
 		fmt.Fprintf(&sb, "extra section type %d flags %d: %d bytes\n", s.Type, s.Flags, len(s.Data))

@@ -4,11 +4,11 @@ package main
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
 )
@@ -136,18 +136,5 @@ func writeReport(e *env, file string, render func(io.Writer) error) error {
 	if file == "" {
 		return render(e.stderr)
 	}
-	f, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if err := render(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	os.Chmod(f.Name(), 0o644)
-	return os.Rename(f.Name(), file)
+	return atomicfile.WriteWith(file, render)
 }

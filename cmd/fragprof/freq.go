@@ -5,12 +5,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -24,6 +26,7 @@ import (
 	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/profile"
 )
 
 func init() { register(newFreqCmd) }
@@ -121,8 +124,10 @@ func newFreqCmd(e *env) *cobra.Command {
 	var maxTime, trialTimeout time.Duration
 	var jobs int
 	var replay int64
+	var profFile, shardSpec string
+	var from bool
 	c := &cobra.Command{
-		Use:   "freq [flags] FILE.c... | freq --binary PROG [flags]",
+		Use:   "freq [flags] FILE.c... | freq --binary PROG [flags] | freq --from FILE.fpp... [flags]",
 		Short: "Estimate every block's expected execution count under input distributions (Monte Carlo)",
 		Long: `Freq estimates the expected execution count e(b) of every basic block — how many
 times it runs per execution, on average over the distribution of the inputs — by
@@ -156,16 +161,51 @@ A trial that times out, crashes, or (with --fail-nonzero) exits non-zero is left
 out and listed with the command that replays it (--replay N). Progress is shown on
 stderr when it is a terminal; Ctrl-C stops and prints the partial result.
 
+Shards. --profile FILE also writes the run as a profile file: every block's and
+edge's count summed over the trials used (runs = trials), plus the statistics
+section, each block's exact distribution of per-trial counts (docs/profile-format.md).
+--shard I/K runs only trials I, I+K, I+2K, ... of the seed's sequence (trial t's
+inputs still depend only on the seed and t), so K processes, on any machines, with
+the same seed and inputs and shards 0/K ... K−1/K run disjoint trials. In a shard,
+--max-trials counts the shard's own trials, and the stopping rule is applied to the
+shard alone (a shard may stop early, or report blocks unconverged that the whole
+would decide). Merge the shards' profiles with 'fragprof merge' — the distributions
+merge exactly, to the same bits as one run of all their trials — and judge the
+merged distributions with --from: it reads one or more profiles written by
+freq --profile (merging them itself when there are several), applies the stopping
+rule of the command line to every block on all their trials, and prints the same
+report (--format text, json or dot). A profile does not keep the convergence series,
+the trial at which a block converged, or the failed trials; the report says so.
+
 Examples:
   fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' \
       --eps 0.3 --gamma 0.95
   fragprof freq prog.c --inputs model.toml --json -o est.json --report est.html
   fragprof freq --binary ./prog --inputs model.toml --jobs 8
-  fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' --replay 17`,
+  fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' --replay 17
+  fragprof freq prog.c --inputs model.toml --shard 0/2 --max-trials 20000 --profile s0.fpp
+  fragprof freq prog.c --inputs model.toml --shard 1/2 --max-trials 20000 --profile s1.fpp
+  fragprof merge s0.fpp s1.fpp -o all.fpp && fragprof freq --from all.fpp --eps 0.3`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if binary == "" && len(args) == 0 {
+			if from {
+				if len(args) == 0 {
+					return usagef("freq: --from needs the profile files to judge")
+				}
+				for _, fl := range []string{"binary", "shard", "replay", "func", "report"} {
+					if c.Flags().Changed(fl) {
+						return usagef("freq: --from judges stored profiles: --%s does not apply", fl)
+					}
+				}
+			} else if binary == "" && len(args) == 0 {
 				return usagef("freq: name the C files to build, or --binary PROG")
+			}
+			var shard, shards uint64
+			if shardSpec != "" {
+				var err error
+				if shard, shards, err = parseShard(shardSpec); err != nil {
+					return usagef("freq: --shard: %v", err)
+				}
 			}
 			if binary != "" && len(args) > 0 {
 				return usagef("freq: --binary takes no C files (got %v)", args)
@@ -202,6 +242,20 @@ Examples:
 			rule, err := stats.NewRule(th)
 			if err != nil {
 				return usagef("freq: %v", strings.TrimPrefix(err.Error(), "stats: "))
+			}
+			writeFreq := func(f *report.Freq) error {
+				return writeReport(e, outFile, func(w io.Writer) error {
+					switch format {
+					case "json":
+						return report.WriteFreqJSON(w, f)
+					case "dot":
+						return report.WriteFreqDOT(w, f)
+					}
+					return report.WriteFreqText(w, f, sourceFiles)
+				})
+			}
+			if from {
+				return freqFrom(e, args, rule, th, profFile, writeFreq)
 			}
 			model, err := in.model(c)
 			if err != nil {
@@ -242,6 +296,7 @@ Examples:
 			defer stop()
 			cfg := montecarlo.Config{
 				Rule: rule, MaxTrials: maxTrials, MaxTime: maxTime, Jobs: jobs, NewWorker: prog.NewWorker,
+				Shard: shard, Shards: shards,
 			}
 			progress := newProgressLine(e.stderr)
 			if progress != nil {
@@ -252,17 +307,21 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if shards > 1 {
+				res.Stopped = fmt.Sprintf("shard %d/%d: %s (the stopping rule judged this shard alone)", shard, shards, res.Stopped)
+			}
+			if profFile != "" {
+				p, err := res.Profile(counters)
+				if err != nil {
+					return fmt.Errorf("freq: --profile: %v", err)
+				}
+				if err := p.WriteFile(profFile); err != nil {
+					return fmt.Errorf("freq: writing the profile: %w", err)
+				}
+			}
 			f := &report.Freq{Result: res, Rule: th, Seed: in.seed, Counters: counters, Inputs: inputLines(model)}
 			f.Replay = "fragprof freq ... --seed " + fmt.Sprint(in.seed) + " --replay %d"
-			if err := writeReport(e, outFile, func(w io.Writer) error {
-				switch format {
-				case "json":
-					return report.WriteFreqJSON(w, f)
-				case "dot":
-					return report.WriteFreqDOT(w, f)
-				}
-				return report.WriteFreqText(w, f, sourceFiles)
-			}); err != nil {
+			if err := writeFreq(f); err != nil {
 				return err
 			}
 			return writeFreqHTML(e, htmlFile, f)
@@ -290,7 +349,73 @@ Examples:
 	fs.StringVar(&format, "format", "text", "report `FORMAT`: text, json (docs/json.md) or dot (the CFG with estimates)")
 	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
 	fs.StringVar(&htmlFile, "report", "", "also write the HTML page of the estimates ('fragprof report') to `FILE`")
+	fs.StringVar(&profFile, "profile", "", "also write the run to the profile file `FILE` (atomically): counts summed over the trials, and each block's exact count distribution, for merge and --from")
+	fs.StringVar(&shardSpec, "shard", "", "run only shard `I/K` of the trials: trials I, I+K, I+2K, ...; --max-trials and the stopping rule then apply to this shard alone")
+	fs.BoolVar(&from, "from", false, "judge profiles written by freq --profile (the arguments, merged exactly) by the stopping rule, instead of running trials")
 	return c
+}
+
+// parseShard parses "I/K" with 0 ≤ I < K.
+func parseShard(s string) (uint64, uint64, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
+	k, err2 := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
+	if !ok || err1 != nil || err2 != nil || k == 0 || i >= k {
+		return 0, 0, fmt.Errorf("%q: want I/K with 0 ≤ I < K, e.g. 0/4", s)
+	}
+	return i, k, nil
+}
+
+// freqFrom implements --from: it reads and merges the profiles, judges the merged
+// distributions by rule and writes the report (and the merged profile to profFile,
+// if given).
+func freqFrom(e *env, files []string, rule *stats.Rule, th stats.Thresholds, profFile string, write func(*report.Freq) error) error {
+	srcs := make([]*profile.Profile, len(files))
+	for i, name := range files {
+		p, err := profile.ParseFile(name)
+		if err != nil {
+			return err
+		}
+		if !p.HasStats() {
+			return fmt.Errorf("freq: --from: %s has no statistics section: it was not written by 'fragprof freq --profile' (or was merged with a profile without statistics)", name)
+		}
+		srcs[i] = p
+	}
+	p := srcs[0]
+	if len(srcs) > 1 {
+		var err error
+		var me *profile.MismatchError
+		if p, err = profile.Merge(srcs); errors.As(err, &me) {
+			return fmt.Errorf("freq: --from: function %s (%s) differs between %s and %s: the profiles are not of the same program",
+				me.Func, me.File, files[me.A], files[me.B])
+		} else if err != nil {
+			return fmt.Errorf("freq: --from: %v", err)
+		}
+	}
+	res, err := montecarlo.FromProfile(p, rule)
+	if err != nil {
+		return fmt.Errorf("freq: --from: %v", err)
+	}
+	undecided := 0
+	for fi := range res.Blocks {
+		for _, be := range res.Blocks[fi] {
+			if be.Decision.State == stats.Unconverged {
+				undecided++
+			}
+		}
+	}
+	verdict := "every block decided"
+	if undecided > 0 {
+		verdict = fmt.Sprintf("%d blocks undecided", undecided)
+	}
+	res.Stopped = fmt.Sprintf("judged from %d stored profile(s) holding %d trials: %s (the convergence series, the trial at which each block converged and the failed trials are not stored in profiles)",
+		len(files), res.Trials, verdict)
+	if profFile != "" {
+		if err := p.WriteFile(profFile); err != nil {
+			return fmt.Errorf("freq: writing the profile: %w", err)
+		}
+	}
+	return write(&report.Freq{Result: res, Rule: th, Counters: p.Counters})
 }
 
 // functionHarness plans the driver of --func: it compiles the sources to IR, binds

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/instrument"
 	"github.com/fragprof/fragprof/internal/llvmir"
 	fpruntime "github.com/fragprof/fragprof/runtime"
@@ -63,7 +64,7 @@ func InstrumentFile(in, out string, opt instrument.Options, edits ...Edit) (*ins
 			return nil, err
 		}
 	}
-	if err := WriteFileAtomic(out, m.Bytes()); err != nil {
+	if err := atomicfile.Write(out, m.Bytes()); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -122,7 +123,7 @@ func (t *Toolchain) IncludeDir() (string, error) {
 	if err := os.MkdirAll(inc, 0o755); err != nil {
 		return "", err
 	}
-	return inc, WriteFileAtomic(h, fpruntime.Header)
+	return inc, atomicfile.Write(h, fpruntime.Header)
 }
 
 // runtimeMu serialises compiling the runtime within one process.
@@ -190,26 +191,4 @@ func (t *Toolchain) Link(ctx context.Context, stderr io.Writer, inputs []string,
 	args = append(args, ldflags...)
 	args = append(args, "-o", out)
 	return t.run(ctx, stderr, args...)
-}
-
-// WriteFileAtomic writes data to a temporary file beside path and renames it into
-// place, so a reader never sees a partial file.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

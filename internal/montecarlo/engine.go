@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -57,6 +58,20 @@ type Config struct {
 	Progress func(Progress)
 	// SeriesPoints bounds each block's convergence series (0: 400).
 	SeriesPoints int
+	// Shard and Shards select a shard of the trials: with Shards > 1 this run's
+	// i-th trial is trial number Shard + i·Shards (i = 0, 1, 2, ...), so that K runs
+	// with Shard = 0..K−1 and the same seed together run trials 0, 1, 2, ... .
+	// MaxTrials and the stopping rule apply to this shard alone; failures are
+	// reported with their trial numbers. Shards 0 or 1: every trial.
+	Shard, Shards uint64
+}
+
+// trialNumber maps the i-th trial of this run to its trial number.
+func (c *Config) trialNumber(i uint64) uint64 {
+	if c.Shards <= 1 {
+		return i
+	}
+	return c.Shard + i*c.Shards
 }
 
 // Progress is a snapshot for a progress line.
@@ -106,14 +121,18 @@ type Failure struct {
 
 // Result is the outcome of a run.
 type Result struct {
-	Prog      *cfg.Program
-	Trials    uint64            // trials folded into the estimates
-	Blocks    [][]BlockEstimate // [function][block]
-	Edges     [][]stats.Moments // [function][edge]: the mean count of each edge
-	Failures  []Failure
-	Stopped   string // why the run ended
-	Elapsed   time.Duration
-	Converged bool // every block decided (converged, constant or inadequate)
+	Prog   *cfg.Program
+	Trials uint64            // trials folded into the estimates
+	Blocks [][]BlockEstimate // [function][block]
+	Edges  [][]stats.Moments // [function][edge]: the mean count of each edge
+	// EdgeTotals [function][edge] is each edge's count summed over the trials folded,
+	// exactly (what a profile stores); nil in a Result rebuilt from a profile
+	// without counts.
+	EdgeTotals [][]uint64
+	Failures   []Failure
+	Stopped    string // why the run ended
+	Elapsed    time.Duration
+	Converged  bool // every block decided (converged, constant or inadequate)
 }
 
 // ErrNoTrials is returned when not a single trial could be used.
@@ -125,6 +144,9 @@ var ErrNoTrials = errors.New("montecarlo: no trial produced counts")
 func Run(ctx context.Context, c Config) (*Result, error) {
 	if c.Jobs < 1 {
 		c.Jobs = 1
+	}
+	if c.Shards > 1 && c.Shard >= c.Shards {
+		return nil, fmt.Errorf("montecarlo: shard %d of %d", c.Shard, c.Shards)
 	}
 	if c.MaxTrials == 0 {
 		c.MaxTrials = c.Rule.Thresholds().MaxTrials
@@ -172,7 +194,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 				if i >= limit.Load() {
 					return
 				}
-				out, err := w.Trial(runCtx, i)
+				out, err := w.Trial(runCtx, c.trialNumber(i))
 				if runCtx.Err() != nil {
 					return // the trial may have been killed by the cancellation
 				}
@@ -202,10 +224,10 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			}
 			delete(pending, expected)
 			if p.err != nil {
-				fatal = fmt.Errorf("trial %d: %v", p.i, p.err)
+				fatal = fmt.Errorf("trial %d: %v", c.trialNumber(p.i), p.err)
 				break
 			}
-			if err := f.fold(p.i, p.out); err != nil {
+			if err := f.fold(c.trialNumber(p.i), p.out); err != nil {
 				fatal = err
 				break
 			}
@@ -293,6 +315,11 @@ func (f *folder) fold(i uint64, o Outcome) error {
 		}
 		for e, v := range c.Edges {
 			r.Edges[fi][e].Add(float64(v))
+			t, carry := bits.Add64(r.EdgeTotals[fi][e], v, 0)
+			if carry != 0 {
+				return fmt.Errorf("trial %d: function %s: edge %d's total count overflows 64 bits", i, fn.Name, e)
+			}
+			r.EdgeTotals[fi][e] = t
 		}
 	}
 	r.Trials++
@@ -314,6 +341,7 @@ func (f *folder) start(p *cfg.Program) {
 		}
 		r.Blocks = append(r.Blocks, bs)
 		r.Edges = append(r.Edges, make([]stats.Moments, len(fn.Edges)))
+		r.EdgeTotals = append(r.EdgeTotals, make([]uint64, len(fn.Edges)))
 		f.decided = append(f.decided, make([]bool, len(fn.Blocks)))
 		f.seriesNext = append(f.seriesNext, make([]uint64, len(fn.Blocks)))
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/llvmir"
 	"github.com/fragprof/fragprof/profile"
@@ -51,7 +52,7 @@ func Build(ctx context.Context, tc *build.Toolchain, spec build.Spec, p *profile
 		}
 		reports = append(reports, r)
 		pll := filepath.Join(dir, base+".pgo.ll")
-		if err := build.WriteFileAtomic(pll, m.Bytes()); err != nil {
+		if err := atomicfile.Write(pll, m.Bytes()); err != nil {
 			return nil, err
 		}
 		obj := filepath.Join(dir, base+".o")

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/instrument"
 	"github.com/fragprof/fragprof/internal/llvmir"
@@ -78,7 +79,7 @@ func buildUncounted(ctx context.Context, tc *build.Toolchain, stderr io.Writer, 
 			}
 		}
 		tll := filepath.Join(dir, base+".fpt.ll")
-		if err := build.WriteFileAtomic(tll, m.Bytes()); err != nil {
+		if err := atomicfile.Write(tll, m.Bytes()); err != nil {
 			return err
 		}
 		obj := filepath.Join(dir, base+".o")

@@ -1,0 +1,134 @@
+// This file converts between a run's Result and a profile file: the counts summed
+// over the trials plus the statistics section (each block's exact count
+// distribution), so that shards of a run merge exactly and are judged later.
+
+package montecarlo
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/profile"
+)
+
+// DistOf converts a count distribution to the profile's public form, sharing no
+// memory.
+func DistOf(c *stats.CountDist) profile.Dist {
+	d := profile.Dist{Level: c.Level}
+	if len(c.Values) > 0 {
+		d.Values = make([]profile.ValueCount, len(c.Values))
+		for i, v := range c.Values {
+			d.Values[i] = profile.ValueCount{V: v.V, N: v.N}
+		}
+	}
+	if len(c.Buckets) > 0 {
+		d.Buckets = make([]profile.Bucket, len(c.Buckets))
+		for i, b := range c.Buckets {
+			d.Buckets[i] = profile.Bucket{Lo: b.Lo, N: b.N, Min: b.Min, Max: b.Max,
+				D1: [4]uint64(b.D1), D2: [4]uint64(b.D2), D3: [4]uint64(b.D3)}
+		}
+	}
+	return d
+}
+
+// CountDistOf converts a profile's distribution back, sharing no memory. d should
+// be valid (profile.Parse checks every distribution it reads).
+func CountDistOf(d *profile.Dist) *stats.CountDist {
+	c := &stats.CountDist{Level: d.Level}
+	if len(d.Values) > 0 {
+		c.Values = make([]stats.ValueCount, len(d.Values))
+		for i, v := range d.Values {
+			c.Values[i] = stats.ValueCount{V: v.V, N: v.N}
+		}
+	}
+	if len(d.Buckets) > 0 {
+		c.Buckets = make([]stats.Bucket, len(d.Buckets))
+		for i, b := range d.Buckets {
+			c.Buckets[i] = stats.Bucket{Lo: b.Lo, N: b.N, Min: b.Min, Max: b.Max,
+				D1: stats.Wide(b.D1), D2: stats.Wide(b.D2), D3: stats.Wide(b.D3)}
+		}
+	}
+	return c
+}
+
+// Profile returns the profile of the run: Runs = the trials folded; every block's
+// count is the sum of its counts over those trials (exactly, from its
+// distribution), every edge's likewise (EdgeTotals); the statistics section holds
+// every block's distribution. Functions are in source order. counters is the
+// number of counters of the instrumented binary (0: unknown).
+func (r *Result) Profile(counters int) (*profile.Profile, error) {
+	prog := &cfg.Program{Funcs: slices.Clone(r.Prog.Funcs)}
+	prog.SortFuncs()
+	pos := map[*cfg.Func]int{}
+	for i, f := range r.Prog.Funcs {
+		pos[f] = i
+	}
+	p := &profile.Profile{Program: prog, Runs: int(r.Trials), Counters: counters,
+		Counts: make([]cfg.Counts, len(prog.Funcs)), Stats: make([][]profile.Dist, len(prog.Funcs))}
+	for j, f := range prog.Funcs {
+		i := pos[f]
+		c := cfg.NewCounts(f)
+		ds := make([]profile.Dist, len(f.Blocks))
+		for b := range f.Blocks {
+			ds[b] = DistOf(r.Blocks[i][b].Dist)
+			hi, lo := ds[b].Sum()
+			if hi != 0 {
+				return nil, fmt.Errorf("function %s: block %d's total count overflows 64 bits", f.Name, b)
+			}
+			c.Blocks[b] = lo
+		}
+		if r.EdgeTotals == nil {
+			return nil, fmt.Errorf("the run has no edge totals")
+		}
+		copy(c.Edges, r.EdgeTotals[i])
+		p.Counts[j], p.Stats[j] = c, ds
+	}
+	if err := p.CheckStats(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// FromProfile rebuilds a Result from a profile with statistics (one written by
+// `fragprof freq --profile`, or a merge of such) and judges every block by rule, on
+// all the trials the profile holds. What a profile does not store is absent: the
+// convergence series (empty), the trial at which a block converged (0), failures,
+// the elapsed time and why the runs stopped (Stopped is left for the caller).
+// Every block must hold p.Runs trials.
+func FromProfile(p *profile.Profile, rule *stats.Rule) (*Result, error) {
+	if p.Stats == nil {
+		return nil, fmt.Errorf("the profile has no statistics section (write it with 'fragprof freq --profile'; merging with a profile without statistics drops them)")
+	}
+	r := &Result{Prog: p.Program, Trials: uint64(p.Runs), Converged: true}
+	for fi, f := range p.Program.Funcs {
+		bs := make([]BlockEstimate, len(f.Blocks))
+		for b := range bs {
+			d := CountDistOf(&p.Stats[fi][b])
+			if n := d.N(); n != r.Trials {
+				return nil, fmt.Errorf("function %s holds %d trials but the profile has %d runs (was it merged with profiles of other programs?)", f.Name, n, r.Trials)
+			}
+			dec := rule.Decide(d.Summary())
+			if dec.State == stats.Unconverged {
+				r.Converged = false
+			}
+			bs[b] = BlockEstimate{Dist: d, Decision: dec, Series: []Point{}}
+		}
+		r.Blocks = append(r.Blocks, bs)
+		em := make([]stats.Moments, len(f.Edges))
+		var et []uint64
+		if p.Counts != nil {
+			et = slices.Clone(p.Counts[fi].Edges)
+			for e := range em {
+				em[e].N = r.Trials
+				if r.Trials > 0 {
+					em[e].Mean = float64(et[e]) / float64(r.Trials)
+				}
+			}
+		}
+		r.Edges = append(r.Edges, em)
+		r.EdgeTotals = append(r.EdgeTotals, et)
+	}
+	return r, nil
+}

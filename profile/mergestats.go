@@ -1,0 +1,108 @@
+// This file merges the statistics section: the exact count distributions of
+// Monte Carlo shards.
+
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/fragprof/fragprof/internal/stats"
+)
+
+// ErrWeightedStats is returned by MergeWith when weights other than 1 are given for
+// sources that carry statistics: a weighted merge of count distributions has no
+// meaning (it would claim trials that were never run).
+var ErrWeightedStats = errors.New("profile: weights cannot be applied to profiles with statistics (a distribution of per-trial counts cannot be scaled); merge them without weights")
+
+// countDist converts d to the internal representation, sharing no memory.
+func (d *Dist) countDist() *stats.CountDist {
+	c := &stats.CountDist{Level: d.Level}
+	if len(d.Values) > 0 {
+		c.Values = make([]stats.ValueCount, len(d.Values))
+		for i, v := range d.Values {
+			c.Values[i] = stats.ValueCount{V: v.V, N: v.N}
+		}
+	}
+	if len(d.Buckets) > 0 {
+		c.Buckets = make([]stats.Bucket, len(d.Buckets))
+		for i, b := range d.Buckets {
+			c.Buckets[i] = stats.Bucket{Lo: b.Lo, N: b.N, Min: b.Min, Max: b.Max,
+				D1: stats.Wide(b.D1), D2: stats.Wide(b.D2), D3: stats.Wide(b.D3)}
+		}
+	}
+	return c
+}
+
+// distOf converts c to a Dist, sharing no memory.
+func distOf(c *stats.CountDist) Dist {
+	d := Dist{Level: c.Level}
+	if len(c.Values) > 0 {
+		d.Values = make([]ValueCount, len(c.Values))
+		for i, v := range c.Values {
+			d.Values[i] = ValueCount{V: v.V, N: v.N}
+		}
+	}
+	if len(c.Buckets) > 0 {
+		d.Buckets = make([]Bucket, len(c.Buckets))
+		for i, b := range c.Buckets {
+			d.Buckets[i] = Bucket{Lo: b.Lo, N: b.N, Min: b.Min, Max: b.Max,
+				D1: [4]uint64(b.D1), D2: [4]uint64(b.D2), D3: [4]uint64(b.D3)}
+		}
+	}
+	return d
+}
+
+// MergeDists returns the distribution of the union of the trials of ds, exactly as
+// if every trial had been recorded in one distribution: the result does not depend
+// on the order or grouping of ds. Every Dist must be valid ([Dist.Validate]); the
+// trials must total less than 2⁶⁴.
+func MergeDists(ds ...Dist) (Dist, error) {
+	var total uint64
+	acc := &stats.CountDist{}
+	for i := range ds {
+		if err := ds[i].Validate(); err != nil {
+			return Dist{}, err
+		}
+		var c uint64
+		total, c = bits.Add64(total, ds[i].N(), 0)
+		if c != 0 {
+			return Dist{}, errors.New("profile: merged distribution has 2⁶⁴ or more trials")
+		}
+		acc.Merge(ds[i].countDist())
+	}
+	return distOf(acc), nil
+}
+
+// mergeStats merges the statistics of srcs into out (whose functions are final and
+// sorted), when every source has statistics. index maps out's functions.
+func mergeStats(out *Profile, srcs []*Profile, index map[funcKey]int) error {
+	parts := make([][][]Dist, len(out.Program.Funcs)) // [func][block][source]
+	for j, f := range out.Program.Funcs {
+		parts[j] = make([][]Dist, len(f.Blocks))
+	}
+	for _, p := range srcs {
+		for fi, f := range p.Program.Funcs {
+			j, ok := index[funcKey{f.Name, f.File}]
+			if !ok {
+				continue
+			}
+			for b := range p.Stats[fi] {
+				parts[j][b] = append(parts[j][b], p.Stats[fi][b])
+			}
+		}
+	}
+	out.Stats = make([][]Dist, len(out.Program.Funcs))
+	for j, f := range out.Program.Funcs {
+		out.Stats[j] = make([]Dist, len(f.Blocks))
+		for b := range f.Blocks {
+			d, err := MergeDists(parts[j][b]...)
+			if err != nil {
+				return fmt.Errorf("profile: function %s, block %d: %v", f.Name, b, err)
+			}
+			out.Stats[j][b] = d
+		}
+	}
+	return nil
+}
