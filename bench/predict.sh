@@ -1,0 +1,166 @@
+#!/bin/sh
+# predict.sh: benchmark of the prediction metalayer (issue 7).
+#
+#  1. The cost of a checkpoint: bench/pred_overhead.c passes N checkpoints in a tight
+#     loop, traced (each clock) and untraced; per checkpoint, the difference of the
+#     loop's wall time, of its thread's CPU time and of the process's CPU time
+#     (the drainer's included). Minimum of REPEAT runs each.
+#  2. Held-out MAPE of the predicted time, model vs direct baseline, per example, and
+#     the MAPE of the number of checkpoints passed (the structure's error alone):
+#     TRIALS traces each (--clock thread, and --clock tsc), model build --holdout 0.2.
+#     Also the final-value errors of euler_lag.
+#  3. Model build time for about a million events (insertion sort).
+#  4. Prediction time against the run's own time, for inputs far beyond training.
+#  5. advise against real runs of brusselator_par.c on 1 and 2 threads, several K.
+#
+# Prints Markdown; the raw outputs stay in $OUT.
+# Usage: bench/predict.sh [TRIALS [REPEAT]]     (defaults 40, 7)
+set -eu
+TRIALS=${1:-40}
+REPEAT=${2:-7}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$(mktemp -d /tmp/fragprof-bench-predict.XXXXXX)}
+FP="$OUT/fragprof"
+EX="$ROOT/examples/predict"
+(cd "$ROOT" && go build -o "$FP" ./cmd/fragprof)
+CLANG=$(command -v clang || command -v clang-16)
+echo "Machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+minof() { sort -g | head -1; }
+
+echo "## Checkpoint cost (ns per checkpoint, minimum of $REPEAT runs of 2,000,000)"
+echo
+echo "| checkpoint | clock | wall | thread CPU | process CPU (with the drainer) |"
+echo "|---|---|---|---|---|"
+"$FP" cc -O2 "$ROOT/bench/pred_overhead.c" -o "$OUT/ovh" 2> /dev/null
+for mode in 0 1; do
+	: > "$OUT/off.$mode"
+	for r in $(seq "$REPEAT"); do echo "2000000 $mode" | "$OUT/ovh" 2>> "$OUT/off.$mode" > /dev/null; done
+	w0=$(cut -d' ' -f1 "$OUT/off.$mode" | minof)
+	c0=$(cut -d' ' -f2 "$OUT/off.$mode" | minof)
+	p0=$(cut -d' ' -f3 "$OUT/off.$mode" | minof)
+	name=FP_POINT
+	[ "$mode" = 1 ] && name="FP_POINT_VARS (2 vars)"
+	for clock in tsc monotonic thread; do
+		: > "$OUT/on.$mode.$clock"
+		for r in $(seq "$REPEAT"); do
+			echo "2000000 $mode" | FRAGPROF_TRACE=1 FRAGPROF_TRACE_CLOCK=$clock FRAGPROF_EXTRA_OUT="$OUT/ovh.extra" \
+				"$OUT/ovh" 2>> "$OUT/on.$mode.$clock" > /dev/null
+		done
+		rm -f "$OUT/ovh.extra"
+		w=$(cut -d' ' -f1 "$OUT/on.$mode.$clock" | minof)
+		c=$(cut -d' ' -f2 "$OUT/on.$mode.$clock" | minof)
+		p=$(cut -d' ' -f3 "$OUT/on.$mode.$clock" | minof)
+		echo "| $name | $clock | $(echo "$w - $w0" | bc -l | xargs printf %.1f) | $(echo "$c - $c0" | bc -l | xargs printf %.1f) | $(echo "$p - $p0" | bc -l | xargs printf %.1f) |"
+	done
+done
+echo
+
+# example | inputs... | stdin template
+trace_model() {
+	name=$1; clock=$2; stdin=$3; shift 3
+	dir="$OUT/$name.$clock"
+	rm -rf "$dir"
+	set --  "$@" --stdin "$stdin" --trials "$TRIALS" --clock "$clock" -o "$dir"
+	"$FP" trace "$EX/$name.c" "$@" 2> "$dir.trace.log"
+	"$FP" model build "$dir" -o "$dir.model" 2> "$dir.build.log"
+	"$FP" model show "$dir.model" --json > "$dir.json"
+	jq -r --arg n "$name" --arg c "$clock" '"| \($n) | \($c) | \(.training.runs) | \(.evaluation.runs) | \(100*.evaluation.mape*100|round/100)% | \(100*.evaluation.baseline_mape*100|round/100)% | \(100*.evaluation.events_mape*100|round/100)% | \(.evaluation.covered)/\(.evaluation.runs) |"' "$dir.json"
+}
+
+echo "## Held-out error of the predicted time ($TRIALS trials, 20% held out)"
+echo
+echo "| example | clock | runs learnt | held out | model MAPE | baseline MAPE | checkpoints-passed MAPE | in interval |"
+echo "|---|---|---|---|---|---|---|---|"
+for clock in thread tsc; do
+	trace_model brusselator $clock '{K}\n' --input 'K = choice(1, 2, 4, 8, 16, 32, 48)'
+	trace_model matmul $clock '{n}\n' --input 'n = uniform_int(60, 125)'
+	trace_model insertion_sort $clock '{n} {s}\n' --input 'n = uniform_int(50, 250)' --input 's = uniform_int(1, 1000000)'
+	trace_model euler_lag $clock '{y0:%.17g} {u:%.17g} {a:%.17g} {N}\n' --input 'y0 = uniform(-1, 1)' \
+		--input 'u = uniform(0, 2)' --input 'a = uniform(0.001, 0.05)' --input 'N = uniform_int(50, 400)'
+	trace_model solver $clock '{n} {w:%.17g}\n' --input 'n = uniform_int(20000, 100000)' --input 'w = uniform(0.1, 1.9)'
+done
+echo
+echo "Final value of euler_lag's y (median relative error over the held-out runs):"
+jq -r '.evaluation.vars[] | select(.var == "y") | "model \(.model), max \(.max_model); direct baseline \(.baseline)"' "$OUT/euler_lag.thread.json"
+echo
+
+echo "## Model build time"
+echo
+dir="$OUT/big"
+"$FP" trace "$EX/insertion_sort.c" --input 'n = uniform_int(1900, 2100)' --input 's = uniform_int(1, 1000000)' \
+	--stdin '{n} {s}\n' --trials 4 -o "$dir" 2> "$dir.trace.log"
+events=$(sed -n 's/.*: \([0-9]*\) events at.*/\1/p' "$dir.trace.log")
+start=$(date +%s.%N)
+"$FP" model build "$dir" -o "$dir.model" --holdout 0 2> "$dir.build.log"
+end=$(date +%s.%N)
+echo "$events events (4 runs of insertion sort, n ≈ 2000): model build $(echo "$end - $start" | bc -l | xargs printf %.2f) s wall (reading the traces included); $(jq .training.build_seconds "$dir.model" | xargs printf %.2f) s learning"
+echo
+
+echo "## Prediction time against run time"
+echo
+echo "Models as built above (--clock thread; insertion sort's --clock tsc); the predicted time"
+echo "without the checkpoints' own cost, against the plain program (clang -O2, no fragprof)."
+echo
+echo "| example | input | predicted | run (min of 3) | prediction took | interpreter steps |"
+echo "|---|---|---|---|---|---|"
+"$CLANG" -O2 -pthread "$EX/brusselator_par.c" -o "$OUT/bru_par"
+"$CLANG" -O2 -I "$ROOT/runtime/c" "$EX/matmul.c" -o "$OUT/matmul_plain"
+"$CLANG" -O2 -I "$ROOT/runtime/c" "$EX/solver.c" -o "$OUT/solver_plain" -lm
+"$CLANG" -O2 -I "$ROOT/runtime/c" "$EX/insertion_sort.c" -o "$OUT/sort_plain"
+predict_row() {
+	name=$1; model=$2; set=$3; cmd=$4; input=$5
+	"$FP" model predict "$model" --set "$set" --json > "$OUT/p.json"
+	best=
+	for r in 1 2 3; do
+		s=$(date +%s%N)
+		echo "$input" | $cmd > /dev/null 2>&1
+		e=$(date +%s%N)
+		d=$((e - s))
+		if [ -z "$best" ] || [ "$d" -lt "$best" ]; then best=$d; fi
+	done
+	jq -r --arg n "$name" --arg s "$set" --arg run "$best" \
+		'"| \($n) | \($s) | \(.untraced_ns/1e6*1000|round/1000) ms | \(($run|tonumber)/1e6*1000|round/1000) ms | \(.elapsed_ns/1e3*10|round/10) µs | \(.steps) |"' "$OUT/p.json"
+}
+predict_row brusselator "$OUT/brusselator.thread.model" K=256 "$OUT/bru_par" "256 1"
+predict_row matmul "$OUT/matmul.thread.model" n=400 "$OUT/matmul_plain" "400"
+predict_row solver "$OUT/solver.thread.model" "n=1000000,w=0.05" "$OUT/solver_plain" "1000000 0.05"
+predict_row insertion_sort "$OUT/insertion_sort.tsc.model" "n=20000,s=7" "$OUT/sort_plain" "20000 7"
+echo
+echo "Insertion sort's checkpoints sit in its innermost loop: the traced time per shift"
+echo "is the checkpoint's, not the shift's, and no subtraction recovers the plain run's."
+echo "Its row shows the interpreter's speed (10⁸ predicted events in a few ms)."
+echo
+
+echo "## advise against real runs (brusselator, 2 threads)"
+echo
+"$FP" model advise "$OUT/brusselator.thread.model" --set K=1 --procs 2 --json > "$OUT/adv.json"
+jq -r '"P(2) measured: median \(.overhead.ns/1e3*10|round/10) µs; processors free during the probe: \(.overhead.available)"' "$OUT/adv.json"
+echo
+echo "| K | predicted 1 thread | measured 1 thread | measured 2 threads | advice (Amdahl, N = 2) | right? | advice with the processors free | right? |"
+echo "|---|---|---|---|---|---|---|---|"
+right=0; rightnow=0; total=0
+for K in 1 2 4 6 8 16 32 64 160; do
+	seq=; par=
+	for r in $(seq "$REPEAT"); do
+		a=$(echo "$K 1" | "$OUT/bru_par" 2>&1 > /dev/null)
+		b=$(echo "$K 2" | "$OUT/bru_par" 2>&1 > /dev/null)
+		if [ -z "$seq" ] || [ "$a" -lt "$seq" ]; then seq=$a; fi
+		if [ -z "$par" ] || [ "$b" -lt "$par" ]; then par=$b; fi
+	done
+	"$FP" model advise "$OUT/brusselator.thread.model" --set K=$K --procs 2 --json > "$OUT/adv.json"
+	adv=$(jq -r '.parallelise' "$OUT/adv.json")
+	now=$(jq -r '.parallelise_now' "$OUT/adv.json")
+	pred=$(jq -r '.time_ns' "$OUT/adv.json")
+	truth=false
+	[ "$par" -lt "$seq" ] && truth=true
+	ok=no
+	[ "$adv" = "$truth" ] && ok=yes && right=$((right + 1))
+	oknow=no
+	[ "$now" = "$truth" ] && oknow=yes && rightnow=$((rightnow + 1))
+	total=$((total + 1))
+	echo "| $K | $(echo "$pred / 1000" | bc -l | xargs printf %.1f) µs | $(echo "$seq / 1000" | bc -l | xargs printf %.1f) µs | $(echo "$par / 1000" | bc -l | xargs printf %.1f) µs | $adv | $ok | $now | $oknow |"
+done
+echo
+echo "advise right on $right of $total K values by Amdahl's condition with N = 2, on $rightnow with the processors the probe found free (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))."

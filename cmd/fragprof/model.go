@@ -1,0 +1,401 @@
+// This file implements `fragprof model` and its subcommands build, show, predict and
+// advise.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fragprof/fragprof/internal/predict"
+	"github.com/fragprof/fragprof/internal/trace"
+)
+
+func init() { register(newModelCmd) }
+
+func newModelCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "model",
+		Short: "Learn transition-graph models from traces; predict time and data; advise on parallelising",
+		Long: `Model learns, from the traces of 'fragprof trace', a model of the program that
+predicts its run time and the values of its marked variables for inputs never run
+(SEEDS.md §004, docs/predict.md):
+
+  fragprof model build traces/ -o prog.model     learn
+  fragprof model show prog.model                 the graph, rules, formulas, errors
+  fragprof model predict prog.model --set K=800  predict one input
+  fragprof model advise prog.model --set K=800 --procs 2
+                                                 does running on 2 processors pay?
+
+The model is a transition graph: a node per checkpoint, an arc per transition seen.
+Each node has an activation counter and a rule that picks the next arc from the
+state (inputs $x, recorded variables, counters #node); each arc has a formula for
+its time and, for the variables recorded where it leads, for their new values.
+Predicting runs the graph event by event from the inputs.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
+	}
+	c.AddCommand(newModelBuildCmd(e), newModelShowCmd(e), newModelPredictCmd(e), newModelAdviseCmd(e))
+	return c
+}
+
+func newModelBuildCmd(e *env) *cobra.Command {
+	var out, family string
+	var holdout float64
+	var maxRows, evalRuns int
+	c := &cobra.Command{
+		Use:   "build DIR -o FILE",
+		Short: "Learn a model from the traces in DIR",
+		Long: `Build reads the trace files (*.fpt) of DIR, written by 'fragprof trace', and learns
+a model, written to FILE as JSON (docs/predict.md):
+
+  1. The transition graph: a node per checkpoint name, plus START and END; an arc
+     per pair of consecutive checkpoints seen. Loops are found with dominators: an
+     arc into a loop header from outside resets the header's counter.
+  2. The execution journal: every transition with the state where it started —
+     the run's inputs ($x), the last recorded value of every variable, the
+     activation counter of every node (#node) — its time, and the values recorded
+     where it ended. Hot arcs are sampled (--max-rows), keeping every transition
+     where the arc changes.
+  3. A rule per node, by greedy induction (Kora's algorithm as the seed describes):
+     the expression (a variable, a counter, or a difference such as "#row − $K" or
+     "j − i") whose values best discriminate one arc from the others is covered by
+     template predicates (thresholds, ranges, single values, arithmetic or geometric
+     progressions, disjunctions); covered rows are dropped and the search repeats.
+     Conditions are checked on one run in five kept aside and dropped if they fire
+     wrongly. What no variable decides becomes a loop's trip count regressed on the
+     state where the loop starts, or a probabilistic choice by the observed shares.
+  4. Per arc, the time of a transition and the new value of each variable recorded
+     at its target, as a polynomial of the state by least squares over variables
+     chosen by correlation and forward selection with cross-validation (--time-model
+     poly), or as a GMDH network chosen by an external criterion on a validation
+     split (--time-model gmdh), or whichever cross-validates better (auto). Exact forms
+     (a copy, x + c, a constant) are recognised first. Time fits set aside the
+     spikes of preempted runs.
+  5. A direct baseline, "inputs → total time" in Extra-P's form Σ c·x^i·log2(x)^j
+     with cross-validated choice of terms, and one per variable's final value.
+
+--holdout keeps that share of the runs (spread evenly by trial number) out of
+learning; the model then predicts them, and the errors of the model and of the
+baseline (MAPE of the total time, relative errors of the final values) are stored
+and shown by 'model show'.
+
+Examples:
+  fragprof model build traces/ -o bru.model
+  fragprof model build traces/ -o bru.model --time-model gmdh --holdout 0.25
+  fragprof model build traces/ -o all.model --holdout 0     # learn from every run`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("model build: name the model file with -o FILE")
+			}
+			fam, err := predict.ParseFamily(family)
+			if err != nil {
+				return usagef("model build: --time-model: %v", err)
+			}
+			if holdout < 0 || holdout >= 1 {
+				return usagef("model build: --holdout %v: want a share in [0, 1)", holdout)
+			}
+			traces, err := trace.ReadDir(args[0])
+			if err != nil {
+				return err
+			}
+			opt := predict.DefaultOptions
+			opt.Fit.Family = fam
+			opt.Holdout = holdout
+			opt.EvalRuns = evalRuns
+			opt.Journal.MaxRows = maxRows
+			m, err := predict.Build(traces, opt)
+			if err != nil {
+				return err
+			}
+			if err := writeReport(e, out, m.Write); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "fragprof model build: %s: %d checkpoints, %d transitions from %d runs in %.3g s\n",
+				out, len(m.Nodes)-2, len(m.Arcs), m.Training.Runs, m.Training.BuildSeconds)
+			if ev := m.Evaluation; ev != nil {
+				fmt.Fprintf(e.stderr, "held-out runs (%d): time MAPE %.3g%%, direct baseline %.3g%%\n",
+					ev.Runs, 100*ev.MAPE, 100*ev.BaselineMAPE)
+			}
+			for _, w := range m.Warnings {
+				fmt.Fprintf(e.stderr, "warning: %s\n", w)
+			}
+			return nil
+		},
+	}
+	fs := c.Flags()
+	fs.StringVarP(&out, "output", "o", "", "write the model to `FILE`")
+	fs.StringVar(&family, "time-model", "poly", "regression of times and data: poly (least squares), gmdh, or auto (the better of the two by cross-validation)")
+	fs.Float64Var(&holdout, "holdout", 0.2, "share of the runs kept out of learning to measure the model's error")
+	fs.IntVar(&maxRows, "max-rows", 20000, "journal rows kept per arc (hot arcs are sampled)")
+	fs.IntVar(&evalRuns, "eval-runs", 10, "interpreted runs per held-out prediction when rules are probabilistic")
+	return c
+}
+
+func newModelShowCmd(e *env) *cobra.Command {
+	var jsonOut bool
+	c := &cobra.Command{
+		Use:   "show FILE",
+		Short: "Print a model: its graph, rules, formulas and errors",
+		Long: `Show prints a model built by 'model build': its checkpoints, its transitions with the
+time formula of each (ns per transition) and the data rules of the variables
+recorded where it leads, each with its R² and cross-validated error; the rule of
+every node, as a decision list read top to bottom ("row → row when #row < $K;
+row → end otherwise"); the direct baseline; and the errors on the held-out runs.
+
+Names: $x is input x of the run, #node the activation counter of a checkpoint
+(reset when its loop is entered from outside), other names the variables the
+program recorded. --json prints the model file itself.
+
+Examples:
+  fragprof model show bru.model
+  fragprof model show bru.model --json | jq .rules`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			m, err := predict.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				return m.Write(e.stdout)
+			}
+			return m.WriteText(e.stdout)
+		},
+	}
+	c.Flags().BoolVar(&jsonOut, "json", false, "print the model as JSON")
+	return c
+}
+
+// predictFlags are the flags of predict and advise.
+type predictFlags struct {
+	sets     []string
+	runs     int
+	seed     uint64
+	maxSteps int64
+}
+
+func (p *predictFlags) add(c *cobra.Command) {
+	fs := c.Flags()
+	fs.StringArrayVar(&p.sets, "set", nil, "an input's value, `NAME=VALUE` (or several, comma-separated); every input of the model is needed")
+	fs.IntVar(&p.runs, "runs", 20, "interpreted runs when a rule is probabilistic (averaged, atypical runs dropped)")
+	fs.Uint64Var(&p.seed, "seed", 1, "seed of the probabilistic choices")
+	fs.Int64Var(&p.maxSteps, "max-steps", 200_000_000, "interpreter steps per run before giving up")
+}
+
+func (p *predictFlags) predict(m *predict.Model) (*predict.Prediction, error) {
+	in := map[string]float64{}
+	for _, s := range p.sets {
+		for _, kv := range strings.Split(s, ",") {
+			name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			name = strings.TrimPrefix(strings.TrimSpace(name), "$")
+			if !ok || name == "" {
+				return nil, usagef("--set %q: want NAME=VALUE", kv)
+			}
+			v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+			if err != nil {
+				return nil, usagef("--set %s: %q is not a number", name, val)
+			}
+			in[name] = v
+		}
+	}
+	for _, name := range m.Inputs {
+		if _, ok := in[name]; !ok {
+			return nil, usagef("input %s is not set: give --set %s=VALUE (the model's inputs: %s)", name, name, strings.Join(m.Inputs, ", "))
+		}
+	}
+	for name := range in {
+		found := false
+		for _, x := range m.Inputs {
+			found = found || x == name
+		}
+		if !found {
+			return nil, usagef("--set %s: the model has no input %s (its inputs: %s)", name, name, strings.Join(m.Inputs, ", "))
+		}
+	}
+	return m.Predict(in, predict.PredictOptions{Runs: p.runs, Seed: p.seed, MaxSteps: p.maxSteps})
+}
+
+func newModelPredictCmd(e *env) *cobra.Command {
+	var pf predictFlags
+	var jsonOut bool
+	c := &cobra.Command{
+		Use:   "predict FILE --set NAME=VALUE...",
+		Short: "Predict the run time and final values for given inputs",
+		Long: `Predict runs the model from the given inputs, event by event: at each node the rule
+picks the arc, the arc's formula adds its time, its data rules give the new values
+of the variables, the counters advance — until END. Loops whose continuation
+depends only on their counter are skipped through in one step, so predicting is
+typically orders of magnitude faster than running the program.
+
+When a rule is probabilistic, --runs runs are interpreted; the runs are clustered
+by their times, atypical ones dropped (only the largest cluster is kept), and the
+rest averaged. The interval (about 95%) combines the spread of the runs, the
+uncertainty of each arc's time formula over the predicted number of transitions,
+and the model's error on its held-out runs.
+
+The prediction is of the traced program; "without the checkpoints' own cost"
+subtracts the runtime's estimate of what the checkpoints added. The direct
+baseline's prediction is shown beside it; so are warnings when an input lies
+outside the range the model was trained on.
+
+--json prints {"predicted_ns", "interval_ns": [lo, hi], "vars": {...}, ...}.
+
+Examples:
+  fragprof model predict bru.model --set K=800
+  fragprof model predict solver.model --set n=50000,a=0.3 --json
+  fragprof model predict sort.model --set n=5000 --set s=7 --runs 50`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			m, err := predict.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			p, err := pf.predict(m)
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(sanitizePrediction(p))
+			}
+			return p.WriteText(e.stdout, m)
+		},
+	}
+	pf.add(c)
+	c.Flags().BoolVar(&jsonOut, "json", false, "print the prediction as JSON")
+	return c
+}
+
+// sanitizePrediction replaces NaN and infinities (which JSON cannot carry) by 0.
+func sanitizePrediction(p *predict.Prediction) *predict.Prediction {
+	q := *p
+	fin := func(x float64) float64 {
+		if x != x || x > 1e308 || x < -1e308 {
+			return 0
+		}
+		return x
+	}
+	q.Vars = map[string]float64{}
+	for k, v := range p.Vars {
+		q.Vars[k] = fin(v)
+	}
+	if p.BaselineVars != nil {
+		q.BaselineVars = map[string]float64{}
+		for k, v := range p.BaselineVars {
+			q.BaselineVars[k] = fin(v)
+		}
+	}
+	q.TimeNs, q.UntracedNs, q.Baseline = fin(q.TimeNs), fin(q.UntracedNs), fin(q.Baseline)
+	q.Interval = [2]float64{fin(q.Interval[0]), fin(q.Interval[1])}
+	q.BaselineInterval = [2]float64{fin(q.BaselineInterval[0]), fin(q.BaselineInterval[1])}
+	return &q
+}
+
+func newModelAdviseCmd(e *env) *cobra.Command {
+	var pf predictFlags
+	var procs, reps int
+	var overhead string
+	var jsonOut bool
+	c := &cobra.Command{
+		Use:   "advise FILE --set NAME=VALUE... --procs N",
+		Short: "Decide whether running the computation on N processors pays (Amdahl's condition)",
+		Long: `Advise predicts the run time for the given inputs (as 'model predict', without the
+checkpoints' own cost) and applies Amdahl's condition (SEEDS.md §004): split over
+N processors, a computation of time t takes t/N + P(N), where P(N) is the cost of
+starting and joining N workers; parallelising pays iff
+
+  P(N) < ((N − 1)/N) · t.
+
+--overhead measured (the default) builds and runs a small C probe that starts and
+joins N POSIX threads (--reps times; the median is P(N)); --overhead SECONDS gives
+P(N) directly (e.g. 5e-5, or with a unit: 50us, 2ms). The decision is certain
+when the condition holds (or fails) over the whole interval of the predicted
+time, and marked borderline otherwise. The margin is how far P(N) is from the
+bound; the expected speedup is t / (t/N + P(N)).
+
+On a busy machine starting threads costs more — they wait for a processor — and
+the measured P(N) says so: the advice is for the machine as it is when asked.
+
+Examples:
+  fragprof model advise bru.model --set K=800 --procs 2
+  fragprof model advise bru.model --set K=6 --procs 2 --overhead 400us --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if procs < 2 {
+				return usagef("model advise: --procs %d: want at least 2", procs)
+			}
+			m, err := predict.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			p, err := pf.predict(m)
+			if err != nil {
+				return err
+			}
+			var o predict.Overhead
+			if overhead == "measured" {
+				tc, err := toolchain()
+				if err != nil {
+					return err
+				}
+				dir, cleanup, err := workDir(e)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				if o, err = predict.MeasureOverhead(context.Background(), tc.Clang, dir, procs, reps); err != nil {
+					return err
+				}
+			} else {
+				s, err := parseSeconds(overhead)
+				if err != nil {
+					return usagef("model advise: --overhead %q: want measured, or seconds (5e-5, 50us, 2ms)", overhead)
+				}
+				o = predict.Overhead{N: procs, Ns: s * 1e9}
+			}
+			a := predict.Advise(p, procs, o)
+			if jsonOut {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(a)
+			}
+			return a.WriteText(e.stdout)
+		},
+	}
+	pf.add(c)
+	fs := c.Flags()
+	fs.IntVar(&procs, "procs", 2, "number of processors N")
+	fs.StringVar(&overhead, "overhead", "measured", "P(N): measured (a probe starts and joins N threads), or `SECONDS`")
+	fs.IntVar(&reps, "reps", 200, "repetitions of the overhead probe")
+	fs.BoolVar(&jsonOut, "json", false, "print the advice as JSON")
+	return c
+}
+
+// parseSeconds reads "5e-5", "50us", "50µs", "2ms", "1.5s".
+func parseSeconds(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	for _, u := range []struct {
+		suffix string
+		mul    float64
+	}{{"ns", 1e-9}, {"us", 1e-6}, {"µs", 1e-6}, {"ms", 1e-3}, {"s", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			v, err := strconv.ParseFloat(strings.TrimSuffix(s, u.suffix), 64)
+			if err != nil || v < 0 {
+				return 0, fmt.Errorf("bad duration %q", s)
+			}
+			return v * u.mul, nil
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("bad duration %q", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,274 @@
+// This file implements `fragprof trace`.
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fragprof/fragprof/internal/build"
+	"github.com/fragprof/fragprof/internal/instrument"
+	"github.com/fragprof/fragprof/internal/trace"
+)
+
+func init() { register(newTraceCmd) }
+
+func newTraceCmd(e *env) *cobra.Command {
+	var bf buildFlags
+	var in inputFlags
+	var binary, outDir, clock string
+	var trials, first, maxEvents uint64
+	var jobs int
+	var auto, keepGoing bool
+	var trialTimeout time.Duration
+	c := &cobra.Command{
+		Use:   "trace [flags] FILE.c... -o DIR | trace --binary PROG [flags] -o DIR",
+		Short: "Record checkpoint traces of a program on drawn inputs, for 'fragprof model'",
+		Long: `Trace runs a program on inputs drawn from the given distributions and records, in
+each trial, every checkpoint the program passes: its name, the time, and the values
+of the variables marked there. One trace file per trial goes to DIR
+(trial-000000.fpt, ...), with the trial's drawn inputs; 'fragprof model build DIR'
+learns a transition-graph model from them that predicts run time and data for
+inputs never run (docs/predict.md, SEEDS.md §004).
+
+Checkpoints are marked in the source with fragprof.h:
+
+  #include "fragprof.h"
+  FP_POINT("end");                                 /* pass the checkpoint "end" */
+  FP_POINT_VARS("inner", FP_I(i), FP_D(err));      /* ... recording i and err   */
+
+FP_I records any signed integer type, FP_U unsigned ones (size_t, ...), FP_D double
+or float, each under the text of its argument. Mark at least the start and the end
+of the computation; mark the places whose passage decides the control flow, and the
+variables that decide it. Outside fragprof the macros compile to nothing.
+
+--auto-checkpoints marks programs that have no marks: a checkpoint at every
+function's entry (named after the function, recording its integer and floating
+parameters as f.param), before its returns ("f:ret", recording f.ret) and at the top
+of every loop header ("f:loop@LINE"). Loops in hot code get one event per
+iteration: prefer hand-placed checkpoints outside the innermost loops.
+
+The runtime keeps events in a per-thread lock-free buffer that a background thread
+drains, so a checkpoint costs its thread one timestamp (the TSC, calibrated against
+CLOCK_MONOTONIC; --clock monotonic to use the system clock) and a few stores: about
+10–40 ns. On a busy machine, where other programs take the processor away in the
+middle of a trial, --clock thread measures each thread's own CPU time instead
+(a system call, about 1 µs per checkpoint: for checkpoints outside hot loops). The
+trace format is in docs/trace-format.md.
+
+Inputs are given as for 'fragprof freq' (docs/inputs.md): --input defines their
+distributions, --stdin, --arg and --file carry them into the program. Trial i's
+inputs depend only on --seed and i. Run the program on the characteristic input
+combinations the model will be asked about: a model interpolates well and
+extrapolates with care.
+
+Trials run one at a time by default, so that their times are not disturbed by each
+other (--jobs runs several at once). A trial that crashes, times out or exits
+non-zero is recorded with its status; 'model build' leaves it out.
+
+Examples:
+  fragprof trace examples/predict/brusselator.c --input 'K = choice(1,2,4,8,16,32,64)' \
+      --stdin '{K}\n' --trials 40 -o traces/
+  fragprof trace examples/predict/matmul.c --input 'n = uniform_int(20, 200)' \
+      --stdin '{n}\n' --auto-checkpoints -o mm-traces/
+  fragprof trace --binary ./solver --inputs solver.toml --trials 100 -o solver-traces/`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if binary == "" && len(args) == 0 {
+				return usagef("trace: name the C files to build, or --binary PROG")
+			}
+			if binary != "" && len(args) > 0 {
+				return usagef("trace: --binary takes no C files (got %v)", args)
+			}
+			if binary != "" && auto {
+				return usagef("trace: --auto-checkpoints needs the C files (it inserts checkpoints when building)")
+			}
+			if outDir == "" {
+				return usagef("trace: name the directory for the traces with -o DIR")
+			}
+			if trials == 0 {
+				return usagef("trace: --trials must be at least 1")
+			}
+			if clock != "tsc" && clock != "monotonic" && clock != "thread" {
+				return usagef("trace: --clock %q: want tsc, monotonic or thread", clock)
+			}
+			model, err := in.model(c)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(outDir, 0o755); err != nil {
+				return fmt.Errorf("trace: -o %s: %v", outDir, err)
+			}
+			dir, cleanup, err := workDir(e)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			bin := binary
+			program := binary
+			if binary != "" {
+				if bin, err = filepath.Abs(binary); err != nil {
+					return err
+				}
+				if _, err := os.Stat(bin); err != nil {
+					return usagef("trace: --binary: %v", err)
+				}
+			} else {
+				program = strings.Join(args, " ")
+				spec, err := bf.spec(args)
+				if err != nil {
+					return err
+				}
+				if auto {
+					spec.Edits = append(spec.Edits, build.Edit(instrument.AutoCheckpoints))
+				}
+				tc, err := toolchain()
+				if err != nil {
+					return err
+				}
+				bin = filepath.Join(dir, "prog")
+				if _, err := tc.Build(bg(), e.stderr, spec, dir, bin); err != nil {
+					return err
+				}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			col := &trace.Collector{
+				Binary: bin, Program: program, Inputs: model, Seed: in.seed, Timeout: trialTimeout,
+				Dir: dir, Auto: auto, Clock: clock, MaxEvents: maxEvents,
+			}
+			var sum traceSummary
+			sum.names = map[string]bool{}
+			err = col.Run(ctx, first, trials, jobs, func(r trace.Result) error {
+				if r.Err != nil {
+					if !keepGoing {
+						return r.Err
+					}
+					fmt.Fprintf(e.stderr, "fragprof trace: %v\n", r.Err)
+					sum.failed++
+					return nil
+				}
+				path := filepath.Join(outDir, trace.FileName(r.Header.Trial))
+				if err := trace.WriteFile(path, r.Header, r.Extra); err != nil {
+					return fmt.Errorf("trace: writing %s: %v", path, err)
+				}
+				t, err := trace.ParseRecords(path, r.Extra)
+				if err != nil {
+					return fmt.Errorf("trial %d: %v", r.Header.Trial, err)
+				}
+				sum.add(r.Header, t)
+				return nil
+			})
+			sum.print(e, outDir)
+			if err != nil {
+				return err
+			}
+			if sum.events == 0 {
+				return fmt.Errorf("trace: the program passed no checkpoint in %d trials: mark some with FP_POINT (fragprof.h) or use --auto-checkpoints", sum.trials)
+			}
+			return nil
+		},
+	}
+	bf.add(c)
+	in.add(c)
+	fs := c.Flags()
+	fs.StringVar(&binary, "binary", "", "trace `PROG`, a program built by 'fragprof cc', instead of building C files")
+	fs.StringVarP(&outDir, "output", "o", "", "write the trace files to `DIR` (created if needed)")
+	fs.Uint64Var(&trials, "trials", 40, "number of trials (traces)")
+	fs.Uint64Var(&first, "first", 0, "number of the first trial: with the same --seed, trials first… are the ones another run would draw")
+	fs.IntVar(&jobs, "jobs", 1, "trials run at once (more than 1 disturbs the times)")
+	fs.BoolVar(&auto, "auto-checkpoints", false, "insert checkpoints at function entries and exits and loop headers")
+	fs.StringVar(&clock, "clock", "tsc", "timestamp source: tsc (fast, calibrated), monotonic (clock_gettime) or thread (the thread's CPU time: immune to preemption on a busy machine, ~1 µs a checkpoint)")
+	fs.Uint64Var(&maxEvents, "max-events", 0, "events recorded per trial at most (0: the runtime's 16M); later ones are dropped and the trace marked truncated")
+	fs.DurationVar(&trialTimeout, "trial-timeout", time.Minute, "a trial running longer is killed (its trace is kept, with its status)")
+	fs.BoolVar(&keepGoing, "keep-going", false, "go on when a trial cannot be run at all")
+	return c
+}
+
+// traceSummary gathers what fragprof trace reports at the end.
+type traceSummary struct {
+	trials, failed, bad int
+	events              int64
+	truncated, lost     uint64
+	names               map[string]bool
+	minNs, maxNs        int64
+}
+
+func (s *traceSummary) add(h trace.Header, t *trace.Trace) {
+	s.trials++
+	if h.ExitCode != 0 {
+		s.bad++
+	}
+	if t.Truncated {
+		s.truncated++
+	}
+	s.lost += t.Lost
+	for _, site := range t.Sites {
+		s.names[site.Name] = true
+	}
+	for _, th := range t.Threads {
+		s.events += int64(th.Len())
+	}
+	if m := t.Main(); m != nil && m.Len() > 0 {
+		d := m.Time[m.Len()-1] - m.Time[0]
+		if s.trials == 1 || d < s.minNs {
+			s.minNs = d
+		}
+		if d > s.maxNs {
+			s.maxNs = d
+		}
+	}
+}
+
+func (s *traceSummary) print(e *env, dir string) {
+	names := make([]string, 0, len(s.names))
+	for n := range s.names {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	shown := names
+	if len(shown) > 8 {
+		shown = append(shown[:8:8], fmt.Sprintf("… %d more", len(names)-8))
+	}
+	fmt.Fprintf(e.stderr, "fragprof trace: %d trials → %s: %d events at %d checkpoints (%s)",
+		s.trials, dir, s.events, len(names), strings.Join(shown, ", "))
+	if s.trials > 0 {
+		fmt.Fprintf(e.stderr, "; traced time %s … %s", fmtNs(float64(s.minNs)), fmtNs(float64(s.maxNs)))
+	}
+	fmt.Fprintln(e.stderr)
+	if s.bad > 0 {
+		fmt.Fprintf(e.stderr, "fragprof trace: %d trials ended badly (crash, timeout or non-zero exit); model build leaves them out\n", s.bad)
+	}
+	if s.failed > 0 {
+		fmt.Fprintf(e.stderr, "fragprof trace: %d trials could not be run\n", s.failed)
+	}
+	if s.truncated > 0 || s.lost > 0 {
+		fmt.Fprintf(e.stderr, "fragprof trace: %d traces truncated, %d events lost (--max-events)\n", s.truncated, s.lost)
+	}
+}
+
+// fmtNs prints a duration given in ns with a sensible unit.
+func fmtNs(ns float64) string {
+	a := ns
+	if a < 0 {
+		a = -a
+	}
+	switch {
+	case a >= 1e9:
+		return fmt.Sprintf("%.4g s", ns/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.4g ms", ns/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.4g µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.4g ns", ns)
+}

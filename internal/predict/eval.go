@@ -1,0 +1,136 @@
+// This file measures a model on held-out runs: the error of the predicted total time
+// (the model's and the direct baseline's) and of the predicted final values.
+
+package predict
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/fragprof/fragprof/internal/trace"
+)
+
+// evaluate predicts every test trace from its inputs and compares.
+func (m *Model) evaluate(test []*trace.Trace, runs int) (*Evaluation, error) {
+	ev := &Evaluation{}
+	varErrs := make([][]float64, len(m.Vars))
+	baseErrs := make([][]float64, len(m.Vars))
+	var predictNs float64
+	for _, t := range test {
+		th := t.Main()
+		actual := float64(th.Time[th.Len()-1] - th.Time[0])
+		in := map[string]float64{}
+		for _, name := range m.Inputs {
+			v, _ := t.Input(name)
+			in[name] = v
+		}
+		start := time.Now()
+		p, err := m.Predict(in, PredictOptions{Runs: runs})
+		if err != nil {
+			return nil, err
+		}
+		predictNs += float64(time.Since(start).Nanoseconds())
+		row := EvalRow{Trial: t.Header.Trial, ActualNs: actual, Predicted: p.TimeNs,
+			Lo: p.Interval[0], Hi: p.Interval[1], BaselineNs: p.Baseline,
+			Events: int64(th.Len()), PredEvents: p.Events}
+		for _, name := range m.Inputs {
+			row.Inputs = append(row.Inputs, in[name])
+		}
+		ev.Rows = append(ev.Rows, row)
+		ev.ActualNs += actual
+		// Final values: the last value of each variable in the trace.
+		final := lastValues(t, m.Vars)
+		for k, v := range m.Vars {
+			want := final[k]
+			if math.IsNaN(want) {
+				continue
+			}
+			varErrs[k] = append(varErrs[k], relErr(p.Vars[v], want))
+			if b, ok := p.BaselineVars[v]; ok {
+				baseErrs[k] = append(baseErrs[k], relErr(b, want))
+			}
+		}
+	}
+	n := float64(len(ev.Rows))
+	ev.Runs = len(ev.Rows)
+	ev.ActualNs /= n
+	ev.PredictNs = predictNs / n
+	for _, r := range ev.Rows {
+		e := math.Abs(r.Predicted-r.ActualNs) / r.ActualNs
+		b := math.Abs(r.BaselineNs-r.ActualNs) / r.ActualNs
+		ev.MAPE += e / n
+		ev.BaselineMAPE += b / n
+		ev.MaxAPE = math.Max(ev.MaxAPE, e)
+		ev.EventsMAPE += math.Abs(r.PredEvents-float64(r.Events)) / float64(r.Events) / n
+		ev.BaselineMax = math.Max(ev.BaselineMax, b)
+	}
+	// The intervals the model gives from now on include its held-out error (Predict
+	// adds it once the evaluation exists): widen these the same way to count how
+	// many runs they hold.
+	for i := range ev.Rows {
+		r := &ev.Rows[i]
+		s := 2 * 1.2533 * ev.MAPE * r.Predicted
+		r.Lo = math.Max(0, r.Predicted-math.Hypot(r.Predicted-r.Lo, s))
+		r.Hi = r.Predicted + math.Hypot(r.Hi-r.Predicted, s)
+		if r.ActualNs >= r.Lo && r.ActualNs <= r.Hi {
+			ev.Covered++
+		}
+	}
+	for k, v := range m.Vars {
+		if len(varErrs[k]) == 0 {
+			continue
+		}
+		ve := VarError{Var: v, Model: median(varErrs[k]), MaxModel: maxOf(varErrs[k])}
+		if len(baseErrs[k]) > 0 {
+			ve.Baseline = median(baseErrs[k])
+		}
+		ev.Vars = append(ev.Vars, ve)
+	}
+	sort.SliceStable(ev.Vars, func(i, j int) bool { return ev.Vars[i].Var < ev.Vars[j].Var })
+	for i := range ev.Rows {
+		ev.Rows[i].Lo, ev.Rows[i].Hi = finite(ev.Rows[i].Lo), finite(ev.Rows[i].Hi)
+	}
+	return ev, nil
+}
+
+// lastValues returns the last recorded value of each named variable in t's main
+// thread (NaN if never recorded).
+func lastValues(t *trace.Trace, vars []string) []float64 {
+	out := make([]float64, len(vars))
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	th := t.Main()
+	slot := make([][]int, len(t.Sites))
+	for i, s := range t.Sites {
+		for _, v := range s.Vars {
+			slot[i] = append(slot[i], indexOf(vars, v.Name))
+		}
+	}
+	for k := 0; k < th.Len(); k++ {
+		for i, v := range th.Values(k) {
+			if j := slot[th.Site[k]][i]; j >= 0 {
+				out[j] = v
+			}
+		}
+	}
+	return out
+}
+
+// relErr is |got − want| / |want|, or |got − want| when want is 0.
+func relErr(got, want float64) float64 {
+	d := math.Abs(got - want)
+	if want == 0 {
+		return d
+	}
+	return d / math.Abs(want)
+}
+
+func maxOf(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	return m
+}

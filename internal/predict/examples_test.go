@@ -1,0 +1,350 @@
+package predict
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/fragprof/fragprof/internal/build"
+	"github.com/fragprof/fragprof/internal/dist"
+	"github.com/fragprof/fragprof/internal/trace"
+)
+
+// The examples of examples/predict, traced for real and modelled. Times are measured
+// with the thread CPU clock (--clock thread): this test runs on shared, loaded
+// machines, where a trial's wall time may triple when another program takes its
+// processor; a thread's own CPU time does not. Each checkpoint then costs about
+// 1–2 µs (a system call), part of the traced time the model predicts, so the
+// examples are run with enough work between checkpoints for it not to dominate.
+
+var (
+	exampleDir  string
+	exampleOnce sync.Once
+	toolchain   *build.Toolchain
+)
+
+func exampleTmp(t *testing.T) string {
+	t.Helper()
+	exampleOnce.Do(func() {
+		d, err := os.MkdirTemp("", "fragprof-predict-test")
+		if err != nil {
+			panic(err)
+		}
+		exampleDir = d
+		tc, err := build.FindToolchain()
+		if err != nil {
+			panic(fmt.Sprintf("the prediction tests need clang: %v", err))
+		}
+		toolchain = tc
+	})
+	return exampleDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if exampleDir != "" {
+		os.RemoveAll(exampleDir)
+	}
+	os.Exit(code)
+}
+
+// traceExample builds examples/predict/name with fragprof and runs trials of it.
+func traceExample(t *testing.T, name string, inputs []string, stdin string, trials uint64, clock string) []*trace.Trace {
+	t.Helper()
+	root := exampleTmp(t)
+	dir, err := os.MkdirTemp(root, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join("..", "..", "examples", "predict", name)
+	bin := filepath.Join(dir, "prog")
+	var msg bytes.Buffer
+	if _, err := toolchain.Build(context.Background(), &msg, build.Spec{Sources: []string{src}}, dir, bin); err != nil {
+		t.Fatalf("building %s: %v\n%s", name, err, msg.String())
+	}
+	model, err := dist.Parse(strings.Join(inputs, "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := dist.ParseTemplate(stdin, model, dist.BackslashEscapes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := &trace.Collector{Binary: bin, Program: name, Inputs: &dist.File{Model: model, Stdin: tmpl},
+		Seed: 1, Dir: dir, Clock: clock}
+	var out []*trace.Trace
+	err = col.Run(context.Background(), 0, trials, 1, func(r trace.Result) error {
+		if r.Err != nil {
+			return r.Err
+		}
+		if r.Header.ExitCode != 0 {
+			return fmt.Errorf("trial %d: %s", r.Header.Trial, r.Header.Status)
+		}
+		var b bytes.Buffer
+		if err := trace.Write(&b, r.Header, r.Extra); err != nil {
+			return err
+		}
+		tr, err := trace.Parse(fmt.Sprintf("%s trial %d", name, r.Header.Trial), b.Bytes())
+		if err != nil {
+			return err
+		}
+		out = append(out, tr)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func buildModel(t *testing.T, traces []*trace.Trace) *Model {
+	t.Helper()
+	m, err := Build(traces, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	m.WriteText(&b)
+	t.Logf("%s", b.String())
+	return m
+}
+
+// TestExamples checks, per example, the structure the model must find (exactly:
+// rules, data rules, numbers of checkpoints passed) and the held-out error of the
+// predicted time, for the model and the direct baseline.
+//
+// Bounds on times. On a quiet machine the examples' held-out MAPE is 1–5%. Here,
+// with other programs sharing the two cores, the thread clock still sees their
+// cache and memory traffic: per-transition times scatter by 10–20% and a run's
+// total by up to ~30%, in both directions. A bound of 35% on the MAPE of 6–8
+// held-out runs fails only if most runs are that far off — which a wrong structure
+// does (a loop count off by a factor, a missing term) and noise does not. The
+// numbers of checkpoints passed carry no timing noise: they are held to 1–10%.
+func TestExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and traces five C programs (~30 s); skipped with -short")
+	}
+	t.Run("brusselator", func(t *testing.T) {
+		ts := traceExample(t, "brusselator.c", []string{"K = choice(1, 2, 4, 8, 16, 32, 48)"}, `{K}\n`, 40, "thread")
+		m := buildModel(t, ts)
+		wantRule(t, m, "row", "row → row when #row < $K")
+		ev := m.Evaluation
+		if ev.EventsMAPE > 0.01 {
+			t.Errorf("checkpoints passed: MAPE %.3g, want exact (≤ 1%%)", ev.EventsMAPE)
+		}
+		if ev.MAPE > 0.35 {
+			t.Errorf("time MAPE %.3g > 35%%", ev.MAPE)
+		}
+		// K² integrations: the prediction for K = 100, far beyond the training
+		// range, is (100/48)² times K = 48's, within the noise of one row's time.
+		p100 := predictT(t, m, map[string]float64{"K": 100})
+		p48 := predictT(t, m, map[string]float64{"K": 48})
+		if r := p100.TimeNs / p48.TimeNs; math.Abs(r/(100.0*100/(48*48))-1) > 0.1 {
+			t.Errorf("time(100)/time(48) = %.3f, want %.3f ± 10%%", r, 100.0*100/(48*48))
+		}
+	})
+	t.Run("matmul", func(t *testing.T) {
+		// Not up to 128: there the columns of b alias in the cache and a row
+		// costs 2.5 times as much per product (0.93 ns instead of 0.38 on the
+		// test machine), a cliff no smooth model of n follows.
+		ts := traceExample(t, "matmul.c", []string{"n = uniform_int(60, 125)"}, `{n}\n`, 30, "thread")
+		m := buildModel(t, ts)
+		wantRule(t, m, "row", "row → row when #row < $n")
+		if m.Evaluation.EventsMAPE > 0.01 {
+			t.Errorf("checkpoints passed: MAPE %.3g, want exact", m.Evaluation.EventsMAPE)
+		}
+		if m.Evaluation.MAPE > 0.35 {
+			t.Errorf("time MAPE %.3g > 35%%", m.Evaluation.MAPE)
+		}
+	})
+	t.Run("insertion sort", func(t *testing.T) {
+		ts := traceExample(t, "insertion_sort.c", []string{"n = uniform_int(50, 250)", "s = uniform_int(1, 1000000)"},
+			`{n} {s}\n`, 30, "thread")
+		m := buildModel(t, ts)
+		r := m.Rules[m.nodeIndex("inner")]
+		if r.Trip == nil {
+			t.Fatalf("no trip rule at inner: %s", ruleText(m, "inner"))
+		}
+		// The inner loop runs 1 + (the number of larger elements before a[i]) times:
+		// uniform on 1…i+1 for random data, mean 1 + i/2. The fitted count at i =
+		// 150 must be near 76: its standard error over ~3000 episodes is below 2.
+		st := make([]float64, m.space.Len())
+		st[m.space.VarIndex(indexOf(m.Vars, "i"))] = 150
+		if err := r.Trip.Count.compile(m.space); err != nil {
+			t.Fatal(err)
+		}
+		if c := r.Trip.Count.Eval(st); math.Abs(c-76) > 8 {
+			t.Errorf("trip count at i = 150: %.1f, want 76 ± 8 (%s)", c, r.Trip.Count.String())
+		}
+		// Inner visits: n²/4 on average, but each run's own data differ from the
+		// mean: for n ≈ 150 the count's relative standard deviation is about
+		// √(n³/36)/(n²/4) ≈ 5%. The MAPE over 6 runs stays below 10%.
+		if m.Evaluation.EventsMAPE > 0.10 {
+			t.Errorf("checkpoints passed: MAPE %.3g > 10%%", m.Evaluation.EventsMAPE)
+		}
+		if m.Evaluation.MAPE > 0.35 {
+			t.Errorf("time MAPE %.3g > 35%%", m.Evaluation.MAPE)
+		}
+	})
+	t.Run("euler lag", func(t *testing.T) {
+		ts := traceExample(t, "euler_lag.c", []string{"y0 = uniform(-1, 1)", "u = uniform(0, 2)",
+			"a = uniform(0.001, 0.05)", "N = uniform_int(50, 400)"}, `{y0:%.17g} {u:%.17g} {a:%.17g} {N}\n`, 30, "tsc")
+		m := buildModel(t, ts)
+		wantRule(t, m, "step", "step → step when #step < $N")
+		var ve VarError
+		for _, v := range m.Evaluation.Vars {
+			if v.Var == "y" {
+				ve = v
+			}
+		}
+		// The loop's data rule is exact to rounding, and the modelled loop repeats
+		// it N ≤ 400 times on a contraction (|1 − a| < 1): errors of a few ulps per
+		// step, ~1e-13 in the end (the seed: "~1e-13"). 1e-10 leaves three decades.
+		if ve.MaxModel > 1e-10 {
+			t.Errorf("final y: relative error up to %.3g, want ≤ 1e-10", ve.MaxModel)
+		}
+		// A direct fit of y_N = u + (y0 − u)(1 − a)^N from the inputs cannot be
+		// that close (the seed: 1e-3…1e-1).
+		if ve.Baseline < 1e-6 {
+			t.Errorf("the direct baseline reaches %.3g: the example does not show the difference", ve.Baseline)
+		}
+	})
+	t.Run("solver", func(t *testing.T) {
+		ts := traceExample(t, "solver.c", []string{"n = uniform_int(20000, 100000)", "w = uniform(0.1, 1.9)"},
+			`{n} {w:%.17g}\n`, 40, "thread")
+		m := buildModel(t, ts)
+		var rule string
+		for i, a := range m.Arcs {
+			if m.Nodes[a.From].Name == "iter" && m.Nodes[a.To].Name == "iter" {
+				for _, d := range a.Data {
+					if d.Var == "e" {
+						rule = d.Formula.String()
+						if err := d.Formula.compile(m.space); err != nil {
+							t.Fatal(err)
+						}
+						st := make([]float64, m.space.Len())
+						st[m.space.VarIndex(indexOf(m.Vars, "e"))] = 0.3
+						st[indexOf(m.Inputs, "w")] = 1.7
+						if got := d.Formula.Eval(st); math.Abs(got-(-0.21)) > 1e-12 {
+							t.Errorf("arc %s: e := %s gives %v at e = 0.3, w = 1.7; want (1 − w)·e = −0.21", m.ArcName(i), rule, got)
+						}
+					}
+				}
+			}
+		}
+		if rule == "" {
+			t.Errorf("no data rule for e on iter → iter")
+		}
+		ev := m.Evaluation
+		if ev.EventsMAPE > 0.02 {
+			t.Errorf("checkpoints passed: MAPE %.3g: the iteration count is exact to the rounding of e", ev.EventsMAPE)
+		}
+		// The iteration count is a V of w with its tip at w = 1 (1 to 219
+		// iterations); Extra-P's terms cannot bend that way, while the model follows
+		// e. The baseline's error is far above the timing noise, the model's not.
+		if ev.MAPE > 0.35 {
+			t.Errorf("time MAPE %.3g > 35%%", ev.MAPE)
+		}
+		if ev.MAPE >= ev.BaselineMAPE {
+			t.Errorf("time MAPE: model %.3g, direct baseline %.3g: the internal state should win here", ev.MAPE, ev.BaselineMAPE)
+		}
+	})
+}
+
+func predictT(t *testing.T, m *Model, in map[string]float64) *Prediction {
+	t.Helper()
+	p, err := m.Predict(in, PredictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func wantRule(t *testing.T, m *Model, node, want string) {
+	t.Helper()
+	if got := ruleText(m, node); !strings.Contains(got, want) {
+		t.Errorf("rule of %s:\n  %s\nwant %q", node, got, want)
+	}
+}
+
+// TestAdvise checks 'advise' against real runs of brusselator_par.c, built plainly,
+// on 1 and 2 threads, for a few K (the seed's table). Only K values where the
+// measured times differ clearly (by a third) and the advice is clear (P(2) three
+// times below the bound or above it) are judged: near the break-even point the
+// answer is a coin toss on a shared machine, whose load makes starting a thread
+// cost anything from 30 µs to milliseconds. The advice judged is advise's own: P(2)
+// the probe's median, and the decision for the machine as the probe found it
+// (Advice.Now: with one processor free, no K gains from a second thread). Each
+// measured time is the minimum of 5 runs, the least disturbed.
+func TestAdvise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs C programs; skipped with -short")
+	}
+	root := exampleTmp(t)
+	ts := traceExample(t, "brusselator.c", []string{"K = choice(1, 2, 4, 8, 16, 32)"}, `{K}\n`, 30, "thread")
+	m := buildModel(t, ts)
+	dir, err := os.MkdirTemp(root, "advise")
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := filepath.Join(dir, "par")
+	src := filepath.Join("..", "..", "examples", "predict", "brusselator_par.c")
+	if out, err := exec.Command(toolchain.Clang, "-O2", "-pthread", src, "-o", par).CombinedOutput(); err != nil {
+		t.Fatalf("building brusselator_par.c: %v\n%s", err, out)
+	}
+	o, err := MeasureOverhead(context.Background(), toolchain.Clang, dir, 2, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("P(2): median %.0f ns, least %.0f ns", o.Ns, o.Min)
+	run := func(k, n int) float64 {
+		cmd := exec.Command(par)
+		cmd.Stdin = strings.NewReader(fmt.Sprintf("%d %d\n", k, n))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(stderr.String()), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	judged := 0
+	for _, k := range []int{1, 2, 4, 8, 16, 64} {
+		seq, par := math.Inf(1), math.Inf(1)
+		for r := 0; r < 5; r++ {
+			seq = math.Min(seq, run(k, 1))
+			par = math.Min(par, run(k, 2))
+		}
+		a := Advise(predictT(t, m, map[string]float64{"K": float64(k)}), 2, o)
+		t.Logf("K = %d: sequential %.0f ns (predicted %.0f), 2 threads %.0f ns; advice: parallelise = %v (certain %v), with the %.2g processors free: %v",
+			k, seq, a.TimeNs, par, a.Parallelise, a.Certain, o.Available, a.Now)
+		margin := a.Margin
+		if a.Busy {
+			margin = 0 // no second processor: no K gains
+		}
+		if math.Abs(par-seq) < seq/3 || margin < 3 && margin > 1.0/3 {
+			continue
+		}
+		judged++
+		if a.Now != (par < seq) {
+			t.Errorf("K = %d: advice parallelise = %v, but 1 thread took %.0f ns and 2 threads %.0f ns", k, a.Now, seq, par)
+		}
+	}
+	// K = 1 is always clear (two threads cost 30–100 µs, the work 10 µs); large K
+	// are clear only when the second processor is free, which a shared machine
+	// does not promise (on a quiet one K = 16 and 64 are judged too, and right).
+	if judged < 1 {
+		t.Errorf("only %d K values were clear enough to judge", judged)
+	}
+}

@@ -1,0 +1,1117 @@
+// This file fits formulas: polynomial least squares over variables chosen by
+// correlation analysis and forward selection (SEEDS.md §004: "arguments selected by
+// correlation analysis"), and GMDH, the group method of data handling (Ivakhnenko
+// 1971): layers of two-input quadratic neurons, each layer keeping the neurons that
+// do best on a validation split (the external criterion), stopping when the
+// criterion no longer improves.
+
+package predict
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Family is the kind of regression used for times and data.
+type Family uint8
+
+// The families.
+const (
+	PolyFamily Family = iota // polynomial least squares
+	GMDHFamily               // GMDH network
+	AutoFamily               // both, keeping the one with the lower cross-validated error
+)
+
+var familyNames = [...]string{"poly", "gmdh", "auto"}
+
+func (f Family) String() string { return familyNames[f] }
+
+// ParseFamily reads a family name.
+func ParseFamily(s string) (Family, error) {
+	for i, n := range familyNames {
+		if n == s {
+			return Family(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown model family %q (want poly, gmdh or auto)", s)
+}
+
+// FitOptions tune the regressions.
+type FitOptions struct {
+	Family     Family
+	MaxVars    int // variables in a polynomial (3)
+	MaxDegree  int // its total degree (3)
+	Candidates int // variables kept by the correlation ranking (6)
+	Folds      int // k of the k-fold cross-validation (5)
+	// MaxSelectRows bounds the rows used to choose variables and degree (2000);
+	// MaxFitRows those of the final fit (50000). Larger sets are sampled evenly.
+	MaxSelectRows, MaxFitRows int
+}
+
+// DefaultFitOptions are the defaults of model build.
+var DefaultFitOptions = FitOptions{Family: PolyFamily, MaxVars: 3, MaxDegree: 3, Candidates: 6, Folds: 5,
+	MaxSelectRows: 2000, MaxFitRows: 50000}
+
+// A problem is a regression: candidate columns, their names, the target, and the run
+// of each row (folds are whole runs, so that validation rows are never neighbours
+// of training rows in time).
+type problem struct {
+	cols  [][]float64
+	names []string
+	y     []float64
+	run   []int32
+	// w weighs the rows (nil: all 1); see the time fits in buildFrom.
+	w []float64
+	// nonneg marks a quantity that cannot be negative (a time, a trip count).
+	nonneg bool
+}
+
+func (p *problem) rows() int { return len(p.y) }
+
+// subset returns the problem restricted to at most n rows, evenly spaced.
+func (p *problem) subset(n int) *problem {
+	if p.rows() <= n {
+		return p
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = int(int64(i) * int64(p.rows()) / int64(n))
+	}
+	return p.rowsOf(idx)
+}
+
+// rowsOf returns the problem restricted to the rows idx.
+func (p *problem) rowsOf(idx []int) *problem {
+	q := &problem{names: p.names, y: pick(p.y, idx), run: make([]int32, len(idx)), nonneg: p.nonneg}
+	for i, k := range idx {
+		q.run[i] = p.run[k]
+	}
+	for _, c := range p.cols {
+		q.cols = append(q.cols, pick(c, idx))
+	}
+	if p.w != nil {
+		q.w = pick(p.w, idx)
+	}
+	return q
+}
+
+func pick(x []float64, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for i, k := range idx {
+		out[i] = x[k]
+	}
+	return out
+}
+
+// spikeNs is the smallest residual fitTime sets aside: the scale of a lost time
+// slice, far above any skew of a fragment's own times (cache misses, timer
+// granularity), which trimming would bias.
+const spikeNs = 20000
+
+// fitTime fits a transition's time robustly: after each fit, the rows whose residual
+// lies beyond 4 robust standard deviations (1.4826·MAD of the residuals) and beyond
+// spikeNs are set aside and the fit is redone, up to 4 rounds and a quarter of the
+// rows. Such rows are the spikes of a run that lost its processor (preemption,
+// interrupts, another program's burst on a shared machine): they belong to the
+// machine, not to the program, and least squares would follow them. Spikes that
+// recur at one place of the program (systematic) are kept.
+func fitTime(p *problem, opt FitOptions) Formula {
+	f := fitFormula(p, opt, false)
+	if p.rows() < 6 {
+		return f
+	}
+	drop := make([]bool, p.rows())
+	dropped := 0
+	sp := &Space{Vars: p.names}
+	state := make([]float64, len(p.cols))
+	for round := 0; round < 4; round++ {
+		if err := f.compile(sp); err != nil {
+			return f
+		}
+		var res []float64
+		var idx []int
+		for r := range p.y {
+			if drop[r] {
+				continue
+			}
+			for c := range p.cols {
+				state[c] = p.cols[c][r]
+			}
+			res = append(res, p.y[r]-f.Eval(state))
+			idx = append(idx, r)
+		}
+		med := median(res)
+		dev := make([]float64, len(res))
+		for i, v := range res {
+			dev[i] = math.Abs(v - med)
+		}
+		cut := math.Max(4*1.4826*median(dev), spikeNs)
+		order := make([]int, len(res))
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(i, j int) bool { return dev[order[i]] > dev[order[j]] })
+		var cand []int
+		for _, i := range order {
+			if dev[i] <= cut || dropped+len(cand) >= p.rows()/4 {
+				break
+			}
+			cand = append(cand, idx[i])
+		}
+		if len(cand) == 0 || systematic(p, cand) {
+			break
+		}
+		for _, r := range cand {
+			drop[r] = true
+		}
+		dropped += len(cand)
+		var keep []int
+		for r := range p.y {
+			if !drop[r] {
+				keep = append(keep, r)
+			}
+		}
+		f = fitFormula(p.rowsOf(keep), opt, false)
+		f.Fit.Outliers = dropped
+	}
+	return f
+}
+
+// systematic reports whether rows set aside as spikes share a place in the program:
+// half of them (and at least 3) with one value of one counter (the first iteration
+// of a loop, whose cold caches or page faults are the program's own cost) — then
+// they are kept.
+func systematic(p *problem, rows []int) bool {
+	need := max(3, (len(rows)+1)/2)
+	if len(rows) < need {
+		return false
+	}
+	for c, name := range p.names {
+		if !strings.HasPrefix(name, "#") || maxAbs(p.cols[c]) == 0 {
+			continue
+		}
+		lo, hi := p.cols[c][0], p.cols[c][0]
+		for _, v := range p.cols[c] {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		if lo == hi {
+			continue // the same everywhere: says nothing about where the spikes are
+		}
+		freq := map[float64]int{}
+		for _, r := range rows {
+			v := p.cols[c][r]
+			freq[v]++
+			if freq[v] >= need {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fitFormula fits y. With exact set, the exact forms are tried first — a constant,
+// a copy of a feature, a feature plus a constant — as data rules often are.
+func fitFormula(p *problem, opt FitOptions, exact bool) Formula {
+	y := p.y
+	if p.rows() == 0 {
+		return Formula{Kind: Const}
+	}
+	mean, lo, hi := 0.0, y[0], y[0]
+	for _, v := range y {
+		mean += math.Abs(v)
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	mean /= float64(len(y))
+	tol := 1e-12 * math.Max(1, math.Max(math.Abs(lo), math.Abs(hi)))
+	if hi-lo <= tol {
+		return Formula{Kind: Const, Value: y[0], Fit: Quality{N: len(y), R2: 1, Mean: mean}}
+	}
+	if exact {
+		for c, x := range p.cols {
+			d0 := y[0] - x[0]
+			same, shift := true, true
+			for r := range y {
+				d := y[r] - x[r]
+				same = same && math.Abs(d) <= tol
+				shift = shift && math.Abs(d-d0) <= tol
+				if !same && !shift {
+					break
+				}
+			}
+			if same {
+				return Formula{Kind: Copy, Vars: []string{p.names[c]}, Fit: Quality{N: len(y), R2: 1, Mean: mean}}
+			}
+			if shift {
+				return Formula{Kind: Shift, Vars: []string{p.names[c]}, Value: d0, Fit: Quality{N: len(y), R2: 1, Mean: mean}}
+			}
+		}
+	}
+	switch opt.Family {
+	case GMDHFamily:
+		return fitGMDH(p, opt)
+	case AutoFamily:
+		// GMDH when it cross-validates clearly better (by 10%), and the polynomial
+		// is not already exact to rounding (then it is the simpler and the more
+		// precise of the two).
+		a := fitPoly(p, opt)
+		if a.Fit.CVRel() < 1e-9 || a.Fit.Mean > 0 && a.Fit.RMSE < 1e-11*a.Fit.Mean {
+			return a
+		}
+		if b := fitGMDH(p, opt); b.Fit.CVRMSE < 0.9*a.Fit.CVRMSE {
+			return b
+		}
+		return a
+	}
+	return fitPoly(p, opt)
+}
+
+// rankByCorrelation returns the non-constant columns ordered by |corr(x, y)|,
+// highest first, at most n of them.
+func rankByCorrelation(p *problem, n int) []int {
+	type cand struct {
+		c int
+		r float64
+	}
+	var cs []cand
+	for c, x := range p.cols {
+		r := corr(x, p.y)
+		if math.IsNaN(r) {
+			continue // constant column
+		}
+		cs = append(cs, cand{c, math.Abs(r)})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].r > cs[j].r })
+	var out []int
+	for _, c := range cs {
+		if len(out) == n {
+			break
+		}
+		// Leave out a column that is (almost) a linear copy of one already kept: it
+		// adds nothing but an ill-conditioned design.
+		dup := false
+		for _, k := range out {
+			if math.Abs(corr(p.cols[k], p.cols[c.c])) > 1-1e-12 {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, c.c)
+		}
+	}
+	return out
+}
+
+// corr is Pearson's correlation; NaN when either side is constant.
+func corr(x, y []float64) float64 {
+	n := float64(len(x))
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= n
+	my /= n
+	var sxy, sxx, syy float64
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx <= 1e-300*n || syy <= 1e-300*n {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// monomials returns the exponent vectors of all monomials in k variables of total
+// degree at most d, the constant first.
+func monomials(k, d int) [][]int {
+	var out [][]int
+	cur := make([]int, k)
+	var rec func(v, left int)
+	rec = func(v, left int) {
+		if v == k {
+			out = append(out, append([]int(nil), cur...))
+			return
+		}
+		for e := 0; e <= left; e++ {
+			cur[v] = e
+			rec(v+1, left-e)
+		}
+		cur[v] = 0
+	}
+	rec(0, d)
+	sort.SliceStable(out, func(i, j int) bool { return degree(out[i]) < degree(out[j]) })
+	return out
+}
+
+func degree(t []int) int {
+	s := 0
+	for _, e := range t {
+		s += e
+	}
+	return s
+}
+
+// scaled holds columns divided by their largest magnitude, for conditioning.
+type scaled struct {
+	cols  [][]float64
+	scale []float64
+	y     []float64
+	sy    float64
+	sw    []float64 // square roots of the row weights; nil: all 1
+}
+
+// weigh sets the row weights.
+func (s *scaled) weigh(w []float64) *scaled {
+	if w == nil {
+		return s
+	}
+	s.sw = make([]float64, len(w))
+	for i, v := range w {
+		s.sw[i] = math.Sqrt(v)
+	}
+	return s
+}
+
+func scaleCols(cols [][]float64, y []float64) *scaled {
+	s := &scaled{sy: maxAbs(y)}
+	if s.sy == 0 {
+		s.sy = 1
+	}
+	s.y = make([]float64, len(y))
+	for i, v := range y {
+		s.y[i] = v / s.sy
+	}
+	for _, c := range cols {
+		m := maxAbs(c)
+		if m == 0 {
+			m = 1
+		}
+		x := make([]float64, len(c))
+		for i, v := range c {
+			x[i] = v / m
+		}
+		s.cols = append(s.cols, x)
+		s.scale = append(s.scale, m)
+	}
+	return s
+}
+
+func maxAbs(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// phi fills the design row of row r.
+func phi(dst []float64, cols [][]float64, r int, terms [][]int) {
+	for k, t := range terms {
+		p := 1.0
+		for v, e := range t {
+			x := cols[v][r]
+			for ; e > 0; e-- {
+				p *= x
+			}
+		}
+		dst[k] = p
+	}
+}
+
+// folds assigns rows to k folds by run when there are at least k runs, else by
+// position.
+func folds(run []int32, k int) ([]int, int) {
+	distinct := map[int32]int{}
+	for _, r := range run {
+		if _, ok := distinct[r]; !ok {
+			distinct[r] = len(distinct)
+		}
+	}
+	f := make([]int, len(run))
+	if len(distinct) >= k {
+		for i, r := range run {
+			f[i] = distinct[r] % k
+		}
+		return f, k
+	}
+	if len(run) < 2*k {
+		k = max(2, len(run)/2)
+	}
+	for i := range f {
+		f[i] = i % k
+	}
+	return f, k
+}
+
+// cvPoly returns the k-fold cross-validated RMSE (in the units of s.y; the largest
+// tenth of the errors left out) of the polynomial with the given terms, by the normal equations: the Gram matrix of the
+// training part of each fold is the total minus the fold's own.
+func cvPoly(s *scaled, fold []int, k int, terms [][]int) (float64, []float64) {
+	T := len(terms)
+	G := make([][]float64, k)
+	b := make([][]float64, k)
+	for f := range G {
+		G[f] = make([]float64, T*T)
+		b[f] = make([]float64, T)
+	}
+	row := make([]float64, T)
+	for r := range s.y {
+		phi(row, s.cols, r, terms)
+		yr := s.y[r]
+		if s.sw != nil {
+			for i := range row {
+				row[i] *= s.sw[r]
+			}
+			yr *= s.sw[r]
+		}
+		f := fold[r]
+		g, bf := G[f], b[f]
+		for i := 0; i < T; i++ {
+			ri := row[i]
+			for j := i; j < T; j++ {
+				g[i*T+j] += ri * row[j]
+			}
+			bf[i] += ri * yr
+		}
+	}
+	tot := make([]float64, T*T)
+	btot := make([]float64, T)
+	for f := range G {
+		for i := range tot {
+			tot[i] += G[f][i]
+		}
+		for i := range btot {
+			btot[i] += b[f][i]
+		}
+	}
+	coef := make([][]float64, k)
+	A := make([]float64, T*T)
+	rhs := make([]float64, T)
+	for f := 0; f < k; f++ {
+		for i := 0; i < T; i++ {
+			for j := i; j < T; j++ {
+				v := tot[i*T+j] - G[f][i*T+j]
+				A[i*T+j], A[j*T+i] = v, v
+			}
+			rhs[i] = btot[i] - b[f][i]
+		}
+		coef[f] = solveSym(A, rhs, T)
+	}
+	sq := make([]float64, len(s.y))
+	perFold := make([][]float64, k)
+	for r := range s.y {
+		phi(row, s.cols, r, terms)
+		c := coef[fold[r]]
+		p := 0.0
+		for i := range row {
+			p += c[i] * row[i]
+		}
+		d := p - s.y[r]
+		if s.sw != nil {
+			d *= s.sw[r]
+		}
+		sq[r] = d * d
+		perFold[fold[r]] = append(perFold[fold[r]], d*d)
+	}
+	fe := make([]float64, k)
+	for f := range fe {
+		if len(perFold[f]) > 0 {
+			fe[f] = trimmedRMS(perFold[f])
+		}
+	}
+	return trimmedRMS(sq), fe
+}
+
+// trimmedRMS is the root mean square of errors (given squared) without the largest
+// tenth, so that a few spikes in measured times do not decide which formula wins.
+func trimmedRMS(sq []float64) float64 {
+	sort.Float64s(sq)
+	n := len(sq) - len(sq)/10
+	var s float64
+	for _, v := range sq[:n] {
+		s += v
+	}
+	return math.Sqrt(s / float64(n))
+}
+
+// solveSym solves the n×n symmetric system A x = b (A row-major, overwritten) by
+// Gaussian elimination with partial pivoting, after adding a ridge of 1e-12 of the
+// largest diagonal element so that a rank-deficient design still has a solution.
+func solveSym(A, b []float64, n int) []float64 {
+	M := make([]float64, n*(n+1))
+	dmax := 0.0
+	for i := 0; i < n; i++ {
+		dmax = math.Max(dmax, math.Abs(A[i*n+i]))
+	}
+	ridge := 1e-12 * dmax
+	for i := 0; i < n; i++ {
+		copy(M[i*(n+1):i*(n+1)+n], A[i*n:i*n+n])
+		M[i*(n+1)+i] += ridge
+		M[i*(n+1)+n] = b[i]
+	}
+	w := n + 1
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(M[r*w+c]) > math.Abs(M[p*w+c]) {
+				p = r
+			}
+		}
+		if p != c {
+			for j := 0; j < w; j++ {
+				M[c*w+j], M[p*w+j] = M[p*w+j], M[c*w+j]
+			}
+		}
+		piv := M[c*w+c]
+		if piv == 0 {
+			continue
+		}
+		for r := c + 1; r < n; r++ {
+			f := M[r*w+c] / piv
+			if f == 0 {
+				continue
+			}
+			for j := c; j < w; j++ {
+				M[r*w+j] -= f * M[c*w+j]
+			}
+		}
+	}
+	x := make([]float64, n)
+	for i := n - 1; i >= 0; i-- {
+		s := M[i*w+n]
+		for j := i + 1; j < n; j++ {
+			s -= M[i*w+j] * x[j]
+		}
+		if M[i*w+i] != 0 {
+			x[i] = s / M[i*w+i]
+		}
+	}
+	return x
+}
+
+// lstsq solves min ‖A c − y‖ for the design of terms over s's columns by a thin SVD
+// (gonum/mat), with singular values below 1e-13 of the largest treated as zero.
+func lstsq(s *scaled, terms [][]int) ([]float64, error) {
+	n, T := len(s.y), len(terms)
+	A := mat.NewDense(n, T, nil)
+	row := make([]float64, T)
+	y := s.y
+	if s.sw != nil {
+		y = make([]float64, n)
+	}
+	for r := 0; r < n; r++ {
+		phi(row, s.cols, r, terms)
+		if s.sw != nil {
+			for i := range row {
+				row[i] *= s.sw[r]
+			}
+			y[r] = s.y[r] * s.sw[r]
+		}
+		A.SetRow(r, row)
+	}
+	var svd mat.SVD
+	if !svd.Factorize(A, mat.SVDThin) {
+		return nil, fmt.Errorf("SVD did not converge")
+	}
+	rank := svd.Rank(1e-13)
+	if rank == 0 {
+		return make([]float64, T), nil
+	}
+	var x mat.VecDense
+	svd.SolveVecTo(&x, mat.NewVecDense(n, y), rank)
+	out := make([]float64, T)
+	for i := range out {
+		out[i] = x.AtVec(i)
+	}
+	return out, nil
+}
+
+// fitPoly chooses variables and degree by forward selection with cross-validation —
+// candidates ranked by correlation with y, each step adding the variable and degree
+// that lower the cross-validated error most, while it drops by at least 5% overall
+// and in four folds of five; a variable's degree goes up while each step lowers the
+// error by 5% — then fits the chosen polynomial on up to MaxFitRows rows.
+func fitPoly(p *problem, opt FitOptions) Formula {
+	sel := p.subset(opt.MaxSelectRows)
+	cands := rankByCorrelation(sel, opt.Candidates)
+	fold, k := folds(sel.run, opt.Folds)
+	var chosen []int
+	deg := 0
+	s0 := scaleCols(nil, sel.y).weigh(sel.w)
+	best, bestFolds := cvPoly(s0, fold, k, [][]int{{}})
+	best *= s0.sy
+	for i := range bestFolds {
+		bestFolds[i] *= s0.sy
+	}
+	exact := 1e-12 * maxAbs(sel.y)
+	for len(chosen) < opt.MaxVars && best > exact {
+		stepBest, stepC, stepD := math.Inf(1), -1, 0
+		var stepFolds []float64
+		for _, c := range cands {
+			if containsInt(chosen, c) {
+				continue
+			}
+			vars := append(append([]int(nil), chosen...), c)
+			cols := make([][]float64, len(vars))
+			for i, v := range vars {
+				cols[i] = sel.cols[v]
+			}
+			s := scaleCols(cols, sel.y).weigh(sel.w)
+			// A higher degree must earn its terms, which explode when extrapolated.
+			var errs [][]float64
+			var es []float64
+			for d := 1; d <= opt.MaxDegree; d++ {
+				terms := monomials(len(vars), d)
+				// Every training part of the cross-validation (4/5 of the rows) must
+				// have more rows than terms.
+				if 5*(len(terms)+1) > 4*sel.rows() {
+					break
+				}
+				e, fe := cvPoly(s, fold, k, terms)
+				for i := range fe {
+					fe[i] *= s.sy
+				}
+				es = append(es, e*s.sy)
+				errs = append(errs, fe)
+			}
+			if len(es) == 0 {
+				continue
+			}
+			// Each further degree must lower the error by 5% more.
+			d := 0
+			for d+1 < len(es) && es[d+1] < 0.95*es[d] {
+				d++
+			}
+			if es[d] < stepBest {
+				stepBest, stepC, stepD = es[d], c, d+1
+				stepFolds = errs[d]
+			}
+		}
+		if stepC < 0 || !(stepBest < best*0.95) {
+			break
+		}
+		// The improvement must hold in most folds, not come from one (a
+		// constant-per-run input fitting the runs' own noise does that).
+		better := 0
+		for f := range stepFolds {
+			if stepFolds[f] < bestFolds[f] || stepFolds[f] <= exact {
+				better++
+			}
+		}
+		if 5*better < 4*len(stepFolds) {
+			break
+		}
+		chosen = append(chosen, stepC)
+		best, deg, bestFolds = stepBest, stepD, stepFolds
+	}
+	// The final fit; for a quantity that cannot be negative (a time, a trip
+	// count), at a degree low enough that it stays positive well beyond the
+	// training range, and no higher than its variation over the training rows
+	// supports (weakCurve).
+	full := p.subset(opt.MaxFitRows)
+	for {
+		f := finalPoly(p, full, chosen, deg)
+		f.Fit.CVRMSE = best
+		if p.nonneg && len(chosen) > 0 && f.Fit.R2 < 0.05 {
+			// Explains almost nothing of the rows (the selection saw a wobble in
+			// the bulk of heavy-tailed times): a constant, which cannot explode
+			// when extrapolated.
+			c := finalPoly(p, full, nil, 0)
+			c.Fit.CVRMSE = f.Fit.CVRMSE
+			return c
+		}
+		if deg <= 1 || !p.nonneg || positiveBeyond(&f, full, chosen) && !weakCurve(&f, full, chosen) {
+			return f
+		}
+		deg--
+	}
+}
+
+// weakCurve reports whether f's predictions over the training rows vary by less
+// than half their mean magnitude: then its curvature is too weak to be trusted
+// beyond them (a cubic fitted to a 20% wobble explodes a decade away), and a lower
+// degree is used.
+func weakCurve(f *Formula, full *problem, chosen []int) bool {
+	sp := &Space{Vars: f.Vars}
+	if err := f.compile(sp); err != nil {
+		return false
+	}
+	st := make([]float64, len(chosen))
+	lo, hi, mean := math.Inf(1), math.Inf(-1), 0.0
+	for r := 0; r < full.rows(); r++ {
+		for i, c := range chosen {
+			st[i] = full.cols[c][r]
+		}
+		v := f.Eval(st)
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		mean += math.Abs(v)
+	}
+	mean /= float64(full.rows())
+	return hi-lo < 0.5*mean
+}
+
+// finalPoly fits the polynomial of the given variables and degree on full.
+func finalPoly(p, full *problem, chosen []int, deg int) Formula {
+	f := Formula{Kind: Poly}
+	cols := make([][]float64, len(chosen))
+	for i, c := range chosen {
+		f.Vars = append(f.Vars, p.names[c])
+		cols[i] = full.cols[c]
+	}
+	f.Terms = monomials(len(chosen), deg)
+	s := scaleCols(cols, full.y).weigh(full.w)
+	coef, err := lstsq(s, f.Terms)
+	if err != nil {
+		coef = make([]float64, len(f.Terms))
+		m := 0.0
+		for _, v := range full.y {
+			m += v
+		}
+		coef[0] = m / float64(full.rows()) / s.sy
+	}
+	f.Coef = make([]float64, len(coef))
+	for i, t := range f.Terms {
+		c := coef[i] * s.sy
+		for v, e := range t {
+			c /= math.Pow(s.scale[v], float64(e))
+		}
+		f.Coef[i] = c
+	}
+	f.Fit = quality(full, func(r int) float64 {
+		sum := 0.0
+		for i, t := range f.Terms {
+			x := f.Coef[i]
+			for v, e := range t {
+				x *= math.Pow(cols[v][r], float64(e))
+			}
+			sum += x
+		}
+		return sum
+	})
+	return f
+}
+
+// positiveBeyond reports whether f stays positive when each of its variables in
+// turn goes to 4 times its training span beyond its largest and smallest values,
+// the others at their medians.
+func positiveBeyond(f *Formula, full *problem, chosen []int) bool {
+	sp := &Space{Vars: f.Vars}
+	if err := f.compile(sp); err != nil {
+		return true
+	}
+	med := make([]float64, len(chosen))
+	lo := make([]float64, len(chosen))
+	hi := make([]float64, len(chosen))
+	for i, c := range chosen {
+		med[i] = median(full.cols[c])
+		lo[i], hi[i] = full.cols[c][0], full.cols[c][0]
+		for _, v := range full.cols[c] {
+			lo[i], hi[i] = math.Min(lo[i], v), math.Max(hi[i], v)
+		}
+	}
+	st := make([]float64, len(chosen))
+	for i := range chosen {
+		span := hi[i] - lo[i]
+		for _, x := range []float64{hi[i] + 4*span, lo[i] - 4*span, hi[i], lo[i]} {
+			if lo[i] >= 0 && x < 0 {
+				continue // a non-negative variable (a size, a counter) stays so
+			}
+			copy(st, med)
+			st[i] = x
+			if f.Eval(st) < 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// quality measures a prediction function on a problem's rows.
+func quality(p *problem, pred func(r int) float64) Quality {
+	q := Quality{N: p.rows()}
+	var my float64
+	for _, v := range p.y {
+		my += v
+		q.Mean += math.Abs(v)
+	}
+	n := float64(p.rows())
+	my /= n
+	q.Mean /= n
+	var sse, sst float64
+	for r, v := range p.y {
+		d := pred(r) - v
+		sse += d * d
+		sst += (v - my) * (v - my)
+	}
+	q.RMSE = math.Sqrt(sse / n)
+	if sst > 0 {
+		q.R2 = 1 - sse/sst
+	} else if sse == 0 {
+		q.R2 = 1
+	}
+	return q
+}
+
+func containsInt(list []int, x int) bool {
+	for _, v := range list {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// gmdhMaxLayers and gmdhWidth bound the network: at most 5 layers of the 8 best
+// neurons each (the "freedom of choice").
+const (
+	gmdhMaxLayers = 5
+	gmdhWidth     = 8
+)
+
+// fitGMDH fits a GMDH network. The inputs are the candidates of the correlation
+// ranking, standardised. Rows are split into a training part A and a validation
+// part B (by run, one run in three to B); each layer fits every pair of its inputs
+// (the previous layer's neurons and the original inputs) on A, and keeps the
+// gmdhWidth neurons with the lowest mean square error on B. Layers are added while
+// the best error on B drops by at least 0.1%. The chosen network is then refitted,
+// neuron by neuron, on all rows.
+func fitGMDH(p *problem, opt FitOptions) Formula {
+	full := p.subset(opt.MaxFitRows)
+	cands := rankByCorrelation(full.subset(opt.MaxSelectRows), opt.Candidates)
+	f := Formula{Kind: GMDH}
+	if len(cands) == 0 {
+		m := 0.0
+		for _, v := range full.y {
+			m += v
+		}
+		return Formula{Kind: Const, Value: m / float64(full.rows()), Fit: quality(full, func(int) float64 { return m / float64(full.rows()) })}
+	}
+	n := full.rows()
+	net := &Net{}
+	z := make([][]float64, len(cands))
+	for i, c := range cands {
+		f.Vars = append(f.Vars, p.names[c])
+		mu, sd := meanSD(full.cols[c])
+		if sd == 0 {
+			sd = 1
+		}
+		net.Mu = append(net.Mu, mu)
+		net.Sd = append(net.Sd, sd)
+		z[i] = make([]float64, n)
+		for r, v := range full.cols[c] {
+			z[i][r] = (v - mu) / sd
+		}
+	}
+	net.MuY, net.SdY = meanSD(full.y)
+	if net.SdY == 0 {
+		net.SdY = 1
+	}
+	ys := make([]float64, n)
+	for r, v := range full.y {
+		ys[r] = (v - net.MuY) / net.SdY
+	}
+	fold, _ := folds(full.run, 3)
+	inB := make([]bool, n)
+	for r := range inB {
+		inB[r] = fold[r] == 2
+	}
+	type cand struct {
+		nr  Neuron
+		err float64
+		out []float64
+	}
+	var prev []cand
+	bestErr := math.Inf(1)
+	var layers [][]Neuron
+	for l := 0; l < gmdhMaxLayers; l++ {
+		// Inputs of this layer: the previous layer's outputs, then the original inputs.
+		var ins [][]float64
+		for _, c := range prev {
+			ins = append(ins, c.out)
+		}
+		ins = append(ins, z...)
+		var cs []cand
+		for i := 0; i < len(ins); i++ {
+			for j := i + 1; j < len(ins); j++ {
+				if l > 0 && i >= len(prev) && j >= len(prev) {
+					continue // a pair of original inputs was tried in layer 0
+				}
+				nr, err := fitNeuron(ins[i], ins[j], ys, inB, false)
+				nr.In = [2]int{i, j}
+				cs = append(cs, cand{nr: nr, err: err})
+			}
+		}
+		if len(ins) == 1 {
+			nr, err := fitNeuron(ins[0], ins[0], ys, inB, false)
+			cs = append(cs, cand{nr: nr, err: err})
+		}
+		if len(cs) == 0 {
+			break
+		}
+		sort.SliceStable(cs, func(a, b int) bool { return cs[a].err < cs[b].err })
+		if !(cs[0].err < bestErr*(1-1e-3)) {
+			break
+		}
+		bestErr = cs[0].err
+		if len(cs) > gmdhWidth {
+			cs = cs[:gmdhWidth]
+		}
+		layer := make([]Neuron, len(cs))
+		for k := range cs {
+			out := make([]float64, n)
+			for r := range out {
+				out[r] = cs[k].nr.eval(ins[cs[k].nr.In[0]][r], ins[cs[k].nr.In[1]][r])
+			}
+			cs[k].out = out
+			layer[k] = cs[k].nr
+		}
+		layers = append(layers, layer)
+		prev = cs
+		if bestErr < 1e-24 {
+			break
+		}
+	}
+	net.Layers, net.Out = pruneNet(layers, 0)
+	// Refit on all rows, layer by layer.
+	var outs [][]float64
+	for l := range net.Layers {
+		var ins [][]float64
+		ins = append(ins, outs...)
+		ins = append(ins, z...)
+		next := make([][]float64, len(net.Layers[l]))
+		for k := range net.Layers[l] {
+			nr := &net.Layers[l][k]
+			refit, _ := fitNeuron(ins[nr.In[0]], ins[nr.In[1]], ys, nil, true)
+			nr.Coef = refit.Coef
+			o := make([]float64, n)
+			for r := range o {
+				o[r] = nr.eval(ins[nr.In[0]][r], ins[nr.In[1]][r])
+			}
+			next[k] = o
+		}
+		outs = next
+	}
+	f.Net = net
+	final := outs[net.Out]
+	f.Fit = quality(full, func(r int) float64 { return net.MuY + net.SdY*final[r] })
+	f.Fit.CVRMSE = math.Sqrt(bestErr) * net.SdY
+	return f
+}
+
+// fitNeuron fits Ivakhnenko's quadratic c0 + c1 a + c2 b + c3 ab + c4 a² + c5 b² by
+// the normal equations on the rows not in B (all rows when all is set) and returns
+// it with its mean square error on B (on all rows when all is set).
+func fitNeuron(a, b, y []float64, inB []bool, all bool) (Neuron, float64) {
+	var G [36]float64
+	var rhs [6]float64
+	var row [6]float64
+	fill := func(r int) {
+		x, z := a[r], b[r]
+		row = [6]float64{1, x, z, x * z, x * x, z * z}
+	}
+	for r := range y {
+		if !all && inB[r] {
+			continue
+		}
+		fill(r)
+		for i := 0; i < 6; i++ {
+			for j := i; j < 6; j++ {
+				G[i*6+j] += row[i] * row[j]
+			}
+			rhs[i] += row[i] * y[r]
+		}
+	}
+	for i := 0; i < 6; i++ {
+		for j := 0; j < i; j++ {
+			G[i*6+j] = G[j*6+i]
+		}
+	}
+	c := solveSym(G[:], rhs[:], 6)
+	var nr Neuron
+	copy(nr.Coef[:], c)
+	var sse float64
+	var cnt int
+	for r := range y {
+		if !all && !inB[r] {
+			continue
+		}
+		d := nr.eval(a[r], b[r]) - y[r]
+		sse += d * d
+		cnt++
+	}
+	if cnt == 0 {
+		return nr, math.Inf(1)
+	}
+	return nr, sse / float64(cnt)
+}
+
+// pruneNet keeps only the neurons the output (neuron out of the last layer) depends
+// on, renumbering the inputs.
+func pruneNet(layers [][]Neuron, out int) ([][]Neuron, int) {
+	if len(layers) == 0 {
+		return nil, 0
+	}
+	L := len(layers)
+	used := make([][]bool, L)
+	for l := range used {
+		used[l] = make([]bool, len(layers[l]))
+	}
+	used[L-1][out] = true
+	for l := L - 1; l > 0; l-- {
+		for k, nr := range layers[l] {
+			if !used[l][k] {
+				continue
+			}
+			for _, in := range nr.In {
+				if in < len(layers[l-1]) {
+					used[l-1][in] = true
+				}
+			}
+		}
+	}
+	newIndex := make([][]int, L)
+	pruned := make([][]Neuron, L)
+	for l := range layers {
+		newIndex[l] = make([]int, len(layers[l]))
+		for k, nr := range layers[l] {
+			if !used[l][k] {
+				newIndex[l][k] = -1
+				continue
+			}
+			newIndex[l][k] = len(pruned[l])
+			if l > 0 {
+				prevOld, prevNew := len(layers[l-1]), len(pruned[l-1])
+				for i, in := range nr.In {
+					if in < prevOld {
+						nr.In[i] = newIndex[l-1][in]
+					} else {
+						nr.In[i] = in - prevOld + prevNew
+					}
+				}
+			}
+			pruned[l] = append(pruned[l], nr)
+		}
+	}
+	return pruned, newIndex[L-1][out]
+}
+
+func meanSD(x []float64) (float64, float64) {
+	var m float64
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	var s float64
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(s / float64(len(x)))
+}

@@ -1,0 +1,526 @@
+// This file runs a model: the interpreter of SEEDS.md §004. From the given inputs it
+// moves from node to node — the node's rule picks the arc, the arc's time formula
+// adds to the clock, its data rules give the target's variables, the counters
+// update — until the run reaches END. Probabilistic rules make runs differ: several
+// are run, atypical ones dropped by a one-dimensional clustering (the largest
+// cluster is kept), and the rest averaged.
+//
+// A loop whose body is one node and whose continuation depends only on the node's own
+// counter (a threshold such as "#k ≤ $n", or a trip rule) is not stepped through:
+// the interpreter jumps to the next counter value at which any condition could
+// change, adding the arc's (then constant) time once per skipped iteration. So a
+// model with checkpoints in inner loops predicts in time proportional to the outer
+// iterations, not to the events.
+
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+)
+
+// PredictOptions control Predict.
+type PredictOptions struct {
+	Runs     int    // interpreted runs when a rule is probabilistic (20)
+	Seed     uint64 // of the random choices (1)
+	MaxSteps int64  // interpreter steps per run before giving up (2e8)
+}
+
+// A Prediction is what the model says about one input.
+type Prediction struct {
+	TimeNs   float64            `json:"predicted_ns"`
+	Interval [2]float64         `json:"interval_ns"`
+	Vars     map[string]float64 `json:"vars"`
+	// UntracedNs estimates the run's time without checkpoints: the predicted time
+	// less the checkpoints' own cost (events × the runtime's overhead estimate).
+	UntracedNs float64 `json:"untraced_ns"`
+	Events     float64 `json:"events"` // checkpoints passed
+	Runs       int     `json:"runs"`   // interpreted runs
+	Kept       int     `json:"kept"`   // runs in the largest cluster
+	Steps      int64   `json:"steps"`  // interpreter steps in all
+	// Baseline is the direct model's prediction, with its interval.
+	Baseline         float64    `json:"baseline_ns"`
+	BaselineInterval [2]float64 `json:"baseline_interval_ns"`
+	// BaselineVars are the direct models' predictions of the final values.
+	BaselineVars map[string]float64 `json:"baseline_vars,omitempty"`
+	Visits       map[string]float64 `json:"visits"`
+	Elapsed      time.Duration      `json:"elapsed_ns"` // time the prediction took
+	// Extrapolated lists inputs outside the training range.
+	Extrapolated []string `json:"extrapolated,omitempty"`
+}
+
+// ffInfo says whether a node's self loop can be fast-forwarded.
+type ffInfo struct {
+	self int // the self arc, or -1
+	ok   bool
+}
+
+// prepareFastForward finds the nodes whose self loop the interpreter may skip
+// through: the self arc changes no variable (its data rules, if any, copy each
+// variable unchanged), its time does not depend on the node's counter, and every
+// condition on the counter is an interval or an equality.
+func (m *Model) prepareFastForward() {
+	sp := m.space
+	m.ff = make([]ffInfo, len(m.Nodes))
+	for n := range m.Nodes {
+		m.ff[n] = ffInfo{self: -1}
+		for _, ai := range m.outArcs[n] {
+			if m.Arcs[ai].To == n {
+				m.ff[n].self = ai
+			}
+		}
+		s := m.ff[n].self
+		if s < 0 {
+			continue
+		}
+		cnt := sp.CounterIndex(n)
+		a := &m.Arcs[s]
+		ok := !a.Time.uses(cnt)
+		for _, d := range a.Data {
+			f := &d.Formula
+			ok = ok && f.Kind == Copy && f.Vars[0] == d.Var
+		}
+		for _, c := range m.Rules[n].Conds {
+			if c.Expr.ai == cnt || c.Expr.bi == cnt {
+				for _, p := range c.Pieces {
+					ok = ok && (p.Kind == Interval || p.Kind == Equal)
+				}
+			}
+		}
+		m.ff[n].ok = ok
+	}
+}
+
+// runResult is one interpreted run.
+type runResult struct {
+	time    float64
+	vars    []float64
+	visits  []float64
+	arcN    []float64 // transitions per arc
+	arcTime []float64
+	steps   int64
+}
+
+// ErrNoEnd is returned when a run does not reach END within MaxSteps.
+var ErrNoEnd = errors.New("the model did not reach END")
+
+func pickShare(ss []Share, rng *rand.Rand) (int, float64) {
+	if len(ss) == 1 {
+		return ss[0].Arc, 1
+	}
+	q := rng.Float64()
+	acc := 0.0
+	for _, s := range ss {
+		acc += s.P
+		if q < acc {
+			return s.Arc, s.P
+		}
+	}
+	last := ss[len(ss)-1]
+	return last.Arc, last.P
+}
+
+// decide picks the arc out of node n: the first condition that holds, else the trip
+// rule, else the residual.
+func (m *Model) decide(n int, state, trip []float64, rng *rand.Rand) int {
+	if a, ok := m.decideDet(n, state, trip); ok {
+		return a
+	}
+	r := &m.Rules[n]
+	if r.Trip != nil {
+		a, _ := pickShare(r.Trip.Exit, rng)
+		return a
+	}
+	a, _ := pickShare(r.Residual, rng)
+	return a
+}
+
+// run interprets the model once from the inputs in.
+func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64) (*runResult, error) {
+	sp := m.space
+	F := sp.Len()
+	state := make([]float64, F)
+	copy(state, in)
+	trip := make([]float64, len(m.Nodes))
+	res := &runResult{vars: make([]float64, len(m.Vars)), visits: make([]float64, len(m.Nodes)),
+		arcN: make([]float64, len(m.Arcs)), arcTime: make([]float64, len(m.Arcs))}
+	node := Start
+	state[sp.CounterIndex(Start)] = 1
+	res.visits[Start] = 1
+	newVals := make([]float64, 0, 8)
+	force := false // the next decision must leave the self loop (skip)
+	for node != End {
+		if res.steps >= maxSteps {
+			return res, fmt.Errorf("%w after %d steps (at node %s): a loop whose exit the rules never choose, or --max-steps too low", ErrNoEnd, res.steps, m.Nodes[node].Name)
+		}
+		res.steps++
+		if len(m.outArcs[node]) == 0 {
+			return res, fmt.Errorf("%w: node %s has no way out", ErrNoEnd, m.Nodes[node].Name)
+		}
+		var ai int
+		if force {
+			ai, force = m.pickExit(node, rng), false
+		} else {
+			ai = m.decide(node, state, trip, rng)
+		}
+		a := &m.Arcs[ai]
+		dt := math.Max(0, a.Time.Eval(state))
+		newVals = newVals[:0]
+		for k := range a.Data {
+			newVals = append(newVals, a.Data[k].Formula.Eval(state))
+		}
+		res.time += dt
+		res.arcN[ai]++
+		res.arcTime[ai] += dt
+		for k := range a.Data {
+			state[sp.VarIndex(indexOf(m.Vars, a.Data[k].Var))] = newVals[k]
+		}
+		to := a.To
+		ci := sp.CounterIndex(to)
+		if a.Resets {
+			state[ci] = 0
+		}
+		state[ci]++
+		res.visits[to]++
+		if m.tripNodes[to] && to != node {
+			t := m.Rules[to].Trip.Count.Eval(state)
+			if math.IsNaN(t) {
+				t = 1
+			}
+			trip[to] = math.Max(1, math.Round(t))
+		}
+		// Fast-forward through the rest of a self loop.
+		if to == node && m.ff[node].ok {
+			k, f, err := m.skip(node, state, trip, rng)
+			if err != nil {
+				return res, err
+			}
+			force = f
+			if k > 0 {
+				res.time += k * dt
+				res.arcN[ai] += k
+				res.arcTime[ai] += k * dt
+				state[ci] += k
+				res.visits[to] += k
+			}
+		}
+		node = to
+	}
+	for k := range m.Vars {
+		res.vars[k] = state[sp.VarIndex(k)]
+	}
+	return res, nil
+}
+
+// skip returns how many more times node n's self arc is taken in a row, now that the
+// counter c has its new value: up to the next counter value at which a condition on
+// the counter, or the trip count, may change the decision. When the decision at c is
+// a random choice of the residual rule (self with probability p), the number of
+// further self choices is drawn from its geometric distribution; force then says
+// that the choice after them must leave the loop.
+func (m *Model) skip(n int, state, trip []float64, rng *rand.Rand) (k float64, force bool, err error) {
+	sp := m.space
+	ci := sp.CounterIndex(n)
+	self := m.ff[n].self
+	c := state[ci]
+	next := math.Inf(1)
+	consider := func(b float64) {
+		if b > c && b < next {
+			next = b
+		}
+	}
+	for _, cond := range m.Rules[n].Conds {
+		e := cond.Expr
+		var sign, off float64 // expr = sign·c + off
+		switch {
+		case e.ai == ci && e.bi < 0:
+			sign, off = 1, 0
+		case e.ai == ci:
+			sign, off = 1, -state[e.bi]
+		case e.bi == ci:
+			sign, off = -1, state[e.ai]
+		default:
+			continue
+		}
+		for _, pc := range cond.Pieces {
+			var bounds []float64
+			switch pc.Kind {
+			case Interval:
+				if pc.Lo != nil {
+					bounds = append(bounds, *pc.Lo)
+				}
+				if pc.Hi != nil {
+					bounds = append(bounds, *pc.Hi)
+				}
+			case Equal:
+				bounds = append(bounds, pc.Value)
+			}
+			for _, b := range bounds {
+				x := (b - off) / sign // the counter at which the expression equals b
+				consider(math.Floor(x))
+				consider(math.Floor(x) + 1)
+				consider(math.Ceil(x))
+			}
+		}
+	}
+	if m.Rules[n].Trip != nil {
+		consider(trip[n])
+	}
+	// Decisions at c, c+1, …, next−1 are alike.
+	if arc, det := m.decideDet(n, state, trip); det {
+		if arc != self {
+			return 0, false, nil
+		}
+		if math.IsInf(next, 1) {
+			return 0, false, fmt.Errorf("%w: node %s loops on itself for ever (no rule ever leaves it)", ErrNoEnd, m.Nodes[n].Name)
+		}
+		return next - c, false, nil
+	}
+	p := 0.0
+	for _, s := range m.Rules[n].Residual {
+		if s.Arc == self {
+			p = s.P
+		}
+	}
+	if p == 0 {
+		return 0, false, nil
+	}
+	g := math.Floor(math.Log(1-rng.Float64()) / math.Log(p)) // self choices before the first exit
+	if g < next-c {
+		return g, true, nil
+	}
+	return next - c, false, nil
+}
+
+// decideDet returns the decision at node n when no random choice is involved.
+func (m *Model) decideDet(n int, state, trip []float64) (int, bool) {
+	r := &m.Rules[n]
+	for k := range r.Conds {
+		if r.Conds[k].match(state) {
+			return r.Conds[k].Arc, true
+		}
+	}
+	if r.Trip != nil {
+		if state[m.space.CounterIndex(n)] < trip[n] {
+			return r.Trip.Arc, true
+		}
+		for k := range r.Trip.Conds {
+			if r.Trip.Conds[k].match(state) {
+				return r.Trip.Conds[k].Arc, true
+			}
+		}
+		if len(r.Trip.Exit) == 1 {
+			return r.Trip.Exit[0].Arc, true
+		}
+		return 0, false
+	}
+	if len(r.Residual) == 1 {
+		return r.Residual[0].Arc, true
+	}
+	return 0, false
+}
+
+// pickExit chooses among the residual's arcs other than the self arc, by their
+// renormalised shares.
+func (m *Model) pickExit(n int, rng *rand.Rand) int {
+	self := m.ff[n].self
+	var ss []Share
+	tot := 0.0
+	for _, s := range m.Rules[n].Residual {
+		if s.Arc != self {
+			ss = append(ss, s)
+			tot += s.P
+		}
+	}
+	for i := range ss {
+		ss[i].P /= tot
+	}
+	a, _ := pickShare(ss, rng)
+	return a
+}
+
+// Predict runs the model from the inputs (by name; every model input is needed).
+func (m *Model) Predict(inputs map[string]float64, opt PredictOptions) (*Prediction, error) {
+	start := time.Now()
+	in := make([]float64, len(m.Inputs))
+	for k, name := range m.Inputs {
+		v, ok := inputs[name]
+		if !ok {
+			return nil, fmt.Errorf("input %s is not given (the model's inputs: %v)", name, m.Inputs)
+		}
+		in[k] = v
+	}
+	for name := range inputs {
+		if indexOf(m.Inputs, name) < 0 {
+			return nil, fmt.Errorf("the model has no input %s (its inputs: %v)", name, m.Inputs)
+		}
+	}
+	p, err := m.predict(in, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range m.Training.Ranges {
+		v := inputs[r.Name]
+		if v < r.Min || v > r.Max {
+			p.Extrapolated = append(p.Extrapolated, fmt.Sprintf("%s = %g is outside the training range [%g, %g]", r.Name, v, r.Min, r.Max))
+		}
+	}
+	p.Elapsed = time.Since(start)
+	return p, nil
+}
+
+func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
+	if opt.Runs <= 0 {
+		opt.Runs = 20
+	}
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	if opt.MaxSteps <= 0 {
+		opt.MaxSteps = 2e8
+	}
+	runs := opt.Runs
+	if !m.Probabilistic() {
+		runs = 1
+	}
+	var results []*runResult
+	var steps int64
+	for r := 0; r < runs; r++ {
+		rng := rand.New(rand.NewPCG(opt.Seed, uint64(r)))
+		res, err := m.run(in, rng, opt.MaxSteps)
+		steps += res.steps
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+	}
+	kept := keepLargestCluster(results)
+	p := &Prediction{Runs: runs, Kept: len(kept), Steps: steps, Vars: map[string]float64{}, Visits: map[string]float64{}}
+	var times []float64
+	for _, r := range kept {
+		times = append(times, r.time)
+		p.TimeNs += r.time / float64(len(kept))
+		for k, v := range m.Vars {
+			p.Vars[v] += r.vars[k] / float64(len(kept))
+		}
+		for n, v := range r.visits {
+			p.Visits[m.Nodes[n].Name] += v / float64(len(kept))
+		}
+	}
+	for n, v := range p.Visits {
+		if n != "START" && n != "END" {
+			p.Events += v
+		}
+	}
+	// The interval: the spread of the runs, the time formulas' errors, and the
+	// model's held-out error, as independent parts; ±2 standard deviations.
+	_, sdRuns := meanSD(times)
+	var v float64
+	v += sdRuns * sdRuns
+	for ai := range m.Arcs {
+		var n float64
+		for _, r := range kept {
+			n += r.arcN[ai] / float64(len(kept))
+		}
+		q := m.Arcs[ai].Time.Fit
+		if n == 0 || q.N == 0 {
+			continue
+		}
+		sigma := q.CVRMSE
+		v += n*sigma*sigma + (n*sigma)*(n*sigma)/float64(q.N)
+	}
+	// A trip rule gives a loop's expected length; each actual episode differs from
+	// it by the regression's residual (σ_T): over e episodes, e·σ_T² transitions of
+	// the self arc's time squared.
+	for n := range m.Rules {
+		tr := m.Rules[n].Trip
+		if tr == nil {
+			continue
+		}
+		var episodes, selfN, selfT float64
+		for _, r := range kept {
+			for ai := range m.Arcs {
+				if m.Arcs[ai].To == n && m.Arcs[ai].From != n {
+					episodes += r.arcN[ai] / float64(len(kept))
+				}
+			}
+			selfN += r.arcN[tr.Arc]
+			selfT += r.arcTime[tr.Arc]
+		}
+		if selfN > 0 {
+			dt := selfT / selfN
+			sd := tr.Count.Fit.CVRMSE
+			v += episodes * sd * sd * dt * dt
+		}
+	}
+	if ev := m.Evaluation; ev != nil {
+		s := 1.2533 * ev.MAPE * p.TimeNs // E|X| = σ·√(2/π) for a normal error
+		v += s * s
+	}
+	s := math.Sqrt(v)
+	p.Interval = [2]float64{math.Max(0, p.TimeNs-2*s), p.TimeNs + 2*s}
+	p.UntracedNs = math.Max(0, p.TimeNs-p.Events*m.Training.OverheadNs)
+	if b := m.Baseline; b != nil {
+		p.Baseline = b.Eval(in)
+		e := 2 * 1.2533 * b.CVMAPE * math.Abs(p.Baseline)
+		p.BaselineInterval = [2]float64{math.Max(0, p.Baseline-e), p.Baseline + e}
+	}
+	if len(m.DataBaselines) > 0 {
+		p.BaselineVars = map[string]float64{}
+		for _, b := range m.DataBaselines {
+			p.BaselineVars[b.Target] = b.Eval(in)
+		}
+	}
+	return p, nil
+}
+
+// keepLargestCluster sorts the runs by time, cuts where consecutive times are further
+// apart than 3 robust standard deviations (1.4826·MAD), and keeps the largest piece.
+func keepLargestCluster(rs []*runResult) []*runResult {
+	if len(rs) < 3 {
+		return rs
+	}
+	s := append([]*runResult(nil), rs...)
+	sort.Slice(s, func(i, j int) bool { return s[i].time < s[j].time })
+	times := make([]float64, len(s))
+	for i, r := range s {
+		times[i] = r.time
+	}
+	med := median(times)
+	dev := make([]float64, len(times))
+	for i, t := range times {
+		dev[i] = math.Abs(t - med)
+	}
+	h := 3 * 1.4826 * median(dev)
+	if h == 0 {
+		h = 1e-9 * math.Abs(med)
+	}
+	bestLo, bestHi := 0, 0
+	lo := 0
+	for i := 1; i <= len(s); i++ {
+		if i == len(s) || times[i]-times[i-1] > h {
+			if i-lo > bestHi-bestLo {
+				bestLo, bestHi = lo, i
+			}
+			lo = i
+		}
+	}
+	return s[bestLo:bestHi]
+}
+
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

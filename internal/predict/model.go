@@ -1,0 +1,543 @@
+// This file defines the model — the transition graph with its rules, time and data
+// formulas, and the direct baseline — how it is built from traces, and its file
+// format (JSON, docs/predict.md).
+
+package predict
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/fragprof/fragprof/internal/trace"
+)
+
+// ModelFormat and ModelVersion identify a model file.
+const (
+	ModelFormat  = "fragprof-model"
+	ModelVersion = 1
+)
+
+// A Model is a learnt transition-graph model of a program.
+//
+// Invariants (Check): Nodes[Start] is START and Nodes[End] is END; every arc joins
+// two nodes; Rules[i].Node == i and a rule names only its node's out-arcs; shares
+// are probabilities summing to 1; every formula and expression names a feature of
+// the model (inputs "$x", variables, counters "#node").
+type Model struct {
+	Format   string      `json:"format"`
+	Version  int         `json:"version"`
+	Program  string      `json:"program"`
+	Family   string      `json:"family"` // regression family of times and data
+	Inputs   []string    `json:"inputs"`
+	Vars     []string    `json:"vars"`
+	Nodes    []ModelNode `json:"nodes"`
+	Arcs     []ModelArc  `json:"arcs"`
+	Rules    []Rule      `json:"rules"`
+	Baseline *Baseline   `json:"baseline,omitempty"`
+	// DataBaselines are direct models of each variable's final value.
+	DataBaselines []*Baseline `json:"data_baselines,omitempty"`
+	Training      Training    `json:"training"`
+	Evaluation    *Evaluation `json:"evaluation,omitempty"`
+	Warnings      []string    `json:"warnings,omitempty"`
+	space         *Space      `json:"-"`
+	ff            []ffInfo    `json:"-"`
+	tripNodes     []bool      `json:"-"`
+	outArcs       [][]int     `json:"-"`
+}
+
+// A ModelNode is a checkpoint of the model.
+type ModelNode struct {
+	Name   string   `json:"name"`
+	Places []string `json:"places,omitempty"`
+	Vars   []string `json:"vars,omitempty"`
+	Visits int64    `json:"visits"`
+	Header bool     `json:"loop_header,omitempty"`
+}
+
+// A ModelArc is a transition with its time and data rules.
+type ModelArc struct {
+	From   int        `json:"from"`
+	To     int        `json:"to"`
+	Count  int64      `json:"count"`
+	Back   bool       `json:"back,omitempty"`
+	Resets bool       `json:"resets,omitempty"`
+	Time   Formula    `json:"time"`
+	Data   []DataRule `json:"data,omitempty"`
+}
+
+// A DataRule gives the value of a variable recorded at the arc's target.
+type DataRule struct {
+	Var     string  `json:"var"`
+	Formula Formula `json:"formula"`
+}
+
+// Training describes the traces a model was built from.
+type Training struct {
+	Runs         int          `json:"runs"`
+	Skipped      int          `json:"skipped"` // traces left out (bad status, no events, truncated)
+	Events       int64        `json:"events"`
+	Sampled      bool         `json:"sampled"`     // hot arcs were sampled in the journal
+	OverheadNs   float64      `json:"overhead_ns"` // the runtime's estimate of one checkpoint's cost
+	MeanTimeNs   float64      `json:"mean_time_ns"`
+	BuildSeconds float64      `json:"build_seconds"`
+	Holdout      float64      `json:"holdout"`
+	Ranges       []InputRange `json:"input_ranges"`
+}
+
+// An InputRange is the span of an input over the training runs.
+type InputRange struct {
+	Name string  `json:"name"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+}
+
+// Evaluation holds the model's errors on the held-out runs.
+type Evaluation struct {
+	Runs         int     `json:"runs"`
+	MAPE         float64 `json:"mape"`          // mean |predicted − actual| / actual of the total time
+	MaxAPE       float64 `json:"max_ape"`       // the largest
+	BaselineMAPE float64 `json:"baseline_mape"` // the direct baseline's
+	BaselineMax  float64 `json:"baseline_max_ape"`
+	Covered      int     `json:"covered"` // runs whose time fell in the predicted interval
+	// EventsMAPE is the error of the predicted number of checkpoints passed: the
+	// structure's error alone, free of the machine's timing noise.
+	EventsMAPE float64    `json:"events_mape"`
+	Vars       []VarError `json:"vars,omitempty"`
+	// PredictNs and ActualNs are the mean time to predict a run and the mean traced
+	// time of the runs predicted.
+	PredictNs float64   `json:"predict_ns"`
+	ActualNs  float64   `json:"actual_ns"`
+	Rows      []EvalRow `json:"rows"`
+}
+
+// An EvalRow is one held-out run.
+type EvalRow struct {
+	Trial      uint64    `json:"trial"`
+	Inputs     []float64 `json:"inputs"`
+	ActualNs   float64   `json:"actual_ns"`
+	Predicted  float64   `json:"predicted_ns"`
+	Lo         float64   `json:"lo_ns"`
+	Hi         float64   `json:"hi_ns"`
+	BaselineNs float64   `json:"baseline_ns"`
+	Events     int64     `json:"events"`
+	PredEvents float64   `json:"predicted_events"`
+}
+
+// A VarError compares the final value of a variable predicted by the model and by
+// the direct baseline with the run's, as the median relative error over the
+// held-out runs.
+type VarError struct {
+	Var      string  `json:"var"`
+	Model    float64 `json:"model"`
+	Baseline float64 `json:"baseline"`
+	MaxModel float64 `json:"max_model"`
+}
+
+// Options control Build.
+type Options struct {
+	Program string
+	Fit     FitOptions
+	Rules   RuleOptions
+	Journal JournalOptions
+	// Holdout is the share of the runs kept out of learning to measure the model's
+	// error (0: none).
+	Holdout float64
+	// EvalRuns is the number of interpreted runs per held-out prediction (10).
+	EvalRuns int
+}
+
+// DefaultOptions are model build's defaults.
+var DefaultOptions = Options{Fit: DefaultFitOptions, Rules: DefaultRuleOptions, Holdout: 0.2, EvalRuns: 10}
+
+// usable reports why a trace cannot be learnt from, or "".
+func usable(t *trace.Trace) string {
+	switch {
+	case t.Header.ExitCode != 0:
+		return t.Header.Status
+	case !t.Finished:
+		return "the trace is incomplete (no END record)"
+	case t.Truncated || t.Lost > 0:
+		return "the trace was truncated (--max-events)"
+	case t.Main() == nil || t.Main().Len() == 0:
+		return "no checkpoint was passed"
+	}
+	return ""
+}
+
+// Build learns a model from traces.
+func Build(traces []*trace.Trace, opt Options) (*Model, error) {
+	start := time.Now()
+	var ok []*trace.Trace
+	var warnings []string
+	skipped := 0
+	for _, t := range traces {
+		if why := usable(t); why != "" {
+			skipped++
+			if skipped <= 5 {
+				warnings = append(warnings, fmt.Sprintf("%s: left out: %s", t.Name, why))
+			}
+			continue
+		}
+		if len(t.Threads) > 1 {
+			warnings = append(warnings, fmt.Sprintf("%s: %d threads passed checkpoints; the model follows the first", t.Name, len(t.Threads)))
+		}
+		ok = append(ok, t)
+	}
+	if skipped > 5 {
+		warnings = append(warnings, fmt.Sprintf("… %d traces left out in all", skipped))
+	}
+	if len(ok) < 2 {
+		return nil, fmt.Errorf("predict: %d usable traces: a model needs at least 2 (and more to generalise)", len(ok))
+	}
+	sort.SliceStable(ok, func(i, j int) bool { return ok[i].Header.Trial < ok[j].Header.Trial })
+	train, test := splitHoldout(ok, opt.Holdout)
+	m, err := buildFrom(train, opt)
+	if err != nil {
+		return nil, err
+	}
+	m.Warnings = append(warnings, m.Warnings...)
+	m.Training.Skipped = skipped
+	m.Training.Holdout = opt.Holdout
+	if len(test) > 0 {
+		ev, err := m.evaluate(test, opt.EvalRuns)
+		if err != nil {
+			return nil, err
+		}
+		m.Evaluation = ev
+	}
+	m.Training.BuildSeconds = time.Since(start).Seconds()
+	return m, nil
+}
+
+// splitHoldout puts an evenly spread share h of the runs (by trial order) in test,
+// leaving at least 2 for training.
+func splitHoldout(ts []*trace.Trace, h float64) (train, test []*trace.Trace) {
+	if h <= 0 {
+		return ts, nil
+	}
+	for i, t := range ts {
+		if math.Floor(float64(i+1)*h) > math.Floor(float64(i)*h) && len(ts)-len(test) > 2 {
+			test = append(test, t)
+		} else {
+			train = append(train, t)
+		}
+	}
+	return train, test
+}
+
+func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
+	g := BuildGraph(traces)
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	j, err := BuildJournal(g, traces, opt.Journal)
+	if err != nil {
+		return nil, err
+	}
+	sp := j.Space
+	m := &Model{Format: ModelFormat, Version: ModelVersion, Program: opt.Program, Family: opt.Fit.Family.String(),
+		Inputs: sp.Inputs, Vars: sp.Vars}
+	if m.Program == "" && len(traces) > 0 {
+		m.Program = traces[0].Header.Program
+	}
+	for _, n := range g.Nodes {
+		m.Nodes = append(m.Nodes, ModelNode{Name: n.Name, Places: n.Places, Vars: n.Vars, Visits: n.Visits, Header: n.Header})
+	}
+	names := make([]string, sp.Len())
+	for f := range names {
+		names[f] = sp.Name(f)
+	}
+	for _, a := range g.Arcs {
+		ma := ModelArc{From: a.From.ID, To: a.To.ID, Count: a.Count, Back: a.Back, Resets: a.Resets}
+		rows := j.Rows[a.From.ID]
+		var idx []int
+		for r := 0; r < rows.Len(); r++ {
+			if int(rows.Arc[r]) == a.ID && rows.Weight[r] > 0 {
+				idx = append(idx, r)
+			}
+		}
+		if len(idx) == 0 { // only boundary rows: use them
+			for r := 0; r < rows.Len(); r++ {
+				if int(rows.Arc[r]) == a.ID {
+					idx = append(idx, r)
+				}
+			}
+		}
+		p := &problem{names: names, run: make([]int32, len(idx)), y: pick(rows.Dt, idx), nonneg: true}
+		perRun := map[int32]float64{}
+		for i, r := range idx {
+			p.run[i] = rows.Run[r]
+			perRun[p.run[i]]++
+		}
+		// A run's transitions share its conditions (a slower run is slower in all
+		// of them), so they are not independent: a run of m transitions weighs √m
+		// in all (each row 1/√m), between one vote per row and one per run.
+		p.w = make([]float64, len(idx))
+		var wsum float64
+		for i := range p.w {
+			p.w[i] = 1 / math.Sqrt(perRun[p.run[i]])
+			wsum += p.w[i]
+		}
+		for i := range p.w {
+			p.w[i] *= float64(len(idx)) / wsum
+		}
+		for f := range names {
+			p.cols = append(p.cols, pick(rows.X[f], idx))
+		}
+		if a.To.ID == End {
+			ma.Time = Formula{Kind: Const, Fit: Quality{N: len(idx), R2: 1}}
+		} else {
+			ma.Time = fitTime(p, opt.Fit)
+		}
+		for _, v := range a.To.Vars {
+			k := indexOf(sp.Vars, v)
+			var keep []int
+			for i, r := range idx {
+				if !math.IsNaN(rows.Next[k][r]) {
+					keep = append(keep, i)
+				}
+			}
+			if len(keep) == 0 {
+				continue
+			}
+			q := &problem{names: names, y: make([]float64, len(keep)), run: make([]int32, len(keep))} // unweighted: data rules are exact or fitted row by row
+			for i, r := range keep {
+				q.y[i] = rows.Next[k][idx[r]]
+				q.run[i] = p.run[r]
+			}
+			for f := range names {
+				q.cols = append(q.cols, pick(p.cols[f], keep))
+			}
+			ma.Data = append(ma.Data, DataRule{Var: v, Formula: fitFormula(q, opt.Fit, true)})
+		}
+		m.Arcs = append(m.Arcs, ma)
+	}
+	for _, n := range g.Nodes {
+		m.Rules = append(m.Rules, learnRule(j, n, opt.Rules, opt.Fit))
+	}
+	// The direct baselines, and what the runs were.
+	X := make([][]float64, len(j.Runs))
+	y := make([]float64, len(j.Runs))
+	m.Training.Runs = len(j.Runs)
+	m.Training.Sampled = j.Sampled
+	for r, rs := range j.Runs {
+		X[r] = rs.Inputs
+		y[r] = rs.TimeNs
+		m.Training.Events += rs.Events
+		m.Training.OverheadNs += rs.OverheadNs / float64(len(j.Runs))
+		m.Training.MeanTimeNs += rs.TimeNs / float64(len(j.Runs))
+	}
+	for k, in := range sp.Inputs {
+		ir := InputRange{Name: in, Min: math.Inf(1), Max: math.Inf(-1)}
+		for r := range X {
+			ir.Min, ir.Max = math.Min(ir.Min, X[r][k]), math.Max(ir.Max, X[r][k])
+		}
+		ir.Min, ir.Max = finite(ir.Min), finite(ir.Max)
+		m.Training.Ranges = append(m.Training.Ranges, ir)
+	}
+	m.Baseline = fitBaseline("time", sp.Inputs, X, y, true)
+	for k, v := range sp.Vars {
+		fy := make([]float64, 0, len(j.Runs))
+		var fx [][]float64
+		for _, rs := range j.Runs {
+			if !math.IsNaN(rs.Final[k]) {
+				fy = append(fy, rs.Final[k])
+				fx = append(fx, rs.Inputs)
+			}
+		}
+		if len(fy) >= 2 {
+			m.DataBaselines = append(m.DataBaselines, fitBaseline(v, sp.Inputs, fx, fy, false))
+		}
+	}
+	if err := m.compile(); err != nil {
+		return nil, fmt.Errorf("predict: the model just built is not valid: %v", err)
+	}
+	return m, nil
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// Space returns the model's feature space.
+func (m *Model) Space() *Space { return m.space }
+
+// compile checks the model and prepares it for the interpreter.
+func (m *Model) compile() error {
+	if m.Format != ModelFormat {
+		return fmt.Errorf("not a fragprof model (format %q)", m.Format)
+	}
+	if m.Version != ModelVersion {
+		return fmt.Errorf("model version %d, this fragprof reads %d", m.Version, ModelVersion)
+	}
+	if len(m.Nodes) < 2 || m.Nodes[Start].Name != "START" || m.Nodes[End].Name != "END" {
+		return fmt.Errorf("nodes 0 and 1 must be START and END")
+	}
+	sp := &Space{Inputs: m.Inputs, Vars: m.Vars}
+	for _, n := range m.Nodes {
+		sp.Nodes = append(sp.Nodes, n.Name)
+	}
+	m.space = sp
+	m.outArcs = make([][]int, len(m.Nodes))
+	for i := range m.Arcs {
+		a := &m.Arcs[i]
+		if a.From < 0 || a.From >= len(m.Nodes) || a.To < 0 || a.To >= len(m.Nodes) || a.From == End || a.To == Start {
+			return fmt.Errorf("arc %d joins nodes %d → %d", i, a.From, a.To)
+		}
+		m.outArcs[a.From] = append(m.outArcs[a.From], i)
+		if err := a.Time.compile(sp); err != nil {
+			return fmt.Errorf("arc %s: time: %v", m.arcName(i), err)
+		}
+		for k := range a.Data {
+			if indexOf(m.Vars, a.Data[k].Var) < 0 {
+				return fmt.Errorf("arc %s: data rule for unknown variable %q", m.arcName(i), a.Data[k].Var)
+			}
+			if err := a.Data[k].Formula.compile(sp); err != nil {
+				return fmt.Errorf("arc %s: %s: %v", m.arcName(i), a.Data[k].Var, err)
+			}
+		}
+	}
+	if len(m.Rules) != len(m.Nodes) {
+		return fmt.Errorf("%d rules for %d nodes", len(m.Rules), len(m.Nodes))
+	}
+	m.tripNodes = make([]bool, len(m.Nodes))
+	for i := range m.Rules {
+		r := &m.Rules[i]
+		if r.Node != i {
+			return fmt.Errorf("rule %d is for node %d", i, r.Node)
+		}
+		own := func(arc int) error {
+			if arc < 0 || arc >= len(m.Arcs) || m.Arcs[arc].From != i {
+				return fmt.Errorf("node %s: rule names arc %d, not one of its own", m.Nodes[i].Name, arc)
+			}
+			return nil
+		}
+		for k := range r.Conds {
+			c := &r.Conds[k]
+			if err := own(c.Arc); err != nil {
+				return err
+			}
+			if err := c.Expr.compile(sp); err != nil {
+				return fmt.Errorf("node %s: %v", m.Nodes[i].Name, err)
+			}
+			if len(c.Pieces) == 0 {
+				return fmt.Errorf("node %s: condition without predicates", m.Nodes[i].Name)
+			}
+		}
+		checkShares := func(ss []Share) error {
+			sum := 0.0
+			for _, s := range ss {
+				if err := own(s.Arc); err != nil {
+					return err
+				}
+				if !(s.P >= 0 && s.P <= 1) {
+					return fmt.Errorf("node %s: share %v is not a probability", m.Nodes[i].Name, s.P)
+				}
+				sum += s.P
+			}
+			if len(ss) > 0 && math.Abs(sum-1) > 1e-9 {
+				return fmt.Errorf("node %s: shares sum to %v", m.Nodes[i].Name, sum)
+			}
+			return nil
+		}
+		if r.Trip != nil {
+			if err := own(r.Trip.Arc); err != nil {
+				return err
+			}
+			if r.Trip.Count == nil {
+				return fmt.Errorf("node %s: trip rule without a count", m.Nodes[i].Name)
+			}
+			if err := r.Trip.Count.compile(sp); err != nil {
+				return fmt.Errorf("node %s: trip count: %v", m.Nodes[i].Name, err)
+			}
+			if len(r.Trip.Exit) == 0 {
+				return fmt.Errorf("node %s: trip rule without an exit", m.Nodes[i].Name)
+			}
+			for k := range r.Trip.Conds {
+				c := &r.Trip.Conds[k]
+				if err := own(c.Arc); err != nil {
+					return err
+				}
+				if err := c.Expr.compile(sp); err != nil {
+					return fmt.Errorf("node %s: %v", m.Nodes[i].Name, err)
+				}
+			}
+			if err := checkShares(r.Trip.Exit); err != nil {
+				return err
+			}
+			m.tripNodes[i] = true
+		} else if i != End && len(r.Residual) == 0 && len(m.outArcs[i]) > 0 {
+			return fmt.Errorf("node %s: rule has no default", m.Nodes[i].Name)
+		}
+		if err := checkShares(r.Residual); err != nil {
+			return err
+		}
+	}
+	if m.Baseline != nil && len(m.Baseline.Inputs) != len(m.Inputs) {
+		return fmt.Errorf("baseline over %d inputs, model has %d", len(m.Baseline.Inputs), len(m.Inputs))
+	}
+	m.prepareFastForward()
+	return nil
+}
+
+// Check verifies the invariants stated on Model.
+func (m *Model) Check() error { return m.compile() }
+
+func (m *Model) arcName(i int) string {
+	a := m.Arcs[i]
+	return m.Nodes[a.From].Name + " → " + m.Nodes[a.To].Name
+}
+
+// ArcName returns "from → to" for arc i.
+func (m *Model) ArcName(i int) string { return m.arcName(i) }
+
+// Probabilistic reports whether any rule chooses at random.
+func (m *Model) Probabilistic() bool {
+	for i := range m.Rules {
+		if m.Rules[i].Probabilistic() {
+			return true
+		}
+	}
+	return false
+}
+
+// Write writes the model as indented JSON.
+func (m *Model) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(m)
+}
+
+// Parse reads a model file; name is used in errors.
+func Parse(name string, r io.Reader) (*Model, error) {
+	var m Model
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: not a valid model file: %v", name, err)
+	}
+	if err := m.compile(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return &m, nil
+}
+
+// ReadFile reads the model file at path.
+func ReadFile(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Parse(path, f)
+}

@@ -1,0 +1,218 @@
+// This file prints models and predictions for people. The renderers only format:
+// everything they show was computed by Build and Predict.
+
+package predict
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// RuleLines returns node n's rule as lines such as "inner → inner when j < i".
+func (m *Model) RuleLines(n int) []string {
+	r := &m.Rules[n]
+	name := func(arc int) string { return m.arcName(arc) }
+	var out []string
+	for k := range r.Conds {
+		c := &r.Conds[k]
+		out = append(out, fmt.Sprintf("%s when %s", name(c.Arc), c.String()))
+	}
+	if t := r.Trip; t != nil {
+		node := m.Nodes[n].Name
+		out = append(out, fmt.Sprintf("%s while #%s < T, T = %s on entering the loop (R² %.3f, cv ±%.3g)",
+			name(t.Arc), node, t.Count.String(), t.Count.Fit.R2, t.Count.Fit.CVRMSE))
+		for k := range t.Conds {
+			c := &t.Conds[k]
+			out = append(out, fmt.Sprintf("%s then, when %s", name(c.Arc), c.String()))
+		}
+		word := "then"
+		if len(t.Conds) > 0 {
+			word = "then, otherwise"
+		}
+		out = append(out, shareLines(m, t.Exit, word)...)
+		return out
+	}
+	if len(r.Residual) == 1 {
+		if len(out) == 0 {
+			return []string{name(r.Residual[0].Arc) + " always"}
+		}
+		return append(out, name(r.Residual[0].Arc)+" otherwise")
+	}
+	return append(out, shareLines(m, r.Residual, "otherwise")...)
+}
+
+func shareLines(m *Model, ss []Share, word string) []string {
+	if len(ss) == 1 {
+		return []string{m.arcName(ss[0].Arc) + " " + word}
+	}
+	var out []string
+	for _, s := range ss {
+		out = append(out, fmt.Sprintf("%s %s, with probability %.4g", m.arcName(s.Arc), word, s.P))
+	}
+	return out
+}
+
+// WriteText prints the model: its graph, rules, formulas and fit quality.
+func (m *Model) WriteText(w io.Writer) error {
+	bw := &errWriter{w: w}
+	tr := &m.Training
+	fmt.Fprintf(bw, "model of %s: %d checkpoints, %d transitions, from %d runs (%d events)\n",
+		m.Program, len(m.Nodes)-2, len(m.Arcs), tr.Runs, tr.Events)
+	var ranges []string
+	for _, r := range tr.Ranges {
+		ranges = append(ranges, fmt.Sprintf("$%s ∈ [%g, %g]", r.Name, r.Min, r.Max))
+	}
+	if len(ranges) > 0 {
+		fmt.Fprintf(bw, "inputs: %s\n", strings.Join(ranges, ", "))
+	}
+	fmt.Fprintf(bw, "times and data: %s regression; mean traced time %s; checkpoint cost %.3g ns; built in %.3g s\n",
+		m.Family, fmtNs(tr.MeanTimeNs), tr.OverheadNs, tr.BuildSeconds)
+	for _, w := range m.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n", w)
+	}
+
+	fmt.Fprintf(bw, "\ncheckpoints\n")
+	tw := tabwriter.NewWriter(bw, 2, 8, 2, ' ', 0)
+	for i, n := range m.Nodes {
+		if i == Start || i == End {
+			continue
+		}
+		places := strings.Join(n.Places, " ")
+		if len(places) > 50 {
+			places = places[:47] + "..."
+		}
+		vars := ""
+		if len(n.Vars) > 0 {
+			vars = "records " + strings.Join(n.Vars, ", ")
+		}
+		hdr := ""
+		if n.Header {
+			hdr = "loop header"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d visits\t%s\t%s\n", n.Name, places, n.Visits, vars, hdr)
+	}
+	tw.Flush()
+
+	fmt.Fprintf(bw, "\ntransitions: count, time Δt of one transition (ns), data; R² and cross-validated error\n")
+	tw = tabwriter.NewWriter(bw, 2, 8, 2, ' ', 0)
+	for i, a := range m.Arcs {
+		flags := ""
+		if a.Back {
+			flags += " (back"
+			if a.Resets {
+				flags += ", resets"
+			}
+			flags += ")"
+		} else if a.Resets {
+			flags += " (enters loop)"
+		}
+		q := a.Time.Fit
+		fit := ""
+		if a.Time.Kind != Const || q.RMSE > 0 {
+			fit = fmt.Sprintf("R² %.3f, cv ±%.3g%%", q.R2, 100*q.CVRel())
+		}
+		fmt.Fprintf(tw, "  %s%s\t%d\tΔt = %s\t%s\n", m.arcName(i), flags, a.Count, a.Time.String(), fit)
+		for _, d := range a.Data {
+			q := d.Formula.Fit
+			fit := "exact"
+			if d.Formula.Kind == Poly || d.Formula.Kind == GMDH {
+				fit = fmt.Sprintf("R² %.6g, cv ±%.3g", q.R2, q.CVRMSE)
+			}
+			fmt.Fprintf(tw, "  \t\t%s := %s\t%s\n", d.Var, d.Formula.String(), fit)
+		}
+	}
+	tw.Flush()
+
+	fmt.Fprintf(bw, "\nrules\n")
+	for n := range m.Nodes {
+		if n == End {
+			continue
+		}
+		for _, l := range m.RuleLines(n) {
+			fmt.Fprintf(bw, "  %s\n", l)
+		}
+	}
+	if b := m.Baseline; b != nil {
+		fmt.Fprintf(bw, "\ndirect baseline (Extra-P form, %d hypotheses): time = %s ns; cross-validated MAPE %.3g%%\n",
+			b.Tried, b.String(), 100*b.CVMAPE)
+	}
+	if ev := m.Evaluation; ev != nil {
+		fmt.Fprintf(bw, "\nheld-out runs (%d): time MAPE %.3g%% (max %.3g%%), direct baseline %.3g%% (max %.3g%%); %d of %d inside the predicted interval\n",
+			ev.Runs, 100*ev.MAPE, 100*ev.MaxAPE, 100*ev.BaselineMAPE, 100*ev.BaselineMax, ev.Covered, ev.Runs)
+		fmt.Fprintf(bw, "  checkpoints passed: MAPE %.3g%% (the structure's error, free of timing noise)\n", 100*ev.EventsMAPE)
+		for _, v := range ev.Vars {
+			fmt.Fprintf(bw, "  final %s: median relative error %.3g (max %.3g), direct baseline %.3g\n", v.Var, v.Model, v.MaxModel, v.Baseline)
+		}
+		fmt.Fprintf(bw, "  a prediction took %s; the runs took %s (traced)\n", fmtNs(ev.PredictNs), fmtNs(ev.ActualNs))
+	}
+	return bw.err
+}
+
+// WriteText prints a prediction.
+func (p *Prediction) WriteText(w io.Writer, m *Model) error {
+	bw := &errWriter{w: w}
+	fmt.Fprintf(bw, "predicted time: %s  [%s, %s]", fmtNs(p.TimeNs), fmtNs(p.Interval[0]), fmtNs(p.Interval[1]))
+	if p.Runs > 1 {
+		fmt.Fprintf(bw, "  (mean of %d of %d interpreted runs)", p.Kept, p.Runs)
+	}
+	fmt.Fprintln(bw)
+	fmt.Fprintf(bw, "without the checkpoints' own cost (%.0f events): about %s\n", p.Events, fmtNs(p.UntracedNs))
+	if m.Baseline != nil {
+		fmt.Fprintf(bw, "direct baseline: %s  [%s, %s]\n", fmtNs(p.Baseline), fmtNs(p.BaselineInterval[0]), fmtNs(p.BaselineInterval[1]))
+	}
+	if len(p.Vars) > 0 {
+		names := make([]string, 0, len(p.Vars))
+		for n := range p.Vars {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(bw, "final values:\n")
+		for _, n := range names {
+			fmt.Fprintf(bw, "  %s = %.17g", n, p.Vars[n])
+			if b, ok := p.BaselineVars[n]; ok {
+				fmt.Fprintf(bw, "   (direct baseline %.6g)", b)
+			}
+			fmt.Fprintln(bw)
+		}
+	}
+	for _, e := range p.Extrapolated {
+		fmt.Fprintf(bw, "warning: %s: the prediction extrapolates\n", e)
+	}
+	fmt.Fprintf(bw, "interpreted in %s (%d steps)\n", fmtNs(float64(p.Elapsed.Nanoseconds())), p.Steps)
+	return bw.err
+}
+
+// fmtNs prints nanoseconds with a sensible unit.
+func fmtNs(ns float64) string {
+	a := math.Abs(ns)
+	switch {
+	case a >= 1e9:
+		return fmt.Sprintf("%.4g s", ns/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.4g ms", ns/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.4g µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.4g ns", ns)
+}
+
+// FmtNs prints nanoseconds with a sensible unit ("1.234 ms").
+func FmtNs(ns float64) string { return fmtNs(ns) }
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
