@@ -324,7 +324,13 @@ Examples:
 			if err := writeFreq(f); err != nil {
 				return err
 			}
-			return writeFreqHTML(e, htmlFile, f)
+			if err := writeFreqHTML(e, htmlFile, f); err != nil {
+				return err
+			}
+			if ctx.Err() != nil && res.Stopped == "interrupted" {
+				return exitError{130} // the partial result is out; say it was interrupted
+			}
+			return nil
 		},
 	}
 	bf.add(c)
