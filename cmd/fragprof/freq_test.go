@@ -364,3 +364,64 @@ int main(void) { float w[1] = {1}; return (int)work(1, w, 1); }
 		})
 	}
 }
+
+// factorPasses replays the outer loop of examples/lab.c's factor: trial division by
+// i = 2, 3, ... while i·i ≤ n, n divided by every factor found.
+func factorPasses(n int64) int {
+	passes := 0
+	for i := int64(2); i*i <= n; i++ {
+		passes++
+		for n%i == 0 {
+			n /= i
+		}
+	}
+	return passes
+}
+
+// TestFreqLabFragments studies the lab manual's other fragments in function mode,
+// against exact expected counts: trial division of one of the manual's three numbers
+// (the mean of three known pass counts) and an m×m matrix product with m uniform on
+// 2..6 (E[m³] = (8 + 27 + 64 + 125 + 216)/5 = 88 passes of the innermost body).
+func TestFreqLabFragments(t *testing.T) {
+	nums := []int64{909091, 1336337, 614657}
+	sum := 0
+	for _, n := range nums {
+		sum += factorPasses(n)
+	}
+	for _, tc := range []struct {
+		fn    string
+		args  []string
+		label string
+		e     float64
+	}{
+		{"factor", []string{"--input", "n = choice(909091, 1336337, 614657)", "--input", "f = array(64, 0)"}, "for.body", float64(sum) / 3},
+		{"mat_mul", []string{"--input", "m = uniform_int(2, 6)", "--input", "a = array(36, uniform(0, 1))",
+			"--input", "b = array(36, uniform(0, 1))", "--input", "c = array(36, 0)"}, "for.body8", 88},
+	} {
+		t.Run(tc.fn, func(t *testing.T) {
+			args := append([]string{"../../examples/lab.c", "--func", tc.fn, "--rel-eps", "0.02", "--isolation", "none"}, tc.args...)
+			r, code, stderr := freq(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			found := false
+			for _, f := range r.Functions {
+				if f.Name != tc.fn {
+					continue
+				}
+				for _, b := range f.Blocks {
+					if b.Label != tc.label {
+						continue
+					}
+					found = true
+					if b.State != "converged" || math.Abs(b.Mean-tc.e) > *b.HalfWidth {
+						t.Errorf("%s %s: %s %g ± %v, exact %g", tc.fn, b.Label, b.State, b.Mean, b.HalfWidth, tc.e)
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("no block %s in %s", tc.label, tc.fn)
+			}
+		})
+	}
+}
