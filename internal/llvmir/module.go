@@ -170,6 +170,17 @@ func (m *Module) Edited() bool { return len(m.edits) > 0 || len(m.replaced) > 0 
 // is byte-identical to the input.
 func (m *Module) WriteTo(w io.Writer) (int64, error) {
 	var buf bytes.Buffer
+	size := len(m.Lines)
+	for _, l := range m.Lines {
+		size += len(l)
+	}
+	for _, e := range m.edits {
+		size += len(e.text) + 1
+	}
+	for _, t := range m.replaced {
+		size += len(t)
+	}
+	buf.Grow(size)
 	es := append([]edit(nil), m.edits...)
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].line != es[j].line {

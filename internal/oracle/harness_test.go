@@ -60,9 +60,8 @@ func needTools(t *testing.T) *Tools {
 	if toolsErr != nil {
 		t.Fatal(toolsErr)
 	}
-	// Compile both runtimes once, before tests build in parallel: concurrent first
-	// calls of Toolchain.Runtime share one temporary object file and fail (see
-	// TestRuntimeConcurrent).
+	// Compile both runtimes once, before tests build in parallel, so that no test's
+	// timing includes it (TestRuntimeConcurrent checks concurrent first calls).
 	warmOnce.Do(func() {
 		for _, tc := range []*build.Toolchain{tools.Clang14, tools.Clang16} {
 			if _, err := tc.Runtime(context.Background()); err != nil {
@@ -132,9 +131,8 @@ func corpus(t *testing.T, tl *Tools) []Program {
 
 // relative names every source relative to the working directory, the way users
 // name theirs (fragprof count examples/newton.c); every compiler runs in that
-// directory, so gcov and fragprof report the same names. (An absolute name whose
-// directory shares more than "/" with the working directory is reported wrongly:
-// see TestFileAsGiven.)
+// directory, so gcov and fragprof report the same names. (TestFileAsGiven checks
+// absolute names.)
 func relative(t *testing.T, progs []Program) []Program {
 	t.Helper()
 	wd, err := os.Getwd()
