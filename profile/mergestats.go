@@ -16,8 +16,9 @@ import (
 // meaning (it would claim trials that were never run).
 var ErrWeightedStats = errors.New("profile: weights cannot be applied to profiles with statistics (a distribution of per-trial counts cannot be scaled); merge them without weights")
 
-// countDist converts d to the internal representation, sharing no memory.
-func (d *Dist) countDist() *stats.CountDist {
+// CountDist converts d to the exact count distribution fragprof's statistics work
+// on, sharing no memory. d should be valid (Parse checks every distribution it reads).
+func (d *Dist) CountDist() *stats.CountDist {
 	c := &stats.CountDist{Level: d.Level}
 	if len(d.Values) > 0 {
 		c.Values = make([]stats.ValueCount, len(d.Values))
@@ -35,8 +36,8 @@ func (d *Dist) countDist() *stats.CountDist {
 	return c
 }
 
-// distOf converts c to a Dist, sharing no memory.
-func distOf(c *stats.CountDist) Dist {
+// DistOf converts an exact count distribution to its file form, sharing no memory.
+func DistOf(c *stats.CountDist) Dist {
 	d := Dist{Level: c.Level}
 	if len(c.Values) > 0 {
 		d.Values = make([]ValueCount, len(c.Values))
@@ -70,9 +71,9 @@ func MergeDists(ds ...Dist) (Dist, error) {
 		if c != 0 {
 			return Dist{}, errors.New("profile: merged distribution has 2⁶⁴ or more trials")
 		}
-		acc.Merge(ds[i].countDist())
+		acc.Merge(ds[i].CountDist())
 	}
-	return distOf(acc), nil
+	return DistOf(acc), nil
 }
 
 // mergeStats merges the statistics of srcs into out (whose functions are final and

@@ -13,46 +13,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-// DistOf converts a count distribution to the profile's public form, sharing no
-// memory.
-func DistOf(c *stats.CountDist) profile.Dist {
-	d := profile.Dist{Level: c.Level}
-	if len(c.Values) > 0 {
-		d.Values = make([]profile.ValueCount, len(c.Values))
-		for i, v := range c.Values {
-			d.Values[i] = profile.ValueCount{V: v.V, N: v.N}
-		}
-	}
-	if len(c.Buckets) > 0 {
-		d.Buckets = make([]profile.Bucket, len(c.Buckets))
-		for i, b := range c.Buckets {
-			d.Buckets[i] = profile.Bucket{Lo: b.Lo, N: b.N, Min: b.Min, Max: b.Max,
-				D1: [4]uint64(b.D1), D2: [4]uint64(b.D2), D3: [4]uint64(b.D3)}
-		}
-	}
-	return d
-}
-
-// CountDistOf converts a profile's distribution back, sharing no memory. d should
-// be valid (profile.Parse checks every distribution it reads).
-func CountDistOf(d *profile.Dist) *stats.CountDist {
-	c := &stats.CountDist{Level: d.Level}
-	if len(d.Values) > 0 {
-		c.Values = make([]stats.ValueCount, len(d.Values))
-		for i, v := range d.Values {
-			c.Values[i] = stats.ValueCount{V: v.V, N: v.N}
-		}
-	}
-	if len(d.Buckets) > 0 {
-		c.Buckets = make([]stats.Bucket, len(d.Buckets))
-		for i, b := range d.Buckets {
-			c.Buckets[i] = stats.Bucket{Lo: b.Lo, N: b.N, Min: b.Min, Max: b.Max,
-				D1: stats.Wide(b.D1), D2: stats.Wide(b.D2), D3: stats.Wide(b.D3)}
-		}
-	}
-	return c
-}
-
 // Profile returns the profile of the run: Runs = the trials folded; every block's
 // count is the sum of its counts over those trials (exactly, from its
 // distribution), every edge's likewise (EdgeTotals); the statistics section holds
@@ -72,7 +32,7 @@ func (r *Result) Profile(counters int) (*profile.Profile, error) {
 		c := cfg.NewCounts(f)
 		ds := make([]profile.Dist, len(f.Blocks))
 		for b := range f.Blocks {
-			ds[b] = DistOf(r.Blocks[i][b].Dist)
+			ds[b] = profile.DistOf(r.Blocks[i][b].Dist)
 			hi, lo := ds[b].Sum()
 			if hi != 0 {
 				return nil, fmt.Errorf("function %s: block %d's total count overflows 64 bits", f.Name, b)
@@ -105,7 +65,7 @@ func FromProfile(p *profile.Profile, rule *stats.Rule) (*Result, error) {
 	for fi, f := range p.Program.Funcs {
 		bs := make([]BlockEstimate, len(f.Blocks))
 		for b := range bs {
-			d := CountDistOf(&p.Stats[fi][b])
+			d := p.Stats[fi][b].CountDist()
 			if n := d.N(); n != r.Trials {
 				return nil, fmt.Errorf("function %s holds %d trials but the profile has %d runs (was it merged with profiles of other programs?)", f.Name, n, r.Trials)
 			}
