@@ -336,6 +336,12 @@ func TestAdvise(t *testing.T) {
 		if math.Abs(par-seq) < seq/3 || margin < 3 && margin > 1.0/3 {
 			continue
 		}
+		if a.Parallelise != a.Now {
+			// The advice hangs on whether the second processor is free, which the
+			// probe saw at one moment and the runs at others: on a shared machine
+			// either can change in between, so this K says nothing about the model.
+			continue
+		}
 		judged++
 		if a.Now != (par < seq) {
 			t.Errorf("K = %d: advice parallelise = %v, but 1 thread took %.0f ns and 2 threads %.0f ns", k, a.Now, seq, par)
