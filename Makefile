@@ -24,8 +24,8 @@ test: deps build
 test-short: build
 	$(GO) test -short ./...
 
-# The main job: count the blocks of Newton's square root, draw its CFG with the
-# counts, and print the source-level report.
+# The main job: count the blocks of Newton's square root, draw its CFG, then estimate
+# every block's expected count under a distribution of its input, with the HTML page.
 demo: deps build
 	@mkdir -p $(DEMO)
 	@echo "== fragprof cfg examples/newton.c --func nsqrt"
@@ -38,7 +38,11 @@ demo: deps build
 	echo 400 | ./$(BIN) count examples/newton.c --json -o $(DEMO)/newton.json > /dev/null
 	./$(BIN) cfg examples/newton.c --format dot -o $(DEMO)/newton.dot
 	dot -Tsvg $(DEMO)/newton.dot -o $(DEMO)/newton.svg
-	@echo "wrote $(DEMO)/newton.json and $(DEMO)/newton.svg"
+	@echo
+	@echo "== the expected count of every block for ask ~ uniform(100, 800), to ±0.3 at 95%"
+	./$(BIN) freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' \
+		--eps 0.3 --gamma 0.95 --report $(DEMO)/newton.html
+	@echo "wrote $(DEMO)/newton.json, $(DEMO)/newton.svg and $(DEMO)/newton.html (open it in a browser)"
 
 clean:
 	rm -rf $(BIN) $(DEMO)
