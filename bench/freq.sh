@@ -7,7 +7,9 @@
 #     (absolute third moment) and the paper's signed moment, next to FreqSys's 36;
 #  3. empirical coverage of the intervals over many seeds on examples/known.c, whose
 #     expected counts are known exactly.
-# Usage: bench/freq.sh [SEEDS=200] [TRIALS=4000]
+#  0. the machine's floor: fork+_exit+waitpid of a bare C program, dynamic and static,
+#     in the same run, since a fork server cannot beat fork() itself.
+# Usage: bench/freq.sh [SEEDS=200] [TRIALS=4000]   (SEEDS=0 leaves out part 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEEDS=${1:-200}
@@ -18,6 +20,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 newton=(examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n')
 rate() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%d %.1f %.0f' % (d['trials'], d['elapsed_s'], d['trials']/d['elapsed_s']))" "$1"; }
+
+cat > "$tmp/fork.c" <<'C'
+#include <stdio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+int main(void) {
+  struct timespec a, b; int n = 2000, st;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  for (int i = 0; i < n; i++) { pid_t p = fork(); if (p == 0) _exit(0); waitpid(p, &st, 0); }
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  printf("%.0f", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n / 1000.0);
+  return 0;
+}
+C
+cc -O2 "$tmp/fork.c" -o "$tmp/fork" && cc -O2 -static "$tmp/fork.c" -o "$tmp/fork-static"
+echo "== 0. fork()+_exit+waitpid of a bare C program: $("$tmp/fork") us dynamic, $("$tmp/fork-static") us static"
 
 echo "== 1. trials/s on examples/newton.c, $TRIALS trials each, same run ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 for jobs in 1 2; do
@@ -41,6 +60,7 @@ print('  %-8s %6d trials, %5.1fs, loop body %.4f ± %.4f (%s)' % (sys.argv[2], d
 PY
 done
 
+[ "$SEEDS" -gt 0 ] || exit 0
 echo "== 3. coverage on examples/known.c over $SEEDS seeds (eps 1, gamma 0.95, --isolation none)"
 for s in $(seq 1 "$SEEDS"); do
   $FP freq examples/known.c --inputs examples/known.toml --eps 1 --isolation none --seed "$s" --json -o "$tmp/k$s.json"
