@@ -175,7 +175,12 @@ func TestKnownExecAndCounted(t *testing.T) {
 	if p.Summary.N == 0 || p.Summary.Min < 6*200e3 {
 		t.Errorf("program: min %.0f ns over %d runs; the run spins 6 × 200 µs", p.Summary.Min, p.Summary.N)
 	}
-	if r := res.Frag("func:rec"); r.PerRep(1) != 1 || math.Abs(r.Summary.Median.Center-600e3) > 3e3 {
+	// Each run is a fresh process: its first pass through rec pays cold caches, TLB
+	// misses and first-touch faults, real time of that run, some microseconds under
+	// nested paging. The tight bound on the spin is TestKnownDurations' (warm forks);
+	// here 2 % still tells one activation of 3·T from a lost level (T less) or a
+	// double count (twice as much).
+	if r := res.Frag("func:rec"); r.PerRep(1) != 1 || math.Abs(r.Summary.Median.Center-600e3) > 12e3 {
 		t.Errorf("func:rec with counters: %g per run, median %.0f ns", r.PerRep(1), r.Summary.Median.Center)
 	}
 	if res.Prog == nil || res.ProfileReps != 11 {

@@ -113,7 +113,11 @@ type Config struct {
 // Result is a finished measurement.
 type Result struct {
 	Timer     Timer
-	NsPerTick float64 // median over the repetitions' calibrations (1 for clocks)
+	// NsPerTick converts every sample: the median over the repetitions' own
+	// calibrations (1 for clocks). One process calibrates over its lifetime, a
+	// millisecond or two for a short exec'd run, so one run's figure can be off by
+	// a fraction of a percent; the median across runs is not.
+	NsPerTick float64
 	// OverheadNs is the timer's own overhead subtracted from every sample: the median
 	// over repetitions of each process's median of 2001 empty fragments.
 	OverheadNs    float64
@@ -314,7 +318,7 @@ func (res *Result) fill(c Config, reps []rep) error {
 						continue
 					}
 					for _, t := range fg.Ticks {
-						fr.ByRep[i] = append(fr.ByRep[i], float64(t)*rec.NsPerTick-res.OverheadNs)
+						fr.ByRep[i] = append(fr.ByRep[i], float64(t)*res.NsPerTick-res.OverheadNs)
 					}
 					fr.Dropped += uint64(fg.Dropped)
 					fr.Open += uint64(fg.Open)

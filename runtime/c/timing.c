@@ -184,6 +184,28 @@ static int tm_have_rdtscp(void) {
 
 static void tm_flush_timing(int sig);
 
+/* tm_cal_pair reads CLOCK_MONOTONIC_RAW and the TSC at (nearly) the same instant:
+ * the clock between two TSC reads, the TSC taken as their midpoint, and of five such
+ * triples the one with the narrowest bracket. A single (clock, TSC) pair can be
+ * split by a page fault or an interrupt — in a freshly exec'd process the first
+ * reads fault in the vDSO and the code, tens of microseconds under nested paging —
+ * and over a baseline of a millisecond or two that skew alone misstates the
+ * frequency by a percent. */
+static void tm_cal_pair(struct timespec *raw, uint64_t *tsc) {
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		struct timespec ts;
+		uint64_t a = tm_read_tsc();
+		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+		uint64_t b = tm_read_tsc();
+		if (b - a < best) {
+			best = b - a;
+			*raw = ts;
+			*tsc = a + (b - a) / 2;
+		}
+	}
+}
+
 /* tm_timing_init selects the timer and starts the calibration baseline (once). */
 static void tm_timing_init(void) {
 	if (__atomic_load_n(&tm_timer, __ATOMIC_ACQUIRE) >= 0)
@@ -211,8 +233,7 @@ static void tm_timing_init(void) {
 		CPU_SET(atoi(cpu), &set);
 		tm_pinned = sched_setaffinity(0, sizeof set, &set) == 0;
 	}
-	clock_gettime(CLOCK_MONOTONIC_RAW, &tm_cal_raw0);
-	tm_cal_tsc0 = tm_read_tsc();
+	tm_cal_pair(&tm_cal_raw0, &tm_cal_tsc0);
 	__fragprof_on_dump(tm_flush_timing);
 	__atomic_store_n(&tm_timer, sel, __ATOMIC_RELEASE);
 }
@@ -410,13 +431,11 @@ int __fragprof_tsc_invariant(void) {
 /* __fragprof_tsc_calibrate returns TSC ticks per second over the interval since the
  * baseline, and the baseline's length in ns. */
 double __fragprof_tsc_calibrate(double *span_ns) {
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
-	uint64_t t = tm_read_tsc();
-	clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+	struct timespec now;
+	uint64_t t;
+	tm_cal_pair(&now, &t);
 	double raw0 = (double)tm_cal_raw0.tv_sec * 1e9 + (double)tm_cal_raw0.tv_nsec;
-	double mid = ((double)a.tv_sec * 1e9 + (double)a.tv_nsec + (double)b.tv_sec * 1e9 + (double)b.tv_nsec) / 2;
-	double span = mid - raw0;
+	double span = (double)now.tv_sec * 1e9 + (double)now.tv_nsec - raw0;
 	if (span_ns)
 		*span_ns = span;
 	return span > 0 ? (double)(t - tm_cal_tsc0) / span * 1e9 : 0;
