@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -91,6 +92,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
+// main runs fragprof. FRAGPROF_CPUPROFILE=FILE writes a Go CPU profile of fragprof
+// itself to FILE (for fragprof's developers: go tool pprof FILE).
 func main() {
+	if path := os.Getenv("FRAGPROF_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fragprof: FRAGPROF_CPUPROFILE: %v\n", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		pprof.StopCPUProfile()
+		f.Close()
+		os.Exit(code)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

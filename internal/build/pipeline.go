@@ -189,6 +189,6 @@ func (t *Toolchain) Link(ctx context.Context, stderr io.Writer, inputs []string,
 	args := append([]string{}, inputs...)
 	args = append(args, rt)
 	args = append(args, ldflags...)
-	args = append(args, "-o", out)
+	args = append(args, "-Wl,-z,now", "-o", out)
 	return t.run(ctx, stderr, args...)
 }

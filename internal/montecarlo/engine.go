@@ -38,10 +38,30 @@ type Outcome struct {
 
 // A Worker runs trials; each worker is used by one goroutine at a time.
 type Worker interface {
-	// Trial runs trial number i. An error means the worker is broken (its fork
-	// server died, say); a trial that went wrong is an Outcome with a Failure.
-	Trial(ctx context.Context, i uint64) (Outcome, error)
+	// Trials runs the trials numbered is, in order, and returns one Outcome for
+	// each; given several, a worker may overlap them (a fork server reads the next
+	// request while the client digests the last reply). An error means the worker is
+	// broken; a trial that went wrong is an Outcome with a Failure.
+	Trials(ctx context.Context, is []uint64) ([]Outcome, error)
 	Close() error
+}
+
+// Batches: a worker is handed consecutive trials, as many as last took about
+// batchSpan (at most maxBatch), so that cheap trials flow without a round trip each
+// while a run of slow ones never overshoots its stopping point by more than about
+// batchSpan per worker. Batching changes which worker runs a trial, never the
+// result: outcomes are folded in trial order and those past the stop are dropped.
+const (
+	batchSpan = 5 * time.Millisecond
+	maxBatch  = 16
+)
+
+// nextBatch returns the batch size after a batch of n trials that took d.
+func nextBatch(n int, d time.Duration) int {
+	if d <= 0 {
+		return maxBatch
+	}
+	return max(1, min(maxBatch, int(batchSpan*time.Duration(n)/d)))
 }
 
 // Config controls a run.
@@ -189,19 +209,34 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			defer w.Close()
+			size := 1
+			var nums []uint64
 			for runCtx.Err() == nil {
-				i := next.Add(1) - 1
-				if i >= limit.Load() {
+				lo := next.Add(uint64(size)) - uint64(size)
+				hi := min(lo+uint64(size), limit.Load())
+				if lo >= hi {
 					return
 				}
-				out, err := w.Trial(runCtx, c.trialNumber(i))
+				nums = nums[:0]
+				for i := lo; i < hi; i++ {
+					nums = append(nums, c.trialNumber(i))
+				}
+				t0 := time.Now()
+				outs, err := w.Trials(runCtx, nums)
 				if runCtx.Err() != nil {
-					return // the trial may have been killed by the cancellation
+					return // trials may have been killed by the cancellation
 				}
-				results <- result{i, out, err}
+				if err == nil && len(outs) != len(nums) {
+					err = fmt.Errorf("the worker ran %d of %d trials", len(outs), len(nums))
+				}
 				if err != nil {
+					results <- result{lo, Outcome{}, err}
 					return
 				}
+				for k, out := range outs {
+					results <- result{lo + uint64(k), out, nil}
+				}
+				size = nextBatch(len(nums), time.Since(t0))
 			}
 		}()
 	}

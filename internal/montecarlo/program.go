@@ -136,9 +136,74 @@ func (w *programWorker) start() error {
 	return nil
 }
 
-// Trial runs trial i. A fork server that dies is restarted once per trial (an
-// in-process server dies when the program calls exit(): that trial is a failure).
-func (w *programWorker) Trial(ctx context.Context, i uint64) (Outcome, error) {
+// Trials runs the trials is. Through a server they go as one batch of requests
+// (one at a time when the model writes input files, which all trials share); a
+// server that dies is restarted, and the trial it died in is a failure (an
+// in-process server dies when the program calls exit(), or is killed at a timeout).
+func (w *programWorker) Trials(ctx context.Context, is []uint64) ([]Outcome, error) {
+	if w.p.Isolation == Exec || len(w.p.Inputs.Files) > 0 {
+		outs := make([]Outcome, 0, len(is))
+		for _, i := range is {
+			o, err := w.trial(ctx, i)
+			if err != nil {
+				return outs, err
+			}
+			outs = append(outs, o)
+		}
+		return outs, nil
+	}
+	reqs := make([]exec.Request, len(is))
+	for k, i := range is {
+		in, err := w.p.render(w.sample, i)
+		if err != nil {
+			return nil, err
+		}
+		reqs[k] = exec.Request{Args: in.Args, Stdin: in.Stdin}
+	}
+	return w.trialsOnServer(ctx, reqs)
+}
+
+// trialsOnServer runs reqs through the server, restarting it when it dies.
+func (w *programWorker) trialsOnServer(ctx context.Context, reqs []exec.Request) ([]Outcome, error) {
+	outs := make([]Outcome, 0, len(reqs))
+	for len(outs) < len(reqs) {
+		var perr error
+		killed := false // the last trial passed on was killed at its timeout
+		err := w.server.RunBatch(ctx, reqs[len(outs):], w.p.Timeout, func(_ int, t exec.Trial) error {
+			killed = t.TimedOut
+			o, err := w.outcome(t.Status, t.TimedOut, nil, t.Dump)
+			if err != nil {
+				perr = err
+				return err
+			}
+			outs = append(outs, o)
+			return nil
+		})
+		if perr != nil {
+			return outs, perr
+		}
+		if w.server.Dead() || err == exec.ErrServerDied {
+			w.server.Close()
+			if err := w.start(); err != nil {
+				return outs, err
+			}
+		}
+		if err == exec.ErrServerDied && !killed {
+			reason := "the fork server died"
+			if w.p.Isolation == None {
+				reason = "the program ended its process (exit() or a signal): it cannot run with --isolation none"
+			}
+			outs = append(outs, Outcome{Failure: reason, Exit: -1})
+		} else if err != nil && err != exec.ErrServerDied {
+			return outs, err
+		}
+	}
+	return outs, nil
+}
+
+// trial runs trial i alone: by exec, or through the server after writing the input
+// files.
+func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 	in, err := w.p.render(w.sample, i)
 	if err != nil {
 		return Outcome{}, err
@@ -148,48 +213,37 @@ func (w *programWorker) Trial(ctx context.Context, i uint64) (Outcome, error) {
 			return Outcome{}, fmt.Errorf("writing input file %s: %v", name, err)
 		}
 	}
-	var st exec.Status
-	var timedOut bool
-	var data []byte
-	var d *dump.Dump
-	if w.p.Isolation == Exec {
-		tctx := ctx
-		if w.p.Timeout > 0 {
-			var cancel context.CancelFunc
-			tctx, cancel = context.WithTimeout(ctx, w.p.Timeout)
-			defer cancel()
-		}
-		out := w.p.Output
-		if out == nil {
-			out = io.Discard
-		}
-		var runErr error
-		d, st, runErr = exec.Run(tctx, exec.Command{
-			Path: w.p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
-			Stdout: out, Stderr: out, Dir: w.dir, WorkDir: w.dir,
-		})
-		timedOut = tctx.Err() != nil && ctx.Err() == nil
-		if runErr != nil && !timedOut {
-			return Outcome{Failure: runErr.Error(), Exit: st.ShellCode()}, nil
-		}
-	} else {
-		t, err := w.server.Run(ctx, in.Args, in.Stdin, w.p.Timeout)
-		if err == exec.ErrServerDied {
-			w.server.Close()
-			if err := w.start(); err != nil {
-				return Outcome{}, err
-			}
-			reason := "the fork server died"
-			if w.p.Isolation == None {
-				reason = "the program ended its process (exit() or a signal): it cannot run with --isolation none"
-			}
-			return Outcome{Failure: reason, Exit: -1}, nil
-		}
-		if err != nil {
+	if w.p.Isolation != Exec {
+		outs, err := w.trialsOnServer(ctx, []exec.Request{{Args: in.Args, Stdin: in.Stdin}})
+		if err != nil || len(outs) == 0 {
 			return Outcome{}, err
 		}
-		st, timedOut, data = t.Status, t.TimedOut, t.Dump
+		return outs[0], nil
 	}
+	tctx := ctx
+	if w.p.Timeout > 0 {
+		var cancel context.CancelFunc
+		tctx, cancel = context.WithTimeout(ctx, w.p.Timeout)
+		defer cancel()
+	}
+	out := w.p.Output
+	if out == nil {
+		out = io.Discard
+	}
+	d, st, runErr := exec.Run(tctx, exec.Command{
+		Path: w.p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
+		Stdout: out, Stderr: out, Dir: w.dir, WorkDir: w.dir,
+	})
+	timedOut := tctx.Err() != nil && ctx.Err() == nil
+	if runErr != nil && !timedOut {
+		return Outcome{Failure: runErr.Error(), Exit: st.ShellCode()}, nil
+	}
+	return w.outcome(st, timedOut, d, nil)
+}
+
+// outcome turns a trial's end into an Outcome: a failure, or its counts from the
+// parsed dump d or the raw dump data.
+func (w *programWorker) outcome(st exec.Status, timedOut bool, d *dump.Dump, data []byte) (Outcome, error) {
 	switch {
 	case timedOut:
 		return Outcome{Failure: fmt.Sprintf("timed out after %v", w.p.Timeout), Exit: st.ShellCode()}, nil
@@ -202,6 +256,7 @@ func (w *programWorker) Trial(ctx context.Context, i uint64) (Outcome, error) {
 		if len(data) == 0 {
 			return Outcome{Failure: fmt.Sprintf("no counts (%s): the program ended by _exit or was not built by fragprof", st), Exit: st.ShellCode()}, nil
 		}
+		var err error
 		if d, err = dump.Parse(w.p.Binary, data); err != nil {
 			return Outcome{}, err
 		}

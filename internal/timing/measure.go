@@ -112,7 +112,7 @@ type Config struct {
 
 // Result is a finished measurement.
 type Result struct {
-	Timer     Timer
+	Timer Timer
 	// NsPerTick converts every sample: the median over the repetitions' own
 	// calibrations (1 for clocks). One process calibrates over its lifetime, a
 	// millisecond or two for a short exec'd run, so one run's figure can be off by

@@ -5,28 +5,40 @@
  * names two descriptors, it becomes a fork server (AFL's is the model): the program
  * has initialised once; for every trial request read from R it forks a fresh copy,
  * gives it the trial's argv and stdin, lets it run the program's main to its end,
- * and reports its pid, then its wait status and its counter dump, on W. Each trial
+ * and reports its wait status and its counter dump on W. Each trial
  * is a fresh process image, as FreqSys requires, without the cost of exec.
  *
- * With FRAGPROF_ISOLATION=none it runs every trial in its own process instead, one
- * after the other, resetting the counters in between: much faster, and right only
- * for programs whose main leaves no state behind (globals, heap, open files) and
- * returns rather than calling exit().
+ * With FRAGPROF_ISOLATION=none it runs every trial in the server's own process
+ * instead, one after the other, resetting the counters in between: much faster, and
+ * right only for programs whose main leaves no state behind (globals, heap, open
+ * files) and returns rather than calling exit().
  *
  * Protocol (little-endian u32s):
- *   request: "FPRQ", nargs, stdin_len, then nargs × (len, bytes), then stdin bytes.
- *            nargs = 0xFFFFFFFF keeps the server's own arguments.
- *   reply:   "FPPD", pid            once the trial process exists
- *            "FPST", wait status, dump length, 0, dump bytes, extra length, 0,
- *            extra bytes (the extra channel's records, extra.c)   when it has ended
+ *   request: "FPRQ", nargs, stdin_len, timeout_ms (0: none), then nargs × (len,
+ *            bytes), then stdin bytes. nargs = 0xFFFFFFFF keeps the server's own
+ *            arguments.
+ *   reply:   "FPST", wait status, timed out (0 or 1), dump length, 0, dump bytes,
+ *            extra length, 0, extra bytes (the extra channel's records, extra.c)
+ *            when the trial has ended.
+ * Requests may be sent ahead of the replies: the server takes them in order, so a
+ * client that keeps a few in flight never leaves it waiting (the server never
+ * writes a reply before it has read the whole request). Trials run in the server's
+ * process group, so the client stops everything by killing that group. The server
+ * kills a forked trial that outlives its timeout; an in-process trial's timeout is
+ * the client's to enforce.
  * A read of end-of-file on R ends the server.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,70 +46,155 @@
 
 extern int __fragprof_main(int, char **, char **) __attribute__((weak));
 
-static int read_all(int fd, void *p, size_t n) {
+/* The request stream is read through a buffer: with several requests in flight one
+ * read() brings in many. */
+static struct {
+	int fd;
+	char b[1 << 16];
+	size_t pos, end;
+} rq;
+
+static int read_all(void *p, size_t n) {
 	char *c = p;
 	while (n > 0) {
-		ssize_t r = read(fd, c, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		c += r;
-		n -= (size_t)r;
+		if (rq.pos == rq.end) {
+			ssize_t r = read(rq.fd, rq.b, sizeof rq.b);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return -1;
+			rq.pos = 0;
+			rq.end = (size_t)r;
+		}
+		size_t k = rq.end - rq.pos < n ? rq.end - rq.pos : n;
+		memcpy(c, rq.b + rq.pos, k);
+		rq.pos += k;
+		c += k;
+		n -= k;
 	}
 	return 0;
 }
 
-static int read_u32(int fd, uint32_t *v) {
+static int read_u32(uint32_t *v) {
 	unsigned char b[4];
-	if (read_all(fd, b, 4) < 0)
+	if (read_all(b, 4) < 0)
 		return -1;
 	*v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 	return 0;
 }
 
-static int write_u32s(int fd, uint32_t a, uint32_t b) {
-	uint32_t v[2] = {a, b};
-	return __fragprof_write_all(fd, v, sizeof v);
-}
-
 #define TAG(s) ((uint32_t)(s)[0] | (uint32_t)(s)[1] << 8 | (uint32_t)(s)[2] << 16 | (uint32_t)(s)[3] << 24)
 
-/* send_file sends the length of fd's contents and the contents, and closes fd. */
-static int send_file(int wfd, int fd, char *buf, size_t cap) {
-	off_t size = lseek(fd, 0, SEEK_END);
+/* A trial's dump and extra records: a memfd the trial writes from offset 0 (the
+ * offset is shared with the trial's copy of the descriptor), mapped here so that
+ * reading it costs no system call while it fits the mapping. */
+struct outfile {
+	int fd;
+	char *map;
+	size_t cap;
+};
+
+static struct outfile out_create(const char *name) {
+	struct outfile o = {memfd_create(name, MFD_CLOEXEC), 0, 1 << 20};
+	if (o.fd < 0 || ftruncate(o.fd, (off_t)o.cap) < 0)
+		_exit(73);
+	o.map = mmap(0, o.cap, PROT_READ, MAP_SHARED, o.fd, 0);
+	if (o.map == MAP_FAILED)
+		_exit(73);
+	/* The children need the descriptor, not this view of it. */
+	madvise(o.map, o.cap, MADV_DONTFORK);
+	return o;
+}
+
+/* out_take returns the bytes the trial wrote to o (in buf when they overflow the
+ * mapping) and rewinds o for the next trial. */
+static char *out_take(struct outfile *o, uint32_t *n, char **big) {
+	off_t size = lseek(o->fd, 0, SEEK_CUR);
 	if (size < 0)
 		size = 0;
-	if (write_u32s(wfd, (uint32_t)size, 0) < 0)
-		return -1;
-	lseek(fd, 0, SEEK_SET);
-	for (off_t left = size; left > 0;) {
-		ssize_t r = read(fd, buf, left < (off_t)cap ? (size_t)left : cap);
-		if (r <= 0)
+	*n = (uint32_t)size;
+	char *p = o->map;
+	if ((size_t)size > o->cap) {
+		free(*big);
+		*big = malloc((size_t)size);
+		if (!*big || pread(o->fd, *big, (size_t)size, 0) != size)
 			_exit(77);
-		if (__fragprof_write_all(wfd, buf, (size_t)r) < 0)
-			return -1;
-		left -= r;
+		p = *big;
 	}
-	close(fd);
+	if (lseek(o->fd, 0, SEEK_SET) < 0)
+		_exit(77);
+	return p;
+}
+
+/* report sends a trial's wait status, whether it timed out, its dump and its extra
+ * records, in one write. */
+static int report(int wfd, struct outfile *out, struct outfile *extra, int status, int timedout) {
+	static char *big[2];
+	uint32_t dn, en;
+	char *d = out_take(out, &dn, &big[0]);
+	char *e = out_take(extra, &en, &big[1]);
+	uint32_t h[5] = {TAG("FPST"), (uint32_t)status, (uint32_t)timedout, dn, 0};
+	uint32_t eh[2] = {en, 0};
+	struct iovec iov[4] = {{h, sizeof h}, {d, dn}, {eh, sizeof eh}, {e, en}};
+	size_t total = sizeof h + dn + sizeof eh + en;
+	int k = 0;
+	while (total > 0) {
+		ssize_t w = writev(wfd, iov + k, 4 - k);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		total -= (size_t)w;
+		while (k < 4 && (size_t)w >= iov[k].iov_len) {
+			w -= (ssize_t)iov[k].iov_len;
+			k++;
+		}
+		if (k < 4) {
+			iov[k].iov_base = (char *)iov[k].iov_base + w;
+			iov[k].iov_len -= (size_t)w;
+		}
+	}
 	return 0;
 }
 
-/* report sends a trial's wait status, its dump and its extra records. */
-static int report(int wfd, int out, int extra, int status, char *buf, size_t cap) {
-	if (write_u32s(wfd, TAG("FPST"), (uint32_t)status) < 0)
-		return -1;
-	if (send_file(wfd, out, buf, cap) < 0)
-		return -1;
-	return send_file(wfd, extra, buf, cap);
+/* await waits for the trial pid; after timeout_ms (0: never) it kills it. The wait is
+ * a poll on a pidfd (Linux 5.3); without pidfds, a plain wait and no timeout. */
+static int await(pid_t pid, uint32_t timeout_ms, int *timedout) {
+	*timedout = 0;
+	if (timeout_ms > 0) {
+		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (pfd >= 0) {
+			struct pollfd p = {.fd = pfd, .events = POLLIN};
+			int r;
+			while ((r = poll(&p, 1, (int)(timeout_ms > INT32_MAX ? INT32_MAX : timeout_ms))) < 0 && errno == EINTR)
+				;
+			if (r == 0) {
+				kill(pid, SIGKILL);
+				*timedout = 1;
+			}
+			close(pfd);
+		}
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			_exit(76);
+	return status;
 }
 
 static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inprocess) {
+	/* One stdin, dump and extra file for every trial, rewound after each. */
+	int in = memfd_create("fragprof-stdin", MFD_CLOEXEC);
+	if (in < 0)
+		_exit(73);
+	struct outfile out = out_create("fragprof-dump"), extra = out_create("fragprof-extra");
+	rq.fd = rfd;
+	static char buf[1 << 16];
 	for (;;) {
-		uint32_t tag, nargs, inlen;
-		if (read_u32(rfd, &tag) < 0)
+		uint32_t tag, nargs, inlen, timeout_ms;
+		if (read_u32(&tag) < 0)
 			_exit(0); /* the client went away */
-		if (tag != TAG("FPRQ") || read_u32(rfd, &nargs) < 0 || read_u32(rfd, &inlen) < 0)
+		if (tag != TAG("FPRQ") || read_u32(&nargs) < 0 || read_u32(&inlen) < 0 || read_u32(&timeout_ms) < 0)
 			_exit(70);
 		int n = argc;
 		char **av = argv;
@@ -109,75 +206,59 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			av[0] = argv[0];
 			for (uint32_t i = 0; i < nargs; i++) {
 				uint32_t len;
-				if (read_u32(rfd, &len) < 0 || !(av[i + 1] = malloc(len + 1)) || read_all(rfd, av[i + 1], len) < 0)
+				if (read_u32(&len) < 0 || !(av[i + 1] = malloc(len + 1)) || read_all(av[i + 1], len) < 0)
 					_exit(72);
 				av[i + 1][len] = 0;
 			}
 		}
-		int in = memfd_create("fragprof-stdin", MFD_CLOEXEC);
-		int out = memfd_create("fragprof-dump", MFD_CLOEXEC);
-		int extra = memfd_create("fragprof-extra", MFD_CLOEXEC);
-		if (in < 0 || out < 0 || extra < 0)
-			_exit(73);
-		char buf[65536];
-		for (uint32_t left = inlen; left > 0;) {
+		if (ftruncate(in, 0) < 0)
+			_exit(74);
+		for (uint32_t left = inlen, off = 0; left > 0;) {
 			size_t k = left < sizeof buf ? left : sizeof buf;
-			if (read_all(rfd, buf, k) < 0 || __fragprof_write_all(in, buf, k) < 0)
+			if (read_all(buf, k) < 0 || pwrite(in, buf, k, off) != (ssize_t)k)
 				_exit(74);
 			left -= (uint32_t)k;
+			off += (uint32_t)k;
 		}
 		lseek(in, 0, SEEK_SET);
+		int status, timedout = 0;
 		if (inprocess) {
 			/* Reopen stdin on this trial's input: a fresh open of the memfd, so the
 			 * stream starts clean (rewinding the old stream is not enough: glibc's
-			 * fseek may serve the new position from the last trial's buffer). */
+			 * fseek may serve the new position from the last trial's buffer). The
+			 * client enforces the timeout by killing this process. */
 			char path[64];
 			snprintf(path, sizeof path, "/proc/self/fd/%d", in);
 			if (!freopen(path, "r", stdin))
 				_exit(78);
-			close(in);
-			__fragprof_reset_for_child(out);
-			__fragprof_set_extra_fd(extra);
-			if (write_u32s(wfd, TAG("FPPD"), (uint32_t)getpid()) < 0)
-				_exit(0);
+			__fragprof_reset_for_child(out.fd);
+			__fragprof_set_extra_fd(extra.fd);
 			int code = __fragprof_main(n, av, envp);
 			fflush(stdout);
 			fflush(stderr);
 			__fragprof_dump(0);
-			if (av != argv) {
-				for (int i = 1; i < n; i++)
-					free(av[i]);
-				free(av);
+			status = (code & 0xff) << 8;
+		} else {
+			pid_t pid = fork();
+			if (pid < 0)
+				_exit(75);
+			if (pid == 0) {
+				close(rfd);
+				close(wfd);
+				dup2(in, 0);
+				close(in);
+				__fragprof_reset_for_child(out.fd);
+				__fragprof_set_extra_fd(extra.fd);
+				exit(__fragprof_main(n, av, envp));
 			}
-			if (report(wfd, out, extra, (code & 0xff) << 8, buf, sizeof buf) < 0)
-				_exit(0);
-			continue;
+			status = await(pid, timeout_ms, &timedout);
 		}
-		pid_t pid = fork();
-		if (pid < 0)
-			_exit(75);
-		if (pid == 0) {
-			close(rfd);
-			close(wfd);
-			dup2(in, 0);
-			close(in);
-			__fragprof_reset_for_child(out);
-			__fragprof_set_extra_fd(extra);
-			exit(__fragprof_main(n, av, envp));
-		}
-		close(in);
 		if (av != argv) {
 			for (int i = 1; i < n; i++)
 				free(av[i]);
 			free(av);
 		}
-		if (write_u32s(wfd, TAG("FPPD"), (uint32_t)pid) < 0)
-			_exit(0);
-		int status;
-		while (waitpid(pid, &status, 0) < 0)
-			if (errno != EINTR)
-				_exit(76);
-		if (report(wfd, out, extra, status, buf, sizeof buf) < 0)
+		if (report(wfd, &out, &extra, status, timedout) < 0)
 			_exit(0);
 	}
 }
