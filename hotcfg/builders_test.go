@@ -193,3 +193,69 @@ func TestJSONRoundTrip(t *testing.T) {
 		t.Errorf("dot: %v\n%s", err, dot.String())
 	}
 }
+
+func TestBurstsInfer(t *testing.T) {
+	// Four trips round the loop, the last branch without its successor: the back edge
+	// is observed 3 times; the exit 0x1004→0x1006 is implied by the code. n_a = 4
+	// executions of the branch, o_a = 3 observed successors, k = 2: p = ½/(3+1) = 1/8,
+	// count 4/8 = 0.5; Var(p) = p(1−p)/(4+1) = 0.021875, so the standard error of the
+	// count is sqrt(16·0.021875 + p²·4) = sqrt(0.4125).
+	b := NewBursts(loopCode)
+	b.Infer = true
+	b.AddBatch(loopBatch(4))
+	g := b.Graph()
+	if err := g.Check(); err != nil {
+		t.Fatal(err)
+	}
+	want := "0x1000..0x1004 n=3 count=4\n  -> 0x1000 true 3\n  -> 0x1006 false 0.5\n0x1006..0x1006 n=1 count=0\n"
+	if got := g.String(); got != want {
+		t.Fatalf("graph:\n%s\nwant:\n%s", got, want)
+	}
+	back, exit := g.Edges[0], g.Edges[1]
+	if back.Inferred || !exit.Inferred {
+		t.Errorf("inferred flags: back %v, exit %v", back.Inferred, exit.Inferred)
+	}
+	if math.Abs(exit.Rate-0.5/12) > 1e-12 || math.Abs(exit.StdErr-math.Sqrt(0.4125)/12) > 1e-12 {
+		t.Errorf("exit rate %v ± %v, want %v ± %v", exit.Rate, exit.StdErr, 0.5/12, math.Sqrt(0.4125)/12)
+	}
+	// Against the exact loop (every edge hot at share 1): the inferred exit is one of
+	// the two edges held, and is hot.
+	c := Compare(g, exactLoop(), 1)
+	if c.Common != 2 || c.Inferred != 1 || c.InferredHot != 1 || c.Similarity != 0.5 {
+		t.Errorf("comparison %+v", c)
+	}
+	// Without inference the exit is missing.
+	b.Infer = false
+	if c := Compare(b.Graph(), exactLoop(), 1); c.Common != 1 || c.Inferred != 0 {
+		t.Errorf("without inference: %+v", c)
+	}
+	// Keep trims on the estimated counts, inferred ones included: 3 of 3.5 is kept.
+	b.Infer, b.Keep = true, 0.5
+	if g := b.Graph(); len(g.Edges) != 1 || g.Edges[0].Inferred {
+		t.Errorf("Keep 0.5 with inference:\n%s", g)
+	}
+
+	// A direct call seen alone implies its target with p = 1, and the callee's block
+	// is decoded up to its return.
+	b = NewBursts(loopCode)
+	b.Infer = true
+	b.AddBatch(Batch{PCs: []uint64{0x1006}})
+	b.AddBatch(Batch{PCs: []uint64{0x1006}})
+	g = b.Graph()
+	want = "0x1006..0x1006 n=1 count=2\n  -> 0x9000 call 2\n0x9000..0x9001 n=2 count=0\n"
+	if got := g.String(); got != want || !g.Edges[0].Inferred {
+		t.Fatalf("call inference:\n%s\nwant:\n%s", got, want)
+	}
+	// The flag survives JSON.
+	var buf bytes.Buffer
+	if err := g.WriteJSON(&buf, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Edges) != 1 || !h.Edges[0].Inferred {
+		t.Errorf("JSON round trip lost the inferred flag: %+v", h.Edges)
+	}
+}

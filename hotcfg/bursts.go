@@ -14,16 +14,30 @@ import (
 // the observed instructions to their terminators; fall-through edges into a leader get
 // the count of the instruction that falls through.
 //
-// Each edge's Rate estimates its transitions per executed instruction with the ratio
-// estimator over batches, Σc_b / Σn_b, and StdErr is the usual cluster (batch) standard
-// error of a ratio, sqrt(Σ(c_b − r·n_b)² / (B(B−1))) / n̄, which accounts for the
-// correlation of transitions within one burst.
+// Each observed edge's Rate estimates its transitions per executed instruction with
+// the ratio estimator over batches, Σc_b / Σn_b, and StdErr is the usual cluster
+// (batch) standard error of a ratio, sqrt(Σ(c_b − r·n_b)² / (B(B−1))) / n̄, which
+// accounts for the correlation of transitions within one burst.
+//
+// With Infer, the graph also holds the edges the code implies but no burst showed:
+// every executed block ends in its terminator (straight-line code runs to its end),
+// so a direct jump or call adds its target, and a conditional branch its taken target
+// and its fall-through. Such edges are marked Inferred. The terminator at a is
+// executed n_a times (its own observations, or more if an instruction before it in the
+// same straight-line run was observed more often); o_a of its successors were
+// observed, c_d of them to d. A successor d of the k static ones gets the share
+// p_d = (c_d + ½)/(o_a + k/2) (the Jeffreys estimate of a direction's probability: a
+// direct jump or call whose transfer was not seen gets p = 1), so Count = n_a·p_d. Its
+// StdErr combines the binomial uncertainty of p_d, p(1−p)/(o_a + k/2 + 1), and the
+// Poisson one of n_a (the delta method; it ignores the correlation within bursts).
 type Bursts struct {
 	code Code
-	// Keep, when in (0,1), trims Graph to the edges with the most observed transitions
-	// that together carry that share of them (our own estimate of the hot set, with a
-	// margin); 0 or 1 keeps every observed edge.
+	// Keep, when in (0,1), trims Graph to the edges with the largest estimated counts
+	// (observed, and inferred with Infer) that together carry that share of them (our
+	// own estimate of the hot set, with a margin); 0 or 1 keeps every edge.
 	Keep float64
+	// Infer adds the edges implied by the code around the observed PCs (see Bursts).
+	Infer bool
 
 	counts    map[uint64]float64
 	transfers map[EdgeKey]float64
@@ -81,13 +95,27 @@ func (b *Bursts) AddBatch(bt Batch) {
 // Sampled returns the number of PCs added.
 func (b *Bursts) Sampled() uint64 { return b.sampled }
 
-// Graph returns the graph of everything observed so far (trimmed to Keep).
+// Graph returns the graph of everything observed so far (with Infer, also what the
+// code implies), trimmed to Keep.
 func (b *Bursts) Graph() *Graph {
 	transfers := b.transfers
-	if b.Keep > 0 && b.Keep < 1 {
-		transfers = topShare(b.transfers, b.Keep)
-	}
 	stats := map[EdgeKey]*edgeStat{}
+	var inferred map[EdgeKey]bool
+	if b.Infer {
+		transfers = make(map[EdgeKey]float64, len(b.transfers))
+		for k, c := range b.transfers {
+			transfers[k] = c
+		}
+		inferred = map[EdgeKey]bool{}
+		for k, e := range b.infer() {
+			transfers[k] = e.count
+			inferred[k] = true
+			stats[k] = &edgeStat{rate: e.count / b.sumN, se: e.se / b.sumN}
+		}
+	}
+	if b.Keep > 0 && b.Keep < 1 {
+		transfers = topShare(transfers, b.Keep)
+	}
 	B := float64(b.batches)
 	for k, s := range b.sums {
 		r := s.c / b.sumN
@@ -103,7 +131,7 @@ func (b *Bursts) Graph() *Graph {
 		stats[k] = st
 	}
 	counts := b.counts
-	a := &assembler{code: b.code, counts: counts, transfers: transfers, stats: stats, complete: true}
+	a := &assembler{code: b.code, counts: counts, transfers: transfers, stats: stats, inferred: inferred, complete: true}
 	g := a.build()
 	g.Sampled = b.sampled
 	g.Batches = b.batches
@@ -142,4 +170,88 @@ func topShare(m map[EdgeKey]float64, share float64) map[EdgeKey]float64 {
 		acc += x.v
 	}
 	return out
+}
+
+// An estimate is an inferred edge's count and its standard error.
+type estimate struct{ count, se float64 }
+
+// jeffreys is the pseudo-count added to each static successor of a branch.
+const jeffreys = 0.5
+
+// infer returns the edges implied by the code: the static successors, not observed,
+// of the terminators of the straight-line runs that hold observed PCs.
+func (b *Bursts) infer() map[EdgeKey]estimate {
+	// n[a]: estimated executions of each terminator a reached from an observed PC.
+	n := map[uint64]float64{}
+	term := map[uint64]uint64{} // instruction → its run's terminator (0: none)
+	for pc, c := range b.counts {
+		a, ok := b.terminator(pc, term)
+		if ok && c > n[a] {
+			n[a] = c
+		}
+	}
+	// Observed transitions out of each terminator.
+	out := map[uint64]float64{}
+	for k, c := range b.transfers {
+		if _, ok := n[k.Src]; ok {
+			out[k.Src] += c
+		}
+	}
+	res := map[EdgeKey]estimate{}
+	for a, na := range n {
+		in, _ := b.code.Insn(a)
+		var succs []uint64
+		switch in.Kind {
+		case CondBranch:
+			succs = []uint64{in.Target, in.Next()}
+			if in.Target == in.Next() {
+				succs = succs[:1]
+			}
+		case Jump, Call:
+			succs = []uint64{in.Target}
+		}
+		k := float64(len(succs))
+		for _, d := range succs {
+			key := EdgeKey{a, d}
+			if _, seen := b.transfers[key]; seen {
+				continue
+			}
+			if _, ok := b.code.Insn(d); !ok {
+				continue // outside the code we can decode: no block to lead to
+			}
+			m := out[a] + k*jeffreys
+			p := jeffreys / m
+			varP := p * (1 - p) / (m + 1)
+			res[key] = estimate{count: na * p, se: math.Sqrt(na*na*varP + p*p*na)}
+		}
+	}
+	return res
+}
+
+// terminator returns the first branch at or after pc in straight-line code (within
+// maxCompletion instructions), memoised in term.
+func (b *Bursts) terminator(pc uint64, term map[uint64]uint64) (uint64, bool) {
+	var path []uint64
+	a := pc
+	var found uint64
+	for i := 0; i < maxCompletion; i++ {
+		if t, ok := term[a]; ok {
+			found = t
+			break
+		}
+		in, ok := b.code.Insn(a)
+		if !ok {
+			break
+		}
+		path = append(path, a)
+		if in.Kind.IsBranch() {
+			found = a
+			break
+		}
+		a = in.Next()
+	}
+	for _, x := range path {
+		term[x] = found
+	}
+	return found, found != 0
 }

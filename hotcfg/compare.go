@@ -21,7 +21,11 @@ type Comparison struct {
 	HotEdges        int     `json:"hot_edges"` // |H|
 	Common          int     `json:"common"`    // |G ∩ H|
 	ExactEdges      int     `json:"exact_edges"`
-	Hot             float64 `json:"hot"` // the share of transitions that defines H
+	// Inferred is the number of G's edges marked Inferred (not observed, implied by
+	// the code); InferredHot how many of them are in H.
+	Inferred    int     `json:"inferred"`
+	InferredHot int     `json:"inferred_hot"`
+	Hot         float64 `json:"hot"` // the share of transitions that defines H
 }
 
 type locKey struct{ src, dst Loc }
@@ -79,9 +83,16 @@ func Compare(sampled, exact *Graph, share float64) Comparison {
 		if E[k] {
 			valid++
 		}
-		if n, ok := H[k]; ok {
+		n, hot := H[k]
+		if hot {
 			c.Common++
 			covered += n
+		}
+		if e.Inferred {
+			c.Inferred++
+			if hot {
+				c.InferredHot++
+			}
 		}
 	}
 	if len(H) > 0 {

@@ -11,7 +11,9 @@
 //     its four parameters exposed;
 //   - Bursts, fragprof's own builder, which takes every branch followed by the next PC
 //     in a burst as an observed transition, completes blocks by decoding the code
-//     around the observed PCs, and estimates each edge's rate with a standard error.
+//     around the observed PCs, and estimates each edge's rate with a standard error;
+//     with Infer it also adds, marked Inferred, the edges the code implies (the static
+//     successors of every executed branch).
 //
 // Trace builds the exact dynamic graph from a complete trace (runs of straight-line
 // instructions and the transfers between them); Compare measures a sampled graph

@@ -42,6 +42,11 @@ type Edge struct {
 	Count  float64 // transitions (exact) or observed transitions (sampled)
 	Rate   float64 // sampled: estimated transitions per executed instruction
 	StdErr float64 // sampled: standard error of Rate
+	// Inferred marks a sampled edge that was not observed but is implied by the
+	// decoded code (Bursts.Infer): a static successor of an executed branch, or the
+	// fall-through into a block that only such an edge starts. Its Count, Rate and
+	// StdErr are estimates (see Bursts).
+	Inferred bool
 }
 
 // Key returns the edge's identity.
@@ -173,6 +178,10 @@ type assembler struct {
 	transfers map[EdgeKey]float64 // src instruction → destination
 	starts    map[uint64]bool     // extra leaders (starts of runs)
 	stats     map[EdgeKey]*edgeStat
+	// inferred are the transfers that were not observed but implied by the code;
+	// their edges, and fall-through edges into blocks that only they start, are
+	// marked Inferred.
+	inferred map[EdgeKey]bool
 	// complete extends blocks by decoding past the observed instructions up to a
 	// branch or the next leader (the Bursts builder's block completion).
 	complete bool
@@ -184,8 +193,15 @@ const maxCompletion = 512 // instructions decoded past the last observed one, at
 
 func (a *assembler) build() *Graph {
 	leaders := make(map[uint64]bool, len(a.transfers)+len(a.starts))
+	observedDst := make(map[uint64]bool, len(a.transfers)+len(a.starts))
 	for k := range a.transfers {
 		leaders[k.Dst] = true
+		if !a.inferred[k] {
+			observedDst[k.Dst] = true
+		}
+	}
+	for s := range a.starts {
+		observedDst[s] = true
 	}
 	for s := range a.starts {
 		leaders[s] = true
@@ -276,11 +292,12 @@ func (a *assembler) build() *Graph {
 		return b
 	}
 	type pending struct {
-		key   EdgeKey
-		from  *Block
-		to    *Block
-		kind  cfg.EdgeKind
-		count float64
+		key      EdgeKey
+		from     *Block
+		to       *Block
+		kind     cfg.EdgeKind
+		count    float64
+		inferred bool
 	}
 	var es []pending
 	out := make(map[uint64]float64) // transfers out of each src
@@ -290,7 +307,7 @@ func (a *assembler) build() *Graph {
 			continue
 		}
 		in, ok := insns[k.Src]
-		es = append(es, pending{k, from, to, edgeKind(in, ok, k.Dst), c})
+		es = append(es, pending{k, from, to, edgeKind(in, ok, k.Dst), c, a.inferred[k]})
 		out[k.Src] += c
 	}
 	// Fall-through edges into a leader from a block that does not end in a branch.
@@ -314,7 +331,7 @@ func (a *assembler) build() *Graph {
 		if c <= 0 {
 			continue
 		}
-		es = append(es, pending{k, b, nb, cfg.Unconditional, c})
+		es = append(es, pending{k, b, nb, cfg.Unconditional, c, !observedDst[nb.Start]})
 	}
 	sort.Slice(es, func(i, j int) bool {
 		if es[i].from.Start != es[j].from.Start {
@@ -323,7 +340,7 @@ func (a *assembler) build() *Graph {
 		return es[i].to.Start < es[j].to.Start
 	})
 	for _, p := range es {
-		e := &Edge{ID: len(g.Edges), From: p.from, To: p.to, Kind: p.kind, Count: p.count}
+		e := &Edge{ID: len(g.Edges), From: p.from, To: p.to, Kind: p.kind, Count: p.count, Inferred: p.inferred}
 		if st := a.stats[p.key]; st != nil {
 			e.Rate, e.StdErr = st.rate, st.se
 		}

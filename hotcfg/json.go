@@ -51,23 +51,25 @@ type jsonBlock struct {
 }
 
 type jsonEdge struct {
-	From   int     `json:"from"`
-	To     int     `json:"to"`
-	Kind   string  `json:"kind"`
-	Count  float64 `json:"count"`
-	Rate   float64 `json:"rate,omitempty"`
-	StdErr float64 `json:"stderr,omitempty"`
+	From     int     `json:"from"`
+	To       int     `json:"to"`
+	Kind     string  `json:"kind"`
+	Count    float64 `json:"count"`
+	Rate     float64 `json:"rate,omitempty"`
+	StdErr   float64 `json:"stderr,omitempty"`
+	Inferred bool    `json:"inferred,omitempty"`
 }
 
 type jsonCall struct {
-	From   string  `json:"from"` // "function:block id"
-	To     string  `json:"to"`
-	Src    string  `json:"from_addr"`
-	Dst    string  `json:"to_addr"`
-	Kind   string  `json:"kind"`
-	Count  float64 `json:"count"`
-	Rate   float64 `json:"rate,omitempty"`
-	StdErr float64 `json:"stderr,omitempty"`
+	From     string  `json:"from"` // "function:block id"
+	To       string  `json:"to"`
+	Src      string  `json:"from_addr"`
+	Dst      string  `json:"to_addr"`
+	Kind     string  `json:"kind"`
+	Count    float64 `json:"count"`
+	Rate     float64 `json:"rate,omitempty"`
+	StdErr   float64 `json:"stderr,omitempty"`
+	Inferred bool    `json:"inferred,omitempty"`
 }
 
 func hex(x uint64) string { return "0x" + strconv.FormatUint(x, 16) }
@@ -97,12 +99,12 @@ func (g *Graph) WriteJSON(w io.Writer, cmp *Comparison, lines func(*Block) []int
 			where[b] = fmt.Sprintf("%s:%d", f.Name, i)
 		}
 		for _, e := range f.Edges {
-			jf.Edges = append(jf.Edges, jsonEdge{f.index(e.From), f.index(e.To), e.Kind.String(), e.Count, e.Rate, e.StdErr})
+			jf.Edges = append(jf.Edges, jsonEdge{f.index(e.From), f.index(e.To), e.Kind.String(), e.Count, e.Rate, e.StdErr, e.Inferred})
 		}
 		out.Functions = append(out.Functions, jf)
 	}
 	for _, e := range cross {
-		out.Calls = append(out.Calls, jsonCall{where[e.From], where[e.To], hex(e.From.Last), hex(e.To.Start), e.Kind.String(), e.Count, e.Rate, e.StdErr})
+		out.Calls = append(out.Calls, jsonCall{where[e.From], where[e.To], hex(e.From.Last), hex(e.To.Start), e.Kind.String(), e.Count, e.Rate, e.StdErr, e.Inferred})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
@@ -152,12 +154,12 @@ func ReadJSON(r io.Reader) (*Graph, error) {
 	for i, b := range g.Blocks {
 		b.ID = i
 	}
-	add := func(from, to *Block, kind string, n, rate, se float64) error {
+	add := func(from, to *Block, kind string, n, rate, se float64, inferred bool) error {
 		k, err := cfg.ParseEdgeKind(kind)
 		if err != nil {
 			return err
 		}
-		e := &Edge{From: from, To: to, Kind: k, Count: n, Rate: rate, StdErr: se}
+		e := &Edge{From: from, To: to, Kind: k, Count: n, Rate: rate, StdErr: se, Inferred: inferred}
 		g.Edges = append(g.Edges, e)
 		return nil
 	}
@@ -167,7 +169,7 @@ func ReadJSON(r io.Reader) (*Graph, error) {
 			if from == nil || to == nil {
 				return nil, fmt.Errorf("hotcfg: function %s: edge %d→%d names a missing block", f.Name, je.From, je.To)
 			}
-			if err := add(from, to, je.Kind, je.Count, je.Rate, je.StdErr); err != nil {
+			if err := add(from, to, je.Kind, je.Count, je.Rate, je.StdErr, je.Inferred); err != nil {
 				return nil, err
 			}
 		}
@@ -186,7 +188,7 @@ func ReadJSON(r io.Reader) (*Graph, error) {
 		if from == nil || to == nil {
 			return nil, fmt.Errorf("hotcfg: call edge %s→%s names a missing block", c.From, c.To)
 		}
-		if err := add(from, to, c.Kind, c.Count, c.Rate, c.StdErr); err != nil {
+		if err := add(from, to, c.Kind, c.Count, c.Rate, c.StdErr, c.Inferred); err != nil {
 			return nil, err
 		}
 	}

@@ -23,7 +23,8 @@ func newHotcfgCmd(e *env) *cobra.Command {
 		algo, compare, format, out string
 		p                          = hotcfg.DefaultParams
 		hot, keep                  float64
-		sweep, jsonOut             bool
+		sweep, jsonOut, infer      bool
+		first                      int
 	)
 	c := &cobra.Command{
 		Use:   "hotcfg FILE.batches... [flags]",
@@ -38,8 +39,13 @@ graph with one of two builders:
   --algo bursts   fragprof's own builder (the default): every branch followed by the
                   next PC of a burst is an observed transition, blocks are completed
                   by decoding the program's code around the observed PCs, and each
-                  edge carries an estimated rate with its standard error. --keep S
-                  keeps the edges carrying the share S of observed transitions.
+                  edge carries an estimated rate with its standard error. With
+                  --infer (the default) the graph also holds the edges the code
+                  implies (the static successors of every executed branch: a
+                  direct jump's or call's target, both ways of a conditional
+                  branch), marked "inferred": true, with estimated counts;
+                  --infer=false keeps observed edges only. --keep S keeps the
+                  edges carrying the share S of the estimated transitions.
 
 The graph is printed to stdout (or -o FILE) as JSON (--format json, the default)
 or DOT (--format dot, one cluster per function), with blocks labelled by function,
@@ -54,6 +60,10 @@ compare). It reports similarity |G∩H|/|H| (the thesis's measure), precision
 |G∩H|/|G|, the weighted share of H's transitions that G holds, and the share of
 executed instructions that were sampled; --json prints them as one object:
 {"similarity","precision","weighted","sampled_fraction","edges","hot_edges",...}.
+
+The comparison also counts G's inferred edges ("inferred") and how many of them are
+hot ("inferred_hot"). --first N builds from the first N batches only (to see how
+similarity grows with the number of bursts).
 
 --sweep (with --compare) runs GFCGaussiano over the thesis's 144 configurations
 and prints the best and worst three, like its Tables 3 and 4, then configuration #45
@@ -85,9 +95,17 @@ Examples:
 			if p.WindowSize <= 0 || p.Recurrent < 0 {
 				return usagef("hotcfg: --window must be positive")
 			}
+			if first < 0 {
+				return usagef("hotcfg: --first must be positive")
+			}
 			data, err := readBatchFiles(args)
 			if err != nil {
 				return err
+			}
+			if first > 0 && first < len(data.batches) {
+				// The sampled share then counts the runs the kept batches span.
+				data.runs = max(1, int(float64(data.runs)*float64(first)/float64(len(data.batches))+0.5))
+				data.batches = data.batches[:first]
 			}
 			var exactG *hotcfg.Graph
 			if compare != "" {
@@ -114,6 +132,7 @@ Examples:
 				} else {
 					b := hotcfg.NewBursts(code)
 					b.Keep = keep
+					b.Infer = infer
 					for _, bt := range data.batches {
 						b.AddBatch(bt)
 					}
@@ -170,7 +189,9 @@ Examples:
 	fl.IntVar(&p.WindowSize, "window", p.WindowSize, "GFC: windowSize N_w (instructions)")
 	fl.IntVar(&p.Recurrent, "recurrent", p.Recurrent, "GFC: recurrentThreshold λ")
 	fl.Float64Var(&p.Reach, "reach", 0, "GFC: largest distance from an address to its bin's centroid (0: any)")
-	fl.Float64Var(&keep, "keep", 0, "bursts: keep the edges carrying this share of observed transitions (0: all)")
+	fl.Float64Var(&keep, "keep", 0, "bursts: keep the edges carrying this share of estimated transitions (0: all)")
+	fl.BoolVar(&infer, "infer", true, "bursts: add the edges the code implies (static successors of executed branches), marked inferred")
+	fl.IntVar(&first, "first", 0, "use only the first N batches (0: all)")
 	fl.StringVar(&compare, "compare", "", "exact graph (from 'sample --exact') to compare with")
 	fl.Float64Var(&hot, "hot", 0.90, "share of the exact graph's transitions that defines its hot part")
 	fl.BoolVar(&sweep, "sweep", false, "with --compare: run GFC over the thesis's 144 configurations")

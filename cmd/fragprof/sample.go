@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ func newSampleCmd(e *env) *cobra.Command {
 		interval                time.Duration
 		burst, repeat, pid      int
 		out, stepping, graphOut string
+		overheadTarget          string
 		exact, overhead, aslr   bool
 		maxInsns, seed          uint64
 	)
@@ -67,6 +69,15 @@ The program's stdin, stdout and stderr pass through; the report goes to stderr a
 fragprof exits with the program's status. Ctrl-C detaches cleanly, keeps what was
 collected and passes the interrupt on to the program.
 
+--overhead SHARE (e.g. 5%) makes the interval adaptive: after each tick the mean
+interval becomes the mean cost of a tick so far (the tracer's own wall time in it:
+reading the threads' states, the bursts) divided by SHARE, so the sampler's direct
+cost stays at SHARE of the run time whatever the machine's load; --interval is then
+only the first gap, and later runs of --repeat start from the cost learned. The
+report gives the sampler's time per burst and its share of the runs' wall time.
+Starting a program under ptrace costs a few hundred microseconds more than starting
+it plainly, which --overhead does not count and --measure-overhead does.
+
 --measure-overhead runs the program --repeat times unsampled and --repeat times
 sampled, alternating, in this invocation (stdin is read once and replayed; the
 unsampled runs' output is discarded), and reports the ratio of median wall times.
@@ -77,6 +88,7 @@ Examples:
   fragprof sample --interval 1ms --burst 50 -o run.batches -- gzip -c big.txt > /dev/null
   fragprof sample --exact -o exact.cfg --max-instructions 50000000 -- ./prog args
   fragprof sample --measure-overhead --repeat 20 -- xz -9 -c data > /dev/null
+  fragprof sample --overhead 5% -o run.batches -- ./prog args
   fragprof sample --pid 1234 -o server.batches     # Ctrl-C to stop`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -103,6 +115,14 @@ Examples:
 			target := sample.Target{PID: pid, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, ASLR: aslr}
 			if len(prog) > 0 {
 				target.Path, target.Args = prog[0], prog[1:]
+			}
+			var share float64
+			if overheadTarget != "" {
+				v, err := parseShare(overheadTarget)
+				if err != nil || v <= 0 || v >= 1 {
+					return usagef("sample: --overhead %q: want a share such as 5%% or 0.05", overheadTarget)
+				}
+				share = v
 			}
 			if exact {
 				if out == "" {
@@ -150,10 +170,14 @@ Examples:
 					online.AddBatch(b)
 				}
 			}
-			opts := sample.Options{Interval: interval, Burst: burst, Stepping: st, Seed: seed}
+			opts := sample.Options{Interval: interval, Burst: burst, Stepping: st, Seed: seed, Overhead: share}
+			if share > 0 {
+				w.Info("overhead", overheadTarget)
+			}
 			var plain, traced []time.Duration
 			var last *sample.Stats
 			var total sample.Stats
+			var maps hotcfg.Maps
 			for i := 0; i < repeat; i++ {
 				t := target
 				if input != nil {
@@ -172,6 +196,10 @@ Examples:
 					}
 				}
 				opts.Seed = seed + uint64(i)
+				if opts.Overhead > 0 && total.Ticks > 0 {
+					// Each run starts from the cost learned in the runs before it.
+					opts.Interval = max(time.Duration(float64(total.TickTime)/float64(total.Ticks)/opts.Overhead), time.Microsecond)
+				}
 				s, err := sample.Sample(t, opts, sink, nil)
 				if err != nil {
 					return err
@@ -180,12 +208,21 @@ Examples:
 				total.Batches += s.Batches
 				total.Sampled += s.Sampled
 				total.Skipped += s.Skipped
+				total.Ticks += s.Ticks
+				total.TickTime += s.TickTime
+				total.Wall += s.Wall
 				last = s
+				// The mappings of every run: a run's own are read when its bursts
+				// meet code outside the known ones, so the last run alone may lack
+				// a library the others sampled. Runs place code alike (no ASLR).
+				for _, m := range s.Maps {
+					maps.Add(m)
+				}
 				if s.Interrupted {
 					break
 				}
 			}
-			for _, m := range last.Maps {
+			for _, m := range maps {
 				w.Map(m)
 			}
 			w.Info("batches", fmt.Sprint(total.Batches))
@@ -197,6 +234,11 @@ Examples:
 			fmt.Fprintf(e.stderr, "fragprof sample: %d batches, %d PCs sampled (%d bursts skipped in system calls) in %d run(s), %v per run (median)\n",
 				total.Batches, total.Sampled, total.Skipped, len(traced), sampleMedian(traced))
 			fmt.Fprintf(e.stderr, "fragprof sample: share of instructions: run 'fragprof hotcfg %s --compare EXACT' (sampled_fraction) against 'sample --exact'\n", out)
+			if total.Ticks > 0 {
+				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d ticks (%.0f µs per burst), %.2f%% of the sampled runs' wall time\n",
+					total.TickTime.Round(time.Microsecond), total.Ticks, float64(total.TickTime.Microseconds())/float64(max(total.Batches, 1)),
+					100*float64(total.TickTime)/float64(max(total.Wall, 1)))
+			}
 			if overhead {
 				fmt.Fprintf(e.stderr, "fragprof sample: overhead: sampled %v / unsampled %v = %.3f (median of %d each)\n",
 					sampleMedian(traced), sampleMedian(plain), float64(sampleMedian(traced))/float64(sampleMedian(plain)), len(plain))
@@ -206,7 +248,7 @@ Examples:
 			}
 			if online != nil {
 				g := online.Graph()
-				g.Maps = last.Maps
+				g.Maps = maps
 				if err := writeHotGraph(graphOut, g, nil); err != nil {
 					return err
 				}
@@ -220,6 +262,7 @@ Examples:
 	fl := c.Flags()
 	fl.DurationVar(&interval, "interval", 3*time.Millisecond, "mean time between bursts")
 	fl.IntVar(&burst, "burst", 25, "PCs per burst")
+	fl.StringVar(&overheadTarget, "overhead", "", "adapt the interval to hold the sampler's cost at this share of run time (e.g. 5%); --interval is then the first gap")
 	fl.StringVarP(&out, "output", "o", "", "output file (default sample.batches, or exact.cfg with --exact)")
 	fl.IntVar(&pid, "pid", 0, "attach to this running process instead of starting one")
 	fl.BoolVar(&exact, "exact", false, "trace every instruction and write the exact CFG")
@@ -276,4 +319,13 @@ func sampleMedian(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
+}
+
+// parseShare parses a share written as a percentage ("5%") or a fraction ("0.05").
+func parseShare(s string) (float64, error) {
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		v, err := strconv.ParseFloat(p, 64)
+		return v / 100, err
+	}
+	return strconv.ParseFloat(s, 64)
 }

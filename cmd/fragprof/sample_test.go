@@ -45,6 +45,30 @@ func TestSampleHotcfgCLI(t *testing.T) {
 			t.Errorf("compare json lacks %q: %s", k, out)
 		}
 	}
+	if _, ok := c["inferred"]; !ok {
+		t.Errorf("compare json lacks \"inferred\": %s", out)
+	}
+	// Observed edges only, and the first batch only: never more similar than all
+	// batches with inference.
+	for _, args := range [][]string{{"--infer=false"}, {"--first", "1"}} {
+		o, _ := cli(0, append([]string{"hotcfg", batches, "--compare", exact, "--json"}, args...)...)
+		var d map[string]any
+		if err := json.Unmarshal([]byte(o), &d); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if d["similarity"].(float64) > c["similarity"].(float64) {
+			t.Errorf("%v: similarity %v above that of all batches with inference, %v", args, d["similarity"], c["similarity"])
+		}
+		if args[0] == "--infer=false" && d["inferred"].(float64) != 0 {
+			t.Errorf("--infer=false: %v inferred edges", d["inferred"])
+		}
+	}
+	// The adaptive interval reports the sampler's own time.
+	_, errOut = cli(0, "sample", "--overhead", "5%", "--interval", "1ms", "-o", batches, "--", prog, "2000000")
+	if !strings.Contains(errOut, "sampler time") {
+		t.Errorf("sample --overhead: %s", errOut)
+	}
+	cli(2, "sample", "--overhead", "150%", "-o", batches, "--", prog, "20")
 	out, _ = cli(0, "hotcfg", batches, "--algo", "gfc", "--format", "dot")
 	if !strings.HasPrefix(out, "digraph") {
 		t.Errorf("dot: %q", out)

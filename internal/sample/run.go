@@ -50,6 +50,8 @@ type Stats struct {
 	Batches      int           // bursts recorded
 	Sampled      uint64        // PCs recorded
 	Skipped      int           // bursts skipped: thread inside a restartable system call or with a signal pending
+	Ticks        int           // sampling ticks (each visits every running thread)
+	TickTime     time.Duration // wall time the tracer spent in ticks: the sampler's direct cost
 	Instructions uint64        // exact runs: instructions executed
 	Wall         time.Duration // wall time of the traced run
 	ExitCode     int           // the program's exit status (128+signal when killed)
@@ -76,7 +78,7 @@ func newTracer(t Target, cancel *atomic.Bool) (*tracer, func()) {
 	if cancel == nil {
 		cancel = new(atomic.Bool)
 	}
-	tr := &tracer{t: t, procs: map[int]*proc{}, threads: map[int]*thread{}, cancel: cancel}
+	tr := &tracer{t: t, procs: map[int]*proc{}, threads: map[int]*thread{}, cancel: cancel, pidfd: -1}
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt)
 	stop := make(chan struct{})

@@ -250,3 +250,21 @@ func TestSampleCancelAndAttach(t *testing.T) {
 		t.Fatal("attached program left stopped")
 	}
 }
+
+// TestSampleOverheadTarget runs a program for a few tenths of a second with an adaptive
+// interval: after the first tick the gaps follow the measured cost of a tick, so the
+// sampler's own time stays near the target whatever the machine's load (the bound
+// checked is four times the target, which only the first tick could break).
+func TestSampleOverheadTarget(t *testing.T) {
+	prog := example(t, "loop")
+	_, _, s := sampled(t, Target{Path: prog, Args: []string{"4000000"}, Stdout: devnull(t)},
+		Options{Interval: time.Millisecond, Burst: 25, Overhead: 0.05}, nil)
+	if !s.Exited || s.ExitCode != 0 || s.Ticks < 2 || s.Batches == 0 {
+		t.Fatalf("stats %+v", s)
+	}
+	share := float64(s.TickTime) / float64(s.Wall)
+	t.Logf("%d ticks, %d batches, sampler time %v of %v (%.2f%%)", s.Ticks, s.Batches, s.TickTime, s.Wall, 100*share)
+	if share > 0.20 {
+		t.Errorf("sampler time %v is %.1f%% of the run's %v, target 5%%", s.TickTime, 100*share, s.Wall)
+	}
+}

@@ -20,6 +20,16 @@ type Options struct {
 	Burst    int           // PCs per burst
 	Stepping Stepping
 	Seed     uint64 // seed of the gap jitter
+	// Overhead, when positive, replaces the fixed interval by an adaptive one that
+	// holds the sampler's direct cost at most at that share of the program's running
+	// time: after each tick the mean interval becomes (mean tick cost so far) /
+	// Overhead, where a tick's cost is the wall time the tracer spent in it (reading
+	// the threads' states, moving to their CPU, the bursts) while the program was
+	// stopped or competing with it; and the next tick waits, if need be, until the
+	// ticks so far plus one more are within Overhead of the program's time since it
+	// started. Interval is the mean before the first tick. Indirect costs (starting
+	// the program under ptrace, caches) are not counted.
+	Overhead float64
 }
 
 // DefaultOptions are the thesis's settings: a burst of 25 PCs every 3 ms.
@@ -48,9 +58,14 @@ func Sample(t Target, o Options, sink Sink, cancel *atomic.Bool) (*Stats, error)
 			return err
 		}
 		defer tr.finish()
+		if fd, err := unix.PidfdOpen(tr.root, 0); err == nil {
+			tr.pidfd = fd
+			defer tr.closePidfd()
+		}
 		rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+		interval := o.Interval
 		gap := func() time.Duration {
-			return o.Interval/2 + time.Duration(rng.Int64N(int64(o.Interval)))
+			return interval/2 + time.Duration(rng.Int64N(int64(interval)))
 		}
 		for _, th := range tr.threads {
 			if th.stopped {
@@ -78,11 +93,29 @@ func Sample(t Target, o Options, sink Sink, cancel *atomic.Bool) (*Stats, error)
 			}
 			now := time.Now()
 			if d := next.Sub(now); d > 0 {
-				time.Sleep(min(d, time.Millisecond))
+				tr.pause(min(d, time.Millisecond))
 				continue
 			}
 			tr.tick(o, s, sink)
-			next = time.Now().Add(gap())
+			end := time.Now()
+			s.Ticks++
+			s.TickTime += end.Sub(now)
+			if o.Overhead > 0 {
+				mean := s.TickTime / time.Duration(s.Ticks)
+				interval = max(time.Duration(float64(mean)/o.Overhead), time.Microsecond)
+				// The budget: the next tick may start only when the ticks so far and
+				// one more of mean cost are within Overhead of the program's time
+				// since the start (wall time minus ticks). It corrects the drift a
+				// skewed cost distribution gives the mean-based gap alone.
+				budget := tr.start.Add(s.TickTime + time.Duration(float64(s.TickTime+mean)/o.Overhead))
+				if n := end.Add(gap()); n.After(budget) {
+					next = n
+				} else {
+					next = budget
+				}
+			} else {
+				next = end.Add(gap())
+			}
 		}
 		s.Maps = tr.rootMaps
 		tr.stats(s)
@@ -163,4 +196,28 @@ func (tr *tracer) burst(t *thread, o Options, s *Stats, sink Sink) {
 		sink(hotcfg.Batch{Seq: s.Batches, Time: when, PID: t.p.pid, TID: t.tid, PCs: pcs}, t.p.code)
 	}
 	resume()
+}
+
+// pause blocks the tracer thread for d, or until the root process exits, whichever
+// comes first. Go's timers wake about 1.1 ms late on these machines whatever the
+// duration asked (time.Sleep(200µs) took 1.1 ms), so a short --interval was not
+// honoured and a short run's exit was noticed up to a millisecond late; ppoll on a
+// pidfd of the root process has microsecond resolution and returns at its exit.
+// Other events (signals, clones, forks) are noticed after at most d.
+func (tr *tracer) pause(d time.Duration) {
+	ts := unix.NsecToTimespec(int64(d))
+	if tr.pidfd < 0 {
+		unix.Nanosleep(&ts, nil)
+		return
+	}
+	fds := []unix.PollFd{{Fd: int32(tr.pidfd), Events: unix.POLLIN}}
+	unix.Ppoll(fds, &ts, nil)
+}
+
+// closePidfd closes the root's pidfd (once it has exited, it would poll ready forever).
+func (tr *tracer) closePidfd() {
+	if tr.pidfd >= 0 {
+		unix.Close(tr.pidfd)
+		tr.pidfd = -1
+	}
 }

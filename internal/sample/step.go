@@ -239,9 +239,11 @@ func (tr *tracer) toBreakpoints(t *thread, pc uint64, run []insn, succs []uint64
 		if _, ok := p.bps[s]; ok {
 			continue
 		}
-		if _, err := p.code.mem.ReadAt(orig[:], int64(s)); err != nil {
+		b, ok := p.code.byteAt(s)
+		if !ok {
 			continue
 		}
+		orig[0] = b
 		if _, err := p.code.mem.WriteAt(cc, int64(s)); err != nil {
 			continue
 		}

@@ -73,6 +73,7 @@ type tracer struct {
 	exitCode int
 	exited   bool
 	rootMaps hotcfg.Maps
+	pidfd    int  // a pidfd of the root process while it lives, for pause; -1: none
 	cpu      int  // the CPU the tracer thread is bound to (-1: none)
 	pin      bool // bind tracer and tracee to one CPU for the whole run (exact mode) // the root process's latest executable mappings
 	start    time.Time
@@ -324,6 +325,7 @@ func (tr *tracer) note(tid int, ws unix.WaitStatus) (*thread, bool) {
 
 func (tr *tracer) gone(t *thread, ws unix.WaitStatus) {
 	if t.tid == tr.root {
+		tr.closePidfd()
 		tr.exited = true
 		if ws.Exited() {
 			tr.exitCode = ws.ExitStatus()
@@ -454,6 +456,7 @@ func (tr *tracer) watch(p *proc) {
 	if p.code == nil {
 		return
 	}
+	p.code.planted = func() map[uint64]byte { return p.bps }
 	p.code.miss = func(addr uint64) {
 		if _, ok := p.maps.Find(addr); ok {
 			return
