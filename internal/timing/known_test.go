@@ -176,12 +176,15 @@ func TestKnownExecAndCounted(t *testing.T) {
 		t.Errorf("program: min %.0f ns over %d runs; the run spins 6 × 200 µs", p.Summary.Min, p.Summary.N)
 	}
 	// Each run is a fresh process: its first pass through rec pays cold caches, TLB
-	// misses and first-touch faults, real time of that run, some microseconds under
-	// nested paging. The tight bound on the spin is TestKnownDurations' (warm forks);
-	// here 2 % still tells one activation of 3·T from a lost level (T less) or a
+	// misses and first-touch faults, real time of that run — 7 µs in one CI run, 25 µs
+	// in a full `make test` on a loaded 2-core VM, where the other packages' tests
+	// fork clang by the dozen. The tight bound is TestKnownDurations' (warm forks).
+	// Here the timer may not lose time (at most 3 µs below 3·T) and may add up to
+	// 10 %: that still tells one activation of 3·T from a lost level (T less) or a
 	// double count (twice as much).
-	if r := res.Frag("func:rec"); r.PerRep(1) != 1 || math.Abs(r.Summary.Median.Center-600e3) > 12e3 {
-		t.Errorf("func:rec with counters: %g per run, median %.0f ns", r.PerRep(1), r.Summary.Median.Center)
+	if r := res.Frag("func:rec"); r.PerRep(1) != 1 || r.Summary.Median.Center < 600e3-3e3 || r.Summary.Median.Center > 660e3 {
+		t.Errorf("func:rec with counters: %g per run, median %.0f ns; per run %.0f; spin %.0f; ns/tick %g",
+			r.PerRep(1), r.Summary.Median.Center, r.ByRep, res.Frag("region:spin").ByRep, res.NsPerTick)
 	}
 	if res.Prog == nil || res.ProfileReps != 11 {
 		t.Fatalf("counts of %d repetitions, want 11", res.ProfileReps)
