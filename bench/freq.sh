@@ -2,7 +2,8 @@
 # bench/freq.sh: what fragprof freq costs and how right it is.
 #  1. trials per second on a tiny program (examples/newton.c): the fork server against
 #     an exec per trial (FreqSys's way) and in-process trials (--isolation none),
-#     measured in this run, printed as ratios;
+#     measured in this run in ROUNDS (default 3) interleaved rounds, medians printed
+#     as ratios;
 #  2. trials to convergence on newton.c at eps = 0.3, gamma = 0.95, rigorous
 #     (absolute third moment) and the paper's signed moment, next to FreqSys's 36;
 #  3. empirical coverage of the intervals over many seeds on examples/known.c, whose
@@ -39,13 +40,21 @@ cc -O2 "$tmp/fork.c" -o "$tmp/fork" && cc -O2 -static "$tmp/fork.c" -o "$tmp/for
 floor=$("$tmp/fork")
 echo "== 0. fork()+_exit+waitpid of a bare C program: $floor us dynamic, $("$tmp/fork-static") us static"
 
-echo "== 1. trials/s on examples/newton.c, $TRIALS trials each, same run ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
+ROUNDS=${ROUNDS:-3}
+echo "== 1. trials/s on examples/newton.c, $TRIALS trials each, $ROUNDS interleaved rounds, median ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
+median() { python3 -c "import statistics,sys; print(round(statistics.median(float(x) for x in sys.argv[1:])))" "$@"; }
 for jobs in 1 2; do
+  declare -A rates=([exec]="" [fork]="" [none]="")
+  for round in $(seq "$ROUNDS"); do
+    for iso in exec fork none; do
+      $FP freq "${newton[@]}" --rel-eps 1e-9 --max-trials "$TRIALS" --isolation $iso --jobs $jobs --json -o "$tmp/$iso.json"
+      read -r n s r < <(rate "$tmp/$iso.json")
+      rates[$iso]="${rates[$iso]} $r"
+    done
+  done
   for iso in exec fork none; do
-    $FP freq "${newton[@]}" --rel-eps 1e-9 --max-trials "$TRIALS" --isolation $iso --jobs $jobs --json -o "$tmp/$iso.json"
-    read -r n s r < <(rate "$tmp/$iso.json")
-    eval "r_$iso=$r"
-    printf '  jobs %d  %-5s %6d trials in %6.1fs: %7d trials/s\n' "$jobs" "$iso" "$n" "$s" "$r"
+    eval "r_$iso=$(median ${rates[$iso]})"
+    printf '  jobs %d  %-5s %7d trials/s  (rounds:%s)\n' "$jobs" "$iso" "$(eval echo \$r_$iso)" "${rates[$iso]}"
   done
   python3 -c "print('  jobs $jobs  fork/exec = %.1fx   none/exec = %.1fx   none/fork = %.1fx' % ($r_fork/$r_exec, $r_none/$r_exec, $r_none/$r_fork))"
   if [ "$jobs" = 1 ]; then

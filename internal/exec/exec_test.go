@@ -158,18 +158,21 @@ func TestForkServerArgs(t *testing.T) {
 	}
 }
 
-// TestForkServerTimeoutAndCrash checks that a hanging trial is killed and reported,
-// a crashing one reported with its signal and counts, and the server goes on.
-func TestForkServerTimeoutAndCrash(t *testing.T) {
-	bin := buildExample(t, "hang.c", `#include <stdio.h>
+// hangSrc reads a mode: 1 hangs, 2 crashes, anything else is the exit status.
+const hangSrc = `#include <stdio.h>
 int main(void) {
   int mode = 0;
   if (scanf("%d", &mode) != 1) return 2;
   if (mode == 1) for (;;) ;
   if (mode == 2) { volatile int *p = 0; *p = 1; }
-  return 0;
+  return mode;
 }
-`)
+`
+
+// TestForkServerTimeoutAndCrash checks that a hanging trial is killed and reported,
+// a crashing one reported with its signal and counts, and the server goes on.
+func TestForkServerTimeoutAndCrash(t *testing.T) {
+	bin := buildExample(t, "hang.c", hangSrc)
 	s, err := StartServer(bin, ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -197,6 +200,37 @@ int main(void) {
 	tr, err = s.Run(context.Background(), nil, []byte("0\n"), 10*time.Second)
 	if err != nil || tr.Status.Code != 0 || tr.TimedOut {
 		t.Errorf("trial after the crash: %+v %v", tr.Status, err)
+	}
+}
+
+// TestRunBatchTimeout sends a batch whose second trial hangs: the first is reported,
+// the second is killed and reported as timed out, RunBatch says the server is gone,
+// and the rest of the batch runs on a new server started by the next call.
+func TestRunBatchTimeout(t *testing.T) {
+	bin := buildExample(t, "hang.c", hangSrc)
+	for _, inproc := range []bool{false, true} {
+		s, err := StartServer(bin, ServerOptions{InProcess: inproc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := []Request{{nil, []byte("0\n")}, {nil, []byte("1\n")}, {nil, []byte("0\n")}, {nil, []byte("3\n")}}
+		var got []string
+		note := func(_ int, tr Trial) error {
+			got = append(got, fmt.Sprintf("%v/%d/%v", tr.TimedOut, tr.Status.Code, tr.Status.Signal != 0))
+			return nil
+		}
+		err = s.RunBatch(context.Background(), reqs, 300*time.Millisecond, note)
+		if err != ErrServerDied || len(got) != 2 || !s.Dead() {
+			t.Fatalf("in-process %v: %v after %d trials (%v), dead %v", inproc, err, len(got), got, s.Dead())
+		}
+		if err := s.RunBatch(context.Background(), reqs[2:], 10*time.Second, note); err != nil {
+			t.Fatalf("in-process %v: the rest: %v", inproc, err)
+		}
+		want := "[false/0/false true/-1/true false/0/false false/3/false]"
+		if fmt.Sprint(got) != want {
+			t.Errorf("in-process %v: trials %v, want %s", inproc, got, want)
+		}
+		s.Close()
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	osexec "os/exec"
 	"sync/atomic"
@@ -21,18 +20,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A Server is a running fork server.
+// A Server is a running fork server. One killed by a trial's timeout or gone with an
+// in-process trial's exit() is started anew by the next call.
 type Server struct {
-	cmd       *osexec.Cmd
-	ctl       *os.File      // requests to the server
-	st        *os.File      // replies from it
-	r         *bufio.Reader // over st
-	inProcess bool
-	room      int  // bytes of requests that may be in flight: the request pipe's capacity
-	dead      bool // killed or gone: every later call returns ErrServerDied
-	req       []byte
-	buf       []byte
-	extra     []byte
+	path  string
+	opts  ServerOptions
+	cmd   *osexec.Cmd
+	ctl   *os.File      // requests to the server
+	st    *os.File      // replies from it
+	r     *bufio.Reader // over st
+	room  int           // bytes of requests that may be in flight: the request pipe's capacity
+	dead  bool          // killed or gone
+	pid   atomic.Int64  // of the server process, read by the timers that kill its group
+	req   []byte
+	buf   []byte
+	extra []byte
 }
 
 // ServerOptions configure a fork server.
@@ -53,19 +55,29 @@ const pipeBytes = 1 << 20
 
 // StartServer starts path as a fork server.
 func StartServer(path string, o ServerOptions) (*Server, error) {
+	s := &Server{path: path, opts: o}
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// start starts the server process.
+func (s *Server) start() error {
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	repR, repW, err := os.Pipe()
 	if err != nil {
 		reqR.Close()
 		reqW.Close()
-		return nil, err
+		return err
 	}
 	room := growPipe(reqW)
 	growPipe(repR)
-	cmd := osexec.Command(path)
+	o := s.opts
+	cmd := osexec.Command(s.path)
 	cmd.Env = append(append(os.Environ(), o.Env...), "FRAGPROF_CTL=3,4")
 	if o.InProcess {
 		cmd.Env = append(cmd.Env, "FRAGPROF_ISOLATION=none")
@@ -79,12 +91,13 @@ func StartServer(path string, o ServerOptions) (*Server, error) {
 		reqW.Close()
 		repR.Close()
 		repW.Close()
-		return nil, fmt.Errorf("starting %s: %v", path, err)
+		return fmt.Errorf("starting %s: %v", s.path, err)
 	}
 	reqR.Close()
 	repW.Close()
-	return &Server{cmd: cmd, ctl: reqW, st: repR, r: bufio.NewReaderSize(repR, 1<<16),
-		inProcess: o.InProcess, room: room}, nil
+	s.cmd, s.ctl, s.st, s.r, s.room, s.dead = cmd, reqW, repR, bufio.NewReaderSize(repR, 1<<16), room, false
+	s.pid.Store(int64(cmd.Process.Pid))
+	return nil
 }
 
 // growPipe asks for a pipe of pipeBytes and returns the capacity it has.
@@ -126,9 +139,9 @@ var ErrServerDied = errors.New("fork server died")
 const maxInFlight = 16
 
 // Run runs one trial with the given arguments (nil keeps the server's own) and
-// stdin. After timeout (0: none) the trial's process is killed and the trial
-// reported as timed out; when ctx ends, the server is killed with it, the trial is
-// reported as timed out, and later calls return ErrServerDied.
+// stdin. After timeout (0: none), or when ctx ends, the server is killed with the
+// trial and the trial reported as timed out; the next call starts a new server
+// (unless ctx has ended: then it returns ErrServerDied).
 func (s *Server) Run(ctx context.Context, args []string, stdin []byte, timeout time.Duration) (Trial, error) {
 	var out Trial
 	ran := false
@@ -149,28 +162,44 @@ func (s *Server) Run(ctx context.Context, args []string, stdin []byte, timeout t
 // and the client reads replies while the server forks. Timeouts and ctx are as in
 // Run. It returns after the last trial, at fn's first error, or with ErrServerDied
 // when the server is gone: then the trials after the last one passed to fn did not
-// run (an in-process trial that called exit() or timed out ends its server so).
+// run (a trial that timed out, or an in-process trial that called exit(), ends its
+// server so); call again for them.
 func (s *Server) RunBatch(ctx context.Context, reqs []Request, timeout time.Duration, fn func(k int, t Trial) error) error {
 	if s.dead {
-		return ErrServerDied
+		if ctx.Err() != nil {
+			return ErrServerDied
+		}
+		s.Close()
+		if err := s.start(); err != nil {
+			return err
+		}
 	}
 	stop := context.AfterFunc(ctx, s.kill)
 	defer stop()
 	var sizes []int // bytes of the requests in flight
 	inFlight, sent := 0, 0
-	var timer *time.Timer // an in-process trial's timeout, enforced here
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
+	// The timeout is enforced here, for forked and in-process trials alike: trial k
+	// starts when the server has replied to trial k−1, no later than this side reads
+	// that reply, so a trial is never killed before its time (at worst a little
+	// after). Killing takes the server with it; it is restarted for the rest. This
+	// costs the server nothing per trial.
 	var timedOut atomic.Bool
+	var victim atomic.Int64 // the server the running timer kills
+	var timer *time.Timer
+	if timeout > 0 {
+		timer = time.AfterFunc(time.Hour, func() {
+			timedOut.Store(true)
+			syscall.Kill(-int(victim.Load()), syscall.SIGKILL)
+		})
+		timer.Stop()
+		defer timer.Stop()
+	}
 	for k := range reqs {
 		// Send what fits, in one write.
 		buf := s.req[:0]
 		for sent < len(reqs) && len(sizes) < maxInFlight {
 			n := len(buf)
-			buf = s.encode(buf, reqs[sent], timeout)
+			buf = s.encode(buf, reqs[sent])
 			if len(sizes) > 0 && inFlight+len(buf)-n > s.room {
 				buf = buf[:n]
 				break
@@ -185,15 +214,13 @@ func (s *Server) RunBatch(ctx context.Context, reqs []Request, timeout time.Dura
 				return s.died()
 			}
 		}
-		if s.inProcess && timeout > 0 {
-			// The server starts trial k as soon as it has replied to trial k−1.
+		if timer != nil {
 			timedOut.Store(false)
-			timer = time.AfterFunc(timeout, func() { timedOut.Store(true); s.kill() })
+			victim.Store(s.pid.Load())
+			timer.Reset(timeout)
 		}
 		t, err := s.read()
-		if timer != nil {
-			timer.Stop()
-		}
+		late := timer != nil && !timer.Stop() // fired as the reply came: the server is being killed
 		inFlight -= sizes[0]
 		sizes = sizes[1:]
 		if err != nil {
@@ -210,12 +237,21 @@ func (s *Server) RunBatch(ctx context.Context, reqs []Request, timeout time.Dura
 		if err := fn(k, t); err != nil {
 			return err
 		}
+		if late {
+			// Trial k ended in time after all, but the kill is on its way: the
+			// trials sent after it go again to a new server.
+			s.Close()
+			if err := s.start(); err != nil {
+				return err
+			}
+			sizes, inFlight, sent = nil, 0, k+1
+		}
 	}
 	return nil
 }
 
 // encode appends the request for r to req.
-func (s *Server) encode(req []byte, r Request, timeout time.Duration) []byte {
+func (s *Server) encode(req []byte, r Request) []byte {
 	le := binary.LittleEndian
 	req = append(req, "FPRQ"...)
 	if r.Args == nil {
@@ -224,11 +260,6 @@ func (s *Server) encode(req []byte, r Request, timeout time.Duration) []byte {
 		req = le.AppendUint32(req, uint32(len(r.Args)))
 	}
 	req = le.AppendUint32(req, uint32(len(r.Stdin)))
-	ms := uint64(0)
-	if timeout > 0 && !s.inProcess {
-		ms = max(1, uint64((timeout+time.Millisecond-1)/time.Millisecond))
-	}
-	req = le.AppendUint32(req, uint32(min(ms, math.MaxUint32)))
 	for _, a := range r.Args {
 		req = le.AppendUint32(req, uint32(len(a)))
 		req = append(req, a...)
@@ -239,7 +270,7 @@ func (s *Server) encode(req []byte, r Request, timeout time.Duration) []byte {
 // read reads the next reply.
 func (s *Server) read() (Trial, error) {
 	le := binary.LittleEndian
-	var st [20]byte
+	var st [16]byte
 	if _, err := io.ReadFull(s.r, st[:]); err != nil || string(st[:4]) != "FPST" {
 		return Trial{}, ErrServerDied
 	}
@@ -250,9 +281,8 @@ func (s *Server) read() (Trial, error) {
 	} else {
 		t.Status = Status{Code: ws.ExitStatus()}
 	}
-	t.TimedOut = le.Uint32(st[8:]) != 0
 	var err error
-	if s.buf, err = s.readFile(s.buf, int(le.Uint32(st[12:]))); err != nil {
+	if s.buf, err = s.readFile(s.buf, int(le.Uint32(st[8:]))); err != nil {
 		return Trial{}, err
 	}
 	t.Dump = s.buf
@@ -279,13 +309,13 @@ func (s *Server) readFile(buf []byte, n int) ([]byte, error) {
 	return buf, nil
 }
 
-// Dead reports whether the server is gone (killed by a timeout or ctx, or it
-// ended); a dead server fails every call with ErrServerDied: close it, start another.
+// Dead reports whether the server is gone (killed at a trial's timeout or by ctx,
+// or it ended); the next call starts it anew.
 func (s *Server) Dead() bool { return s.dead }
 
 // kill kills the server and every trial process (they share its process group).
 func (s *Server) kill() {
-	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	syscall.Kill(-int(s.pid.Load()), syscall.SIGKILL)
 }
 
 func (s *Server) died() error {

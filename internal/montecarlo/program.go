@@ -163,7 +163,8 @@ func (w *programWorker) Trials(ctx context.Context, is []uint64) ([]Outcome, err
 	return w.trialsOnServer(ctx, reqs)
 }
 
-// trialsOnServer runs reqs through the server, restarting it when it dies.
+// trialsOnServer runs reqs through the server; the trial a server dies in is a
+// failure, and the rest go on through a new one.
 func (w *programWorker) trialsOnServer(ctx context.Context, reqs []exec.Request) ([]Outcome, error) {
 	outs := make([]Outcome, 0, len(reqs))
 	for len(outs) < len(reqs) {
@@ -182,12 +183,7 @@ func (w *programWorker) trialsOnServer(ctx context.Context, reqs []exec.Request)
 		if perr != nil {
 			return outs, perr
 		}
-		if w.server.Dead() || err == exec.ErrServerDied {
-			w.server.Close()
-			if err := w.start(); err != nil {
-				return outs, err
-			}
-		}
+		// A server that died is started anew by the next RunBatch.
 		if err == exec.ErrServerDied && !killed {
 			reason := "the fork server died"
 			if w.p.Isolation == None {

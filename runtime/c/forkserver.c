@@ -14,18 +14,15 @@
  * files) and returns rather than calling exit().
  *
  * Protocol (little-endian u32s):
- *   request: "FPRQ", nargs, stdin_len, timeout_ms (0: none), then nargs × (len,
- *            bytes), then stdin bytes. nargs = 0xFFFFFFFF keeps the server's own
- *            arguments.
- *   reply:   "FPST", wait status, timed out (0 or 1), dump length, 0, dump bytes,
- *            extra length, 0, extra bytes (the extra channel's records, extra.c)
- *            when the trial has ended.
+ *   request: "FPRQ", nargs, stdin_len, then nargs × (len, bytes), then stdin bytes.
+ *            nargs = 0xFFFFFFFF keeps the server's own arguments.
+ *   reply:   "FPST", wait status, dump length, 0, dump bytes, extra length, 0, extra
+ *            bytes (the extra channel's records, extra.c) when the trial has ended.
  * Requests may be sent ahead of the replies: the server takes them in order, so a
  * client that keeps a few in flight never leaves it waiting (the server never
  * writes a reply before it has read the whole request). Trials run in the server's
- * process group, so the client stops everything by killing that group. The server
- * kills a forked trial that outlives its timeout; an in-process trial's timeout is
- * the client's to enforce.
+ * process group: the client enforces timeouts, and stops everything, by killing
+ * that group.
  * A read of end-of-file on R ends the server.
  */
 #define _GNU_SOURCE
@@ -34,12 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,14 +121,13 @@ static char *out_take(struct outfile *o, uint32_t *n, char **big) {
 	return p;
 }
 
-/* report sends a trial's wait status, whether it timed out, its dump and its extra
- * records, in one write. */
-static int report(int wfd, struct outfile *out, struct outfile *extra, int status, int timedout) {
+/* report sends a trial's wait status, its dump and its extra records, in one write. */
+static int report(int wfd, struct outfile *out, struct outfile *extra, int status) {
 	static char *big[2];
 	uint32_t dn, en;
 	char *d = out_take(out, &dn, &big[0]);
 	char *e = out_take(extra, &en, &big[1]);
-	uint32_t h[5] = {TAG("FPST"), (uint32_t)status, (uint32_t)timedout, dn, 0};
+	uint32_t h[4] = {TAG("FPST"), (uint32_t)status, dn, 0};
 	uint32_t eh[2] = {en, 0};
 	struct iovec iov[4] = {{h, sizeof h}, {d, dn}, {eh, sizeof eh}, {e, en}};
 	size_t total = sizeof h + dn + sizeof eh + en;
@@ -158,24 +151,8 @@ static int report(int wfd, struct outfile *out, struct outfile *extra, int statu
 	return 0;
 }
 
-/* await waits for the trial pid; after timeout_ms (0: never) it kills it. The wait is
- * a poll on a pidfd (Linux 5.3); without pidfds, a plain wait and no timeout. */
-static int await(pid_t pid, uint32_t timeout_ms, int *timedout) {
-	*timedout = 0;
-	if (timeout_ms > 0) {
-		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		if (pfd >= 0) {
-			struct pollfd p = {.fd = pfd, .events = POLLIN};
-			int r;
-			while ((r = poll(&p, 1, (int)(timeout_ms > INT32_MAX ? INT32_MAX : timeout_ms))) < 0 && errno == EINTR)
-				;
-			if (r == 0) {
-				kill(pid, SIGKILL);
-				*timedout = 1;
-			}
-			close(pfd);
-		}
-	}
+/* await waits for the trial pid and returns its wait status. */
+static int await(pid_t pid) {
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -219,10 +196,10 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 	static char buf[1 << 16];
 	have_all_cpus = sched_getaffinity(0, sizeof all_cpus, &all_cpus) == 0;
 	for (;;) {
-		uint32_t tag, nargs, inlen, timeout_ms;
+		uint32_t tag, nargs, inlen;
 		if (read_u32(&tag) < 0)
 			_exit(0); /* the client went away */
-		if (tag != TAG("FPRQ") || read_u32(&nargs) < 0 || read_u32(&inlen) < 0 || read_u32(&timeout_ms) < 0)
+		if (tag != TAG("FPRQ") || read_u32(&nargs) < 0 || read_u32(&inlen) < 0)
 			_exit(70);
 		int n = argc;
 		char **av = argv;
@@ -249,12 +226,11 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			off += (uint32_t)k;
 		}
 		lseek(in, 0, SEEK_SET);
-		int status, timedout = 0;
+		int status;
 		if (inprocess) {
 			/* Reopen stdin on this trial's input: a fresh open of the memfd, so the
 			 * stream starts clean (rewinding the old stream is not enough: glibc's
-			 * fseek may serve the new position from the last trial's buffer). The
-			 * client enforces the timeout by killing this process. */
+			 * fseek may serve the new position from the last trial's buffer). */
 			char path[64];
 			snprintf(path, sizeof path, "/proc/self/fd/%d", in);
 			if (!freopen(path, "r", stdin))
@@ -279,14 +255,14 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 				__fragprof_set_extra_fd(extra.fd);
 				exit(__fragprof_main(n, av, envp));
 			}
-			status = await(pid, timeout_ms, &timedout);
+			status = await(pid);
 		}
 		if (av != argv) {
 			for (int i = 1; i < n; i++)
 				free(av[i]);
 			free(av);
 		}
-		if (report(wfd, &out, &extra, status, timedout) < 0)
+		if (report(wfd, &out, &extra, status) < 0)
 			_exit(0);
 	}
 }
