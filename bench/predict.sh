@@ -7,17 +7,23 @@
 #     (the drainer's included). Minimum of REPEAT runs each.
 #  2. Held-out MAPE of the predicted time, model vs direct baseline, per example, and
 #     the MAPE of the number of checkpoints passed (the structure's error alone):
-#     TRIALS traces each (--clock thread, and --clock tsc), model build --holdout 0.2.
-#     Also the final-value errors of euler_lag.
+#     TRIALS input points each, every one run RUNS times (trace --repeat; insertion
+#     sort's array seed drawn anew in each run, --vary s), --clock thread and --clock
+#     tsc; model build --holdout 0.2 holds out a fifth of the points with all their
+#     runs. The MAPE is against each held-out point's median run; beside it the
+#     truth's own noise (how far one run lies from its median, and the median's
+#     standard error) and the MAPE against single runs. Also the final-value errors
+#     of euler_lag.
 #  3. Model build time for about a million events (insertion sort).
 #  4. Prediction time against the run's own time, for inputs far beyond training.
 #  5. advise against real runs of brusselator_par.c on 1 and 2 threads, several K.
 #
 # Prints Markdown; the raw outputs stay in $OUT.
-# Usage: bench/predict.sh [TRIALS [REPEAT]]     (defaults 40, 7)
+# Usage: bench/predict.sh [TRIALS [REPEAT [RUNS]]]     (defaults 40, 7, 31)
 set -eu
 TRIALS=${1:-40}
 REPEAT=${2:-7}
+RUNS=${3:-31}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/fragprof-bench-predict.XXXXXX)}
 FP="$OUT/fragprof"
@@ -62,21 +68,26 @@ trace_model() {
 	name=$1; clock=$2; stdin=$3; shift 3
 	dir="$OUT/$name.$clock"
 	rm -rf "$dir"
-	set --  "$@" --stdin "$stdin" --trials "$TRIALS" --clock "$clock" -o "$dir"
+	set --  "$@" --stdin "$stdin" --trials "$TRIALS" --repeat "$RUNS" --clock "$clock" -o "$dir"
 	"$FP" trace "$EX/$name.c" "$@" 2> "$dir.trace.log"
 	"$FP" model build "$dir" -o "$dir.model" 2> "$dir.build.log"
 	"$FP" model show "$dir.model" --json > "$dir.json"
-	jq -r --arg n "$name" --arg c "$clock" '"| \($n) | \($c) | \(.training.runs) | \(.evaluation.runs) | \(100*.evaluation.mape*100|round/100)% | \(100*.evaluation.baseline_mape*100|round/100)% | \(100*.evaluation.events_mape*100|round/100)% | \(.evaluation.covered)/\(.evaluation.runs) |"' "$dir.json"
+	jq -r --arg n "$name" --arg c "$clock" 'def pc: 100*.*100|round/100|tostring + "%";
+		"| \($n) | \($c) | \(.training.points) × \(.training.runs/.training.points|round) | \(.evaluation.runs) | **\(.evaluation.mape|pc)** | \(.evaluation.baseline_mape|pc) | \(.evaluation.truth_error|pc) | \(.evaluation.truth_scatter|pc) | \(.evaluation.single_run_mape|pc) / \(.evaluation.baseline_single_run_mape|pc) | \(.evaluation.events_mape|pc) | \(.evaluation.covered)/\(.evaluation.runs) | \(.time_scale*1000|round/1000) |"' "$dir.json"
 }
 
-echo "## Held-out error of the predicted time ($TRIALS trials, 20% held out)"
+echo "## Held-out error of the predicted time ($TRIALS input points × $RUNS runs, 20% of the points held out)"
 echo
-echo "| example | clock | runs learnt | held out | model MAPE | baseline MAPE | checkpoints-passed MAPE | in interval |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "MAPE: mean over the held-out points of |predicted − median of the point's runs| / that median."
+echo "Truth's error: the median's own relative standard error (1.2533²·mean|run − median|/√runs);"
+echo "one run's scatter: mean |run − median| / median. Single runs: the MAPE against every run alone."
+echo
+echo "| example | clock | points × runs learnt | points held out | model MAPE | baseline MAPE | truth's error | one run's scatter | single runs: model / baseline | checkpoints-passed MAPE | in interval | time scale |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for clock in thread tsc; do
 	trace_model brusselator $clock '{K}\n' --input 'K = choice(1, 2, 4, 8, 16, 32, 48)'
 	trace_model matmul $clock '{n}\n' --input 'n = uniform_int(60, 125)'
-	trace_model insertion_sort $clock '{n} {s}\n' --input 'n = uniform_int(50, 250)' --input 's = uniform_int(1, 1000000)'
+	trace_model insertion_sort $clock '{n} {s}\n' --input 'n = uniform_int(50, 250)' --input 's = uniform_int(1, 1000000)' --vary s
 	trace_model euler_lag $clock '{y0:%.17g} {u:%.17g} {a:%.17g} {N}\n' --input 'y0 = uniform(-1, 1)' \
 		--input 'u = uniform(0, 2)' --input 'a = uniform(0.001, 0.05)' --input 'N = uniform_int(50, 400)'
 	trace_model solver $clock '{n} {w:%.17g}\n' --input 'n = uniform_int(20000, 100000)' --input 'w = uniform(0.1, 1.9)'
@@ -126,7 +137,7 @@ predict_row() {
 predict_row brusselator "$OUT/brusselator.thread.model" K=256 "$OUT/bru_par" "256 1"
 predict_row matmul "$OUT/matmul.thread.model" n=400 "$OUT/matmul_plain" "400"
 predict_row solver "$OUT/solver.thread.model" "n=1000000,w=0.05" "$OUT/solver_plain" "1000000 0.05"
-predict_row insertion_sort "$OUT/insertion_sort.tsc.model" "n=20000,s=7" "$OUT/sort_plain" "20000 7"
+predict_row insertion_sort "$OUT/insertion_sort.tsc.model" "n=20000" "$OUT/sort_plain" "20000 7"
 echo
 echo "Insertion sort's checkpoints sit in its innermost loop: the traced time per shift"
 echo "is the checkpoint's, not the shift's, and no subtraction recovers the plain run's."

@@ -120,8 +120,11 @@ Examples:
 			fmt.Fprintf(e.stderr, "fragprof model build: %s: %d checkpoints, %d transitions from %d runs in %.3g s\n",
 				out, len(m.Nodes)-2, len(m.Arcs), m.Training.Runs, m.Training.BuildSeconds)
 			if ev := m.Evaluation; ev != nil {
-				fmt.Fprintf(e.stderr, "held-out runs (%d): time MAPE %.3g%%, direct baseline %.3g%%\n",
-					ev.Runs, 100*ev.MAPE, 100*ev.BaselineMAPE)
+				fmt.Fprintf(e.stderr, "%s: time MAPE %.3g%%, direct baseline %.3g%%", ev.Heading(), 100*ev.MAPE, 100*ev.BaselineMAPE)
+				if ev.RunsPerPoint > 1 {
+					fmt.Fprintf(e.stderr, "; the median's own error ±%.3g%%", 100*ev.TruthError)
+				}
+				fmt.Fprintln(e.stderr)
 			}
 			for _, w := range m.Warnings {
 				fmt.Fprintf(e.stderr, "warning: %s\n", w)

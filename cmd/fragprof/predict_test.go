@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,4 +114,76 @@ func TestTraceModelCLI(t *testing.T) {
 		}
 	}
 	os.RemoveAll(dir)
+}
+
+// TestTraceRepeatCLI: trace --repeat runs every trial several times, --vary draws a
+// nuisance input anew in each; model build leaves that input out and judges its
+// held-out predictions against each input's median run.
+func TestTraceRepeatCLI(t *testing.T) {
+	dir := t.TempDir()
+	traces := filepath.Join(dir, "traces")
+	args := []string{"trace", "../../examples/predict/insertion_sort.c",
+		"--input", "n = uniform_int(20, 60)", "--input", "s = uniform_int(1, 1000000)", "--stdin", `{n} {s}\n`,
+		"--trials", "6", "-o", traces}
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--vary", "s"}, "--vary needs --repeat"},
+		{[]string{"--repeat", "2", "--vary", "t"}, "--vary t: no input of that name"},
+		{[]string{"--repeat", "0"}, "--repeat must be at least 1"},
+	} {
+		_, stderr, code := runFragprof(t, append(args, tc.extra...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("trace %v: exit %d, want 2 with %q\n%s", tc.extra, code, tc.want, stderr)
+		}
+	}
+	_, stderr, code := runFragprof(t, append(args, "--repeat", "3", "--vary", "s")...)
+	if code != 0 || !strings.Contains(stderr, "18 runs (6 trials × 3)") {
+		t.Fatalf("trace: exit %d\n%s", code, stderr)
+	}
+	inputs := func(name string) (n, s string) {
+		data, err := os.ReadFile(filepath.Join(traces, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The header is JSON after the magic and its length.
+		i := bytes.IndexByte(data, '{')
+		dec := json.NewDecoder(bytes.NewReader(data[i:]))
+		var h struct {
+			Rep    int `json:"rep"`
+			Inputs []struct {
+				Name string  `json:"name"`
+				V    float64 `json:"value"`
+			} `json:"inputs"`
+		}
+		if err := dec.Decode(&h); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return fmt.Sprint(h.Inputs[0].V), fmt.Sprint(h.Rep, " ", h.Inputs[1].V)
+	}
+	for trial := 0; trial < 6; trial++ {
+		n0, s0 := inputs(fmt.Sprintf("trial-%06d.fpt", trial))
+		for rep := 1; rep < 3; rep++ {
+			n, s := inputs(fmt.Sprintf("trial-%06d-r%02d.fpt", trial, rep))
+			if n != n0 || s == s0 || !strings.HasPrefix(s, fmt.Sprint(rep, " ")) {
+				t.Errorf("trial %d repetition %d: n %s, rep and s %s; the first run: n %s, s %s", trial, rep, n, s, n0, s0)
+			}
+		}
+	}
+	model := filepath.Join(dir, "sort.model")
+	_, stderr, code = runFragprof(t, "model", "build", traces, "-o", model)
+	if code != 0 || !strings.Contains(stderr, "held-out inputs (1, 3 runs each, against their median)") {
+		t.Fatalf("model build: exit %d\n%s", code, stderr)
+	}
+	out, _, code := runFragprof(t, "model", "show", model, "--json")
+	var m struct {
+		Inputs   []string `json:"inputs"`
+		Training struct {
+			Runs, Points int
+		} `json:"training"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || fmt.Sprint(m.Inputs) != "[n]" || m.Training.Runs != 15 || m.Training.Points != 5 {
+		t.Errorf("model show --json: exit %d, inputs %v, training %+v", code, m.Inputs, m.Training)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -27,7 +28,8 @@ func newTraceCmd(e *env) *cobra.Command {
 	var in inputFlags
 	var binary, outDir, clock string
 	var trials, first, maxEvents uint64
-	var jobs int
+	var jobs, repeat int
+	var vary []string
 	var auto, keepGoing bool
 	var trialTimeout time.Duration
 	c := &cobra.Command{
@@ -75,6 +77,16 @@ Trials run one at a time by default, so that their times are not disturbed by ea
 other (--jobs runs several at once). A trial that crashes, times out or exits
 non-zero is recorded with its status; 'model build' leaves it out.
 
+--repeat R runs every trial R times, in R rounds (every trial once, then again),
+one trace per run (trial-000007-r02.fpt: trial 7's third run). On a shared machine
+one run's time can be 5-20% off its input's typical time; 'model build' learns from
+every run, takes the typical run of each input as its target, and judges its
+held-out predictions against the median of each input's runs, reporting that
+median's own scatter beside the error (docs/predict.md). --vary NAME draws the
+input NAME (and the inputs that read it) anew in every repetition: a nuisance input
+such as the seed of random data, over which the model predicts the expectation;
+'model build' leaves it out of the model's inputs.
+
 Examples:
   fragprof trace examples/predict/brusselator.c --input 'K = choice(1,2,4,8,16,32,64)' \
       --stdin '{K}\n' --trials 40 -o traces/
@@ -104,6 +116,17 @@ Examples:
 			model, err := in.model(c)
 			if err != nil {
 				return err
+			}
+			if repeat < 1 {
+				return usagef("trace: --repeat must be at least 1")
+			}
+			for _, v := range vary {
+				if !slices.Contains(model.Model.Names(), v) {
+					return usagef("trace: --vary %s: no input of that name (inputs: %s)", v, strings.Join(model.Model.Names(), ", "))
+				}
+			}
+			if len(vary) > 0 && repeat < 2 {
+				return usagef("trace: --vary needs --repeat of at least 2 (it draws %s anew in each repetition)", strings.Join(vary, ", "))
 			}
 			if err := os.MkdirAll(outDir, 0o755); err != nil {
 				return fmt.Errorf("trace: -o %s: %v", outDir, err)
@@ -144,10 +167,11 @@ Examples:
 			defer stop()
 			col := &trace.Collector{
 				Binary: bin, Program: program, Inputs: model, Seed: in.seed, Timeout: trialTimeout,
-				Dir: dir, Auto: auto, Clock: clock, MaxEvents: maxEvents,
+				Dir: dir, Auto: auto, Clock: clock, MaxEvents: maxEvents, Repeat: repeat, Vary: vary,
 			}
 			var sum traceSummary
 			sum.names = map[string]bool{}
+			sum.reps = repeat
 			err = col.Run(ctx, first, trials, jobs, func(r trace.Result) error {
 				if r.Err != nil {
 					if !keepGoing {
@@ -157,7 +181,7 @@ Examples:
 					sum.failed++
 					return nil
 				}
-				path := filepath.Join(outDir, trace.FileName(r.Header.Trial))
+				path := filepath.Join(outDir, trace.RepFileName(r.Header.Trial, r.Header.Rep))
 				if err := trace.WriteFile(path, r.Header, r.Extra); err != nil {
 					return fmt.Errorf("trace: writing %s: %v", path, err)
 				}
@@ -185,6 +209,8 @@ Examples:
 	fs.StringVarP(&outDir, "output", "o", "", "write the trace files to `DIR` (created if needed)")
 	fs.Uint64Var(&trials, "trials", 40, "number of trials (traces)")
 	fs.Uint64Var(&first, "first", 0, "number of the first trial: with the same --seed, trials first… are the ones another run would draw")
+	fs.IntVar(&repeat, "repeat", 1, "runs of every trial (in rounds): model build compares its predictions with the median of each input's runs")
+	fs.StringSliceVar(&vary, "vary", nil, "input `NAME` drawn anew in every repetition (a nuisance input, such as random data's seed; repeatable)")
 	fs.IntVar(&jobs, "jobs", 1, "trials run at once (more than 1 disturbs the times)")
 	fs.BoolVar(&auto, "auto-checkpoints", false, "insert checkpoints at function entries and exits and loop headers")
 	fs.StringVar(&clock, "clock", "tsc", "timestamp source: tsc (fast, calibrated), monotonic (clock_gettime) or thread (the thread's CPU time: immune to preemption on a busy machine, ~1 µs a checkpoint)")
@@ -197,6 +223,7 @@ Examples:
 // traceSummary gathers what fragprof trace reports at the end.
 type traceSummary struct {
 	trials, failed, bad int
+	reps                int // runs per trial (--repeat)
 	events              int64
 	truncated, lost     uint64
 	names               map[string]bool
@@ -239,8 +266,12 @@ func (s *traceSummary) print(e *env, dir string) {
 	if len(shown) > 8 {
 		shown = append(shown[:8:8], fmt.Sprintf("… %d more", len(names)-8))
 	}
-	fmt.Fprintf(e.stderr, "fragprof trace: %d trials → %s: %d events at %d checkpoints (%s)",
-		s.trials, dir, s.events, len(names), strings.Join(shown, ", "))
+	runs := fmt.Sprintf("%d trials", s.trials)
+	if s.reps > 1 {
+		runs = fmt.Sprintf("%d runs (%d trials × %d)", s.trials, s.trials/s.reps, s.reps)
+	}
+	fmt.Fprintf(e.stderr, "fragprof trace: %s → %s: %d events at %d checkpoints (%s)",
+		runs, dir, s.events, len(names), strings.Join(shown, ", "))
 	if s.trials > 0 {
 		fmt.Fprintf(e.stderr, "; traced time %s … %s", fmtNs(float64(s.minNs)), fmtNs(float64(s.maxNs)))
 	}

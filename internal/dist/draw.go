@@ -4,6 +4,7 @@
 package dist
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 )
@@ -52,6 +53,44 @@ func (m *Model) DrawInto(s *Sample, seed, trial uint64) error {
 	}
 	s.Seed, s.Trial = seed, trial
 	for _, k := range m.order {
+		s.cur, s.key = k, m.keys[k]
+		seedStream(&s.pcg, seed, trial, s.key)
+		if err := m.gens[k].draw(s, &s.Values[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RedrawInto draws again, into s (a Sample of m already drawn), the inputs named in
+// names and every input that reads one of them, from the streams of (seed, trial);
+// the other inputs keep the values s holds. It gives a trial's repetitions new
+// nuisance data (another random array for the same size) while the inputs a model
+// is asked about stay as drawn; the values depend only on (seed, trial), s's other
+// values and the model. An unknown name is an error.
+func (m *Model) RedrawInto(s *Sample, seed, trial uint64, names []string) error {
+	if s.model != m {
+		panic("dist: RedrawInto with a Sample of another Model")
+	}
+	redraw := make([]bool, len(m.Inputs))
+	for _, n := range names {
+		k, ok := m.index[n]
+		if !ok {
+			return fmt.Errorf("no input named %q", n)
+		}
+		redraw[k] = true
+	}
+	for _, k := range m.order { // dependencies come first
+		for _, d := range m.Inputs[k].Deps {
+			if redraw[m.index[d]] {
+				redraw[k] = true
+			}
+		}
+	}
+	for _, k := range m.order {
+		if !redraw[k] {
+			continue
+		}
 		s.cur, s.key = k, m.keys[k]
 		seedStream(&s.pcg, seed, trial, s.key)
 		if err := m.gens[k].draw(s, &s.Values[k]); err != nil {

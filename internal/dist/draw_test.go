@@ -294,3 +294,47 @@ func TestStreamIndependence(t *testing.T) {
 		}
 	}
 }
+
+// TestRedrawInto redraws a nuisance input: it and the inputs that read it change,
+// the others keep their values, and the result depends only on (seed, trial).
+func TestRedrawInto(t *testing.T) {
+	m := mustParse(t, "n = uniform_int(1, 1000)\ns = uniform_int(1, 1e9)\nt = s\na = array(n, uniform(0, 1))\n")
+	get := func(s *Sample, name string) string {
+		v, _ := s.Get(name)
+		return v.String()
+	}
+	changed := 0
+	for i := range uint64(20) {
+		s, err := m.Draw(1, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n0, s0, a0 := get(s, "n"), get(s, "s"), get(s, "a")
+		if err := m.RedrawInto(s, 99, i, []string{"s"}); err != nil {
+			t.Fatal(err)
+		}
+		if get(s, "n") != n0 || get(s, "a") != a0 {
+			t.Errorf("trial %d: n or a changed when only s was redrawn", i)
+		}
+		if get(s, "t") != get(s, "s") {
+			t.Errorf("trial %d: t = %s does not follow s = %s", i, get(s, "t"), get(s, "s"))
+		}
+		if get(s, "s") != s0 {
+			changed++
+		}
+		again, _ := m.Draw(1, i)
+		if err := m.RedrawInto(again, 99, i, []string{"s"}); err != nil {
+			t.Fatal(err)
+		}
+		if again.String() != s.String() {
+			t.Errorf("trial %d: two redraws differ:\n%s\n%s", i, s, again)
+		}
+	}
+	if changed < 19 {
+		t.Errorf("s changed in %d of 20 redraws", changed)
+	}
+	s, _ := m.Draw(1, 0)
+	if err := m.RedrawInto(s, 2, 0, []string{"nope"}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown name: %v", err)
+	}
+}

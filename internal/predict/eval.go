@@ -11,15 +11,25 @@ import (
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
-// evaluate predicts every test trace from its inputs and compares.
-func (m *Model) evaluate(test []*trace.Trace, runs int) (*Evaluation, error) {
+// evaluate predicts every held-out input point (one group of repeated runs each)
+// from its inputs and compares with the median of its runs.
+func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 	ev := &Evaluation{}
 	varErrs := make([][]float64, len(m.Vars))
 	baseErrs := make([][]float64, len(m.Vars))
 	var predictNs float64
-	for _, t := range test {
-		th := t.Main()
-		actual := float64(th.Time[th.Len()-1] - th.Time[0])
+	var nRuns int
+	for _, group := range test {
+		t := group[0]
+		times := make([]float64, len(group))
+		events := make([]float64, len(group))
+		for i, g := range group {
+			th := g.Main()
+			times[i] = float64(th.Time[th.Len()-1] - th.Time[0])
+			events[i] = float64(th.Len())
+		}
+		nRuns += len(group)
+		actual := median(times)
 		in := map[string]float64{}
 		for _, name := range m.Inputs {
 			v, _ := t.Input(name)
@@ -31,29 +41,32 @@ func (m *Model) evaluate(test []*trace.Trace, runs int) (*Evaluation, error) {
 			return nil, err
 		}
 		predictNs += float64(time.Since(start).Nanoseconds())
-		row := EvalRow{Trial: t.Header.Trial, ActualNs: actual, Predicted: p.TimeNs,
+		row := EvalRow{Trial: t.Header.Trial, ActualNs: actual, TimesNs: times, Predicted: p.TimeNs,
 			Lo: p.Interval[0], Hi: p.Interval[1], BaselineNs: p.Baseline,
-			Events: int64(th.Len()), PredEvents: p.Events}
+			Events: median(events), PredEvents: p.Events}
 		for _, name := range m.Inputs {
 			row.Inputs = append(row.Inputs, in[name])
 		}
 		ev.Rows = append(ev.Rows, row)
 		ev.ActualNs += actual
-		// Final values: the last value of each variable in the trace.
-		final := lastValues(t, m.Vars)
-		for k, v := range m.Vars {
-			want := final[k]
-			if math.IsNaN(want) {
-				continue
-			}
-			varErrs[k] = append(varErrs[k], relErr(p.Vars[v], want))
-			if b, ok := p.BaselineVars[v]; ok {
-				baseErrs[k] = append(baseErrs[k], relErr(b, want))
+		// Final values: the last value of each variable in each run's trace.
+		for _, g := range group {
+			final := lastValues(g, m.Vars)
+			for k, v := range m.Vars {
+				want := final[k]
+				if math.IsNaN(want) {
+					continue
+				}
+				varErrs[k] = append(varErrs[k], relErr(p.Vars[v], want))
+				if b, ok := p.BaselineVars[v]; ok {
+					baseErrs[k] = append(baseErrs[k], relErr(b, want))
+				}
 			}
 		}
 	}
 	n := float64(len(ev.Rows))
 	ev.Runs = len(ev.Rows)
+	ev.RunsPerPoint = float64(nRuns) / n
 	ev.ActualNs /= n
 	ev.PredictNs = predictNs / n
 	for _, r := range ev.Rows {
@@ -62,12 +75,22 @@ func (m *Model) evaluate(test []*trace.Trace, runs int) (*Evaluation, error) {
 		ev.MAPE += e / n
 		ev.BaselineMAPE += b / n
 		ev.MaxAPE = math.Max(ev.MaxAPE, e)
-		ev.EventsMAPE += math.Abs(r.PredEvents-float64(r.Events)) / float64(r.Events) / n
+		ev.EventsMAPE += math.Abs(r.PredEvents-r.Events) / r.Events / n
 		ev.BaselineMax = math.Max(ev.BaselineMax, b)
+		var dev float64
+		for _, t := range r.TimesNs {
+			ev.SingleMAPE += math.Abs(r.Predicted-t) / t / float64(nRuns)
+			ev.BaselineSingleMAPE += math.Abs(r.BaselineNs-t) / t / float64(nRuns)
+			dev += math.Abs(t-r.ActualNs) / r.ActualNs / float64(len(r.TimesNs))
+		}
+		ev.TruthScatter += dev / n
+		if R := float64(len(r.TimesNs)); R > 1 {
+			ev.TruthError += 1.2533 * 1.2533 * dev / math.Sqrt(R) / n
+		}
 	}
 	// The intervals the model gives from now on include its held-out error (Predict
 	// adds it once the evaluation exists): widen these the same way to count how
-	// many runs they hold.
+	// many points they hold.
 	for i := range ev.Rows {
 		r := &ev.Rows[i]
 		s := 2 * 1.2533 * ev.MAPE * r.Predicted

@@ -63,11 +63,14 @@ type problem struct {
 	cols  [][]float64
 	names []string
 	y     []float64
-	run   []int32
+	run   []int32 // the rows' input points (cross-validation folds keep them together)
 	// w weighs the rows (nil: all 1); see the time fits in buildFrom.
 	w []float64
 	// nonneg marks a quantity that cannot be negative (a time, a trip count).
 	nonneg bool
+	// perPoint scores the cross-validation by the mean error over each input
+	// point's rows (a transition's time, whose sum over a run is what counts).
+	perPoint bool
 }
 
 func (p *problem) rows() int { return len(p.y) }
@@ -86,7 +89,7 @@ func (p *problem) subset(n int) *problem {
 
 // rowsOf returns the problem restricted to the rows idx.
 func (p *problem) rowsOf(idx []int) *problem {
-	q := &problem{names: p.names, y: pick(p.y, idx), run: make([]int32, len(idx)), nonneg: p.nonneg}
+	q := &problem{names: p.names, y: pick(p.y, idx), run: make([]int32, len(idx)), nonneg: p.nonneg, perPoint: p.perPoint}
 	for i, k := range idx {
 		q.run[i] = p.run[k]
 	}
@@ -366,6 +369,10 @@ type scaled struct {
 	y     []float64
 	sy    float64
 	sw    []float64 // square roots of the row weights; nil: all 1
+	// agg, when set, gives each row's input point: cross-validation then scores
+	// the mean error over each point's rows in a fold rather than each row's (see
+	// cvPoly).
+	agg []int32
 }
 
 // weigh sets the row weights.
@@ -453,7 +460,9 @@ func folds(run []int32, k int) ([]int, int) {
 
 // cvPoly returns the k-fold cross-validated RMSE (in the units of s.y; the largest
 // tenth of the errors left out) of the polynomial with the given terms, by the normal equations: the Gram matrix of the
-// training part of each fold is the total minus the fold's own.
+// training part of each fold is the total minus the fold's own. The errors are the
+// rows', or with s.agg the mean error of each input point's rows, and the per-fold
+// RMSEs are returned too.
 func cvPoly(s *scaled, fold []int, k int, terms [][]int) (float64, []float64) {
 	T := len(terms)
 	G := make([][]float64, k)
@@ -507,6 +516,7 @@ func cvPoly(s *scaled, fold []int, k int, terms [][]int) (float64, []float64) {
 	}
 	sq := make([]float64, len(s.y))
 	perFold := make([][]float64, k)
+	acc := map[[2]int][2]float64{} // (point, fold) → sum of errors, rows
 	for r := range s.y {
 		phi(row, s.cols, r, terms)
 		c := coef[fold[r]]
@@ -518,8 +528,27 @@ func cvPoly(s *scaled, fold []int, k int, terms [][]int) (float64, []float64) {
 		if s.sw != nil {
 			d *= s.sw[r]
 		}
+		if s.agg != nil {
+			key := [2]int{int(s.agg[r]), fold[r]}
+			a := acc[key]
+			a[0] += p - s.y[r]
+			a[1]++
+			acc[key] = a
+			continue
+		}
 		sq[r] = d * d
 		perFold[fold[r]] = append(perFold[fold[r]], d*d)
+	}
+	if s.agg != nil {
+		// A time's errors matter summed over a run: a formula whose row errors
+		// cancel within each point (the noise of single transitions) is right
+		// about the total; one that is off on average at some points is not.
+		sq = sq[:0]
+		for key, a := range acc {
+			e := a[0] / a[1]
+			sq = append(sq, e*e)
+			perFold[key[1]] = append(perFold[key[1]], e*e)
+		}
 	}
 	fe := make([]float64, k)
 	for f := range fe {
@@ -638,7 +667,9 @@ func lstsq(s *scaled, terms [][]int) ([]float64, error) {
 // candidates ranked by correlation with y, each step adding the variable and degree
 // that lower the cross-validated error most, while it drops by at least 5% overall
 // and in four folds of five; a variable's degree goes up while each step lowers the
-// error by 5% — then fits the chosen polynomial on up to MaxFitRows rows.
+// error by 5%; for data, when no variable helps alone, a pair may enter together
+// (an interaction) — then fits the chosen polynomial on up to MaxFitRows rows. A
+// time's cross-validated error is scored per input point (see cvPoly).
 func fitPoly(p *problem, opt FitOptions) Formula {
 	sel := p.subset(opt.MaxSelectRows)
 	cands := rankByCorrelation(sel, opt.Candidates)
@@ -646,12 +677,66 @@ func fitPoly(p *problem, opt FitOptions) Formula {
 	var chosen []int
 	deg := 0
 	s0 := scaleCols(nil, sel.y).weigh(sel.w)
+	if sel.perPoint { // a time: judged by its error per input point
+		s0.agg = sel.run
+	}
 	best, bestFolds := cvPoly(s0, fold, k, [][]int{{}})
 	best *= s0.sy
 	for i := range bestFolds {
 		bestFolds[i] *= s0.sy
 	}
 	exact := 1e-12 * maxAbs(sel.y)
+	// try scores the polynomial over vars: the cross-validated error of the best
+	// degree (each further degree must lower it by 5% more), that degree, and the
+	// per-fold errors; +Inf when the rows cannot support even degree 1.
+	try := func(vars []int) (float64, int, []float64) {
+		cols := make([][]float64, len(vars))
+		for i, v := range vars {
+			cols[i] = sel.cols[v]
+		}
+		s := scaleCols(cols, sel.y).weigh(sel.w)
+		s.agg = s0.agg
+		// A higher degree must earn its terms, which explode when extrapolated.
+		var errs [][]float64
+		var es []float64
+		for d := 1; d <= opt.MaxDegree; d++ {
+			terms := monomials(len(vars), d)
+			// Every training part of the cross-validation (4/5 of the rows) must
+			// have more rows than terms.
+			if 5*(len(terms)+1) > 4*sel.rows() {
+				break
+			}
+			e, fe := cvPoly(s, fold, k, terms)
+			for i := range fe {
+				fe[i] *= s.sy
+			}
+			es = append(es, e*s.sy)
+			errs = append(errs, fe)
+		}
+		if len(es) == 0 {
+			return math.Inf(1), 0, nil
+		}
+		d := 0
+		for d+1 < len(es) && es[d+1] < 0.95*es[d] {
+			d++
+		}
+		return es[d], d + 1, errs[d]
+	}
+	// accept reports whether a step to error e with per-fold errors fe improves
+	// enough: by 5% overall and in four folds of five, not from one fold (a
+	// constant-per-run input fitting the runs' own noise does that).
+	accept := func(e float64, fe []float64) bool {
+		if !(e < best*0.95) {
+			return false
+		}
+		better := 0
+		for f := range fe {
+			if fe[f] < bestFolds[f] || fe[f] <= exact {
+				better++
+			}
+		}
+		return 5*better >= 4*len(fe)
+	}
 	for len(chosen) < opt.MaxVars && best > exact {
 		stepBest, stepC, stepD := math.Inf(1), -1, 0
 		var stepFolds []float64
@@ -659,58 +744,41 @@ func fitPoly(p *problem, opt FitOptions) Formula {
 			if containsInt(chosen, c) {
 				continue
 			}
-			vars := append(append([]int(nil), chosen...), c)
-			cols := make([][]float64, len(vars))
-			for i, v := range vars {
-				cols[i] = sel.cols[v]
-			}
-			s := scaleCols(cols, sel.y).weigh(sel.w)
-			// A higher degree must earn its terms, which explode when extrapolated.
-			var errs [][]float64
-			var es []float64
-			for d := 1; d <= opt.MaxDegree; d++ {
-				terms := monomials(len(vars), d)
-				// Every training part of the cross-validation (4/5 of the rows) must
-				// have more rows than terms.
-				if 5*(len(terms)+1) > 4*sel.rows() {
-					break
-				}
-				e, fe := cvPoly(s, fold, k, terms)
-				for i := range fe {
-					fe[i] *= s.sy
-				}
-				es = append(es, e*s.sy)
-				errs = append(errs, fe)
-			}
-			if len(es) == 0 {
-				continue
-			}
-			// Each further degree must lower the error by 5% more.
-			d := 0
-			for d+1 < len(es) && es[d+1] < 0.95*es[d] {
-				d++
-			}
-			if es[d] < stepBest {
-				stepBest, stepC, stepD = es[d], c, d+1
-				stepFolds = errs[d]
+			e, d, fe := try(append(append([]int(nil), chosen...), c))
+			if e < stepBest {
+				stepBest, stepC, stepD, stepFolds = e, c, d, fe
 			}
 		}
-		if stepC < 0 || !(stepBest < best*0.95) {
+		if stepC >= 0 && accept(stepBest, stepFolds) {
+			chosen = append(chosen, stepC)
+			best, deg, bestFolds = stepBest, stepD, stepFolds
+			continue
+		}
+		// No variable helps alone: two may together, through their product
+		// (e := e − w·e: neither e nor w alone says much of the new e). For data
+		// only: a time is a sum of costs, each of which shows alone.
+		if p.nonneg || len(chosen)+2 > opt.MaxVars {
 			break
 		}
-		// The improvement must hold in most folds, not come from one (a
-		// constant-per-run input fitting the runs' own noise does that).
-		better := 0
-		for f := range stepFolds {
-			if stepFolds[f] < bestFolds[f] || stepFolds[f] <= exact {
-				better++
+		pairBest, pairD := math.Inf(1), 0
+		var pair []int
+		var pairFolds []float64
+		for i, c1 := range cands {
+			for _, c2 := range cands[i+1:] {
+				if containsInt(chosen, c1) || containsInt(chosen, c2) {
+					continue
+				}
+				e, d, fe := try(append(append([]int(nil), chosen...), c1, c2))
+				if d >= 2 && e < pairBest {
+					pairBest, pairD, pair, pairFolds = e, d, []int{c1, c2}, fe
+				}
 			}
 		}
-		if 5*better < 4*len(stepFolds) {
+		if pair == nil || !accept(pairBest, pairFolds) {
 			break
 		}
-		chosen = append(chosen, stepC)
-		best, deg, bestFolds = stepBest, stepD, stepFolds
+		chosen = append(chosen, pair...)
+		best, deg, bestFolds = pairBest, pairD, pairFolds
 	}
 	// The final fit; for a quantity that cannot be negative (a time, a trip
 	// count), at a degree low enough that it stays positive well beyond the

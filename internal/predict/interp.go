@@ -168,7 +168,7 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64) (*runResult, e
 			ai = m.decide(node, state, trip, rng)
 		}
 		a := &m.Arcs[ai]
-		dt := math.Max(0, a.Time.Eval(state))
+		dt := math.Max(0, a.Time.Eval(state)) * m.timeScale()
 		newVals = newVals[:0]
 		for k := range a.Data {
 			newVals = append(newVals, a.Data[k].Formula.Eval(state))
@@ -430,7 +430,7 @@ func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
 		if n == 0 || q.N == 0 {
 			continue
 		}
-		sigma := q.CVRMSE
+		sigma := q.CVRMSE * m.timeScale()
 		v += n*sigma*sigma + (n*sigma)*(n*sigma)/float64(q.N)
 	}
 	// A trip rule gives a loop's expected length; each actual episode differs from

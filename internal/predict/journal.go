@@ -86,6 +86,11 @@ type Journal struct {
 	// a run of consecutive activations entered from outside; nil for other nodes.
 	Episodes []*Episodes
 	Runs     []RunSummary
+	// Group[r] is the input point of run r: runs of one trial repeated (fragprof
+	// trace --repeat) share it, every other run has its own. Cross-validation folds
+	// keep a point's runs together, so that a formula is never checked on a
+	// repetition of an input it was fitted on.
+	Group []int32
 	// Boundary reports whether rows were sampled (some arc had more than MaxRows).
 	Sampled bool
 }
@@ -141,13 +146,47 @@ type JournalOptions struct {
 	MaxEpisodes int // sampled episodes per header (0: 20000)
 }
 
+// InputPoints numbers the input points of traces: a trace of repetition 0 (every
+// trace not made with --repeat) starts a point; a later repetition of the same
+// trial (same seed and trial number) joins its point, or starts one when the first
+// is missing. point[i] is trace i's; points are numbered from 0 in order of first
+// appearance.
+func InputPoints(traces []*trace.Trace) []int {
+	type key struct{ seed, trial uint64 }
+	first := map[key]int{}
+	point := make([]int, len(traces))
+	n := 0
+	for i, t := range traces {
+		k := key{t.Header.Seed, t.Header.Trial}
+		if p, ok := first[k]; ok && t.Header.Rep > 0 {
+			point[i] = p
+			continue
+		}
+		point[i] = n
+		if _, ok := first[k]; !ok || t.Header.Rep == 0 {
+			first[k] = n
+		}
+		n++
+	}
+	return point
+}
+
 // NewSpace returns the feature space of traces over g: the numeric inputs in the
-// order of the first trace's header, the variables in node order, the nodes.
+// order of the first trace's header, the variables in node order, the nodes. Inputs
+// that a trace's header names as drawn anew in each repetition (Header.Vary: the
+// seed of random data) are not features: the model predicts its expectation over
+// them.
 func NewSpace(g *Graph, traces []*trace.Trace) *Space {
 	s := &Space{}
+	vary := map[string]bool{}
+	for _, t := range traces {
+		for _, v := range t.Header.Vary {
+			vary[v] = true
+		}
+	}
 	for _, t := range traces {
 		for _, in := range t.Header.Inputs {
-			if !contains(s.Inputs, in.Name) {
+			if !vary[in.Name] && !contains(s.Inputs, in.Name) {
 				s.Inputs = append(s.Inputs, in.Name)
 			}
 		}
@@ -173,6 +212,7 @@ func BuildJournal(g *Graph, traces []*trace.Trace, opt JournalOptions) (*Journal
 	}
 	sp := NewSpace(g, traces)
 	F, V := sp.Len(), len(sp.Vars)
+	groups := InputPoints(traces)
 	j := &Journal{Space: sp, Graph: g, Rows: make([]*Rows, len(g.Nodes)), Episodes: make([]*Episodes, len(g.Nodes))}
 	for _, n := range g.Nodes {
 		if n.ID == End {
@@ -390,7 +430,7 @@ func BuildJournal(g *Graph, traces []*trace.Trace, opt JournalOptions) (*Journal
 		}
 		rs.TimeNs = float64(th.Time[th.Len()-1] - th.Time[0])
 		j.Runs = append(j.Runs, rs)
-		_ = ti
+		j.Group = append(j.Group, int32(groups[ti]))
 	}
 	return j, nil
 }

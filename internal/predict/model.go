@@ -39,6 +39,10 @@ type Model struct {
 	Arcs     []ModelArc  `json:"arcs"`
 	Rules    []Rule      `json:"rules"`
 	Baseline *Baseline   `json:"baseline,omitempty"`
+	// TimeScale multiplies every transition time the interpreter adds (0 reads as
+	// 1): the calibration of model build, the median over the training points of
+	// their traced time over the model's prediction (see Calibrate).
+	TimeScale float64 `json:"time_scale,omitempty"`
 	// DataBaselines are direct models of each variable's final value.
 	DataBaselines []*Baseline `json:"data_baselines,omitempty"`
 	Training      Training    `json:"training"`
@@ -78,7 +82,10 @@ type DataRule struct {
 
 // Training describes the traces a model was built from.
 type Training struct {
-	Runs         int          `json:"runs"`
+	Runs int `json:"runs"`
+	// Points is the number of distinct input points (Runs / Points runs each with
+	// fragprof trace --repeat).
+	Points       int          `json:"points"`
 	Skipped      int          `json:"skipped"` // traces left out (bad status, no events, truncated)
 	Events       int64        `json:"events"`
 	Sampled      bool         `json:"sampled"`     // hot arcs were sampled in the journal
@@ -96,14 +103,31 @@ type InputRange struct {
 	Max  float64 `json:"max"`
 }
 
-// Evaluation holds the model's errors on the held-out runs.
+// Evaluation holds the model's errors on the held-out input points.
+//
+// A point's actual time is the median of its runs' traced times (one run unless
+// traced with --repeat). MAPE is the mean over the points of |predicted − actual| /
+// actual. Beside it, the truth's own noise: TruthScatter, how far one run lies from
+// its point's median on average (the MAPE a perfect predictor of the median would
+// score against single runs), and TruthError, the median's own relative standard
+// error — the floor under MAPE that no model can go below on these points.
 type Evaluation struct {
-	Runs         int     `json:"runs"`
-	MAPE         float64 `json:"mape"`          // mean |predicted − actual| / actual of the total time
-	MaxAPE       float64 `json:"max_ape"`       // the largest
-	BaselineMAPE float64 `json:"baseline_mape"` // the direct baseline's
+	Runs         int     `json:"runs"`           // held-out input points
+	RunsPerPoint float64 `json:"runs_per_point"` // runs of each, on average
+	MAPE         float64 `json:"mape"`           // mean |predicted − actual| / actual of the total time
+	MaxAPE       float64 `json:"max_ape"`        // the largest
+	BaselineMAPE float64 `json:"baseline_mape"`  // the direct baseline's
 	BaselineMax  float64 `json:"baseline_max_ape"`
-	Covered      int     `json:"covered"` // runs whose time fell in the predicted interval
+	// SingleMAPE and BaselineSingleMAPE compare the predictions with every run
+	// alone (the figure without repetitions).
+	SingleMAPE         float64 `json:"single_run_mape"`
+	BaselineSingleMAPE float64 `json:"baseline_single_run_mape"`
+	// TruthScatter is the mean over the points of mean |run − median| / median;
+	// TruthError the mean of the median's relative standard error, estimated as
+	// 1.2533·σ/√R/median with σ = 1.2533·mean |run − median| (0 with one run).
+	TruthScatter float64 `json:"truth_scatter"`
+	TruthError   float64 `json:"truth_error"`
+	Covered      int     `json:"covered"` // points whose time fell in the predicted interval
 	// EventsMAPE is the error of the predicted number of checkpoints passed: the
 	// structure's error alone, free of the machine's timing noise.
 	EventsMAPE float64    `json:"events_mape"`
@@ -115,16 +139,18 @@ type Evaluation struct {
 	Rows      []EvalRow `json:"rows"`
 }
 
-// An EvalRow is one held-out run.
+// An EvalRow is one held-out input point.
 type EvalRow struct {
-	Trial      uint64    `json:"trial"`
-	Inputs     []float64 `json:"inputs"`
-	ActualNs   float64   `json:"actual_ns"`
+	Trial    uint64    `json:"trial"`
+	Inputs   []float64 `json:"inputs"`
+	ActualNs float64   `json:"actual_ns"` // the median of TimesNs
+	// TimesNs are the traced times of the point's runs.
+	TimesNs    []float64 `json:"times_ns"`
 	Predicted  float64   `json:"predicted_ns"`
 	Lo         float64   `json:"lo_ns"`
 	Hi         float64   `json:"hi_ns"`
 	BaselineNs float64   `json:"baseline_ns"`
-	Events     int64     `json:"events"`
+	Events     float64   `json:"events"` // checkpoints passed: the median over the runs
 	PredEvents float64   `json:"predicted_events"`
 }
 
@@ -194,10 +220,16 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 	if len(ok) < 2 {
 		return nil, fmt.Errorf("predict: %d usable traces: a model needs at least 2 (and more to generalise)", len(ok))
 	}
-	sort.SliceStable(ok, func(i, j int) bool { return ok[i].Header.Trial < ok[j].Header.Trial })
+	sort.SliceStable(ok, func(i, j int) bool {
+		a, b := ok[i].Header, ok[j].Header
+		return a.Trial < b.Trial || a.Trial == b.Trial && a.Rep < b.Rep
+	})
 	train, test := splitHoldout(ok, opt.Holdout)
 	m, err := buildFrom(train, opt)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.Calibrate(train, opt.EvalRuns); err != nil {
 		return nil, err
 	}
 	m.Warnings = append(warnings, m.Warnings...)
@@ -214,17 +246,97 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 	return m, nil
 }
 
-// splitHoldout puts an evenly spread share h of the runs (by trial order) in test,
-// leaving at least 2 for training.
-func splitHoldout(ts []*trace.Trace, h float64) (train, test []*trace.Trace) {
+// Calibrate sets m.TimeScale from the training traces: the median, over their input
+// points, of the point's traced time (the median of its runs) over the model's
+// prediction for it. The per-transition formulas are fitted on a sample of the
+// transitions with the lost time slices set aside, and on a shared machine the
+// rest — the interrupts and short stalls that tax every run in proportion to its
+// length, the gap between a heavy-tailed mean and a typical run — is in the runs'
+// totals but in no single transition. One factor for the whole model restores it;
+// it uses the training runs only. Fewer than 3 points leave the scale at 1.
+func (m *Model) Calibrate(traces []*trace.Trace, runs int) error {
+	m.TimeScale = 0
+	point := InputPoints(traces)
+	times := map[int][]float64{}
+	first := map[int]*trace.Trace{}
+	var order []int
+	for i, t := range traces {
+		th := t.Main()
+		if th == nil || th.Len() == 0 {
+			continue
+		}
+		if _, ok := first[point[i]]; !ok {
+			first[point[i]] = t
+			order = append(order, point[i])
+		}
+		times[point[i]] = append(times[point[i]], float64(th.Time[th.Len()-1]-th.Time[0]))
+	}
+	if len(order) < 3 {
+		return nil
+	}
+	// A prediction of a training input that passes ten times more checkpoints
+	// than any training run is broken (a data rule that never meets its loop's
+	// exit): give up on it early.
+	var most int64
+	for _, t := range traces {
+		if th := t.Main(); th != nil {
+			most = max(most, int64(th.Len()))
+		}
+	}
+	var ratios []float64
+	failed := 0
+	for _, pt := range order {
+		in := map[string]float64{}
+		for _, name := range m.Inputs {
+			v, _ := first[pt].Input(name)
+			in[name] = v
+		}
+		p, err := m.Predict(in, PredictOptions{Runs: runs, MaxSteps: 10*most + 10000})
+		if err != nil {
+			failed++
+			if failed == 1 {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("%s: the model cannot predict its own training input: %v", first[pt].Name, err))
+			}
+			continue
+		}
+		if p.TimeNs > 0 {
+			ratios = append(ratios, median(times[pt])/p.TimeNs)
+		}
+	}
+	if c := median(ratios); len(ratios) >= 3 && c > 0 && !math.IsInf(c, 0) {
+		m.TimeScale = c
+	}
+	return nil
+}
+
+// timeScale is TimeScale, 1 when unset.
+func (m *Model) timeScale() float64 {
+	if m.TimeScale > 0 {
+		return m.TimeScale
+	}
+	return 1
+}
+
+// splitHoldout puts an evenly spread share h of the input points (by trial order)
+// in test, with all their repetitions, leaving at least 2 points for training. Each
+// test element holds one point's runs.
+func splitHoldout(ts []*trace.Trace, h float64) (train []*trace.Trace, test [][]*trace.Trace) {
+	point := InputPoints(ts)
+	var groups [][]*trace.Trace
+	for i, t := range ts {
+		if point[i] == len(groups) {
+			groups = append(groups, nil)
+		}
+		groups[point[i]] = append(groups[point[i]], t)
+	}
 	if h <= 0 {
 		return ts, nil
 	}
-	for i, t := range ts {
-		if math.Floor(float64(i+1)*h) > math.Floor(float64(i)*h) && len(ts)-len(test) > 2 {
-			test = append(test, t)
+	for i, g := range groups {
+		if math.Floor(float64(i+1)*h) > math.Floor(float64(i)*h) && len(groups)-len(test) > 2 {
+			test = append(test, g)
 		} else {
-			train = append(train, t)
+			train = append(train, g...)
 		}
 	}
 	return train, test
@@ -252,6 +364,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 	for f := range names {
 		names[f] = sp.Name(f)
 	}
+	speed := runSpeeds(j)
 	for _, a := range g.Arcs {
 		ma := ModelArc{From: a.From.ID, To: a.To.ID, Count: a.Count, Back: a.Back, Resets: a.Resets}
 		rows := j.Rows[a.From.ID]
@@ -268,20 +381,23 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 				}
 			}
 		}
-		p := &problem{names: names, run: make([]int32, len(idx)), y: pick(rows.Dt, idx), nonneg: true}
+		p := &problem{names: names, run: make([]int32, len(idx)), y: pick(rows.Dt, idx), nonneg: true, perPoint: true}
 		perRun := map[int32]float64{}
-		for i, r := range idx {
-			p.run[i] = rows.Run[r]
-			perRun[p.run[i]]++
+		for _, r := range idx {
+			perRun[rows.Run[r]]++
 		}
 		// A run's transitions share its conditions (a slower run is slower in all
 		// of them), so they are not independent: a run of m transitions weighs √m
 		// in all (each row 1/√m), between one vote per row and one per run.
+		for i, r := range idx {
+			p.y[i] /= speed[rows.Run[r]]
+		}
 		p.w = make([]float64, len(idx))
 		var wsum float64
-		for i := range p.w {
-			p.w[i] = 1 / math.Sqrt(perRun[p.run[i]])
+		for i, r := range idx {
+			p.w[i] = 1 / math.Sqrt(perRun[rows.Run[r]])
 			wsum += p.w[i]
+			p.run[i] = j.Group[rows.Run[r]] // folds keep an input point's repetitions together
 		}
 		for i := range p.w {
 			p.w[i] *= float64(len(idx)) / wsum
@@ -320,17 +436,31 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 	for _, n := range g.Nodes {
 		m.Rules = append(m.Rules, learnRule(j, n, opt.Rules, opt.Fit))
 	}
-	// The direct baselines, and what the runs were.
-	X := make([][]float64, len(j.Runs))
-	y := make([]float64, len(j.Runs))
+	// The direct baselines, and what the runs were. The time baseline is fitted,
+	// as Extra-P fits repeated measurements, to the median time of each input
+	// point's runs.
+	var X [][]float64
+	var y []float64
+	byPoint := map[int32][]float64{}
 	m.Training.Runs = len(j.Runs)
 	m.Training.Sampled = j.Sampled
 	for r, rs := range j.Runs {
-		X[r] = rs.Inputs
-		y[r] = rs.TimeNs
+		g := j.Group[r]
+		if _, ok := byPoint[g]; !ok {
+			X = append(X, rs.Inputs)
+		}
+		byPoint[g] = append(byPoint[g], rs.TimeNs)
 		m.Training.Events += rs.Events
 		m.Training.OverheadNs += rs.OverheadNs / float64(len(j.Runs))
 		m.Training.MeanTimeNs += rs.TimeNs / float64(len(j.Runs))
+	}
+	m.Training.Points = len(X)
+	seen := map[int32]bool{}
+	for r := range j.Runs {
+		if g := j.Group[r]; !seen[g] {
+			seen[g] = true
+			y = append(y, median(byPoint[g]))
+		}
 	}
 	for k, in := range sp.Inputs {
 		ir := InputRange{Name: in, Min: math.Inf(1), Max: math.Inf(-1)}
@@ -358,6 +488,34 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 		return nil, fmt.Errorf("predict: the model just built is not valid: %v", err)
 	}
 	return m, nil
+}
+
+// runSpeeds returns, for every run of the journal, how slow the machine was during
+// it relative to the other runs of its input point (fragprof trace --repeat): its
+// time per checkpoint passed over the median of its point's. On a shared machine a
+// run is slowed as a whole — another program's cache traffic, a busy sibling core —
+// by 5–20%, in all its transitions alike. Dividing a run's transition times by its
+// factor makes every point's runs weigh in as its median run, which is what the
+// held-out evaluation compares with; the shape across points is untouched, and the
+// time per checkpoint, unlike the total, does not change with nuisance data
+// (--vary). Runs of points run fewer than 3 times get 1.
+func runSpeeds(j *Journal) []float64 {
+	speed := make([]float64, len(j.Runs))
+	byPoint := map[int32][]float64{}
+	for r, rs := range j.Runs {
+		speed[r] = 1
+		if rs.Events > 0 && rs.TimeNs > 0 {
+			byPoint[j.Group[r]] = append(byPoint[j.Group[r]], rs.TimeNs/float64(rs.Events))
+		}
+	}
+	for r, rs := range j.Runs {
+		pt := byPoint[j.Group[r]]
+		if len(pt) < 3 || rs.Events == 0 || rs.TimeNs <= 0 {
+			continue
+		}
+		speed[r] = rs.TimeNs / float64(rs.Events) / median(pt)
+	}
+	return speed
 }
 
 func indexOf(list []string, s string) int {

@@ -141,8 +141,13 @@ func (m *Model) WriteText(w io.Writer) error {
 			b.Tried, b.String(), 100*b.CVMAPE)
 	}
 	if ev := m.Evaluation; ev != nil {
-		fmt.Fprintf(bw, "\nheld-out runs (%d): time MAPE %.3g%% (max %.3g%%), direct baseline %.3g%% (max %.3g%%); %d of %d inside the predicted interval\n",
-			ev.Runs, 100*ev.MAPE, 100*ev.MaxAPE, 100*ev.BaselineMAPE, 100*ev.BaselineMax, ev.Covered, ev.Runs)
+		fmt.Fprintf(bw, "\n%s: time MAPE %.3g%% (max %.3g%%), direct baseline %.3g%% (max %.3g%%); %d of %d inside the predicted interval\n",
+			ev.Heading(), 100*ev.MAPE, 100*ev.MaxAPE, 100*ev.BaselineMAPE, 100*ev.BaselineMax, ev.Covered, ev.Runs)
+		if ev.RunsPerPoint > 1 {
+			fmt.Fprintf(bw, "  the truth's own noise: one run lies %.3g%% from its input's median on average; the median's error ±%.3g%%\n",
+				100*ev.TruthScatter, 100*ev.TruthError)
+			fmt.Fprintf(bw, "  against single runs: time MAPE %.3g%%, direct baseline %.3g%%\n", 100*ev.SingleMAPE, 100*ev.BaselineSingleMAPE)
+		}
 		fmt.Fprintf(bw, "  checkpoints passed: MAPE %.3g%% (the structure's error, free of timing noise)\n", 100*ev.EventsMAPE)
 		for _, v := range ev.Vars {
 			fmt.Fprintf(bw, "  final %s: median relative error %.3g (max %.3g), direct baseline %.3g\n", v.Var, v.Model, v.MaxModel, v.Baseline)
@@ -150,6 +155,15 @@ func (m *Model) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "  a prediction took %s; the runs took %s (traced)\n", fmtNs(ev.PredictNs), fmtNs(ev.ActualNs))
 	}
 	return bw.err
+}
+
+// Heading names the held-out set: "held-out runs (8)", or with repetitions
+// "held-out inputs (8, 5 runs each, against their median)".
+func (ev *Evaluation) Heading() string {
+	if ev.RunsPerPoint > 1 {
+		return fmt.Sprintf("held-out inputs (%d, %.3g runs each, against their median)", ev.Runs, ev.RunsPerPoint)
+	}
+	return fmt.Sprintf("held-out runs (%d)", ev.Runs)
 }
 
 // WriteText prints a prediction.

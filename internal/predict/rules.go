@@ -401,7 +401,10 @@ func (s *ruleSearch) residual(conds []Cond, remaining []bool, exclude int) ([]Co
 // it when its cross-validated R² reaches MinTripR2.
 func fitTrip(j *Journal, n *Node, fit FitOptions, opt RuleOptions) (*Formula, bool) {
 	ep := j.Episodes[n.ID]
-	p := &problem{y: ep.T, run: ep.Run, nonneg: true}
+	p := &problem{y: ep.T, run: make([]int32, len(ep.Run)), nonneg: true}
+	for i, r := range ep.Run {
+		p.run[i] = j.Group[r] // folds keep an input point's repetitions together
+	}
 	for f := 0; f < j.Space.Len(); f++ {
 		if f == j.Space.CounterIndex(n.ID) {
 			continue // 1 at the start of every episode

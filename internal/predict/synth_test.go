@@ -532,3 +532,86 @@ func TestClustering(t *testing.T) {
 		t.Errorf("kept %v, want the six near 100", times)
 	}
 }
+
+// TestRepeatedRuns: input points run several times (fragprof trace --repeat), some
+// runs slowed as a whole as on a shared machine. The held-out split keeps a
+// point's runs together, the evaluation compares with each point's median run and
+// reports the truth's own scatter, a nuisance input (--vary) is not a feature, and
+// the model predicts the typical run, not the mean the slowed runs pull up.
+func TestRepeatedRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	slow := []float64{1, 1, 1, 1.2, 1.5} // run r's slowdown, the same at every point
+	const points = 12
+	var traces []*trace.Trace
+	for r, f := range slow {
+		for k := 0; k < points; k++ {
+			n := 20 + 7*k
+			s := newSynth(uint64(k), "n", n, "s", 1000*r+k)
+			s.t.Header.Seed = 1
+			s.t.Header.Rep = r
+			s.t.Header.Vary = []string{"s"}
+			s.point("start", 10)
+			for i := 0; i < n; i++ {
+				// 5 µs + 20 ns·n per step, ±1% of row noise.
+				dt := (5000 + 20*float64(n)) * f * (1 + 0.02*(rng.Float64()-0.5))
+				s.point("step", int64(dt))
+			}
+			s.point("end", 10)
+			traces = append(traces, s.done())
+		}
+	}
+	opt := DefaultOptions
+	opt.Holdout = 0.25
+	m, err := Build(traces, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(m.Inputs, ",") != "n" {
+		t.Errorf("model inputs %v, want [n]: s is drawn anew in every repetition", m.Inputs)
+	}
+	ev := m.Evaluation
+	if m.Training.Points != 9 || m.Training.Runs != 45 || ev.Runs != 3 || ev.RunsPerPoint != 5 {
+		t.Fatalf("training %d points, %d runs; held out %d points, %.3g runs each: want 9, 45; 3, 5",
+			m.Training.Points, m.Training.Runs, ev.Runs, ev.RunsPerPoint)
+	}
+	for _, row := range ev.Rows {
+		if len(row.TimesNs) != 5 || row.ActualNs != median(append([]float64(nil), row.TimesNs...)) {
+			t.Errorf("trial %d: actual %v is not the median of %v", row.Trial, row.ActualNs, row.TimesNs)
+		}
+	}
+	// One run in five is 20% slow, one 50%: a run lies 14% from its point's
+	// median on average, and the median of 5 is known to ±1.25²·14%/√5.
+	if math.Abs(ev.TruthScatter-0.14) > 0.01 || math.Abs(ev.TruthError-1.2533*1.2533*ev.TruthScatter/math.Sqrt(5)) > 1e-9 {
+		t.Errorf("truth scatter %.4g, error %.4g; want 0.14 and 1.2533²·0.14/√5", ev.TruthScatter, ev.TruthError)
+	}
+	// The typical run: the median's time within the row noise. The mean of the
+	// runs is 14% above it; a model of the mean would be that far off.
+	if ev.MAPE > 0.01 {
+		t.Errorf("time MAPE %.3g against the median run, want ≤ 1%%", ev.MAPE)
+	}
+	if ev.SingleMAPE < 0.08 {
+		t.Errorf("MAPE against single runs %.3g: the slowed runs should be far from the prediction", ev.SingleMAPE)
+	}
+	if !(m.TimeScale > 0.95 && m.TimeScale < 1.05) {
+		t.Errorf("time scale %v: the formulas fit the typical run already", m.TimeScale)
+	}
+}
+
+// TestInputPoints: repetitions join the point of their trial's first run.
+func TestInputPoints(t *testing.T) {
+	var ts []*trace.Trace
+	for _, h := range []struct {
+		seed, trial uint64
+		rep         int
+	}{{1, 0, 0}, {1, 0, 1}, {1, 1, 0}, {2, 0, 0}, {1, 1, 2}, {2, 0, 1}, {1, 5, 1}, {1, 0, 0}} {
+		s := newSynth(h.trial)
+		s.t.Header.Seed, s.t.Header.Rep = h.seed, h.rep
+		ts = append(ts, s.done())
+	}
+	got := fmt.Sprint(InputPoints(ts))
+	// The last: a second repetition 0 of trial 0 (two trace directories of one
+	// seed put together) starts a point of its own.
+	if want := "[0 0 1 2 1 2 3 4]"; got != want {
+		t.Errorf("points %s, want %s", got, want)
+	}
+}

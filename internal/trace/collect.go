@@ -32,6 +32,10 @@ type Collector struct {
 	// MaxEvents bounds the events of one trial (FRAGPROF_TRACE_MAX); 0: the runtime's
 	// default.
 	MaxEvents uint64
+	// Repeat runs every trial this many times (0 or 1: once), on the same inputs
+	// except those named in Vary, which each repetition draws anew.
+	Repeat int
+	Vary   []string
 }
 
 // A Result is one trial: its header and the extra channel's bytes as they came.
@@ -41,13 +45,37 @@ type Result struct {
 	Err    error // the trial could not be run (the fork server died, ...)
 }
 
+// RepSeed is the seed from which repetition r of a trial draws its Vary inputs
+// anew: the trial's seed for r = 0, another one, depending only on (seed, r), for
+// each later repetition.
+func RepSeed(seed uint64, r int) uint64 {
+	if r == 0 {
+		return seed
+	}
+	x := seed ^ uint64(r)*0x9e3779b97f4a7c15
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	return x ^ x>>29
+}
+
 // Draw returns trial i's header fields (inputs, args, stdin) and what the program is
 // given: its arguments (nil: none), stdin and input files.
 func (c *Collector) Draw(s *dist.Sample, i uint64) (Header, []string, []byte, map[string][]byte, error) {
-	h := Header{Program: c.Program, Trial: i, Seed: c.Seed, Auto: c.Auto}
+	return c.DrawRep(s, i, 0)
+}
+
+// DrawRep is Draw for repetition r of trial i: the trial's inputs, with those in
+// c.Vary drawn anew from RepSeed(c.Seed, r) when r > 0.
+func (c *Collector) DrawRep(s *dist.Sample, i uint64, r int) (Header, []string, []byte, map[string][]byte, error) {
+	h := Header{Program: c.Program, Trial: i, Seed: c.Seed, Auto: c.Auto, Rep: r, Vary: c.Vary}
 	m := c.Inputs.Model
 	if err := m.DrawInto(s, c.Seed, i); err != nil {
 		return h, nil, nil, nil, fmt.Errorf("trial %d: drawing inputs: %v", i, err)
+	}
+	if r > 0 && len(c.Vary) > 0 {
+		if err := m.RedrawInto(s, RepSeed(c.Seed, r), i, c.Vary); err != nil {
+			return h, nil, nil, nil, fmt.Errorf("trial %d, repetition %d: drawing %v anew: %v", i, r, c.Vary, err)
+		}
 	}
 	for k, in := range m.Inputs {
 		v := s.Values[k]
@@ -96,17 +124,22 @@ func (c *Collector) env() []string {
 }
 
 // Run runs trials first, first+1, ..., first+n-1 on jobs workers (each with its own
-// fork server) and hands every result to sink, in trial order. Timing is truest with
-// one worker: parallel trials share the machine's cores and caches.
+// fork server) and hands every result to sink, in the order run. Timing is truest
+// with one worker: parallel trials share the machine's cores and caches. With
+// Repeat R > 1 the trials are run R times over, in R rounds (all trials, then all
+// again, ...), so that a repetition does not share the momentary load of the
+// previous one; results carry their repetition in Header.Rep.
 func (c *Collector) Run(ctx context.Context, first, n uint64, jobs int, sink func(Result) error) error {
+	reps := max(c.Repeat, 1)
 	if jobs < 1 {
 		jobs = 1
 	}
-	if uint64(jobs) > n {
-		jobs = int(max(n, 1))
+	if uint64(jobs) > n*uint64(reps) {
+		jobs = int(max(n*uint64(reps), 1))
 	}
 	type job struct {
 		i   uint64
+		r   int
 		out chan Result
 	}
 	jobsCh := make(chan job)
@@ -126,7 +159,7 @@ func (c *Collector) Run(ctx context.Context, first, n uint64, jobs int, sink fun
 			}
 			defer w.close()
 			for j := range jobsCh {
-				j.out <- w.trial(ctx, j.i)
+				j.out <- w.trial(ctx, j.i, j.r)
 			}
 		}(k)
 	}
@@ -137,13 +170,15 @@ func (c *Collector) Run(ctx context.Context, first, n uint64, jobs int, sink fun
 	go func() {
 		defer close(jobsCh)
 		defer close(queue)
-		for i := first; i < first+n; i++ {
-			if ctx.Err() != nil || stop.Load() {
-				return
+		for r := 0; r < reps; r++ {
+			for i := first; i < first+n; i++ {
+				if ctx.Err() != nil || stop.Load() {
+					return
+				}
+				ch := make(chan Result, 1)
+				queue <- ch
+				jobsCh <- job{i, r, ch}
 			}
-			ch := make(chan Result, 1)
-			queue <- ch
-			jobsCh <- job{i, ch}
 		}
 	}()
 	var sinkErr error
@@ -200,8 +235,8 @@ func (w *worker) close() {
 	}
 }
 
-func (w *worker) trial(ctx context.Context, i uint64) Result {
-	h, args, stdin, files, err := w.c.Draw(w.sample, i)
+func (w *worker) trial(ctx context.Context, i uint64, r int) Result {
+	h, args, stdin, files, err := w.c.DrawRep(w.sample, i, r)
 	if err != nil {
 		return Result{Header: h, Err: err}
 	}

@@ -126,6 +126,12 @@ type Header struct {
 	ExitCode int      `json:"exit_code"` // the shell's view: code, or 128+signal
 	WallNs   int64    `json:"wall_ns"`   // the trial's wall time seen by fragprof
 	Auto     bool     `json:"auto_checkpoints,omitempty"`
+	// Rep is the repetition of the trial (0 for the first; fragprof trace
+	// --repeat): every repetition runs the same inputs, except those in Vary.
+	Rep int `json:"rep,omitempty"`
+	// Vary names the nuisance inputs drawn anew in each repetition (fragprof trace
+	// --vary): a model predicts its expectation over them, not from them.
+	Vary []string `json:"vary,omitempty"`
 }
 
 // An Input is one drawn input of a trial: its number (the value of a numeric scalar,
@@ -442,6 +448,15 @@ func Write(w io.Writer, h Header, extra []byte) error {
 
 // FileName is the name of trial i's trace file in a trace directory.
 func FileName(i uint64) string { return fmt.Sprintf("trial-%06d.fpt", i) }
+
+// RepFileName is the name of repetition r of trial i's trace file: FileName(i) for
+// r = 0, trial-000007-r02.fpt for i = 7, r = 2.
+func RepFileName(i uint64, r int) string {
+	if r == 0 {
+		return FileName(i)
+	}
+	return fmt.Sprintf("trial-%06d-r%02d.fpt", i, r)
+}
 
 // ReadDir reads every trace file (*.fpt) of dir, in name order.
 func ReadDir(dir string) ([]*Trace, error) {
