@@ -3,9 +3,12 @@ package exec
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -271,5 +274,36 @@ func TestInProcess(t *testing.T) {
 	defer s.Close()
 	if _, err := s.Run(context.Background(), nil, nil, 10*time.Second); err != ErrServerDied {
 		t.Errorf("a program calling exit() in-process: %v, want ErrServerDied", err)
+	}
+}
+
+// TestProtocolMismatch starts two stand-ins for a binary built by another fragprof:
+// one refuses the request (status 70, as a server of another version does), one
+// answers in an older reply format. Both must end in ErrProtocol, naming the binary,
+// not in a hang or a string of dead servers.
+func TestProtocolMismatch(t *testing.T) {
+	tc, err := build.FindToolchain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		"refuses": `char b[4]; read(3, b, 4); _exit(70);`,
+		"older":   `char b[4]; read(3, b, 4); write(4, "FPPD\1\0\0\0", 8); pause();`,
+	} {
+		dir := t.TempDir()
+		src, bin := filepath.Join(dir, name+".c"), filepath.Join(dir, name)
+		os.WriteFile(src, []byte("#include <unistd.h>\nint main(void) { "+body+" return 0; }\n"), 0o644)
+		if out, err := osexec.Command(tc.Clang, "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		s, err := StartServer(bin, ServerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Run(context.Background(), nil, []byte("1\n"), 10*time.Second)
+		if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), bin) {
+			t.Errorf("%s: %v, want ErrProtocol naming %s", name, err, bin)
+		}
+		s.Close()
 	}
 }

@@ -23,18 +23,19 @@ import (
 // A Server is a running fork server. One killed by a trial's timeout or gone with an
 // in-process trial's exit() is started anew by the next call.
 type Server struct {
-	path  string
-	opts  ServerOptions
-	cmd   *osexec.Cmd
-	ctl   *os.File      // requests to the server
-	st    *os.File      // replies from it
-	r     *bufio.Reader // over st
-	room  int           // bytes of requests that may be in flight: the request pipe's capacity
-	dead  bool          // killed or gone
-	pid   atomic.Int64  // of the server process, read by the timers that kill its group
-	req   []byte
-	buf   []byte
-	extra []byte
+	path    string
+	opts    ServerOptions
+	cmd     *osexec.Cmd
+	ctl     *os.File      // requests to the server
+	st      *os.File      // replies from it
+	r       *bufio.Reader // over st
+	room    int           // bytes of requests that may be in flight: the request pipe's capacity
+	dead    bool          // killed or gone
+	pid     atomic.Int64  // of the server process, read by the timers that kill its group
+	replied bool          // the server process has sent a reply
+	req     []byte
+	buf     []byte
+	extra   []byte
 }
 
 // ServerOptions configure a fork server.
@@ -97,6 +98,7 @@ func (s *Server) start() error {
 	repW.Close()
 	s.cmd, s.ctl, s.st, s.r, s.room, s.dead = cmd, reqW, repR, bufio.NewReaderSize(repR, 1<<16), room, false
 	s.pid.Store(int64(cmd.Process.Pid))
+	s.replied = false
 	return nil
 }
 
@@ -134,6 +136,15 @@ type Request struct {
 
 // ErrServerDied is returned when the fork server itself is gone; start a new one.
 var ErrServerDied = errors.New("fork server died")
+
+// ErrProtocol is returned (wrapped, with the binary's name) when the binary's fork
+// server speaks another version of the protocol: it was built by another fragprof.
+var ErrProtocol = errors.New("its fork server speaks another protocol: rebuild it with this fragprof")
+
+func (s *Server) protocolError(what string) error {
+	s.dead = true
+	return fmt.Errorf("%s: %w (%s)", s.path, ErrProtocol, what)
+}
 
 // maxInFlight bounds the requests sent ahead of their replies.
 const maxInFlight = 16
@@ -223,6 +234,9 @@ func (s *Server) RunBatch(ctx context.Context, reqs []Request, timeout time.Dura
 		late := timer != nil && !timer.Stop() // fired as the reply came: the server is being killed
 		inFlight -= sizes[0]
 		sizes = sizes[1:]
+		if errors.Is(err, ErrProtocol) {
+			return err
+		}
 		if err != nil {
 			if !timedOut.Load() && ctx.Err() == nil {
 				return s.died()
@@ -253,7 +267,7 @@ func (s *Server) RunBatch(ctx context.Context, reqs []Request, timeout time.Dura
 // encode appends the request for r to req.
 func (s *Server) encode(req []byte, r Request) []byte {
 	le := binary.LittleEndian
-	req = append(req, "FPRQ"...)
+	req = append(req, "FPQ2"...)
 	if r.Args == nil {
 		req = le.AppendUint32(req, 0xFFFFFFFF)
 	} else {
@@ -271,7 +285,15 @@ func (s *Server) encode(req []byte, r Request) []byte {
 func (s *Server) read() (Trial, error) {
 	le := binary.LittleEndian
 	var st [16]byte
-	if _, err := io.ReadFull(s.r, st[:]); err != nil || string(st[:4]) != "FPST" {
+	if _, err := io.ReadFull(s.r, st[:4]); err != nil {
+		return Trial{}, ErrServerDied
+	}
+	if string(st[:4]) != "FPR2" { // checked before any length is believed
+		s.kill()
+		return Trial{}, s.protocolError(fmt.Sprintf("it answered %q", st[:4]))
+	}
+	s.replied = true
+	if _, err := io.ReadFull(s.r, st[4:]); err != nil {
 		return Trial{}, ErrServerDied
 	}
 	var t Trial
@@ -318,8 +340,22 @@ func (s *Server) kill() {
 	syscall.Kill(-int(s.pid.Load()), syscall.SIGKILL)
 }
 
+// died marks the server gone and says why: ErrServerDied, or ErrProtocol when a fork
+// server refused its first request (status 70: a server of another protocol version).
 func (s *Server) died() error {
 	s.dead = true
+	if s.replied || s.opts.InProcess {
+		return ErrServerDied // a trial's exit status, not the server's verdict
+	}
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+		if s.cmd.ProcessState != nil && s.cmd.ProcessState.ExitCode() == 70 {
+			return s.protocolError("it refused the request, exit status 70")
+		}
+	case <-time.After(2 * time.Second):
+	}
 	return ErrServerDied
 }
 

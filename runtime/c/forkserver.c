@@ -14,10 +14,13 @@
  * files) and returns rather than calling exit().
  *
  * Protocol (little-endian u32s):
- *   request: "FPRQ", nargs, stdin_len, then nargs × (len, bytes), then stdin bytes.
+ *   request: "FPQ2", nargs, stdin_len, then nargs × (len, bytes), then stdin bytes.
  *            nargs = 0xFFFFFFFF keeps the server's own arguments.
- *   reply:   "FPST", wait status, dump length, 0, dump bytes, extra length, 0, extra
+ *   reply:   "FPR2", wait status, dump length, 0, dump bytes, extra length, 0, extra
  *            bytes (the extra channel's records, extra.c) when the trial has ended.
+ * The tags carry the protocol's version (2): a server and a client of different
+ * versions stop at the first exchange, the server with status 70 on a request it
+ * does not know, the client on a reply it does not know.
  * Requests may be sent ahead of the replies: the server takes them in order, so a
  * client that keeps a few in flight never leaves it waiting (the server never
  * writes a reply before it has read the whole request). Trials run in the server's
@@ -127,7 +130,7 @@ static int report(int wfd, struct outfile *out, struct outfile *extra, int statu
 	uint32_t dn, en;
 	char *d = out_take(out, &dn, &big[0]);
 	char *e = out_take(extra, &en, &big[1]);
-	uint32_t h[4] = {TAG("FPST"), (uint32_t)status, dn, 0};
+	uint32_t h[4] = {TAG("FPR2"), (uint32_t)status, dn, 0};
 	uint32_t eh[2] = {en, 0};
 	struct iovec iov[4] = {{h, sizeof h}, {d, dn}, {eh, sizeof eh}, {e, en}};
 	size_t total = sizeof h + dn + sizeof eh + en;
@@ -199,8 +202,8 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 		uint32_t tag, nargs, inlen;
 		if (read_u32(&tag) < 0)
 			_exit(0); /* the client went away */
-		if (tag != TAG("FPRQ") || read_u32(&nargs) < 0 || read_u32(&inlen) < 0)
-			_exit(70);
+		if (tag != TAG("FPQ2") || read_u32(&nargs) < 0 || read_u32(&inlen) < 0)
+			_exit(70); /* not this protocol: the client says so (exec.ErrProtocol) */
 		int n = argc;
 		char **av = argv;
 		if (nargs != 0xFFFFFFFFu) {
