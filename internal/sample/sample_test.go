@@ -118,21 +118,39 @@ func TestExactSteppingAgree(t *testing.T) {
 // sampled samples prog and returns the Bursts and GFC graphs.
 func sampled(t *testing.T, target Target, o Options, cancel *atomic.Bool) (*hotcfg.Graph, *hotcfg.Graph, *Stats) {
 	t.Helper()
+	return sampledRuns(t, target, o, cancel, 0)
+}
+
+// sampledRuns samples target once, and again (up to 10 runs, batches merged: the
+// sampler turns address randomisation off, so every run has the same addresses)
+// until minBatches batches are in. A run's number of batches depends on the
+// machine's speed and load — a loaded CI machine stretches each burst tenfold — so a
+// test that needs enough of them gathers runs rather than counting on one. The
+// stats returned are the last run's, with Batches the total.
+func sampledRuns(t *testing.T, target Target, o Options, cancel *atomic.Bool, minBatches int) (*hotcfg.Graph, *hotcfg.Graph, *Stats) {
+	t.Helper()
 	code := hotcfg.InsnTable{}
 	bu := hotcfg.NewBursts(code)
 	gfc := hotcfg.NewGFC(hotcfg.DefaultParams, code)
-	s, err := Sample(target, o, func(b hotcfg.Batch, c hotcfg.Code) {
-		for _, pc := range b.PCs {
-			if in, ok := c.Insn(pc); ok {
-				code[pc] = in
+	var s *Stats
+	batches := 0
+	for run := 0; run == 0 || batches < minBatches && run < 10; run++ {
+		var err error
+		s, err = Sample(target, o, func(b hotcfg.Batch, c hotcfg.Code) {
+			for _, pc := range b.PCs {
+				if in, ok := c.Insn(pc); ok {
+					code[pc] = in
+				}
 			}
+			bu.AddBatch(b)
+			gfc.AddBatch(b)
+		}, cancel)
+		if err != nil {
+			t.Fatal(err)
 		}
-		bu.AddBatch(b)
-		gfc.AddBatch(b)
-	}, cancel)
-	if err != nil {
-		t.Fatal(err)
+		batches += s.Batches
 	}
+	s.Batches = batches
 	gb, gg := bu.Graph(), gfc.Graph()
 	gb.Maps, gg.Maps = s.Maps, s.Maps
 	return gb, gg, s
@@ -153,8 +171,8 @@ func TestSampleHotLoops(t *testing.T) {
 			if len(want) == 0 {
 				t.Fatalf("no back edges in the exact graph of %s", tc.fn)
 			}
-			gb, gg, s := sampled(t, Target{Path: prog, Args: []string{tc.sampleArg}, Stdout: devnull(t)},
-				Options{Interval: time.Millisecond, Burst: 25}, nil)
+			gb, gg, s := sampledRuns(t, Target{Path: prog, Args: []string{tc.sampleArg}, Stdout: devnull(t)},
+				Options{Interval: time.Millisecond, Burst: 25}, nil, 20)
 			if s.Batches < 20 || !s.Exited || s.ExitCode != 0 {
 				t.Fatalf("stats %+v", s)
 			}
