@@ -5,8 +5,8 @@
  * names two descriptors, it becomes a fork server (AFL's is the model): the program
  * has initialised once; for every trial request read from R it forks a fresh copy,
  * gives it the trial's argv and stdin, lets it run the program's main to its end,
- * and reports its wait status and its counter dump on W. Each trial
- * is a fresh process image, as FreqSys requires, without the cost of exec.
+ * and reports its wait status and its counter dump on W. Each trial is a fresh
+ * process image, as FreqSys requires, without the cost of exec.
  *
  * With FRAGPROF_ISOLATION=none it runs every trial in the server's own process
  * instead, one after the other, resetting the counters in between: much faster, and
@@ -21,20 +21,20 @@
  * The tags carry the protocol's version (2): a server and a client of different
  * versions stop at the first exchange, the server with status 70 on a request it
  * does not know, the client on a reply it does not know.
+ *
  * Requests may be sent ahead of the replies: the server takes them in order, so a
  * client that keeps a few in flight never leaves it waiting (the server never
  * writes a reply before it has read the whole request). Trials run in the server's
  * process group: the client enforces timeouts, and stops everything, by killing
- * that group.
- * A read of end-of-file on R ends the server.
+ * that group. A read of end-of-file on R ends the server.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
