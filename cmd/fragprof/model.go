@@ -243,7 +243,8 @@ uncertainty of each arc's time formula over the predicted number of transitions,
 and the model's error on its held-out runs.
 
 The prediction is of the traced program; "without the checkpoints' own cost"
-subtracts the runtime's estimate of what the checkpoints added. The direct
+subtracts the runtime's estimate of what the checkpoints added (unknown where the
+checkpoints are nearly all of it). The direct
 baseline's prediction is shown beside it; so are warnings when an input lies
 outside the range the model was trained on.
 

@@ -96,6 +96,9 @@ type Advice struct {
 func Advise(p *Prediction, n int, o Overhead) Advice {
 	cost := p.TimeNs - p.UntracedNs // the checkpoints' own cost
 	t := p.UntracedNs
+	if math.IsNaN(t) { // the checkpoints dominate: the traced time is all there is
+		cost, t = 0, p.TimeNs
+	}
 	lo, hi := math.Max(0, p.Interval[0]-cost), math.Max(0, p.Interval[1]-cost)
 	frac := float64(n-1) / float64(n)
 	a := Advice{N: n, Overhead: o, TimeNs: t, Interval: [2]float64{lo, hi}, Bound: frac * t}

@@ -36,8 +36,11 @@ type Prediction struct {
 	Interval [2]float64         `json:"interval_ns"`
 	Vars     map[string]float64 `json:"vars"`
 	// UntracedNs estimates the run's time without checkpoints: the predicted time
-	// less the checkpoints' own cost (events × the runtime's overhead estimate).
-	UntracedNs float64 `json:"untraced_ns"`
+	// less the checkpoints' own cost (events × the runtime's overhead estimate). It
+	// is NaN (absent from JSON) when that cost is 95 % of the predicted time or more:
+	// the checkpoints dominate the traced runs, and what would be left is smaller
+	// than the error of either figure.
+	UntracedNs float64 `json:"untraced_ns,omitempty"`
 	Events     float64 `json:"events"` // checkpoints passed
 	Runs       int     `json:"runs"`   // interpreted runs
 	Kept       int     `json:"kept"`   // runs in the largest cluster
@@ -463,7 +466,10 @@ func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
 	}
 	s := math.Sqrt(v)
 	p.Interval = [2]float64{math.Max(0, p.TimeNs-2*s), p.TimeNs + 2*s}
-	p.UntracedNs = math.Max(0, p.TimeNs-p.Events*m.Training.OverheadNs)
+	p.UntracedNs = p.TimeNs - p.Events*m.Training.OverheadNs
+	if p.UntracedNs < 0.05*p.TimeNs {
+		p.UntracedNs = math.NaN()
+	}
 	if b := m.Baseline; b != nil {
 		p.Baseline = b.Eval(in)
 		e := 2 * 1.2533 * b.CVMAPE * math.Abs(p.Baseline)

@@ -174,7 +174,12 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 		fmt.Fprintf(bw, "  (mean of %d of %d interpreted runs)", p.Kept, p.Runs)
 	}
 	fmt.Fprintln(bw)
-	fmt.Fprintf(bw, "without the checkpoints' own cost (%.0f events): about %s\n", p.Events, fmtNs(p.UntracedNs))
+	if math.IsNaN(p.UntracedNs) {
+		fmt.Fprintf(bw, "without the checkpoints' own cost: unknown (%.0f events cost about %s, most of the predicted time: the checkpoints dominate the traced runs)\n",
+			p.Events, fmtNs(p.Events*m.Training.OverheadNs))
+	} else {
+		fmt.Fprintf(bw, "without the checkpoints' own cost (%.0f events): about %s\n", p.Events, fmtNs(p.UntracedNs))
+	}
 	if m.Baseline != nil {
 		fmt.Fprintf(bw, "direct baseline: %s  [%s, %s]\n", fmtNs(p.Baseline), fmtNs(p.BaselineInterval[0]), fmtNs(p.BaselineInterval[1]))
 	}

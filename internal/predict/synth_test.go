@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -613,5 +614,45 @@ func TestInputPoints(t *testing.T) {
 	// seed put together) starts a point of its own.
 	if want := "[0 0 1 2 1 2 3 4]"; got != want {
 		t.Errorf("points %s, want %s", got, want)
+	}
+}
+
+// TestUntracedUnknown: when the checkpoints' own cost is (nearly) all of the
+// predicted time, the time without them is unknown — NaN, "unknown" in the text, and
+// advise falls back on the traced time — never a clamped zero.
+func TestUntracedUnknown(t *testing.T) {
+	var traces []*trace.Trace
+	for k := 0; k < 20; k++ {
+		n := 10 + k
+		s := newSynth(uint64(k), "n", n)
+		s.point("begin", 10)
+		for i := 0; i < n; i++ {
+			s.point("L", 20)
+		}
+		s.point("end", 10)
+		traces = append(traces, s.done())
+	}
+	m := buildNoHoldout(t, traces)
+	in := map[string]float64{"n": 40}
+	for _, tc := range []struct {
+		overhead float64
+		unknown  bool
+	}{{1, false}, {25, true}} {
+		m.Training.OverheadNs = tc.overhead
+		p, err := m.Predict(in, PredictOptions{Runs: 1, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text bytes.Buffer
+		if err := p.WriteText(&text, m); err != nil {
+			t.Fatal(err)
+		}
+		a := Advise(p, 2, Overhead{Ns: 1})
+		switch {
+		case tc.unknown && (!math.IsNaN(p.UntracedNs) || !strings.Contains(text.String(), "unknown") || a.TimeNs != p.TimeNs):
+			t.Errorf("overhead %g: untraced %v, advise time %v of %v, text %q", tc.overhead, p.UntracedNs, a.TimeNs, p.TimeNs, text.String())
+		case !tc.unknown && (math.IsNaN(p.UntracedNs) || p.UntracedNs <= 0 || p.UntracedNs >= p.TimeNs):
+			t.Errorf("overhead %g: untraced %v of %v", tc.overhead, p.UntracedNs, p.TimeNs)
+		}
 	}
 }
