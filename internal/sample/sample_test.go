@@ -275,7 +275,9 @@ func TestSampleCancelAndAttach(t *testing.T) {
 // checked is four times the target, which only the first tick could break).
 func TestSampleOverheadTarget(t *testing.T) {
 	prog := example(t, "loop")
-	_, _, s := sampled(t, Target{Path: prog, Args: []string{"4000000"}, Stdout: devnull(t)},
+	// 12M turns: about 0.5 s here, long enough for several ticks even when a loaded
+	// machine makes one tick cost 12 ms (and so the gap 240 ms).
+	_, _, s := sampled(t, Target{Path: prog, Args: []string{"12000000"}, Stdout: devnull(t)},
 		Options{Interval: time.Millisecond, Burst: 25, Overhead: 0.05}, nil)
 	if !s.Exited || s.ExitCode != 0 || s.Ticks < 2 || s.Batches == 0 {
 		t.Fatalf("stats %+v", s)
