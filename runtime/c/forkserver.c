@@ -169,8 +169,8 @@ static int have_all_cpus;
 
 /* fork_here forks a trial that starts on the CPU the server is running on. Left to
  * itself, the kernel places a new process on the idlest CPU — here the other one,
- * idle, whose waking costs a virtual machine 100–150 µs, more than the whole trial
- * of a small program, while this CPU falls idle the moment the server waits. So the
+ * idle, whose waking costs a virtual machine more than the whole trial of a small
+ * program, while this CPU falls idle the moment the server waits. So the
  * server narrows its mask to its current CPU for the fork and both processes widen
  * it again at once: the trial starts here, and the scheduler stays free to move it
  * (or its threads) later. Where the mask cannot be set, a plain fork. */
