@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
 )
@@ -30,7 +29,9 @@ func newCountCmd(e *env) *cobra.Command {
 with the call count of each function.
 
 The program's stdin, stdout, stderr and exit status pass through untouched: the report
-goes to stderr, or to the file named by -o. Counts survive exit(), return from main,
+goes to stderr, or to the file named by -o. A --json or --format json/dot report
+without -o goes to stdout, so that 'count ... --json > counts.json' works; the
+program's own stdout then goes to stderr, or to the file named by --program-output. Counts survive exit(), return from main,
 and fatal signals (SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are
 lost only on _exit() and SIGKILL, unless --continuous keeps them in a mapped file.
 --profile FILE also writes them to a profile file for 'fragprof merge', 'show',
@@ -87,6 +88,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			p.Identity = programIdentity(bin, srcs)
 			if err := pf.save(e, d, p); err != nil {
 				return err
 			}
@@ -117,7 +119,7 @@ Examples:
 	pf.add(c)
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/json.md); the same as --format json")
 	c.Flags().StringVar(&format, "format", "text", "report `FORMAT`: text, json or dot (the CFG with counts, for Graphviz)")
-	c.Flags().StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
+	c.Flags().StringVarP(&outFile, "output", "o", "", "write the report to `FILE` (atomically) instead of stderr, or stdout for --json/--format json|dot")
 	c.Flags().StringVar(&htmlFile, "report", "", "also write the HTML page of the counts ('fragprof report') to `FILE`")
 	c.Flags().StringVar(&binary, "binary", "", "run `PROG`, a program built by 'fragprof cc', instead of building C files")
 	return c
@@ -129,12 +131,4 @@ func splitDash(c *cobra.Command, args []string) (own, rest []string) {
 		return args[:k], args[k:]
 	}
 	return args, nil
-}
-
-// writeReport sends a report to stderr, or atomically to a file.
-func writeReport(e *env, file string, render func(io.Writer) error) error {
-	if file == "" {
-		return render(e.stderr)
-	}
-	return atomicfile.WriteWith(file, render)
 }

@@ -315,6 +315,7 @@ Examples:
 				if err != nil {
 					return fmt.Errorf("freq: --profile: %v", err)
 				}
+				p.Identity = programIdentity(bin, args)
 				if err := p.WriteFile(profFile); err != nil {
 					return fmt.Errorf("freq: writing the profile: %w", err)
 				}

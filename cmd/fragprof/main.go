@@ -23,6 +23,11 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// report is where writeReport sends a report without -o: stderr unless nil
+	// (routeOutput sets it).
+	report io.Writer
+	// closers are called when the command ends (files routeOutput opened).
+	closers []func() error
 }
 
 // commands lists the constructors of the subcommands; each command's file adds its
@@ -55,9 +60,12 @@ distribution of inputs, with a stated precision and confidence.
 
 Programs are compiled with clang to LLVM IR, instrumented, and built into a
 self-describing binary; every method reads the same CFG, counts and profiles.
-Reports go to stderr (or -o FILE) so the program's own output stays untouched.`,
+Reports go to stderr (or -o FILE) so the program's own output stays untouched;
+a report asked for as --json or --format json/dot without -o goes to stdout, and
+the program's own stdout then goes to stderr (or to --program-output FILE).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, args []string) error { return routeOutput(e, c) },
 	}
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
@@ -66,6 +74,7 @@ Reports go to stderr (or -o FILE) so the program's own output stays untouched.`,
 	for _, c := range commands {
 		root.AddCommand(c(e))
 	}
+	addProgramOutput(root)
 	return root
 }
 
@@ -75,6 +84,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.Execute()
+	for _, c := range e.closers {
+		if cerr := c(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	var ee exitError
 	var ue usageError
 	switch {

@@ -239,7 +239,7 @@ Repetitions run one at a time: parallel runs would disturb each other's times. B
 default the program is built without block counters, so the timed code is what the
 compiler makes of it (--counted adds them). --cpu N pins the program to one CPU.
 The report goes to stderr (the program's output is discarded unless --show-output),
-or to -o FILE. Without --stdin, --arg or --file, the program's stdin is the value of
+or to -o FILE; with --json and no -o it goes to stdout. Without --stdin, --arg or --file, the program's stdin is the value of
 every input, one per line, in the order defined.
 
 JSON (--json): {"timer", "overhead_ns", "fragments": [{"name", "n", "cut", "cut_ns",
@@ -313,6 +313,6 @@ Examples:
 	fs.StringArrayVar(&fragments, "fragment", nil, "a fragment to time: `func:NAME`, region:NAME or program; repeatable")
 	fs.StringVar(&binary, "binary", "", "use `PROG`, built by 'fragprof cc', instead of building C files (regions and program only)")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/timing.md)")
-	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
+	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` (atomically) instead of stderr, or stdout with --json")
 	return c
 }
