@@ -66,7 +66,16 @@ the program's own stdout then goes to stderr (or to --program-output FILE).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error { return routeOutput(e, c) },
+		Args:              cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if v, _ := c.Flags().GetBool("version"); v {
+				writeVersion(e.stdout)
+				return nil
+			}
+			return c.Help()
+		},
 	}
+	root.Flags().Bool("version", false, "print fragprof's version and commit, and the Go and clang versions (for bug reports)")
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)

@@ -88,3 +88,31 @@ func TestMergeDiffDifferentPrograms(t *testing.T) {
 		t.Errorf("show does not name the program:\n%s", out)
 	}
 }
+
+// TestVersion: --version names fragprof, Go and clang.
+func TestVersion(t *testing.T) {
+	out, errOut, code := cli(t, "", "--version")
+	if code != 0 || !strings.HasPrefix(out, "fragprof ") || !strings.Contains(out, "\ncommit: ") ||
+		!strings.Contains(out, "\ngo: go1.") || !strings.Contains(out, "\nclang: ") || !strings.Contains(out, "clang version") {
+		t.Errorf("--version: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestReportWithoutGraphviz: when dot cannot run, the page lists the blocks and
+// stderr says why.
+func TestReportWithoutGraphviz(t *testing.T) {
+	dir := t.TempDir()
+	counts, page := filepath.Join(dir, "c.json"), filepath.Join(dir, "p.html")
+	if _, errOut, code := cli(t, "400\n", "count", "../../examples/newton.c", "--json", "-o", counts); code != 0 {
+		t.Fatalf("count: exit %d\n%s", code, errOut)
+	}
+	_, errOut, code := cli(t, "", "report", counts, "-o", page, "--dot", filepath.Join(dir, "no-such-dot"))
+	if code != 0 || !strings.Contains(errOut, "warning: report:") || !strings.Contains(errOut, "graphs are shown as lists") {
+		t.Errorf("report without dot: exit %d, stderr:\n%s", code, errOut)
+	}
+	t.Setenv("PATH", dir)
+	_, errOut, code = cli(t, "", "report", counts, "-o", page)
+	if code != 0 || !strings.Contains(errOut, "install the graphviz package") {
+		t.Errorf("report with no dot in $PATH: exit %d, stderr:\n%s", code, errOut)
+	}
+}
