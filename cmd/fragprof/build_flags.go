@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 
@@ -58,8 +59,15 @@ func (b *buildFlags) spec(sources []string) (build.Spec, error) {
 	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic}
 	s.Edits, s.Extra = b.edits, b.extra
 	for _, src := range sources {
-		if _, err := os.Stat(src); err != nil {
+		fi, err := os.Stat(src)
+		var pe *os.PathError
+		switch {
+		case errors.As(err, &pe):
+			return s, usagef("%s: %v", src, pe.Err)
+		case err != nil:
 			return s, usagef("%v", err)
+		case fi.IsDir():
+			return s, usagef("%s is a directory: name the C files in it", src)
 		}
 	}
 	return s, nil

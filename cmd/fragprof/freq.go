@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/harness"
@@ -449,7 +450,7 @@ func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *di
 		}
 		m, err := llvmir.Parse(ll, data)
 		if err != nil {
-			return nil, err
+			return nil, build.IRError(src, err)
 		}
 		h, err := harness.New(m, fn, model.Model)
 		if err != nil {

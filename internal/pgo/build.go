@@ -44,7 +44,7 @@ func Build(ctx context.Context, tc *build.Toolchain, spec build.Spec, p *profile
 		}
 		m, err := llvmir.Parse(ll, data)
 		if err != nil {
-			return nil, err
+			return nil, build.IRError(src, err)
 		}
 		r, err := Annotate(m, p)
 		if err != nil {

@@ -64,7 +64,7 @@ func buildUncounted(ctx context.Context, tc *build.Toolchain, stderr io.Writer, 
 		}
 		m, err := llvmir.Parse(ll, data)
 		if err != nil {
-			return err
+			return build.IRError(src, err)
 		}
 		u, err := instrument.Uncounted(m, src)
 		if err != nil {
