@@ -493,19 +493,36 @@ func splitParams(rest string) ([]Param, string) {
 		if p == "" || p == "..." {
 			continue
 		}
+		// Types such as "{ i32, i32 }", "[2 x i64]" or "[4 x i32]*" span several
+		// fields: the type ends after its closing bracket and any '*'.
+		typ := ""
+		if p[0] == '{' || p[0] == '[' || p[0] == '<' {
+			depth, k := 0, 0
+			for k = 0; k < len(p); k++ {
+				if c := p[k]; c == '{' || c == '[' || c == '<' {
+					depth++
+				} else if c == '}' || c == ']' || c == '>' {
+					depth--
+					if depth == 0 {
+						break
+					}
+				}
+			}
+			for k++; k < len(p) && p[k] == '*'; k++ {
+			}
+			typ, p = p[:min(k, len(p))], p[min(k, len(p)):]
+		}
 		fs := strings.Fields(p)
-		prm := Param{Type: fs[0]}
-		last := len(fs)
-		if strings.HasPrefix(fs[len(fs)-1], "%") {
+		if typ == "" {
+			typ, fs = fs[0], fs[1:]
+		}
+		prm := Param{Type: typ}
+		if len(fs) > 0 && strings.HasPrefix(fs[len(fs)-1], "%") {
 			prm.Name = fs[len(fs)-1]
-			last--
+			fs = fs[:len(fs)-1]
 		}
-		if last > 1 {
-			prm.Attrs = strings.Join(fs[1:last], " ")
-		}
-		// Types such as "{ i32, i32 }" or "[2 x i64]" span several fields.
-		if strings.HasPrefix(fs[0], "{") || strings.HasPrefix(fs[0], "[") || strings.HasPrefix(fs[0], "<") {
-			prm.Type = p
+		if len(fs) > 0 {
+			prm.Attrs = strings.Join(fs, " ")
 		}
 		ps = append(ps, prm)
 	}
