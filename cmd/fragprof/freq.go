@@ -460,6 +460,9 @@ func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *di
 			}
 			return nil, err
 		}
+		for _, w := range h.Warnings {
+			fmt.Fprintf(e.stderr, "fragprof: warning: %s\n", w)
+		}
 		drv := filepath.Join(dir, "harness.ll")
 		if err := os.WriteFile(drv, []byte(h.IR()), 0o644); err != nil {
 			return nil, err

@@ -60,3 +60,27 @@ func TestFuncArrays2D(t *testing.T) {
 		}
 	}
 }
+
+// TestFuncMainSetGlobals: --func warns about the globals the function reads that main
+// sets at run time (through scanf, and through a function main calls), and not about
+// those an input binds or the function never reads.
+func TestFuncMainSetGlobals(t *testing.T) {
+	_, code, stderr := freq(t, "testdata/mainset.c", "--func", "work", "--input", "n = uniform_int(1, 5)",
+		"--input", "scale = 1.5", "--eps", "0.5", "--isolation", "none", "--max-trials", "300")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: --func work reads the global 'limit', which main sets at run time") {
+		t.Errorf("no warning about limit:\n%s", stderr)
+	}
+	for _, g := range []string{"'scale'", "'unused'"} {
+		if strings.Contains(stderr, "global "+g) {
+			t.Errorf("warned about %s:\n%s", g, stderr)
+		}
+	}
+	_, _, stderr = freq(t, "testdata/mainset.c", "--func", "work", "--input", "n = 3", "--input", "limit = 2",
+		"--eps", "0.5", "--isolation", "none", "--max-trials", "300")
+	if !strings.Contains(stderr, "global 'scale', which main sets") || strings.Contains(stderr, "'limit'") {
+		t.Errorf("want a warning about scale (set by init, called from main) only:\n%s", stderr)
+	}
+}

@@ -56,6 +56,9 @@ type Harness struct {
 	Func     string
 	RetType  string
 	Bindings []Binding // globals first, then parameters in order
+	// Warnings are what the harness cannot make right but the user should know: the
+	// globals the function reads that the program's main sets at run time.
+	Warnings []string
 	nparams  int
 	opaque   bool
 	triple   []string // the unit's datalayout and triple lines
@@ -134,6 +137,10 @@ func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
 	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("--func %s: cannot bind the inputs:\n  %s", fn, strings.Join(problems, "\n  "))
+	}
+	for _, g := range mainSetGlobals(m, fn, used) {
+		h.Warnings = append(h.Warnings, fmt.Sprintf("--func %s reads the global '%s', which main sets at run time; --func does not run main, "+
+			"so '%s' keeps its static initial value in every trial: bind it with --input '%s = ...' if the function depends on it", fn, g, g, g))
 	}
 	return h, nil
 }
@@ -335,8 +342,9 @@ func paramDIType(m *llvmir.Module, f *llvmir.Func, i int) int {
 }
 
 type global struct {
-	typ    string
-	extern bool
+	typ      string
+	extern   bool
+	constant bool
 }
 
 // moduleGlobals lists the module's global variables by name.
@@ -356,6 +364,9 @@ func moduleGlobals(m *llvmir.Module) map[string]global {
 		for k, w := range rest {
 			if w == "external" {
 				g.extern = true
+			}
+			if w == "constant" {
+				g.constant = true
 			}
 			if (w == "global" || w == "constant") && k+1 < len(rest) {
 				g.typ = rest[k+1]
