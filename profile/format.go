@@ -52,12 +52,12 @@ const (
 
 // Section types.
 const (
-	SecSummary   = 1 // runs, counters, number of functions
-	SecNames     = 2 // the string table
-	SecFuncs     = 3 // the function headers
-	SecCFG       = 4 // blocks and edges of every function
-	SecCounts    = 5 // block and edge counts
-	SecStats     = 6 // per-block exact count distributions of Monte Carlo trials (stats.go)
+	SecSummary = 1 // runs, counters, number of functions
+	SecNames   = 2 // the string table
+	SecFuncs   = 3 // the function headers
+	SecCFG     = 4 // blocks and edges of every function
+	SecCounts  = 5 // block and edge counts
+	SecStats   = 6 // per-block exact count distributions of Monte Carlo trials (stats.go)
 	// SecIdentity  = 7: the program's identity (identity.go)
 	FlagCritical = 1 // section flag: a reader that does not know the type must refuse the file
 )
