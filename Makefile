@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := fragprof
 DEMO    := demo-out
 
-.PHONY: all build deps test test-short demo bench clean
+.PHONY: all build deps test test-short fuzz demo bench clean
 
 all: build
 
@@ -15,10 +15,28 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/fragprof
 
-# The whole suite, as CI runs it: vet, then every test (nothing skipped).
+# The whole suite, as CI runs it: vet, then every test (nothing skipped), then every
+# fuzz target for a short fixed time.
 test: deps build
 	$(GO) vet ./...
 	$(GO) test -timeout 25m ./...
+	@$(MAKE) --no-print-directory fuzz
+
+# The fuzz targets of every reader of user files, FUZZTIME each, one worker (the
+# machine is shared). A crasher the fuzzer finds is written to the package's
+# testdata/fuzz/NAME/ and fails the run: commit it with the fix, so that 'go test'
+# replays it from then on.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := \
+	internal/dist:FuzzParse internal/dist:FuzzTemplate internal/dist:FuzzParseTOML \
+	profile:FuzzParse internal/trace:FuzzParse internal/predict:FuzzParse \
+	internal/report/html:FuzzDecode hotcfg:FuzzBatchReader hotcfg:FuzzReadJSON \
+	internal/llvmir:FuzzParse
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "== fuzz ./$$pkg $$fn for $(FUZZTIME)"; \
+		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 1 || exit 1; \
+	done
 
 # The quick suite for the edit-compile-test loop: the large corpora are left out.
 test-short: build

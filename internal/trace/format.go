@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/jsonerr"
 	"io"
 	"math"
 	"os"
@@ -223,7 +224,7 @@ func Parse(name string, data []byte) (*Trace, error) {
 	dec := json.NewDecoder(bytes.NewReader(data[16 : 16+h]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&hdr); err != nil {
-		return nil, &Error{name, 16, fmt.Sprintf("header: %v", err)}
+		return nil, &Error{name, 16, fmt.Sprintf("header: %v", jsonerr.Explain(data[16:16+h], err))}
 	}
 	t, err := parseRecords(name, data[16+h:], 16+h)
 	if err != nil {
