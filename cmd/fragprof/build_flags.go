@@ -73,6 +73,24 @@ func (b *buildFlags) spec(sources []string) (build.Spec, error) {
 	return s, nil
 }
 
+// checkBinary says what is wrong with the program path given with --binary, in the
+// user's words, before fragprof tries to run it.
+func checkBinary(path string) error {
+	fi, err := os.Stat(path)
+	var pe *os.PathError
+	switch {
+	case errors.As(err, &pe):
+		return usagef("--binary %s: %v", path, pe.Err)
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return usagef("--binary %s is a directory", path)
+	case fi.Mode()&0o111 == 0:
+		return usagef("--binary %s is not executable: name a program built by 'fragprof cc'", path)
+	}
+	return nil
+}
+
 // sourceFiles reads source files for excerpts in reports.
 func sourceFiles(file string) []string {
 	data, err := os.ReadFile(file)

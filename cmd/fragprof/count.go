@@ -77,6 +77,8 @@ Examples:
 				if _, err := tc.Build(bg(), e.stderr, spec, dir, bin); err != nil {
 					return err
 				}
+			} else if err := checkBinary(binary); err != nil {
+				return err
 			} else if abs, err := filepath.Abs(binary); err == nil {
 				bin = abs
 			}

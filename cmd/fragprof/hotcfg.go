@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -238,6 +239,9 @@ func readBatchFiles(names []string) (*batchData, error) {
 		runs := 1
 		fmt.Sscan(r.Info()["runs"], &runs)
 		d.runs += runs
+	}
+	if len(d.batches) == 0 {
+		return nil, fmt.Errorf("hotcfg: %s holds no batches: an empty file, or a run too short to be sampled (sample with a shorter --interval)", strings.Join(names, ", "))
 	}
 	return d, nil
 }
