@@ -31,7 +31,7 @@ FUZZ_TARGETS := \
 	internal/dist:FuzzParse internal/dist:FuzzTemplate internal/dist:FuzzParseTOML \
 	profile:FuzzParse internal/trace:FuzzParse internal/predict:FuzzParse \
 	internal/report/html:FuzzDecode hotcfg:FuzzBatchReader hotcfg:FuzzReadJSON \
-	internal/llvmir:FuzzParse
+	internal/llvmir:FuzzParse internal/instrument:FuzzModule
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "== fuzz ./$$pkg $$fn for $(FUZZTIME)"; \
