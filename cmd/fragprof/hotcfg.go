@@ -103,6 +103,9 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if len(data.batches) == 0 {
+				fmt.Fprintf(e.stderr, "fragprof: warning: hotcfg: %s hold no batches: the runs were too short to be sampled (sample with a shorter --interval or more --repeat)\n", strings.Join(args, ", "))
+			}
 			if first > 0 && first < len(data.batches) {
 				// The sampled share then counts the runs the kept batches span.
 				data.runs = max(1, int(float64(data.runs)*float64(first)/float64(len(data.batches))+0.5))
@@ -217,6 +220,10 @@ func readBatchFiles(names []string) (*batchData, error) {
 		if err != nil {
 			return nil, err
 		}
+		if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+			f.Close()
+			return nil, fmt.Errorf("%s is empty: not a batches file (want the first line %q, as 'fragprof sample' writes)", name, hotcfg.Magic)
+		}
 		r := hotcfg.NewReader(f)
 		for r.Next() {
 			b := r.Batch()
@@ -239,9 +246,6 @@ func readBatchFiles(names []string) (*batchData, error) {
 		runs := 1
 		fmt.Sscan(r.Info()["runs"], &runs)
 		d.runs += runs
-	}
-	if len(d.batches) == 0 {
-		return nil, fmt.Errorf("hotcfg: %s holds no batches: an empty file, or a run too short to be sampled (sample with a shorter --interval)", strings.Join(names, ", "))
 	}
 	return d, nil
 }
