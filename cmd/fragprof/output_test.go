@@ -47,6 +47,12 @@ func TestJSONToStdout(t *testing.T) {
 	if code != 0 || out != "20.000000\n" || !strings.Contains(errOut, "nsqrt") {
 		t.Errorf("count (text): exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}
+	// The same routing for every command: time's JSON report.
+	out, errOut, code = cli(t, "", "time", "../../examples/straight.c", "--fragment", "program", "--reps", "3", "--json")
+	var tm map[string]any
+	if err := json.Unmarshal([]byte(out), &tm); code != 0 || err != nil || tm["fragments"] == nil {
+		t.Errorf("time --json: exit %d, stdout not its JSON report (%v):\n%.300s\n%s", code, err, out, errOut)
+	}
 }
 
 // TestMergeDiffDifferentPrograms: profiles of two programs carry their identity;
