@@ -49,6 +49,6 @@ func FuzzReadJSON(f *testing.F) {
 			return
 		}
 		Compare(h, h, 1)
-		h.String()
+		_ = h.String()
 	})
 }
