@@ -33,7 +33,7 @@ func TestMessagesNameUserFiles(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"IR not understood", []string{"count", asm}, 1, []string{"asmgoto.c: fragprof cannot read the LLVM IR", "in function main", "callbr", "a limit of fragprof"}},
+		{"IR not understood", []string{"count", asm}, 1, []string{"asmgoto.c:2:3: fragprof cannot read the LLVM IR", "in function main", "callbr", "a limit of fragprof"}},
 		{"output in a missing directory", []string{"count", "../../examples/straight.c", "-o", filepath.Join(dir, "no", "out.txt")}, 1, []string{"write " + filepath.Join(dir, "no", "out.txt") + ": no such file or directory"}},
 		{"argument count", []string{"model", "show"}, 2, []string{"model show: wrong number of arguments (got 0): usage: fragprof model show FILE"}},
 		{"flag value", []string{"freq", "x.c", "--eps", "abc"}, 2, []string{`freq: --eps "abc": want a number`}},

@@ -207,6 +207,9 @@ func IRError(src string, err error) error {
 	if ie.Func != "" {
 		where = " in function " + ie.Func
 	}
+	if ie.SrcLine > 0 {
+		src = fmt.Sprintf("%s:%d:%d", src, ie.SrcLine, ie.SrcCol)
+	}
 	return fmt.Errorf("%s: fragprof cannot read the LLVM IR that clang made of this file%s: %s "+
 		"(line %d of the IR, kept with FRAGPROF_KEEP=1); a limit of fragprof, not an error in the program", src, where, ie.Msg, ie.Line)
 }

@@ -35,6 +35,7 @@ func Parse(file string, data []byte) (*Module, error) {
 			if err != nil {
 				if e, ok := err.(*Error); ok {
 					e.File = file
+					e.SrcLine, e.SrcCol = sourcePos(m.Lines, e.Line-1)
 				}
 				return nil, err
 			}
@@ -530,4 +531,35 @@ func splitParams(rest string) ([]Param, string) {
 		return ps, ""
 	}
 	return ps, rest[end+1:]
+}
+
+var reLocLine = regexp.MustCompile(`^!(\d+) = !DILocation\(line: (\d+)(?:, column: (\d+))?`)
+
+// sourcePos returns the source line and column of IR line i from its !dbg
+// DILocation, looked up in the module's text (for errors, before the metadata is
+// read); 0, 0 when the line has none.
+func sourcePos(lines []string, i int) (line, col int) {
+	if i < 0 || i >= len(lines) {
+		return 0, 0
+	}
+	// An instruction may continue on the next lines (callbr's "to label ...", a
+	// switch's cases), which are indented deeper; its !dbg is on the last.
+	sm := reDbg.FindStringSubmatch(lines[i])
+	for k := i + 1; sm == nil && k < len(lines) && k <= i+64 && strings.HasPrefix(lines[k], "    "); k++ {
+		sm = reDbg.FindStringSubmatch(lines[k])
+	}
+	if sm == nil {
+		return 0, 0
+	}
+	prefix := "!" + sm[1] + " = !DILocation("
+	for k := len(lines) - 1; k >= 0; k-- {
+		if strings.HasPrefix(lines[k], prefix) {
+			if m := reLocLine.FindStringSubmatch(lines[k]); m != nil {
+				line, _ = strconv.Atoi(m[2])
+				col, _ = strconv.Atoi(m[3])
+				return line, col
+			}
+		}
+	}
+	return 0, 0
 }
