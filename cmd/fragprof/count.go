@@ -31,9 +31,10 @@ with the call count of each function.
 The program's stdin, stdout, stderr and exit status pass through untouched: the report
 goes to stderr, or to the file named by -o. A --json or --format json/dot report
 without -o goes to stdout, so that 'count ... --json > counts.json' works; the
-program's own stdout then goes to stderr, or to the file named by --program-output. Counts survive exit(), return from main,
-and fatal signals (SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are
-lost only on _exit() and SIGKILL, unless --continuous keeps them in a mapped file.
+program's own stdout then goes to stderr, or to the file named by --program-output.
+
+Counts survive exit(), return from main, and fatal signals (SIGSEGV, SIGABRT,
+SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are lost only on _exit() and SIGKILL, unless --continuous keeps them in a mapped file.
 --profile FILE also writes them to a profile file for 'fragprof merge', 'show',
 'export', 'diff' and 'pgo'.
 
