@@ -34,9 +34,9 @@ without -o goes to stdout, so that 'count ... --json > counts.json' works; the
 program's own stdout then goes to stderr, or to the file named by --program-output.
 
 Counts survive exit(), return from main, and fatal signals (SIGSEGV, SIGABRT,
-SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are lost only on _exit() and SIGKILL, unless --continuous keeps them in a mapped file.
---profile FILE also writes them to a profile file for 'fragprof merge', 'show',
-'export', 'diff' and 'pgo'.
+SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are lost only on _exit() and SIGKILL,
+unless --continuous keeps them in a mapped file. --profile FILE also writes them to
+a profile file for 'fragprof merge', 'show', 'export', 'diff' and 'pgo'.
 
 Every count is exact and checked for flow conservation before it is printed: a block's
 count is the sum of its in-edges, and (when main returns) the sum of its out-edges.
