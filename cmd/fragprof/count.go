@@ -3,10 +3,12 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/exec"
@@ -87,6 +89,9 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if note := endNote(st); note != "" {
+				fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
+			}
 			if err := pf.save(e, d, p); err != nil {
 				return err
 			}
@@ -137,4 +142,13 @@ func writeReport(e *env, file string, render func(io.Writer) error) error {
 		return render(e.stderr)
 	}
 	return atomicfile.WriteWith(file, render)
+}
+
+// endNote says how a run that did not end normally ended, for the report: "" after
+// an exit, whatever its status (count passes the status on).
+func endNote(st exec.Status) string {
+	if st.Signal == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the program was killed by %s (%s); the counts are those up to that moment", unix.SignalName(st.Signal), st.Signal)
 }

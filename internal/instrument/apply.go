@@ -188,7 +188,34 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 // main calls it, directly or from its fork server (runtime/c/forkserver.c).
 const MainName = "__fragprof_main"
 
-// renameMain renames every reference to @main (its definition, calls, address).
+// StartName is the runtime's entry point (runtime/c/forkserver.c) that the new main
+// of a module that defined main calls: it runs the program's main (MainName), or
+// becomes a fork server.
+const StartName = "__fragprof_start"
+
+// MainStub returns the IR of a main (with the given linkage, "" or "weak") that calls
+// the runtime's StartName, for a module whose pointers are opaque or typed.
+func MainStub(opaque bool, linkage string) string {
+	p := "i8**"
+	if opaque {
+		p = "ptr"
+	}
+	if linkage != "" {
+		linkage += " "
+	}
+	return fmt.Sprintf("declare i32 @%s(i32, %s, %s)\n"+
+		"define %si32 @main(i32 %%argc, %s %%argv, %s %%envp) section \".text.startup\" {\n"+
+		"  %%r = tail call i32 @%s(i32 %%argc, %s %%argv, %s %%envp)\n  ret i32 %%r\n}\n",
+		StartName, p, p, linkage, p, p, StartName, p, p)
+}
+
+// renameMain renames every reference to @main (its definition, calls, address) and
+// adds a main that calls the runtime's StartName. A program none of whose modules
+// defines main therefore has no main and fails to link with the linker's own error,
+// as its plain build does. The new main goes to .text.startup, where gcc puts main,
+// with the unit's constructor: fragprof's own code then never sits right after the
+// program's, where a function that falls off its end (undefined behaviour: -O2 ends
+// a store through a null pointer with an `unreachable`) would run it.
 func renameMain(m *llvmir.Module) {
 	defined := false
 	for _, f := range m.Funcs {
@@ -197,6 +224,7 @@ func renameMain(m *llvmir.Module) {
 	if !defined {
 		return
 	}
+	defer func() { m.Append("\n" + MainStub(m.Opaque, "")) }()
 	for i := range m.Lines {
 		l := m.Text(i)
 		if !strings.Contains(l, "@main") {
@@ -266,7 +294,7 @@ func (w *writer) register(blob []byte) {
 		unitT, FormatVersion, w.n, i64p, ctrRef, i8p, metaRef, len(blob), i8p)
 	fmt.Fprintf(&sb, "@__fragprof_main_returned = external global i32\n")
 	fmt.Fprintf(&sb, "declare void @__fragprof_register(%s)\n", i8p)
-	fmt.Fprintf(&sb, "define internal void @__fragprof.init() {\n  call void @__fragprof_register(%s %s)\n  ret void\n}", i8p, unitRef)
+	fmt.Fprintf(&sb, "define internal void @__fragprof.init() section \".text.startup\" {\n  call void @__fragprof_register(%s %s)\n  ret void\n}", i8p, unitRef)
 	ctorT := fmt.Sprintf("{ i32, %s, %s }", w.ptrTo("void ()"), i8p)
 	elem := fmt.Sprintf("%s { i32 100, %s @__fragprof.init, %s null }", ctorT, w.ptrTo("void ()"), i8p)
 	done := false

@@ -103,7 +103,9 @@ static int dump_to(int fd, int sig) {
 	if (__fragprof_write_all(fd, h, sizeof h) < 0)
 		return -1;
 	static const char zeros[8];
-	for (struct fp_unit *u = units; u; u = u->next) {
+	/* At most nunits units: a damaged list (a cycle) cannot make the dump endless. */
+	uint32_t k = 0;
+	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++) {
 		unsigned char uh[8];
 		put32(uh, u->ncounters);
 		put32(uh + 4, (uint32_t)u->metalen);
@@ -158,10 +160,19 @@ void __fragprof_dump(int sig) {
 static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
                             SIGSEGV, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ};
 
+/* on_signal writes the dump once (a second signal, or a fault inside the dump, finds
+ * the default action restored by SA_RESETHAND) and dies of the same signal: the
+ * default action is restored, the signal unblocked and raised again. A fault
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL) that raise cannot end re-executes its instruction
+ * on return and meets the default action. */
 static void on_signal(int sig) {
 	int saved = errno;
 	__fragprof_dump(sig);
 	signal(sig, SIG_DFL);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	sigprocmask(SIG_UNBLOCK, &s, 0);
 	raise(sig);
 	errno = saved;
 }
@@ -209,6 +220,9 @@ void __fragprof_reset_for_child(int fd) {
 void __fragprof_register(struct fp_unit *u) {
 	if (!installed)
 		install();
+	for (struct fp_unit *v = units; v; v = v->next)
+		if (v == u)
+			return; /* registered twice (its constructor ran again): keep the list a list */
 	u->next = units;
 	units = u;
 	nunits++;
