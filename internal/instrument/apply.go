@@ -18,6 +18,12 @@ type Options struct {
 	// Atomic makes every increment an atomicrmw (for threaded programs); otherwise a
 	// plain load/add/store, like gcov's -fprofile-update=single.
 	Atomic bool
+	// Volatile makes every increment a volatile load and store: the compiler may no
+	// longer keep a counter in a register across a loop (storing it only when the
+	// loop ends) or drop the counters of a loop that never ends, so the counts in
+	// memory are exact at every moment, for runs stopped from outside (Ctrl-C,
+	// --timeout, SIGKILL in continuous mode). Slower in tight loops.
+	Volatile bool
 	// Source names the translation unit in reports (the file as given to clang).
 	Source string
 }
@@ -26,6 +32,9 @@ type Options struct {
 type Unit struct {
 	Source string
 	Scheme Scheme
+	// InMemory reports atomic or volatile increments (Options): the counts in memory
+	// are exact at every moment, not only when the program ends through the runtime.
+	InMemory bool
 	Funcs  []*FuncPlan
 }
 
@@ -48,7 +57,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 			return nil, fmt.Errorf("%s: module is already instrumented by fragprof", opt.Source)
 		}
 	}
-	u := &Unit{Source: opt.Source, Scheme: opt.Scheme}
+	u := &Unit{Source: opt.Source, Scheme: opt.Scheme, InMemory: opt.Atomic || opt.Volatile}
 	if opt.Source != "" {
 		m.SetSource(opt.Source)
 	}
@@ -123,8 +132,12 @@ func (w *writer) increment(k int) string {
 	if w.opt.Atomic {
 		return fmt.Sprintf("  %%__fp.%d = atomicrmw add %s %s, i64 1 monotonic", t, p, addr)
 	}
-	return fmt.Sprintf("  %%__fp.%d = load i64, %s %s, align 8\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %s, align 8",
-		t, p, addr, t, t, t, p, addr)
+	vol := ""
+	if w.opt.Volatile {
+		vol = "volatile "
+	}
+	return fmt.Sprintf("  %%__fp.%d = load %si64, %s %s, align 8\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store %si64 %%__fp.%d.1, %s %s, align 8",
+		t, vol, p, addr, t, t, vol, t, p, addr)
 }
 
 // function schedules the edits for one function whose first counter is slot base.
