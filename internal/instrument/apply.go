@@ -35,7 +35,7 @@ type Unit struct {
 	// InMemory reports atomic or volatile increments (Options): the counts in memory
 	// are exact at every moment, not only when the program ends through the runtime.
 	InMemory bool
-	Funcs  []*FuncPlan
+	Funcs    []*FuncPlan
 }
 
 // NumCounters returns the number of counter slots of the unit.
