@@ -166,3 +166,48 @@ func TestNoMain(t *testing.T) {
 		}
 	}
 }
+
+// TestForkCounts counts testdata/fork.c, whose parent forks three children: one ends
+// by exit(), one returns from main, one execs the program again. The counts of all
+// five process images are added up, under every counter scheme, exactly. Before,
+// the children's counts were dropped.
+func TestForkCounts(t *testing.T) {
+	want := map[string]uint64{
+		"entry": 2, "for.body": 7, // two images ran main: the first and the exec'd one
+		"for.body9": 3, "if.end14": 6, // three forks, each returning twice
+		"if.then17": 3, "if.then20": 1, "for.body29": 20, "if.then37": 1, "if.end38": 1,
+		"if.end39": 3, "for.body59": 5,
+	}
+	for _, s := range schemes {
+		t.Run(s, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "counts.json")
+			_, stderr, code := cli(t, "", "count", "testdata/fork.c", "--counters", s, "--json", "-o", out)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p report.JSONProgram
+			if err := json.Unmarshal(data, &p); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range p.Functions {
+				switch f.Name {
+				case "work":
+					if deref(f.Calls) != 32 {
+						t.Errorf("work called %d times, want 10 + 10 + 7 + 5 = 32", deref(f.Calls))
+					}
+				case "main":
+					for _, b := range f.Blocks {
+						if w, ok := want[b.Label]; ok && deref(b.Count) != w {
+							t.Errorf("main block %s: count %d, want %d", b.Label, deref(b.Count), w)
+						}
+					}
+				}
+			}
+		})
+	}
+}

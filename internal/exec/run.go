@@ -96,8 +96,14 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	cmd.Dir = c.WorkDir
 	var st Status
 	err := wait(cmd, c, &st)
-	// A run killed while the runtime wrote its dump leaves the temporary file.
+	// A run killed while the runtime wrote its dump leaves the temporary file
+	// (counts.fpd.tmp, or counts.fpd.PID.tmp when the program's processes merge).
 	os.Remove(out + ".tmp")
+	if tmps, err := filepath.Glob(out + ".*.tmp"); err == nil {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}
 	var ee *osexec.ExitError
 	switch {
 	case err == nil:

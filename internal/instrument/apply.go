@@ -81,6 +81,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		slot += len(p.Counters)
 	}
 	renameMain(m)
+	hookExec(m, irFuncs)
 	blob, err := u.Encode()
 	if err != nil {
 		return nil, err
@@ -205,6 +206,33 @@ const MainName = "__fragprof_main"
 // of a module that defined main calls: it runs the program's main (MainName), or
 // becomes a fork server.
 const StartName = "__fragprof_start"
+
+// execFuncs are the functions that replace the process image: the counts of the
+// process so far must be written before (docs/runtime.md).
+var execFuncs = map[string]bool{"execl": true, "execlp": true, "execle": true, "execv": true, "execvp": true,
+	"execvpe": true, "execve": true, "execveat": true, "fexecve": true}
+
+// hookExec surrounds every call of an exec function in the functions fs by the
+// runtime's __fragprof_before_exec (which adds this process's counts to the run's
+// dump) and __fragprof_after_exec (the exec failed: count afresh, as the counts so
+// far are written).
+func hookExec(m *llvmir.Module, fs []*llvmir.Func) {
+	hooked := false
+	for _, f := range fs {
+		for _, b := range f.Blocks {
+			for _, in := range b.Instrs {
+				if in.Op == "call" && execFuncs[in.Callee] {
+					m.InsertBefore(in.Line, "  call void @__fragprof_before_exec()")
+					m.InsertAfter(in.Line, "  call void @__fragprof_after_exec()")
+					hooked = true
+				}
+			}
+		}
+	}
+	if hooked {
+		m.Append("declare void @__fragprof_before_exec()\ndeclare void @__fragprof_after_exec()")
+	}
+}
 
 // MainStub returns the IR of a main (with the given linkage, "" or "weak") that calls
 // the runtime's StartName, for a module whose pointers are opaque or typed.
