@@ -211,3 +211,56 @@ func TestForkCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestCountTimeout: count --timeout stops a program that never ends and reports its
+// counts so far, marked, with exit status 124 — exact even in a loop that calls
+// nothing (spin.c), where -O2 once kept the counters in registers and dropped them:
+// step was reported called 0 times. time --timeout stops the measurement the same way.
+func TestCountTimeout(t *testing.T) {
+	t.Run("count", func(t *testing.T) {
+		t.Parallel()
+		out := filepath.Join(t.TempDir(), "counts.json")
+		_, stderr, code := cli(t, "", "count", "testdata/spin.c", "--counters", "blocks", "--timeout", "1s", "--json", "-o", out)
+		if code != 124 || !strings.Contains(stderr, "timed out: the program ran past --timeout 1s") {
+			t.Fatalf("exit %d, want 124 and \"timed out\"\n%s", code, stderr)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			report.JSONProgram
+			Ended countEnd `json:"ended"`
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		if !r.Ended.TimedOut || r.Ended.Signal != "SIGTERM" || r.Ended.Status != 143 {
+			t.Errorf("ended %+v, want timed out by SIGTERM (status 143)", r.Ended)
+		}
+		var calls, body uint64
+		for _, f := range r.Functions {
+			switch f.Name {
+			case "step":
+				calls = deref(f.Calls)
+			case "main":
+				for _, b := range f.Blocks {
+					if len(b.Lines) == 1 && b.Lines[0] == 9 { // s += step(i);
+						body = deref(b.Count)
+					}
+				}
+			}
+		}
+		// The loop body calls step once per pass; the stop may fall between the two.
+		if calls < 1000 || body < calls || body > calls+1 {
+			t.Errorf("step called %d times, the loop body ran %d times: want many, and equal up to the pass stopped midway", calls, body)
+		}
+	})
+	t.Run("time", func(t *testing.T) {
+		t.Parallel()
+		_, stderr, code := cli(t, "", "time", "testdata/kill.c", "--fragment", "func:step", "--reps", "5", "--timeout", "2s")
+		if code != 124 || !strings.Contains(stderr, "timed out after 2s (--timeout): the measurement stopped early") {
+			t.Errorf("exit %d, want 124 and \"timed out\"\n%s", code, stderr)
+		}
+	})
+}
