@@ -443,7 +443,9 @@ static void join_run(void) {
  * process image is about to be replaced, so its counts so far are written (in the
  * ordinary mode, added to the run's dump). */
 void __fragprof_before_exec(void) {
-	if (!out_path[0] || cont_on || dumped)
+	/* Not in a vfork child (owner is its parent): it shares the parent's counters,
+	 * which the parent writes at its end. */
+	if (!out_path[0] || cont_on || dumped || getpid() != owner)
 		return;
 	int saved = errno;
 	__fragprof_dump(0);
@@ -453,7 +455,7 @@ void __fragprof_before_exec(void) {
 /* __fragprof_after_exec runs when the exec failed: the counts so far are written, so
  * the process counts afresh and adds the rest at its end. */
 void __fragprof_after_exec(void) {
-	if (!out_path[0] || cont_on || !dumped)
+	if (!out_path[0] || cont_on || !dumped || getpid() != owner)
 		return;
 	int saved = errno;
 	after_fork();
