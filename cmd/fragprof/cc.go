@@ -36,6 +36,8 @@ Environment at build time:
   FRAGPROF_CLANG     the clang to use (default: clang, then clang-20 ... clang-14)
   FRAGPROF_COUNTERS  counter placement: chords (default), edges or blocks
   FRAGPROF_ATOMIC=1  atomic counter increments, for threaded programs
+  FRAGPROF_VOLATILE=1 volatile counter increments: counts exact at every moment,
+                     for runs stopped from outside (Ctrl-C, timeouts, --continuous)
   FRAGPROF_KEEP=1    keep the intermediate IR files
 Environment when the built program runs:
   FRAGPROF_OUT=FILE  write the counts to FILE at exit (%p: the pid)
