@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := fragprof
 DEMO    := demo-out
 
-.PHONY: all build deps test test-short fuzz demo bench clean
+.PHONY: all build deps test test-short fuzz badinput demo bench clean
 
 all: build
 
@@ -41,6 +41,12 @@ fuzz:
 # The quick suite for the edit-compile-test loop: the large corpora are left out.
 test-short: build
 	$(GO) test -short ./...
+
+# More than 60 bad inputs (files, flags, distributions, profiles, programs that crash,
+# hang or fork), each under a timeout: a table, and 0 hangs, panics, exit-0 failures
+# and lost counts, or it fails. 'bench/badinput.sh -md docs/errors.md' rewrites the doc.
+badinput: deps
+	bench/badinput.sh
 
 # The main job: count the blocks of Newton's square root, draw its CFG, then estimate
 # every block's expected count under a distribution of its input, with the HTML page.
