@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/jsonerr"
 	"io"
 	"math"
@@ -420,11 +421,7 @@ func WriteFile(path string, h Header, extra []byte) error {
 	if err := Write(&b, h, extra); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, b.Bytes())
 }
 
 // Write writes a trace file to w.
