@@ -1,0 +1,97 @@
+// Command coverage runs fragprof's coverage laboratory (internal/stopping/lab) and
+// prints, per rule, world and confidence: the empirical coverage of the reported
+// statement with its 95 % Clopper–Pearson interval, the mean trials, the oracle (the
+// least fixed n covering with probability ≥ γ) and their ratio. bench/coverage.sh
+// runs it; see docs/statistics.md.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/fragprof/fragprof/internal/stopping/lab"
+	"github.com/fragprof/fragprof/profile"
+)
+
+func main() {
+	rules := flag.String("rules", "clt,clt-plain,anytime,bernstein,freqsys-signed,freqsys-absolute", "rules to compare, comma-separated")
+	gammas := flag.String("gammas", "0.95", "confidences, comma-separated")
+	r := flag.Int("r", 1000, "replications per cell")
+	oracleR := flag.Int("oracle-r", 4000, "samples per candidate n of the oracle")
+	seed := flag.Uint64("seed", 1, "seed")
+	worlds := flag.String("worlds", "", "only worlds whose name contains this")
+	prof := flag.String("profile", "", "also resample the blocks of this profile (written by freq --profile)")
+	relEps := flag.Float64("rel-eps", 0.03, "relative precision asked of resampled blocks")
+	flag.Parse()
+
+	ws := lab.Closed()
+	if *prof != "" {
+		p, err := profile.ParseFile(*prof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		ws = append(ws, resampled(p, *relEps)...)
+	}
+	oracles := map[string]float64{}
+	fmt.Printf("%-18s %-30s %5s %7s %8s %17s %10s %9s %6s  %s\n", "rule", "world", "gamma", "eps", "coverage", "95% CI", "trials", "oracle", "ratio", "states")
+	for _, g := range strings.Split(*gammas, ",") {
+		var gamma float64
+		fmt.Sscan(g, &gamma)
+		for _, w := range ws {
+			if *worlds != "" && !strings.Contains(w.Name, *worlds) {
+				continue
+			}
+			key := fmt.Sprint(w.Name, gamma)
+			for _, rule := range strings.Split(*rules, ",") {
+				c := lab.Config{R: *r, Seed: *seed}
+				if _, ok := oracles[key]; !ok {
+					c.OracleR = *oracleR
+				}
+				if strings.HasPrefix(rule, "freqsys-absolute") {
+					c.R = max(100, *r/5) // ≥ 9,017 trials a replication
+				}
+				res, err := lab.Run(rule, w, gamma, c)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(1)
+				}
+				if c.OracleR > 0 {
+					oracles[key] = res.Oracle
+				}
+				res.Oracle = oracles[key]
+				var st []string
+				for k, v := range res.States {
+					st = append(st, fmt.Sprintf("%s %d", k, v))
+				}
+				sort.Strings(st)
+				fmt.Printf("%-18s %-30s %5.3g %7.3g %8.3f [%.3f, %.3f] %10.0f %9.0f %6.2f  %s\n", rule, w.Name, gamma, w.Eps,
+					res.Coverage, res.CovLo, res.CovHi, res.MeanTrials, res.Oracle, res.Ratio(), strings.Join(st, ", "))
+			}
+		}
+	}
+}
+
+// resampled returns the resampling worlds of the profile's blocks that vary and
+// hold exact tables.
+func resampled(p *profile.Profile, relEps float64) []lab.World {
+	var ws []lab.World
+	for fi, fs := range p.Stats {
+		fn := p.Program.Funcs[fi]
+		for b := range fs {
+			d := fs[b].CountDist()
+			s := d.Summary()
+			if s.M2 == 0 || !d.Exact() {
+				continue
+			}
+			w, err := lab.FromCountDist(fn.Name+":"+fn.Blocks[b].Label, d, relEps)
+			if err == nil {
+				ws = append(ws, w)
+			}
+		}
+	}
+	return ws
+}
