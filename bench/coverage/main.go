@@ -25,7 +25,12 @@ func main() {
 	worlds := flag.String("worlds", "", "only worlds whose name contains this")
 	prof := flag.String("profile", "", "also resample the blocks of this profile (written by freq --profile)")
 	relEps := flag.Float64("rel-eps", 0.03, "relative precision asked of resampled blocks")
+	designs := flag.Bool("designs", false, "compare the variance-reduction designs (with the first rule) instead")
 	flag.Parse()
+	if *designs {
+		compareDesigns(strings.Split(*rules, ",")[0], *r, *seed)
+		return
+	}
 
 	ws := lab.Closed()
 	if *prof != "" {
@@ -51,8 +56,8 @@ func main() {
 				if _, ok := oracles[key]; !ok {
 					c.OracleR = *oracleR
 				}
-				if strings.HasPrefix(rule, "freqsys-absolute") {
-					c.R = max(100, *r/5) // ≥ 9,017 trials a replication
+				if rule == "freqsys-absolute" || rule == "bernstein" {
+					c.R = max(100, *r/5) // ≥ 9,017 trials a replication, or many more
 				}
 				res, err := lab.Run(rule, w, gamma, c)
 				if err != nil {
@@ -94,4 +99,25 @@ func resampled(p *profile.Profile, relEps float64) []lab.World {
 		}
 	}
 	return ws
+}
+
+// compareDesigns prints, per model, the trials and coverage of the rule under each
+// design and the trials it saves against independent draws (a ratio > 1: fewer
+// trials at equal coverage).
+func compareDesigns(rule string, r int, seed uint64) {
+	fmt.Printf("%-32s %-20s %8s %17s %10s %8s\n", "model", "design", "coverage", "95% CI", "trials", "saving")
+	for _, m := range lab.Models() {
+		var base float64
+		for _, g := range lab.Designs() {
+			res, err := lab.RunDesign(rule, g, m, 0.95, lab.Config{R: r, Seed: seed})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			if base == 0 {
+				base = res.Trials
+			}
+			fmt.Printf("%-32s %-20s %8.3f [%.3f, %.3f] %10.0f %7.2fx\n", m.Name, g.Name, res.Coverage, res.CovLo, res.CovHi, res.Trials, base/res.Trials)
+		}
+	}
 }

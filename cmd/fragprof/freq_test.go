@@ -211,9 +211,9 @@ func TestFreqRare(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		b, ok := blockOnLine(r.Functions[0], 21)
+		b, ok := blockOnLine(r.Functions[0], 18) // x = 0: taken when x == 42
 		if !ok {
-			t.Fatal("no block on line 21")
+			t.Fatal("no block on line 18")
 		}
 		switch rule {
 		case "clt":

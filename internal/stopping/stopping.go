@@ -164,11 +164,14 @@ func (b *base) start(s stats.Summary) (d stats.Decision, done bool) {
 	return d, false
 }
 
-// rare marks an undecided block Rare when the trials it needs exceed the budget, or
-// when the probability that it runs is below the level the user ignores.
+// rare marks an undecided block Rare when it runs in under 1 % of the trials and the
+// trials it needs exceed the budget, or when the probability that it runs is below
+// the level the user ignores.
 func (b *base) rare(d *stats.Decision) {
 	switch {
-	case b.t.MaxTrials > 0 && d.Need > float64(b.t.MaxTrials):
+	case b.t.MaxTrials > 0 && d.Need > float64(b.t.MaxTrials) && d.Ran*100 < d.N:
+		// Over budget because it runs so seldom (in under 1 % of the trials so
+		// far); a block over budget that runs often is just unconverged.
 		d.State = stats.Rare
 	case b.t.IgnoreRare > 0 && float64(d.Ran) < b.t.IgnoreRare*float64(d.N):
 		// The upper bound exceeds the proportion Ran/N, so only then can it be below.

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/fragprof/fragprof/profile"
@@ -93,5 +94,28 @@ func TestHolds(t *testing.T) {
 	d = r.Decide(summaryOf(make([]uint64, 1000)))
 	if Holds(d, w, 0.95) {
 		t.Errorf("unseen in 1000 trials: holds, want not (p = 0.01 > 0.003)")
+	}
+}
+
+// TestDesignsUnbiased checks that every design's unit has the model's mean: over
+// 20,000 units of the uniform loop the mean of unit/M is within 4 standard errors
+// of 50.5.
+func TestDesignsUnbiased(t *testing.T) {
+	m := Models()[1]
+	for _, g := range Designs() {
+		w := g.World(m)
+		r := rand.New(rand.NewPCG(1, 2))
+		var s, s2 float64
+		const units = 20_000
+		for range units {
+			x := float64(w.Draw(r)) / float64(g.M)
+			s += x
+			s2 += x * x
+		}
+		mean := s / units
+		se := math.Sqrt((s2/units - mean*mean) / units)
+		if math.Abs(mean-m.Mean) > 4*se+1e-9 {
+			t.Errorf("%s: unit mean %g, want %g ± %g", g.Name, mean, m.Mean, 4*se)
+		}
 	}
 }
