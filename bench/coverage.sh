@@ -35,7 +35,9 @@ $FP freq "${newton[@]}" --rel-eps 1e-9 --max-trials 20000 --profile "$tmp/newton
 echo "== 2. variance reduction under the default rule (R = $((R / 2)))"
 "$tmp/lab" -designs -rules clt -r $((R / 2))
 
-echo "== 3. newton, eps 0.3, gamma 0.95 (FreqSys: 36 trials)"
+echo "== 3. newton, eps 0.3, gamma 0.95 (FreqSys: 36 trials): trials of each rule, and the default"
+echo "   rule's coverage over $R replications of every varying block (its stored count distributions)"
+"$tmp/lab" -r "$R" -closed=false -profile "$tmp/newton.fpp" -eps 0.3 -rules clt
 for rule in clt freqsys-signed freqsys-absolute; do
   $FP freq "${newton[@]}" --eps 0.3 --rule $rule --json -o "$tmp/n.json" 2>/dev/null
   python3 - "$tmp/n.json" $rule <<'PY'

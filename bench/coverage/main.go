@@ -25,6 +25,10 @@ func main() {
 	worlds := flag.String("worlds", "", "only worlds whose name contains this")
 	prof := flag.String("profile", "", "also resample the blocks of this profile (written by freq --profile)")
 	relEps := flag.Float64("rel-eps", 0.03, "relative precision asked of resampled blocks")
+	absEps := flag.Float64("eps", 0, "absolute precision asked of resampled blocks (instead of -rel-eps)")
+	closed := flag.Bool("closed", true, "include the closed-form worlds")
+	skip := flag.Int("skip", 0, "leave out the first N closed-form worlds (to resume a run)")
+	heavy := flag.Int("heavy-r", 0, "replications for the costly rules freqsys-absolute and bernstein (0: r/5)")
 	designs := flag.Bool("designs", false, "compare the variance-reduction designs (with the first rule) instead")
 	flag.Parse()
 	if *designs {
@@ -32,14 +36,22 @@ func main() {
 		return
 	}
 
-	ws := lab.Closed()
+	var ws []lab.World
+	if *closed {
+		ws = lab.Closed()[min(*skip, len(lab.Closed())):]
+	}
 	if *prof != "" {
 		p, err := profile.ParseFile(*prof)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		ws = append(ws, resampled(p, *relEps)...)
+		for _, w := range resampled(p, *relEps) {
+			if *absEps > 0 {
+				w.Eps = *absEps
+			}
+			ws = append(ws, w)
+		}
 	}
 	oracles := map[string]float64{}
 	fmt.Printf("%-18s %-30s %5s %7s %8s %17s %10s %9s %6s  %s\n", "rule", "world", "gamma", "eps", "coverage", "95% CI", "trials", "oracle", "ratio", "states")
@@ -58,6 +70,9 @@ func main() {
 				}
 				if rule == "freqsys-absolute" || rule == "bernstein" {
 					c.R = max(100, *r/5) // ≥ 9,017 trials a replication, or many more
+					if *heavy > 0 {
+						c.R = *heavy
+					}
 				}
 				res, err := lab.Run(rule, w, gamma, c)
 				if err != nil {
