@@ -174,6 +174,16 @@ int main(void) {
 	}
 }
 
+// TestFreqOnlyUnknown: --only naming no function of the program is refused at the
+// first trial, with the functions it has.
+func TestFreqOnlyUnknown(t *testing.T) {
+	_, code, stderr := freq(t, "../../examples/newton.c", "--input", "ask = uniform(100, 800)", "--stdin", `{ask}\n`,
+		"--only", "nsqrtt", "--isolation", "none")
+	if code != 2 || !strings.Contains(stderr, "no function nsqrtt in the program (it has nsqrt, main)") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
 // TestProgressText: the progress line names the block deciding the budget, the
 // trials it projects and the time left.
 func TestProgressText(t *testing.T) {

@@ -109,10 +109,10 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		printCauses(e, nt.Causes, replay)
 		return fmt.Errorf("freq: every one of the %d trials run failed: no counts to estimate from (the tally above names the causes; replay one to see it)", len(nt.Failures))
 	}
-	if err != nil {
-		return err
+	if oe := (*montecarlo.OnlyError)(nil); errors.As(err, &oe) {
+		return usagef("freq: --only: %v", oe)
 	}
-	if err := f.checkOnly(res); err != nil {
+	if err != nil {
 		return err
 	}
 	if shards > 1 {
@@ -142,24 +142,6 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	}
 	if ctx.Err() != nil && res.Stopped == "interrupted" {
 		return exitError{130} // the partial result is out; say it was interrupted
-	}
-	return nil
-}
-
-// checkOnly refuses an --only that names no function of the program.
-func (f *freqFlags) checkOnly(res *montecarlo.Result) error {
-	for _, name := range f.only {
-		found := false
-		for _, fn := range res.Prog.Funcs {
-			found = found || fn.Name == name
-		}
-		if !found {
-			var names []string
-			for _, fn := range res.Prog.Funcs {
-				names = append(names, fn.Name)
-			}
-			return usagef("freq: --only %s: no such function in the program (it has %s)", name, strings.Join(names, ", "))
-		}
 	}
 	return nil
 }

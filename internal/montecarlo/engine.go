@@ -409,7 +409,9 @@ func (f *folder) fold(i uint64, o Outcome) error {
 	}
 	f.exits[o.Exit]++
 	if f.res == nil {
-		f.start(o.Prog)
+		if err := f.start(o.Prog); err != nil {
+			return err
+		}
 	}
 	r := f.res
 	if len(o.Prog.Funcs) != len(r.Prog.Funcs) {
@@ -441,7 +443,26 @@ func (f *folder) fold(i uint64, o Outcome) error {
 	return nil
 }
 
-func (f *folder) start(p *cfg.Program) {
+// OnlyError says that a function named by Config.Only is not in the program.
+type OnlyError struct {
+	Name  string
+	Funcs []string // the program's functions
+}
+
+func (e *OnlyError) Error() string {
+	return fmt.Sprintf("no function %s in the program (it has %s)", e.Name, strings.Join(e.Funcs, ", "))
+}
+
+func (f *folder) start(p *cfg.Program) error {
+	for _, name := range f.c.Only {
+		if !slices.ContainsFunc(p.Funcs, func(fn *cfg.Func) bool { return fn.Name == name }) {
+			var names []string
+			for _, fn := range p.Funcs {
+				names = append(names, fn.Name)
+			}
+			return &OnlyError{Name: name, Funcs: names}
+		}
+	}
 	r := &Result{Prog: p}
 	for _, fn := range p.Funcs {
 		bs := make([]BlockEstimate, len(fn.Blocks))
@@ -457,6 +478,7 @@ func (f *folder) start(p *cfg.Program) {
 	}
 	f.res = r
 	f.nextCheck = 1
+	return nil
 }
 
 // check consults the rule on every block not yet converged and ends the run when
