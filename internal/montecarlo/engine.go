@@ -178,7 +178,7 @@ type Result struct {
 	FailedOut bool
 	Stopped   string // why the run ended
 	Elapsed   time.Duration
-	Converged bool // every block decided (converged, constant or inadequate)
+	Converged bool // every block that decides the stop (Config.Only) is decided
 }
 
 // A Cause is one cause of failure with how many trials it took and the first of
