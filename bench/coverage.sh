@@ -29,7 +29,7 @@ newton=(examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n')
 
 echo "== 1. coverage laboratory, R = $R replications per cell ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 $FP freq "${newton[@]}" --rel-eps 1e-9 --max-trials 20000 --profile "$tmp/newton.fpp" -o /dev/null 2>/dev/null
-"$tmp/lab" -r "$R" -gammas "$GAMMAS" -profile "$tmp/newton.fpp" -rel-eps 0.03 \
+"$tmp/lab" -r "$R" -oracle-r $((2 * R)) -gammas "$GAMMAS" -profile "$tmp/newton.fpp" -rel-eps 0.03 \
   -rules clt,clt-plain,anytime,bernstein,freqsys-signed,freqsys-absolute
 
 echo "== 2. variance reduction under the default rule (R = $((R / 2)))"
@@ -37,7 +37,7 @@ echo "== 2. variance reduction under the default rule (R = $((R / 2)))"
 
 echo "== 3. newton, eps 0.3, gamma 0.95 (FreqSys: 36 trials): trials of each rule, and the default"
 echo "   rule's coverage over $R replications of every varying block (its stored count distributions)"
-"$tmp/lab" -r "$R" -closed=false -profile "$tmp/newton.fpp" -eps 0.3 -rules clt
+"$tmp/lab" -r "$R" -oracle-r $((2 * R)) -closed=false -profile "$tmp/newton.fpp" -eps 0.3 -rules clt,freqsys-signed
 for rule in clt freqsys-signed freqsys-absolute; do
   $FP freq "${newton[@]}" --eps 0.3 --rule $rule --json -o "$tmp/n.json" 2>/dev/null
   python3 - "$tmp/n.json" $rule <<'PY'

@@ -150,12 +150,19 @@ func Replicate(r stopping.Rule, draw func(*rand.Rand) uint64, rng *rand.Rand, bu
 }
 
 // Holds reports whether the statement that decision d makes about world w is true:
-// for an interval (Converged, Rare, Unconverged with an interval), that it contains
-// the mean; for Constant at x, that counts other than x occur in fewer than
+// for an interval (Converged, Unconverged with an interval), that it contains the
+// mean; for Rare, that the probability of running lies in [ProbLo, ProbHi]; for
+// Constant at x, that counts other than x occur in fewer than
 // Decision.ProbHi of the trials, as the report says; for Unseen, that the block
 // runs in fewer than that (the rule of three).
 func Holds(d stats.Decision, w World, gamma float64) bool {
 	switch d.State {
+	case stats.Rare:
+		// The report bounds how often the block runs, not its mean.
+		if !math.IsNaN(d.ProbHi) {
+			p := w.differs(0)
+			return d.ProbLo <= p && p <= d.ProbHi
+		}
 	case stats.Unseen, stats.Constant:
 		x := uint64(math.Round(d.Mean))
 		bound := d.ProbHi
