@@ -51,10 +51,13 @@ coverage each reaches in the laboratory of bench/coverage.sh):
   clt          the default. After each trial, with n trials, mean x̄, standard
                deviation s and skewness G1 of a block's counts, the block converges
                when t·s/√n ≤ ε (Student's t at 1 − (1 − γ)/2, Chow & Robbins 1965)
-               and n > 28 + 25·G1² (Cochran's rule for skewed means, Sugden et al.
-               2000). A block that runs at most once per trial gets the exact
-               Clopper–Pearson interval. Its intervals hold at the point where the
-               rule stops, or at a number of trials fixed in advance.
+               and the skewness term of the Edgeworth expansion of the interval's
+               coverage is at most (1 − γ)/5 (Hall 1992; at 95 % about n > 25·G1²,
+               Cochran's rule). When t·s/√n is far inside ±ε, ±ε itself is
+               reported once the skewness cannot break it. A block that runs at
+               most once per trial gets the exact Clopper–Pearson interval. Its
+               intervals hold at the point where the rule stops, or at a number of
+               trials fixed in advance.
   anytime      an asymptotic confidence sequence (Waudby-Smith et al. 2024): its
                intervals hold at every n at once, so also when you stop the run by
                Ctrl-C or --max-time after watching the estimates; about 2.4× the
@@ -71,9 +74,10 @@ coverage each reaches in the laboratory of bench/coverage.sh):
 Every block ends in one state:
   converged     estimate ± half-width at γ (and the trial at which it converged)
   constant      the same count in every trial: exact for the trials run; a count
-                other than it occurs in fewer than 1 − (1 − γ)^{1/n} (≈ 3/n) of runs
-  unseen        ran in no trial: it runs in fewer than 1 − (1 − γ)^{1/n} (≈ 3/n at
-                95 %, the rule of three) of executions
+                other than it occurs in fewer than 1 − (α/2)^{1/n} (≈ 3.7/n at 95 %)
+                of runs, α = 1 − γ
+  unseen        ran in no trial: it runs in fewer than 1 − (α/2)^{1/n} of
+                executions (the rule of three, at 1 − α/2)
   rare          ran in too few trials to be estimated within the budget, or less
                 often than --ignore-rare: the report bounds how often it runs
                 (Clopper–Pearson)
