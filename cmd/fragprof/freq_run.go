@@ -212,9 +212,13 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 	if len(srcs) > 1 {
 		var err error
 		var me *profile.MismatchError
+		var pm *profile.ProgramMismatchError
 		if p, err = profile.Merge(srcs); errors.As(err, &me) {
 			return fmt.Errorf("freq: --from: function %s (%s) differs between %s and %s: the profiles are not of the same program",
 				me.Func, me.File, files[me.A], files[me.B])
+		} else if errors.As(err, &pm) {
+			return fmt.Errorf("freq: --from: %s and %s are profiles of different programs: %s is of %s, %s of %s; they share no function",
+				files[pm.A], files[pm.B], files[pm.A], pm.DescA, files[pm.B], pm.DescB)
 		} else if err != nil {
 			return fmt.Errorf("freq: --from: %v", err)
 		}
