@@ -37,7 +37,7 @@ int main(void) {
 }
 `,
 	"nullstore.c": crashing(`int *p = 0; *p = s;`),
-	"oob.c":       crashing(`int a[4]; volatile long k = 100000000L * (s + 1); a[k] = s; printf("%d\n", a[0]);`),
+	"oob.c":       crashing(`int a[4]; volatile long k = -(1L << 42) * (s + 1); a[k] = s; printf("%d\n", a[0]);`), /* 7·2^44 bytes below the stack: unmapped */
 	"abort.c":     crashing(`abort();`),
 	"assert.c":    crashing(`assert(s == 1000);`),
 	"stack.c": `#include <stdio.h>
