@@ -109,9 +109,10 @@ const (
 	Indirect                      // indirectbr, or an indirect jump
 	Call                          // machine CFG: a call to the target block
 	Return                        // machine CFG: a return to the target block
+	Unwind                        // invoke's unwind edge to its landing pad, or an edge between exception-handling pads
 )
 
-var kindNames = [...]string{"unconditional", "true", "false", "case", "default", "indirect", "call", "return"}
+var kindNames = [...]string{"unconditional", "true", "false", "case", "default", "indirect", "call", "return", "unwind"}
 
 func (k EdgeKind) String() string {
 	if int(k) < len(kindNames) {
