@@ -62,7 +62,9 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		if err := g.Check(); err != nil {
 			return nil, err
 		}
-		u.Funcs = append(u.Funcs, PlanFunc(g, opt.Scheme))
+		p := PlanFunc(g, opt.Scheme)
+		p.Shared = isShared(m.Lines[f.Line])
+		u.Funcs = append(u.Funcs, p)
 		irFuncs = append(irFuncs, f)
 	}
 	n := u.NumCounters()
@@ -81,6 +83,23 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 	}
 	w.register(blob)
 	return u, nil
+}
+
+// isShared reports a definition that other translation units may define too: its
+// linkage lets the linker keep one copy (linkonce, weak, their _odr forms) or it
+// belongs to a COMDAT group.
+func isShared(define string) bool {
+	head := define
+	if k := strings.IndexByte(head, '@'); k >= 0 {
+		head = head[:k]
+	}
+	for _, w := range strings.Fields(head) {
+		switch w {
+		case "linkonce", "linkonce_odr", "weak", "weak_odr":
+			return true
+		}
+	}
+	return strings.Contains(define, " comdat")
 }
 
 type writer struct {

@@ -69,6 +69,11 @@ type FuncPlan struct {
 	// Exits lists, for the chords scheme, the blocks joined to the virtual exit:
 	// blocks without successors and blocks with a call that may not return.
 	Exits []int
+	// Shared reports a function that several translation units may define (C++
+	// inline functions and templates: linkonce_odr, weak_odr, COMDAT). Each unit
+	// counts the activations of its own copy, out of line or inlined; the linked
+	// program's counts are the sum over the units (dump.Profile adds them up).
+	Shared bool
 }
 
 // PlanFunc places counters on f under scheme s.
