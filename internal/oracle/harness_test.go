@@ -333,11 +333,15 @@ func gcovOf(p Program, tl *Tools) (*gcovRun, error) {
 			return nil, err
 		}
 		obj, bin := filepath.Join(dir, "prog.o"), filepath.Join(dir, "prog")
+		cc := tl.GCC
+		if build.IsCXXSource(p.Source) {
+			cc = tl.GXX
+		}
 		args := append(append([]string{"--coverage", "-O0", "-fstack-reuse=none", "-I", headerDir}, p.CFlags...), "-c", p.Source, "-o", obj)
-		if _, err := command("", tl.GCC, args...); err != nil {
+		if _, err := command("", cc, args...); err != nil {
 			return nil, err
 		}
-		if _, err := command(dir, tl.GCC, "--coverage", obj, "-o", bin, "-lm"); err != nil {
+		if _, err := command(dir, cc, "--coverage", obj, "-o", bin, "-lm"); err != nil {
 			return nil, err
 		}
 		r, err := runBinary(bin, p, dir)

@@ -12,12 +12,13 @@ import (
 )
 
 // InstallHint is the command that installs every tool the oracle needs on Debian.
-const InstallHint = "scripts/deps.sh (as root: apt-get install -y clang clang-16 csmith libcsmith-dev gcc)"
+const InstallHint = "scripts/deps.sh (as root: apt-get install -y clang clang-16 clang-19 csmith libcsmith-dev gcc g++)"
 
 // Tools are the external programs the oracle runs.
 type Tools struct {
 	Clang14, Clang16 *build.Toolchain
-	GCC, Gcov        string
+	Clang19          *build.Toolchain // the newest clang Debian packages: C++ is tested on 14 and 19
+	GCC, GXX, Gcov   string
 	Csmith           string
 }
 
@@ -35,6 +36,10 @@ func FindTools() (*Tools, error) {
 	if t.Clang16 == nil {
 		missing = append(missing, "clang-16 (Debian package clang-16)")
 	}
+	t.Clang19 = clangMajor(19, "clang-19")
+	if t.Clang19 == nil {
+		missing = append(missing, "clang-19 (Debian package clang-19)")
+	}
 	look := func(name, pkg string) string {
 		p, err := exec.LookPath(name)
 		if err != nil {
@@ -43,6 +48,7 @@ func FindTools() (*Tools, error) {
 		return p
 	}
 	t.GCC = look("gcc", "gcc")
+	t.GXX = look("g++", "g++")
 	t.Gcov = look("gcov", "gcc")
 	t.Csmith = look("csmith", "csmith")
 	if _, err := os.Stat(CsmithInclude + "/csmith.h"); err != nil {
