@@ -9,30 +9,30 @@ static int destroyed = 0;
 struct Guard {
   int id;
   explicit Guard(int i) : id(i) {}
-  ~Guard() { destroyed++; }
+  ~Guard() { destroyed++; } // calls 40
 };
 
-static int check(int x) {
+static int check(int x) { // calls 40
   if (x % 5 == 0)
-    throw std::invalid_argument("multiple of five");
+    throw std::invalid_argument("multiple of five"); // want 8
   if (x % 7 == 0)
-    throw x;
-  return x * 2;
+    throw x; // want 4
+  return x * 2; // want 28
 }
 
-static int guarded(int x) {
+static int guarded(int x) { // calls 40
   Guard g(x);
   int r = check(x);
-  return r + 1;
+  return r + 1; // want 28
 }
 
-static int rethrows(int x) {
+static int rethrows(int x) { // calls 40
   try {
     return guarded(x);
   } catch (int v) {
-    if (v > 20)
-      throw;
-    return -v;
+    if (v > 20) // want 4
+      throw; // want 2
+    return -v; // want 2
   }
 }
 
@@ -44,14 +44,14 @@ int main() {
     try {
       sum += rethrows(i);
     } catch (const std::invalid_argument &e) {
-      caught++;
+      caught++; // want 8
     } catch (int v) {
-      caught += 2;
+      caught += 2; // want 2
     }
     try {
       sum += v.at(i % 13);
     } catch (const std::out_of_range &) {
-      lib++;
+      lib++; // want 9
     }
   }
   std::printf("sum %ld caught %d lib %d destroyed %d\n", sum, caught, lib, destroyed);

@@ -15,9 +15,9 @@ struct Shape {
 
 struct Rect : Shape {
   double w, h;
-  Rect(double a, double b) : w(a), h(b) {}
+  Rect(double a, double b) : w(a), h(b) {} // calls 20
   double area() const override { return w * h; }
-  const char *name() const override { return "rect"; }
+  const char *name() const override { return "rect"; } // calls 20
 };
 
 struct Circle : Shape {
@@ -46,7 +46,7 @@ int main() {
   std::vector<std::unique_ptr<Shape>> shapes;
   for (int i = 0; i < 30; i++) {
     if (i % 3 == 0)
-      shapes.push_back(std::make_unique<Circle>(i / 4.0));
+      shapes.push_back(std::make_unique<Circle>(i / 4.0)); // want 10
     else
       shapes.push_back(std::make_unique<Rect>(i, i % 4));
   }

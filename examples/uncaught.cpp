@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <stdexcept>
 
-static int step(int i) {
+static int step(int i) { // calls 8
   if (i == 7)
-    throw std::runtime_error("seven");
-  return i * i;
+    throw std::runtime_error("seven"); // want 1
+  return i * i; // want 7
 }
 
 int main() {

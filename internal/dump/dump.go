@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -211,7 +212,22 @@ func (d *Dump) stopText() string {
 	if !d.Finished {
 		return "was killed"
 	}
+	if syscall.Signal(d.Signal) == syscall.SIGABRT && d.isCXX() {
+		return "ended by signal aborted (in a C++ program, most often an exception that nothing caught: std::terminate calls abort(); the counts up to the throw are kept)"
+	}
 	return fmt.Sprintf("ended by signal %s", syscall.Signal(d.Signal))
+}
+
+// isCXX reports whether the program has C++ functions (Itanium-mangled names).
+func (d *Dump) isCXX() bool {
+	for _, u := range d.Units {
+		for _, fp := range u.Unit.Funcs {
+			if strings.HasPrefix(fp.Func.Name, "_Z") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sharedFuncs finds the copies of one function that several units define (C++
