@@ -307,7 +307,7 @@ func (w *writer) unsupported(f *llvmir.Func, b *llvmir.Block, what string) error
 	if b.LabelLine >= 0 {
 		line = b.LabelLine
 	}
-	return &llvmir.Error{File: w.opt.Source, Line: line + 1, Func: f.Name,
+	return &llvmir.Error{File: "IR of " + w.opt.Source, Line: line + 1, Func: f.Name,
 		Msg: fmt.Sprintf("block %s needs %s, which fragprof cannot place", b.Name, what)}
 }
 
