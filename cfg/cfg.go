@@ -121,6 +121,9 @@ func (k EdgeKind) String() string {
 	return fmt.Sprintf("EdgeKind(%d)", k)
 }
 
+// Valid reports whether k is one of the edge kinds.
+func (k EdgeKind) Valid() bool { return int(k) < len(kindNames) }
+
 // ParseEdgeKind is the inverse of EdgeKind.String.
 func ParseEdgeKind(s string) (EdgeKind, error) {
 	for i, n := range kindNames {
