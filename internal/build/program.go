@@ -43,6 +43,15 @@ func (s Spec) IsCXX() bool {
 	return false
 }
 
+// For returns t in C++ mode if spec is a C++ program (Spec.IsCXX), else t: every
+// pipeline that compiles and links a Spec starts with it.
+func (t *Toolchain) For(spec Spec) *Toolchain {
+	if spec.IsCXX() {
+		return t.CXX()
+	}
+	return t
+}
+
 // Build compiles spec into the instrumented executable out, keeping intermediate
 // files in dir. It returns the units, one per source.
 func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir, out string) ([]*instrument.Unit, error) {
@@ -50,9 +59,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 	if opt == "" {
 		opt = "-O2"
 	}
-	if spec.IsCXX() {
-		t = t.CXX()
-	}
+	t = t.For(spec)
 	var objs []string
 	var units []*instrument.Unit
 	for i, src := range spec.Sources {
