@@ -1,6 +1,6 @@
 // This file holds the corpus tests: gcov as an oracle for the counts, the output of
 // the uninstrumented program as an oracle for the instrumented one, the IR round
-// trip, and the agreement of clang 14 and clang 16.
+// trip, and the agreement of clang 14 and clang 19.
 
 package oracle
 
@@ -38,7 +38,7 @@ func (s *tally) add(c Comparison) {
 }
 
 // TestGcovOracle builds every corpus program with gcc --coverage -O0 and with
-// fragprof (clang 14 and clang 16, -O2), runs both on the same input and compares
+// fragprof (clang 14 and clang 19, -O2), runs both on the same input and compares
 // the counts as Compare says: equal on lines both tools hold in one block, the same
 // executed-or-not state on every line both report, equal call counts. Both builds
 // must print the same output and end with the status the program's header names.
@@ -128,7 +128,7 @@ func TestChecksums(t *testing.T) {
 	}
 }
 
-// TestIRRoundTrip parses the IR that clang 14 and clang 16 emit for every corpus
+// TestIRRoundTrip parses the IR that clang 14 and clang 19 emit for every corpus
 // program (with build.IRFlags, as fragprof's builds do) and writes it back: the
 // bytes must be identical. The instrumented IR must parse and round-trip too, and
 // clang must have compiled it at -O0 and -O2 (the builds of both levels succeed).
@@ -186,7 +186,7 @@ func roundTrip(ll string) error {
 
 // TestCountsAgree checks that the counts do not depend on how the instrumented IR is
 // compiled: with one clang, -O0 and -O2 give the same report exactly; and between
-// clang 14 and clang 16 every function has the same call count, every function whose
+// clang 14 and clang 19 every function has the same call count, every function whose
 // CFG has the same shape the same block and edge counts, and every line held by one
 // block for both the same count.
 func TestCountsAgree(t *testing.T) {

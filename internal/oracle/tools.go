@@ -12,7 +12,7 @@ import (
 )
 
 // InstallHint is the command that installs every tool the oracle needs on Debian.
-const InstallHint = "scripts/deps.sh (as root: apt-get install -y clang clang-16 clang-19 csmith libcsmith-dev gcc g++)"
+const InstallHint = "scripts/deps.sh (as root: apt-get install -y clang clang-19 csmith libcsmith-dev gcc g++)"
 
 // Tools are the external programs the oracle runs.
 type Tools struct {
@@ -23,7 +23,7 @@ type Tools struct {
 }
 
 // FindTools locates clang 14 (clang-14, or a clang whose major version is 14),
-// clang 16, gcc, gcov and csmith with csmith.h. Its error names everything missing
+// clang 19, gcc, g++, gcov and csmith with csmith.h. Its error names everything missing
 // and how to install it.
 func FindTools() (*Tools, error) {
 	var missing []string
@@ -31,10 +31,6 @@ func FindTools() (*Tools, error) {
 	t.Clang14 = clangMajor(14, "clang-14", "clang")
 	if t.Clang14 == nil {
 		missing = append(missing, "clang 14 (Debian package clang)")
-	}
-	t.Clang16 = clangMajor(16, "clang-16")
-	if t.Clang16 == nil {
-		missing = append(missing, "clang-16 (Debian package clang-16)")
 	}
 	t.Clang19 = clangMajor(19, "clang-19")
 	if t.Clang19 == nil {
