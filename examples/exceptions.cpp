@@ -1,6 +1,8 @@
 /* exceptions.cpp: exceptions thrown, caught, rethrown and passed through frames with
-   destructors; one thrown by the C++ library (std::vector::at). */
+   destructors; one thrown by the C++ library (std::vector::at); one thrown by a
+   callback through the C library's qsort, which fragprof does not instrument. */
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -36,6 +38,13 @@ static int rethrows(int x) { // calls 40
   }
 }
 
+static int compare(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  if (x == 13 || y == 13)
+    throw 13; // want 3
+  return x - y;
+}
+
 int main() {
   std::vector<int> v(10, 1);
   long sum = 0;
@@ -54,6 +63,15 @@ int main() {
       lib++; // want 9
     }
   }
-  std::printf("sum %ld caught %d lib %d destroyed %d\n", sum, caught, lib, destroyed);
+  int through = 0;
+  for (int r = 0; r < 5; r++) {
+    int arr[] = {5, 3, 13 - r % 2, 1, 8};
+    try {
+      std::qsort(arr, 5, sizeof(int), compare);
+    } catch (int) {
+      through++; // want 3
+    }
+  }
+  std::printf("sum %ld caught %d lib %d destroyed %d through qsort %d\n", sum, caught, lib, destroyed, through);
   return 0;
 }

@@ -170,3 +170,17 @@ func TestCXXUncaught(t *testing.T) {
 		t.Errorf("count examples/uncaught.cpp: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestUnsplittableEdges: asm goto (callbr) and computed goto (indirectbr) edges
+// that are critical cannot carry a counter of their own; every scheme still counts
+// testdata/asmgoto.c, identically and as its comments state, on clang 14 (whose
+// asm goto takes the target's address) and clang 19.
+func TestUnsplittableEdges(t *testing.T) {
+	for _, clang := range []string{"clang-14", "clang-19"} {
+		t.Run(clang, func(t *testing.T) {
+			t.Setenv("FRAGPROF_CLANG", clang)
+			ex := loadExample(t, "testdata/asmgoto.c")
+			checkWants(t, ex, agree(t, ex))
+		})
+	}
+}

@@ -197,8 +197,11 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 			default:
 				return w.unsupported(f, to, "a counter on a critical edge into a "+to.EHPad()+" (funclet-based exception handling)")
 			}
-			if t := from.Term(); t.Op == "callbr" && e.Kind == cfg.Indirect && !w.m.Opaque {
+			switch t := from.Term(); {
+			case t.Op == "callbr" && e.Kind == cfg.Indirect && !w.m.Opaque:
 				return w.unsupported(f, from, "a counter on a critical asm goto edge (clang < 15 takes the target's address)")
+			case t.Op == "indirectbr":
+				return w.unsupported(f, from, "a counter on a critical edge of a computed goto (the jump goes to the target's address)")
 			}
 			name := fmt.Sprintf("__fp.e%d", e.ID)
 			setTarget(e, name)
