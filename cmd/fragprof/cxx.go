@@ -24,6 +24,7 @@ translation units has one set of counts in the linked program.
 Use it in any Makefile or CMake project unchanged:
   make CXX="fragprof c++" CC="fragprof cc"
   CXX="fragprof c++" cmake -S . -B build && cmake --build build
+  cmake -S . -B build -DCMAKE_CXX_COMPILER="fragprof;c++"   (CMake's list form)
   fragprof count --binary ./build/prog -- args < input
 
 A binary built this way writes counts only when asked: set FRAGPROF_OUT=FILE (%p in
