@@ -18,9 +18,10 @@ import (
 )
 
 // TestCXXFreqFunc: freq --func on C++ functions by demangled name — one overload of
-// two, a function taking references to scalars — is reproducible for one seed with
-// one worker or two; an ambiguous name lists the overloads; a parameter of a type
-// --func cannot fill is named with its C++ type.
+// two, a function taking references to scalars, one taking a std::vector<double> by
+// value — is reproducible for one seed with one worker or two and estimates what is
+// known; an ambiguous name lists the overloads; a parameter of a type --func cannot
+// fill is named with its C++ type.
 func TestCXXFreqFunc(t *testing.T) {
 	src := "testdata/overloads.cpp"
 	var got [2]report.JSONFreq
@@ -50,7 +51,7 @@ func TestCXXFreqFunc(t *testing.T) {
 
 	// References to scalars: the loop of acc::sumto runs n times, n uniform on 1..9.
 	r, code, stderr := freq(t, src, "--func", "acc::sumto", "--input", "n = uniform_int(1, 9)",
-		"--input", "total = uniform_int(0, 5)", "--eps", "0.2", "--seed", "3", "--max-trials", "20000")
+		"--input", "total = uniform_int(0, 5)", "--eps", "0.3", "--seed", "3", "--max-trials", "4000")
 	if code != 0 {
 		t.Fatalf("freq --func acc::sumto: exit %d: %s", code, stderr)
 	}
@@ -76,9 +77,33 @@ func TestCXXFreqFunc(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "'fib(int)' (_Z3fibi)") || !strings.Contains(stderr, "'fib(double)' (_Z3fibd)") {
 		t.Errorf("freq --func fib: exit %d, want both overloads listed:\n%s", code, stderr)
 	}
-	_, code, stderr = freq(t, src, "--func", "vsum", "--input", "v = uniform_int(1, 12)", "--max-trials", "10")
-	if code == 0 || !strings.Contains(stderr, "std::vector<int, std::allocator<int> > const&") {
-		t.Errorf("freq --func vsum: exit %d, want the refusal to name the type as written:\n%s", code, stderr)
+	// std::vector<double> by value: n elements uniform on [0, 1), n uniform on 0..10,
+	// so about n/2 = 2.5 of them exceed 0.5.
+	r, code, stderr = freq(t, src, "--func", "above", "--input", "n = uniform_int(0, 10)",
+		"--input", "v = array(n, uniform(0, 1))", "--input", "t = 0.5", "--eps", "0.2", "--seed", "5", "--max-trials", "4000")
+	if code != 0 {
+		t.Fatalf("freq --func above: exit %d: %s", code, stderr)
+	}
+	checked = false
+	for _, f := range r.Functions {
+		if f.Name != "above(std::vector<double, std::allocator<double> >, double)" {
+			continue
+		}
+		for _, b := range f.Blocks {
+			if b.Label == "if.then" {
+				checked = true
+				if b.HalfWidth == nil || b.Mean < 2.5-*b.HalfWidth || b.Mean > 2.5+*b.HalfWidth {
+					t.Errorf("above's count of elements over 0.5: %g ± %v, want 2.5 within the interval", b.Mean, b.HalfWidth)
+				}
+			}
+		}
+	}
+	if !checked {
+		t.Errorf("no block if.then of above(std::vector<double, ...>, double) in the estimate")
+	}
+	_, code, stderr = freq(t, src, "--func", "length", "--input", "s = uniform_int(1, 12)", "--max-trials", "10")
+	if code == 0 || !strings.Contains(stderr, "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&") {
+		t.Errorf("freq --func length: exit %d, want the refusal to name the type as written:\n%s", code, stderr)
 	}
 }
 

@@ -46,6 +46,7 @@ type Binding struct {
 	Elem    Elem
 	Pointer bool // a pointer parameter: filled with a fresh array
 	Ref     bool // a C++ reference to a scalar: the address of a fresh copy
+	Vector  bool // a C++ std::vector<scalar>, by reference or by value: a fresh vector
 	Array   int  // a global array of this many elements; 0 otherwise
 	String  bool // the input is a string (char *)
 	kind    dist.Kind
@@ -134,7 +135,7 @@ func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
 			if w := writtenParams(fn); len(w) > 0 && i-(len(f.Params)-len(w)) >= 0 {
 				// C++: say the type as the source writes it.
 				t := w[i-(len(f.Params)-len(w))]
-				problems = append(problems, fmt.Sprintf("parameter %d '%s' has type %s, which --func cannot fill (scalars, references to scalars, pointers to scalars and arrays can): %v", i+1, name, t, err))
+				problems = append(problems, fmt.Sprintf("parameter %d '%s' has type %s, which --func cannot fill (scalars, references to scalars, pointers to scalars and arrays, std::vector of scalars can): %v", i+1, name, t, err))
 				continue
 			}
 			problems = append(problems, fmt.Sprintf("parameter %d '%s': %v", i+1, name, err))
@@ -172,6 +173,24 @@ func isLengthOnly(name string, m *dist.Model) bool {
 func (b *Binding) fill(typ string, diType int, m *llvmir.Module) error {
 	isArrayKind := b.kind == dist.KindIntArray || b.kind == dist.KindFloatArray
 	switch {
+	case (typ == "ptr" || strings.HasSuffix(typ, "*")) && vectorElem(m, diType) != "":
+		// std::vector<T> of a scalar T, by reference or by value (which the Itanium
+		// ABI passes as a pointer to a temporary): the driver builds one.
+		et := vectorElem(m, diType)
+		e, ok := cxxScalar(et)
+		if !ok {
+			return fmt.Errorf("a std::vector of %s cannot be filled (vectors of scalars can)", et)
+		}
+		if !isArrayKind {
+			return fmt.Errorf("a std::vector takes an array(...) input, not a %s", b.kind)
+		}
+		b.Vector, b.Elem = true, e
+		if strings.Contains(typ, "%") {
+			// clang 14: a pointer to the class's named type, which the driver's
+			// module does not define; the driver, compiled apart, passes an i8*.
+			b.IRType = "i8*"
+		}
+		return nil
 	case (typ == "ptr" || strings.HasSuffix(typ, "*")) && isReference(m, diType):
 		// A C++ reference to a scalar: the driver passes the address of a fresh copy.
 		elem, err := pointee(m, diType)
@@ -285,6 +304,63 @@ func isReference(m *llvmir.Module, id int) bool {
 	}
 	t := n.Fields["tag"]
 	return t == "DW_TAG_reference_type" || t == "DW_TAG_rvalue_reference_type"
+}
+
+// vectorElem returns the element type of a std::vector<T> parameter ("int",
+// "double"), passed by reference or by value, from its debug type; "" for any other
+// type. The class is recognised by its ODR identifier (_ZTSSt6vectorI...),
+// demangled.
+func vectorElem(m *llvmir.Module, id int) string {
+	n := strip(m, m.Meta[id])
+	if isReference(m, id) {
+		n = strip(m, m.Meta[n.Ref("baseType")])
+	}
+	if n == nil || n.Kind != "DICompositeType" {
+		return ""
+	}
+	ident := n.Str("identifier")
+	if !strings.HasPrefix(ident, "_ZTSSt6vectorI") {
+		return ""
+	}
+	t := strings.TrimPrefix(cfg.Demangle(ident), "typeinfo name for ")
+	if !strings.HasPrefix(t, "std::vector<") {
+		return ""
+	}
+	args := t[len("std::vector<"):]
+	depth := 0
+	for i, c := range args {
+		switch c {
+		case '<':
+			depth++
+		case '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				return strings.TrimSpace(args[:i])
+			}
+		}
+	}
+	return ""
+}
+
+// cxxScalar maps a C++ scalar type name to its element description. bool is left out
+// (std::vector<bool> is a bit set).
+func cxxScalar(t string) (Elem, bool) {
+	switch t {
+	case "char", "signed char", "unsigned char":
+		return Elem{IRType: "i8", Size: 1}, true
+	case "short", "unsigned short":
+		return Elem{IRType: "i16", Size: 2}, true
+	case "int", "unsigned int":
+		return Elem{IRType: "i32", Size: 4}, true
+	case "long", "unsigned long", "long long", "unsigned long long":
+		return Elem{IRType: "i64", Size: 8}, true
+	case "float":
+		return Elem{IRType: "float", Size: 4, Float: true}, true
+	case "double":
+		return Elem{IRType: "double", Size: 8, Float: true}, true
+	}
+	return Elem{}, false
 }
 
 // writtenParams returns the parameter types of a C++ function as its demangled name
@@ -482,6 +558,7 @@ func (h *Harness) IR() string {
 	fmt.Fprintf(&sb, "declare i64 @__fragprof_in_i64()\ndeclare double @__fragprof_in_f64()\n")
 	fmt.Fprintf(&sb, "declare %s @__fragprof_in_array(i32, i32)\ndeclare %s @__fragprof_in_string()\n", i8p, i8p)
 	fmt.Fprintf(&sb, "declare void @__fragprof_in_array_into(%s, i64, i32, i32)\n", i8p)
+	fmt.Fprintf(&sb, "declare void @__fragprof_in_vector(%s, i32, i32)\n", i8p)
 	params := make([]string, h.nparams)
 	args := make([]string, h.nparams)
 	var body strings.Builder
@@ -548,6 +625,18 @@ func (h *Harness) IR() string {
 				ref = fmt.Sprintf("bitcast (%s* @%s to i8*)", b.IRType, b.Global)
 			}
 			fmt.Fprintf(&body, "  call void @__fragprof_in_array_into(%s %s, i64 %d, i32 %d, i32 %d)\n", i8p, ref, b.Array, code, srcFloat)
+		case b.Vector:
+			// libstdc++'s and libc++'s vector: three pointers (begin, end, end of
+			// storage), filled by the runtime (runtime/c/harness.c).
+			val = next()
+			fmt.Fprintf(&body, "  %s = alloca [3 x %s], align 8\n", val, i8p)
+			raw := val
+			if !h.opaque {
+				raw = next()
+				fmt.Fprintf(&body, "  %s = bitcast [3 x i8*]* %s to i8*\n", raw, val)
+			}
+			fmt.Fprintf(&body, "  call void @__fragprof_in_vector(%s %s, i32 %d, i32 %d)\n", i8p, raw, code, srcFloat)
+			val = raw
 		case b.Ref:
 			kind := dist.KindInt
 			if srcFloat == 1 {

@@ -1,4 +1,6 @@
-// overloads.cpp: C++ functions for freq --func: overloads, references, a vector.
+// overloads.cpp: C++ functions for freq --func: overloads, references, vectors by
+// reference and by value, and a string (which --func refuses).
+#include <string>
 #include <vector>
 
 int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
@@ -19,8 +21,18 @@ int vsum(const std::vector<int> &v) {
   return s;
 }
 
+int above(std::vector<double> v, double t) {
+  int n = 0;
+  for (double x : v)
+    if (x > t)
+      n++;
+  return n;
+}
+
+int length(const std::string &s) { return int(s.size()); }
+
 int main() {
   int t = 0;
   std::vector<int> v{1, 2, 3};
-  return fib(5) + int(fib(3.0)) + acc::sumto(4, t) + vsum(v) == 0;
+  return fib(5) + int(fib(3.0)) + acc::sumto(4, t) + vsum(v) + above({0.5, 2}, 1) + length("x") == 0;
 }
