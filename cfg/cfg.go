@@ -237,10 +237,14 @@ func (f *Func) Checksum() uint64 {
 }
 
 // SortFuncs orders functions by source file, then line, then name: the source order
-// every report uses.
+// every report uses. The program's own files come first, then the system's headers
+// (the C++ library's templates and inline functions) and code without a file.
 func (p *Program) SortFuncs() {
 	sort.SliceStable(p.Funcs, func(i, j int) bool {
 		a, b := p.Funcs[i], p.Funcs[j]
+		if sa, sb := SystemFile(a.File), SystemFile(b.File); sa != sb {
+			return sb
+		}
 		if a.File != b.File {
 			return a.File < b.File
 		}
@@ -249,6 +253,12 @@ func (p *Program) SortFuncs() {
 		}
 		return a.Name < b.Name
 	})
+}
+
+// SystemFile reports a file of the system's headers (under /usr/, such as the C++
+// library's <vector>), or no file at all (code without debug locations).
+func SystemFile(file string) bool {
+	return file == "" || strings.HasPrefix(file, "/usr/")
 }
 
 // String dumps the function in a stable text form, for golden files and debugging.

@@ -26,6 +26,11 @@ func Demangle(name string) string {
 		return v.(string)
 	}
 	d := demangle.Filter(name)
+	if d != name && strings.HasSuffix(name, "D0Ev") {
+		// The deleting destructor (destroys, then frees) demangles like the
+		// destructor proper, which is a function of its own.
+		d += " [deleting]"
+	}
 	demangled.Store(name, d)
 	return d
 }

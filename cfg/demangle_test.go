@@ -11,6 +11,7 @@ func TestDemangle(t *testing.T) {
 		{"_Z1fi", "f(int)"},
 		{"_ZN2ns1fEi", "ns::f(int)"},
 		{"_ZN1SD2Ev", "S::~S()"},
+		{"_ZN1SD0Ev", "S::~S() [deleting]"},
 		{"_Z5clampIiET_S0_S0_S0_", "int clamp<int>(int, int, int)"},
 		{"_ZZ4mainENK3$_0clEi", "main::$_0::operator()(int) const"},
 		{"_Znotmangled", "_Znotmangled"},
