@@ -209,3 +209,39 @@ func TestUnsplittableEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestCXXSample builds a CPU-bound C++ program with fragprof c++ (an instrumented,
+// self-describing binary), samples it, and draws its hot CFG, whose functions carry
+// demangled C++ names.
+func TestCXXSample(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "work")
+	if _, stderr, code := cli(t, "", "c++", "-O2", "-g", "../../bench/cxx_work.cpp", "-o", bin); code != 0 {
+		t.Fatalf("fragprof c++: exit %d\n%s", code, stderr)
+	}
+	batches := filepath.Join(dir, "run.batches")
+	if _, stderr, code := cli(t, "", "sample", "--interval", "1ms", "-o", batches, "--", bin); code != 0 {
+		t.Fatalf("sample: exit %d\n%s", code, stderr)
+	}
+	dot, stderr, code := cli(t, "", "hotcfg", batches, "--format", "dot")
+	if code != 0 {
+		t.Fatalf("hotcfg: exit %d\n%s", code, stderr)
+	}
+	// The clusters' labels are the functions' names.
+	cxx := 0
+	for _, l := range strings.Split(dot, "\n") {
+		name, ok := strings.CutPrefix(strings.TrimSpace(l), "label=\"")
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(name, "_Z") {
+			t.Errorf("function shown mangled: %s", l)
+		}
+		if strings.Contains(name, "::") && strings.Contains(name, "(") {
+			cxx++
+		}
+	}
+	if cxx == 0 {
+		t.Errorf("the hot CFG names no C++ function demangled:\n%s", dot)
+	}
+}
