@@ -211,13 +211,39 @@ func TestUnsplittableEdges(t *testing.T) {
 }
 
 // TestCXXSample builds a CPU-bound C++ program with fragprof c++ (an instrumented,
-// self-describing binary), samples it, and draws its hot CFG, whose functions carry
-// demangled C++ names.
+// self-describing binary), counts it with count --binary, samples it, and draws its
+// hot CFG, whose functions carry demangled C++ names.
 func TestCXXSample(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "work")
 	if _, stderr, code := cli(t, "", "c++", "-O2", "-g", "../../bench/cxx_work.cpp", "-o", bin); code != 0 {
 		t.Fatalf("fragprof c++: exit %d\n%s", code, stderr)
+	}
+	// count --binary reads the counts of the self-describing binary: 16 operations, 8
+	// of them Mul, applied in each of 600000 rounds.
+	out := filepath.Join(dir, "counts.json")
+	if _, stderr, code := cli(t, "", "count", "--binary", bin, "--json", "-o", out); code != 0 {
+		t.Fatalf("count --binary: exit %d\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p report.JSONProgram
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range p.Functions {
+		if f.Name == "Mul::apply(long) const" {
+			found = true
+			if deref(f.Calls) != 8*600000 {
+				t.Errorf("Mul::apply called %d times, want %d", deref(f.Calls), 8*600000)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("count --binary: no Mul::apply(long) const")
 	}
 	batches := filepath.Join(dir, "run.batches")
 	if _, stderr, code := cli(t, "", "sample", "--interval", "1ms", "-o", batches, "--", bin); code != 0 {
