@@ -33,7 +33,9 @@ func newCountCmd(e *env) *cobra.Command {
 		Long: `Count compiles the C files into an instrumented program (or takes one built by
 'fragprof cc' with --binary), runs it once with fragprof's own stdin and the ARGS after
 "--", and prints how many times every basic block and every edge ran, in source order,
-with the call count of each function.
+with the call count of each function. C++ files (.cc, .cpp, .cxx, .C) are C++, as is
+every file with -x c++: exceptions, templates and inline functions are counted as
+docs/cxx.md says, with names demangled.
 
 The program's stdin, stdout, stderr and exit status pass through untouched: the report
 goes to stderr, or to the file named by -o. Counts survive exit(), return from main,
