@@ -26,6 +26,20 @@ struct Circle : Shape {
   double area() const override { return 3.0 * r * r; }
 };
 
+// A global with a constructor (run before main) and a destructor (run at exit,
+// before the counts are written).
+struct Registry {
+  std::vector<int> ids;
+  Registry() { // calls 1
+    for (int i = 0; i < 4; i++)
+      ids.push_back(i); // want 4
+  }
+  ~Registry() { // calls 1
+    while (!ids.empty())
+      ids.pop_back(); // want 4
+  }
+} registry;
+
 template <typename T> T clamp_to(T x, T lo, T hi) {
   if (x < lo)
     return lo;
