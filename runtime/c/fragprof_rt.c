@@ -44,6 +44,10 @@ static int out_fd = -1;
  * of the same run is added to; one of another run is replaced. */
 static uint32_t run_id;
 static int run_inherited; /* this process was exec'd by another of the run */
+/* merge_children: a forked child counts afresh and adds its counts to the dump
+ * (after_fork). trial_fd: out_fd is a fork-server trial's dump (a memfd shared by
+ * every process of the trial), to which each process adds its counts (merge_fd). */
+static int merge_children, trial_fd;
 static void join_run(void);
 static void after_fork(void);
 
@@ -213,7 +217,7 @@ static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold)
 	put32(h + 12, total);
 	put32(h + 16, returned);
 	put32(h + 20, osig);
-	put32(h + 24, run_id ? run_id : (uint32_t)getpid());
+	put32(h + 24, old ? get32(old + 24) : run_id ? run_id : (uint32_t)getpid());
 	put32(h + 28, flags);
 	if (__fragprof_write_all(fd, h, sizeof h) < 0)
 		return -1;
@@ -314,6 +318,41 @@ static int merge_dump(const char *path, int sig) {
 	return bad;
 }
 
+/* merge_fd adds this process's counts to a fork-server trial's dump: the memfd fd,
+ * shared by every process of the trial (forked, or exec'd: FRAGPROF_TRIAL_FD), whose
+ * length is its shared offset. The processes take turns under a POSIX record lock
+ * (owned by the process, unlike flock, whose lock belongs to the shared open file
+ * and so excludes nobody; released if the process dies); each reads what is there,
+ * rewinds and writes the sums. The fork server reads the dump once the last process
+ * of the trial has ended. Async-signal-safe: system calls only. */
+static int merge_fd(int fd, int sig) {
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	int locked;
+	while (!(locked = fcntl(fd, F_SETLKW, &fl) == 0) && errno == EINTR)
+		;
+	off_t n = lseek(fd, 0, SEEK_CUR);
+	unsigned char *old = 0;
+	uint32_t nold = 0;
+	if (n >= 32) {
+		void *m = mmap(0, (size_t)n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED) {
+			old = m;
+			if (pread(fd, old, (size_t)n, 0) != n || !old_valid(old, (size_t)n, get32(old + 24), &nold)) {
+				munmap(m, (size_t)n);
+				old = 0; /* damaged: replaced */
+				nold = 0;
+			}
+		}
+	}
+	int bad = lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, sig, old, nold);
+	if (old)
+		munmap(old, (size_t)n);
+	fl.l_type = F_UNLCK;
+	if (locked)
+		fcntl(fd, F_SETLK, &fl);
+	return bad;
+}
+
 /* __fragprof_dump writes the dump once. sig is the fatal signal, or 0. */
 void __fragprof_dump(int sig) {
 	if (dumped)
@@ -326,7 +365,7 @@ void __fragprof_dump(int sig) {
 	}
 	if (out_fd >= 0) {
 		if (getpid() == owner)
-			dump_to(out_fd, sig);
+			trial_fd ? merge_fd(out_fd, sig) : dump_to(out_fd, sig);
 		return;
 	}
 	if (!out_path[0])
@@ -383,7 +422,12 @@ static void install(void) {
 	const char *fd = getenv("FRAGPROF_FD");
 	const char *path = getenv("FRAGPROF_OUT");
 	const char *ctl = getenv("FRAGPROF_CTL");
-	if (fd && *fd)
+	const char *tfd = getenv("FRAGPROF_TRIAL_FD");
+	if (tfd && *tfd && !(ctl && *ctl) && fcntl(atoi(tfd), F_GETFD) >= 0) {
+		/* exec'd by a process of a fork-server trial: add to the trial's dump */
+		out_fd = atoi(tfd);
+		trial_fd = merge_children = 1;
+	} else if (fd && *fd)
 		out_fd = atoi(fd);
 	else if (path && strlen(path) < sizeof out_path)
 		strcpy(out_path, path);
@@ -394,8 +438,10 @@ static void install(void) {
 	if (!(ctl && *ctl))
 		cont_init(); /* continuous mode, if asked for (section at the end); never
 		              * under the fork server, whose trials dump to their own memfd */
-	if (out_path[0] && !(ctl && *ctl) && !cont_on && owner)
+	if ((out_path[0] && !(ctl && *ctl) && !cont_on && owner) || trial_fd) {
+		merge_children = 1;
 		pthread_atfork(0, 0, after_fork);
+	}
 	static char altstack[1 << 16];
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
 	sigaltstack(&ss, 0);
@@ -414,8 +460,8 @@ static void install(void) {
 /* after_fork starts a forked child's counts afresh (the parent's so far are the
  * parent's to write): at its end the child adds its own to the run's dump. */
 static void after_fork(void) {
-	if (cont_on)
-		return; /* continuous mode: cont_after_fork */
+	if (cont_on || !merge_children)
+		return; /* continuous mode: cont_after_fork; the fork server: its trials */
 	uint32_t k = 0;
 	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++)
 		memset(u->counters, 0, (size_t)u->ncounters * 8);
@@ -445,7 +491,7 @@ static void join_run(void) {
 void __fragprof_before_exec(void) {
 	/* Not in a vfork child (owner is its parent): it shares the parent's counters,
 	 * which the parent writes at its end. */
-	if (!out_path[0] || cont_on || dumped || getpid() != owner)
+	if ((!out_path[0] && !trial_fd) || cont_on || dumped || getpid() != owner)
 		return;
 	int saved = errno;
 	__fragprof_dump(0);
@@ -455,7 +501,7 @@ void __fragprof_before_exec(void) {
 /* __fragprof_after_exec runs when the exec failed: the counts so far are written, so
  * the process counts afresh and adds the rest at its end. */
 void __fragprof_after_exec(void) {
-	if (!out_path[0] || cont_on || !dumped || getpid() != owner)
+	if ((!out_path[0] && !trial_fd) || cont_on || !dumped || getpid() != owner)
 		return;
 	int saved = errno;
 	after_fork();
@@ -469,8 +515,12 @@ void __fragprof_reset_for_child(int fd) {
 	out_fd = fd;
 	out_path[0] = 0;
 	owner = getpid();
+	run_id = (uint32_t)owner;
 	dumped = 0;
+	trial_fd = merge_children = 1;
 }
+
+void __fragprof_serve_trials(void) { pthread_atfork(0, 0, after_fork); }
 
 void __fragprof_register(struct fp_unit *u) {
 	if (!installed)
