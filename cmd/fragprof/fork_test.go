@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/fragprof/fragprof/internal/dump"
 	"github.com/fragprof/fragprof/internal/report"
 )
 
@@ -65,5 +67,81 @@ func TestForkFreq(t *testing.T) {
 				t.Fatal("no function work in the report")
 			}
 		})
+	}
+}
+
+// TestForkTime: the fragment times of a trial are its main process's (docs/runtime.md,
+// "Processes"): in testdata/forktime.c the parent times work 3 times per repetition,
+// and the child and grandchild it forks, one of which outlives it, write no timing
+// records. Before, the children's records (repeating the samples they inherited) were
+// added to the trial's and, from a child outliving its trial, to the next trial's:
+// 92 samples for 20 repetitions.
+func TestForkTime(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "time.json")
+	_, stderr, code := cli(t, "", "time", "testdata/forktime.c", "--fragment", "func:work", "--reps", "20", "--warmup", "0", "--json", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.JSONTime
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Failures) != 0 || len(r.Fragments) != 1 {
+		t.Fatalf("failures %v, %d fragments; want none and 1", r.Failures, len(r.Fragments))
+	}
+	if f := r.Fragments[0]; f.N+f.Cut != 60 || f.PerRep != 3 {
+		t.Errorf("%s: %d samples kept + %d cut, %g per repetition; want 60 in all, 3 per repetition", f.Name, f.N, f.Cut, f.PerRep)
+	}
+}
+
+// TestRunIdentity: the processes of a run add their counts to one dump, and a dump
+// of another run is replaced, never added to, even when the two runs' first processes
+// have the same pid — as they do when each run starts in a fresh pid namespace (a
+// container), where it is pid 1. testdata/fork.c, built by fragprof cc, runs twice
+// so (unshare), and the dump holds one run's 32 calls of work. Before, the run was
+// known by its first pid, and the second run added its counts to the first's: 64.
+func TestRunIdentity(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fork")
+	if _, stderr, code := cli(t, "", "cc", "testdata/fork.c", "-o", bin); code != 0 {
+		t.Fatalf("cc: exit %d\n%s", code, stderr)
+	}
+	out := filepath.Join(dir, "counts.fpd")
+	for i := 0; i < 2; i++ {
+		// -r: a user namespace, so that no privilege is needed; -p -f: the program
+		// is the first process (pid 1) of a new pid namespace.
+		cmd := osexec.Command("unshare", "-r", "-p", "-f", bin)
+		cmd.Env = append(os.Environ(), "FRAGPROF_OUT="+out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("unshare -r -p -f %s: %v\n%s", bin, err, b)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dump.Parse(out, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for i, f := range p.Program.Funcs {
+		if f.Name == "work" {
+			found = true
+			if n := p.Counts[i].Calls(); n != 32 {
+				t.Errorf("work called %d times, want one run's 32", n)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no function work in the dump")
 	}
 }

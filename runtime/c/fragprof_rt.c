@@ -17,7 +17,9 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <pthread.h>
 
@@ -39,9 +41,12 @@ static int out_fd = -1;
 #define FP_FINISHED 2u   /* the runtime completed the dump (at exit or on a signal) */
 #define FP_MERGED 4u     /* the counts of several processes of one run, added up */
 
-/* The run: the pid of its first process, which every process of the program
- * (forked, or exec'd with the environment) knows through FRAGPROF_RUN. A dump file
- * of the same run is added to; one of another run is replaced. */
+/* The run: a number drawn at random by its first process, with the top bit set so
+ * that it is never a process id, which every process of the program (forked, or
+ * exec'd with the environment) knows through FRAGPROF_RUN. A dump file of the same
+ * run is added to; one of another run is replaced. A process id would not do: a
+ * dump left by an earlier run whose first process had the same pid (every run
+ * started in a fresh pid namespace, a container, is pid 1) would be added to. */
 static uint32_t run_id;
 static int run_inherited; /* this process was exec'd by another of the run */
 /* merge_children: a forked child counts afresh and adds its counts to the dump
@@ -189,12 +194,13 @@ static int write_unit(int fd, uint32_t nc, const void *meta, uint32_t ml, const 
 	return 0;
 }
 
-/* dump_merged writes the dump to fd. With old (a valid dump of the same run, nold
+/* dump_merged writes the dump to fd, identified by id (a dump it adds to keeps its
+ * own). With old (a valid dump of the same run, nold
  * units) it adds this process's counts to it: its units in their order, each
  * summed with this process's unit of the same metadata, then this process's units
  * it lacked. At most nunits units of our own: a damaged list (a cycle) cannot make
  * the dump endless. */
-static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold) {
+static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold, uint32_t id) {
 	uint32_t total = nold, k = 0;
 	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++) {
 		int found = 0;
@@ -217,7 +223,7 @@ static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold)
 	put32(h + 12, total);
 	put32(h + 16, returned);
 	put32(h + 20, osig);
-	put32(h + 24, old ? get32(old + 24) : run_id ? run_id : (uint32_t)getpid());
+	put32(h + 24, old ? get32(old + 24) : id);
 	put32(h + 28, flags);
 	if (__fragprof_write_all(fd, h, sizeof h) < 0)
 		return -1;
@@ -244,7 +250,7 @@ static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold)
 	return 0;
 }
 
-static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0); }
+static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0, (uint32_t)getpid()); }
 
 /* merge_dump writes this process's dump to path, adding the counts already there
  * from other processes of the same run. The processes take turns under an flock of
@@ -304,7 +310,7 @@ static int merge_dump(const char *path, int sig) {
 	int bad = -1;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		bad = dump_merged(fd, sig, old, nold);
+		bad = dump_merged(fd, sig, old, nold, run_id);
 		close(fd);
 		if (bad == 0)
 			bad = rename(tmp, path);
@@ -344,7 +350,7 @@ static int merge_fd(int fd, int sig) {
 			}
 		}
 	}
-	int bad = lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, sig, old, nold);
+	int bad = lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, sig, old, nold, run_id);
 	if (old)
 		munmap(old, (size_t)n);
 	fl.l_type = F_UNLCK;
@@ -470,8 +476,8 @@ static void after_fork(void) {
 	owner = getpid();
 }
 
-/* join_run sets run_id: the run's, inherited through FRAGPROF_RUN, or this process's
- * own pid when it is the first. */
+/* join_run sets run_id: the run's, inherited through FRAGPROF_RUN, or a new one
+ * when this process is the first. */
 static void join_run(void) {
 	const char *r = getenv("FRAGPROF_RUN");
 	if (r && *r) {
@@ -479,7 +485,12 @@ static void join_run(void) {
 		run_inherited = 1;
 		return;
 	}
-	run_id = (uint32_t)getpid();
+	if (getrandom(&run_id, sizeof run_id, GRND_NONBLOCK) != sizeof run_id) {
+		struct timespec ts; /* no entropy yet (early boot): the clock and the pid */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		run_id = (uint32_t)ts.tv_nsec * 2654435761u ^ (uint32_t)ts.tv_sec ^ (uint32_t)getpid() << 8;
+	}
+	run_id |= 0x80000000u;
 	char b[24];
 	snprintf(b, sizeof b, "%u", run_id);
 	setenv("FRAGPROF_RUN", b, 1);
