@@ -145,3 +145,36 @@ func TestRunIdentity(t *testing.T) {
 		t.Fatal("no function work in the dump")
 	}
 }
+
+// TestForkContinuous: in continuous mode the first process's counts live in the dump
+// file, and its forked children and the programs they exec add theirs, at their end,
+// to PATH.forks, which count adds: testdata/fork.c calls work 32 times in five process
+// images, 20 of them in two children. Before, the children wrote nothing: 5 calls.
+func TestForkContinuous(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "counts.json")
+	_, stderr, code := cli(t, "", "count", "testdata/fork.c", "--continuous", "--json", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p report.JSONProgram
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]uint64{}
+	body := uint64(0)
+	for _, f := range p.Functions {
+		calls[f.Name] = deref(f.Calls)
+		for _, b := range f.Blocks {
+			if f.Name == "main" && b.Label == "for.body29" {
+				body = deref(b.Count)
+			}
+		}
+	}
+	if calls["work"] != 32 || calls["main"] != 2 || body != 20 {
+		t.Errorf("work called %d times, main %d, the children's loop body ran %d times; want 32, 2 and 20", calls["work"], calls["main"], body)
+	}
+}

@@ -86,7 +86,9 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 		dir = d
 	}
 	out := filepath.Join(dir, "counts.fpd")
+	forks := out + ".forks" // in continuous mode, the counts of the other processes
 	os.Remove(out)
+	os.Remove(forks)
 	cmd := osexec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Env = append(append(os.Environ(), c.Env...), "FRAGPROF_OUT="+out)
 	if c.ExtraOut != "" {
@@ -121,7 +123,19 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 		return nil, st, fmt.Errorf("%s wrote no counts (%s): it was not built by fragprof, or it ended by _exit or SIGKILL (--continuous keeps counts through both)", c.Path, st)
 	}
 	d, err := dump.Parse(c.Path, data)
-	return d, st, err
+	if err != nil {
+		return nil, st, err
+	}
+	if data, ferr := os.ReadFile(forks); ferr == nil {
+		f, err := dump.Parse(c.Path+" (its forked and exec'd processes)", data)
+		if err != nil {
+			return nil, st, err
+		}
+		if err := d.Add(f); err != nil {
+			return nil, st, fmt.Errorf("%s: %v", c.Path, err)
+		}
+	}
+	return d, st, nil
 }
 
 // wait starts cmd and waits for it, stopping it as c.Timeout and c.Interrupt say.

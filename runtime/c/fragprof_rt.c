@@ -381,9 +381,8 @@ void __fragprof_dump(int sig) {
 	if (expand(path, sizeof path, &has_pid) < 0)
 		return;
 	if (!has_pid) {
-		/* Every process of the run adds its counts, but for a forked child in
-		 * continuous mode (the file is its parent's: owner is the parent) and an
-		 * exec'd one there (owner 0). */
+		/* Every process of the run adds its counts (but a vfork child, whose owner is
+		 * its parent). */
 		if (getpid() == owner)
 			merge_dump(path, sig);
 		return;
@@ -444,8 +443,10 @@ static void install(void) {
 	if (!(ctl && *ctl))
 		cont_init(); /* continuous mode, if asked for (section at the end); never
 		              * under the fork server, whose trials dump to their own memfd */
-	if ((out_path[0] && !(ctl && *ctl) && !cont_on && owner) || trial_fd) {
-		merge_children = 1;
+	if ((out_path[0] && !(ctl && *ctl)) || trial_fd) {
+		/* In continuous mode cont_after_fork, registered first, runs first: it turns
+		 * a child into an ordinary process of the run, adding to PATH.forks. */
+		merge_children = !cont_on;
 		pthread_atfork(0, 0, after_fork);
 	}
 	static char altstack[1 << 16];
@@ -565,8 +566,10 @@ __attribute__((destructor(101))) static void at_exit(void) { __fragprof_dump(0);
  * and the ordinary dump at exit replaces the file.
  *
  * After fork() the child stops sharing the parent's pages: with %p in the name it
- * gets a file of its own and counts afresh, without %p it keeps private counts and
- * writes nothing (the ordinary mode adds them to the run's dump instead).
+ * gets a file of its own and counts afresh; without %p it counts afresh in private
+ * memory and, at its end, adds its counts to PATH.forks, the ordinary dump of the
+ * run's other processes (merge_dump), which a program built by fragprof that a
+ * process of the run execs adds to as well. fragprof adds PATH.forks to PATH.
  *
  * Entry points used by the rest of the runtime: cont_init (from install), cont_add
  * (from __fragprof_register), cont_finish (from __fragprof_dump).
@@ -661,6 +664,22 @@ static void cont_abandon(void) {
 	cont_fd = -1;
 }
 
+/* cont_forks makes this process an ordinary one of the run, counting afresh and
+ * adding its counts at its end to PATH.forks (a forked child, or a program exec'd by
+ * a process of the run); with no room for the name, it writes nothing. */
+static void cont_forks(void) {
+	size_t n = strlen(out_path);
+	if (n + sizeof ".forks" > sizeof out_path) {
+		owner = 0;
+		return;
+	}
+	memcpy(out_path + n, ".forks", sizeof ".forks");
+	__fragprof_main_returned = 0;
+	dumped = 0;
+	owner = getpid();
+	merge_children = 1;
+}
+
 static void cont_after_fork(void) {
 	if (!cont_on)
 		return;
@@ -682,7 +701,9 @@ static void cont_after_fork(void) {
 	close(cont_fd);
 	cont_fd = -1;
 	if (!has_pid) {
-		cont_on = 0; /* the parent owns the file; the child writes nothing */
+		/* The parent owns the file: the child adds its counts to PATH.forks. */
+		cont_on = 0;
+		cont_forks();
 		return;
 	}
 	__fragprof_main_returned = 0;
@@ -710,7 +731,7 @@ static void cont_init(void) {
 	if (!want || out_fd >= 0 || !out_path[0])
 		return;
 	if (run_inherited && !strstr(out_path, "%p")) {
-		owner = 0; /* exec'd by a process of a continuous run: the file is not ours */
+		cont_forks(); /* exec'd by a process of a continuous run: the file is not ours */
 		return;
 	}
 	if (cont_create() < 0) {
