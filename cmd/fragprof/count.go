@@ -116,6 +116,9 @@ Examples:
 			if note != "" {
 				fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
 			}
+			if st.Lingering {
+				fmt.Fprintf(e.stderr, "fragprof: warning: processes the program started were still running %v after it ended: their counts are not included\n", exec.Linger)
+			}
 			if err := pf.save(e, d, p); err != nil {
 				return err
 			}

@@ -18,6 +18,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +55,7 @@ static int run_inherited; /* this process was exec'd by another of the run */
  * every process of the trial), to which each process adds its counts (merge_fd). */
 static int merge_children, trial_fd;
 static void join_run(void);
+static void keep_live(void);
 static void after_fork(void);
 
 static int cont_on; /* continuous mode is active: see the section at the end */
@@ -438,8 +440,10 @@ static void install(void) {
 		strcpy(out_path, path);
 	if (out_fd < 0 && !out_path[0] && !(ctl && *ctl))
 		return; /* nobody asked for counts: stay out of the program's way */
-	if (out_path[0] && !(ctl && *ctl))
+	if (out_path[0] && !(ctl && *ctl)) {
 		join_run();
+		keep_live();
+	}
 	if (!(ctl && *ctl))
 		cont_init(); /* continuous mode, if asked for (section at the end); never
 		              * under the fork server, whose trials dump to their own memfd */
@@ -475,6 +479,25 @@ static void after_fork(void) {
 	__fragprof_main_returned = 0;
 	dumped = 0;
 	owner = getpid();
+}
+
+/* keep_live moves the write end of fragprof's "live" pipe (FRAGPROF_LIVE_FD, set by
+ * internal/exec for the run's first process) out of the program's way, to a high
+ * descriptor that every process of the run inherits: fragprof reads its end of file
+ * when the last of them has ended, and then reads the dump. */
+static void keep_live(void) {
+	const char *l = getenv("FRAGPROF_LIVE_FD");
+	if (!l || !*l)
+		return;
+	int fd = atoi(l);
+	unsetenv("FRAGPROF_LIVE_FD"); /* an exec'd program inherits the high descriptor */
+	if (fcntl(fd, F_GETFD) < 0)
+		return;
+	struct rlimit rl;
+	int lo = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64 && rl.rlim_cur <= 1 << 20 ? (int)rl.rlim_cur - 32 : 0;
+	int hi = lo > fd ? fcntl(fd, F_DUPFD, lo) : -1;
+	if (hi >= 0)
+		close(fd);
 }
 
 /* join_run sets run_id: the run's, inherited through FRAGPROF_RUN, or a new one
