@@ -46,6 +46,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -216,8 +217,13 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 	/* The dump's descriptor stays open across exec: a program built by fragprof that
 	 * a trial execs adds its counts to it (FRAGPROF_TRIAL_FD). */
 	struct outfile out = out_create("fragprof-dump", 0), extra = out_create("fragprof-extra", MFD_CLOEXEC);
-	char tfd[16];
-	snprintf(tfd, sizeof tfd, "%d", out.fd);
+	char tfd[48];
+	struct stat st;
+	if (fstat(out.fd, &st) < 0)
+		_exit(73);
+	/* The descriptor and its inode: a program that closed it, and opened another file
+	 * that got its number, does not take that file for the dump. */
+	snprintf(tfd, sizeof tfd, "%d:%llu", out.fd, (unsigned long long)st.st_ino);
 	setenv("FRAGPROF_TRIAL_FD", tfd, 1);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	__fragprof_serve_trials();

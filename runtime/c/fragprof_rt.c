@@ -430,9 +430,13 @@ static void install(void) {
 	const char *path = getenv("FRAGPROF_OUT");
 	const char *ctl = getenv("FRAGPROF_CTL");
 	const char *tfd = getenv("FRAGPROF_TRIAL_FD");
-	if (tfd && *tfd && !(ctl && *ctl) && fcntl(atoi(tfd), F_GETFD) >= 0) {
+	int tn;
+	unsigned long long ino;
+	struct stat st;
+	if (tfd && !(ctl && *ctl) && sscanf(tfd, "%d:%llu", &tn, &ino) == 2 && fstat(tn, &st) == 0 &&
+	    (unsigned long long)st.st_ino == ino) {
 		/* exec'd by a process of a fork-server trial: add to the trial's dump */
-		out_fd = atoi(tfd);
+		out_fd = tn;
 		trial_fd = merge_children = 1;
 	} else if (fd && *fd)
 		out_fd = atoi(fd);
