@@ -686,6 +686,7 @@ static int cont_map(struct fp_unit *u) {
 /* cont_abandon leaves continuous mode; the ordinary dump at exit takes over. */
 static void cont_abandon(void) {
 	cont_on = 0;
+	merge_children = 1; /* the ordinary mode's rule for forked children */
 	if (cont_fd >= 0)
 		close(cont_fd);
 	cont_fd = -1;
