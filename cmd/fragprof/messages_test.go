@@ -24,7 +24,6 @@ func TestMessagesNameUserFiles(t *testing.T) {
 		}
 		return p
 	}
-	asm := write("asmgoto.c", "int main(void) {\n  asm goto(\"jmp %l0\" :::: out);\n  return 1;\nout:\n  return 0;\n}\n")
 	model := write("bad.model", "{\n  \"nodes\": [\n    1,\n  ]\n}\n")
 	report := write("bad.json", "{\"counters\": 1, \"functions\": [\n  {\"name\": 3}\n]}\n")
 	for _, tc := range []struct {
@@ -33,7 +32,6 @@ func TestMessagesNameUserFiles(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"IR not understood", []string{"count", asm}, 1, []string{"asmgoto.c:2:3: fragprof cannot read the LLVM IR", "in function main", "callbr", "a limit of fragprof"}},
 		{"output in a missing directory", []string{"count", "../../examples/straight.c", "-o", filepath.Join(dir, "no", "out.txt")}, 1, []string{"write " + filepath.Join(dir, "no", "out.txt") + ": no such file or directory"}},
 		{"argument count", []string{"model", "show"}, 2, []string{"model show: wrong number of arguments (got 0): usage: fragprof model show FILE"}},
 		{"flag value", []string{"freq", "x.c", "--eps", "abc"}, 2, []string{`freq: --eps "abc": want a number`}},
