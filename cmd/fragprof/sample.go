@@ -16,6 +16,7 @@ import (
 
 	"github.com/fragprof/fragprof/hotcfg"
 	"github.com/fragprof/fragprof/internal/sample"
+	"github.com/fragprof/fragprof/internal/stats"
 )
 
 func init() { register(newSampleCmd) }
@@ -25,6 +26,8 @@ func newSampleCmd(e *env) *cobra.Command {
 		interval                time.Duration
 		burst, repeat, pid      int
 		out, stepping, graphOut string
+		sampler                 string
+		stackBytes              int
 		overheadTarget          string
 		exact, overhead, aslr   bool
 		maxInsns, seed          uint64
@@ -109,6 +112,12 @@ Examples:
 			if burst <= 0 || interval <= 0 || repeat <= 0 {
 				return usagef("sample: --burst, --interval and --repeat must be positive")
 			}
+			if sampler != "auto" && sampler != "inprocess" && sampler != "ptrace" {
+				return usagef("sample: --sampler %q: want auto, inprocess or ptrace", sampler)
+			}
+			if stackBytes < 0 || stackBytes > 65536 {
+				return usagef("sample: --stack-bytes %d: want 0 to 65536", stackBytes)
+			}
 			if pid != 0 && (overhead || repeat > 1) {
 				return usagef("sample: --measure-overhead and --repeat need a program to start")
 			}
@@ -174,43 +183,86 @@ Examples:
 			if share > 0 {
 				w.Info("overhead", overheadTarget)
 			}
-			var plain, traced []time.Duration
+			useInProcess, why := chooseSampler(sampler, pid, prog)
+			if sampler == "inprocess" && !useInProcess {
+				return fmt.Errorf("sample: --sampler inprocess: %s", why)
+			}
+			if useInProcess {
+				if overheadTarget == "" {
+					opts.Overhead = defaultInProcessShare
+					w.Info("overhead", fmt.Sprintf("%g%%", 100*defaultInProcessShare))
+				}
+				w.Info("sampler", "inprocess")
+			} else {
+				w.Info("sampler", "ptrace")
+				if sampler == "auto" && why != "" {
+					fmt.Fprintf(e.stderr, "fragprof sample: using ptrace: %s\n", why)
+				}
+			}
+			var plain, traced []sample.PlainRun
 			var last *sample.Stats
 			var total sample.Stats
 			var maps hotcfg.Maps
+			var notes []string
 			for i := 0; i < repeat; i++ {
 				t := target
 				if input != nil {
 					t.Stdin = bytes.NewReader(input)
 				}
-				if overhead {
-					pt := t
+				// Sampled and plain runs alternate, the sampled one first on odd
+				// runs, so that a trend in the machine's load falls on both alike.
+				plainRun := func() error {
+					pt := target
+					if input != nil {
+						pt.Stdin = bytes.NewReader(input)
+					}
 					pt.Stdout, pt.Stderr = io.Discard, io.Discard
-					d, _, err := sample.Plain(pt)
+					r, err := sample.Plain(pt)
 					if err != nil {
 						return err
 					}
-					plain = append(plain, d)
-					if input != nil {
-						t.Stdin = bytes.NewReader(input)
+					plain = append(plain, r)
+					return nil
+				}
+				if overhead && i%2 == 0 {
+					if err := plainRun(); err != nil {
+						return err
 					}
 				}
 				opts.Seed = seed + uint64(i)
-				if opts.Overhead > 0 && total.Ticks > 0 {
-					// Each run starts from the cost learned in the runs before it.
-					opts.Interval = max(time.Duration(float64(total.TickTime)/float64(total.Ticks)/opts.Overhead), time.Microsecond)
+				var s *sample.Stats
+				var err error
+				if useInProcess {
+					s, err = sample.Preload(t, opts, stackBytes, func(b sample.Burst, c hotcfg.Code) { sink(b.Batch, c) })
+					if err == nil && s.Conflict != 0 && i+1 < repeat {
+						useInProcess = false
+						notes = append(notes, fmt.Sprintf("run %d: the program handles %v itself: the remaining runs use ptrace", i+1, s.Conflict))
+						w.Info("sampler", "inprocess+ptrace")
+					}
+				} else {
+					if opts.Overhead > 0 && total.Ticks > 0 {
+						// Each run starts from the cost learned in the runs before it.
+						opts.Interval = max(time.Duration(float64(total.TickTime)/float64(total.Ticks)/opts.Overhead), time.Microsecond)
+					}
+					s, err = sample.Sample(t, opts, sink, nil)
 				}
-				s, err := sample.Sample(t, opts, sink, nil)
 				if err != nil {
 					return err
 				}
-				traced = append(traced, s.Wall)
+				if overhead && i%2 == 1 {
+					if err := plainRun(); err != nil {
+						return err
+					}
+				}
+				traced = append(traced, sample.PlainRun{Wall: s.Wall, CPU: s.CPU})
 				total.Batches += s.Batches
 				total.Sampled += s.Sampled
 				total.Skipped += s.Skipped
 				total.Ticks += s.Ticks
 				total.TickTime += s.TickTime
+				total.SelfCost += s.SelfCost
 				total.Wall += s.Wall
+				total.CPU += s.CPU
 				last = s
 				// The mappings of every run: a run's own are read when its bursts
 				// meet code outside the known ones, so the last run alone may lack
@@ -231,19 +283,27 @@ Examples:
 			if err := w.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "fragprof sample: %d batches, %d PCs sampled (%d bursts skipped in system calls) in %d run(s), %v per run (median)\n",
-				total.Batches, total.Sampled, total.Skipped, len(traced), sampleMedian(traced))
+			walls := make([]time.Duration, len(traced))
+			for i, r := range traced {
+				walls[i] = r.Wall
+			}
+			fmt.Fprintf(e.stderr, "fragprof sample: %d batches, %d PCs sampled (%d bursts skipped) in %d run(s), %v per run (median)\n",
+				total.Batches, total.Sampled, total.Skipped, len(traced), sampleMedian(walls))
 			fmt.Fprintf(e.stderr, "fragprof sample: share of instructions: run 'fragprof hotcfg %s --compare EXACT' (sampled_fraction) against 'sample --exact'\n", out)
 			if total.Ticks > 0 {
-				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d ticks (%.0f µs per burst), %.2f%% of the sampled runs' wall time\n",
+				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d ticks (%.0f µs per burst), %.2f%% of the sampled runs' wall time (estimate: tracer's wall time in ticks)\n",
 					total.TickTime.Round(time.Microsecond), total.Ticks, float64(total.TickTime.Microseconds())/float64(max(total.Batches, 1)),
 					100*float64(total.TickTime)/float64(max(total.Wall, 1)))
 			}
-			if overhead {
-				fmt.Fprintf(e.stderr, "fragprof sample: overhead: sampled %v / unsampled %v = %.3f (median of %d each)\n",
-					sampleMedian(traced), sampleMedian(plain), float64(sampleMedian(traced))/float64(sampleMedian(plain)), len(plain))
+			if total.SelfCost > 0 && total.Ticks == 0 {
+				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d bursts (%.0f µs CPU per burst), %.2f%% of the sampled runs' CPU time (estimate: the bursts' own CPU time)\n",
+					total.SelfCost.Round(time.Microsecond), total.Batches, float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)),
+					100*float64(total.SelfCost)/float64(max(total.CPU, 1)))
 			}
-			for _, n := range last.Notes {
+			if overhead {
+				reportOverhead(e.stderr, traced, plain)
+			}
+			for _, n := range append(notes, last.Notes...) {
 				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", n)
 			}
 			if online != nil {
@@ -262,17 +322,19 @@ Examples:
 	fl := c.Flags()
 	fl.DurationVar(&interval, "interval", 3*time.Millisecond, "mean time between bursts")
 	fl.IntVar(&burst, "burst", 25, "PCs per burst")
-	fl.StringVar(&overheadTarget, "overhead", "", "adapt the interval to hold the sampler's cost at this share of run time (e.g. 5%); --interval is then the first gap")
+	fl.StringVar(&overheadTarget, "overhead", "", "adapt the interval to hold the sampler's cost at this share of run time (e.g. 5%); default 4% in process, none under ptrace")
 	fl.StringVarP(&out, "output", "o", "", "output file (default sample.batches, or exact.cfg with --exact)")
 	fl.IntVar(&pid, "pid", 0, "attach to this running process instead of starting one")
 	fl.BoolVar(&exact, "exact", false, "trace every instruction and write the exact CFG")
 	fl.Uint64Var(&maxInsns, "max-instructions", 0, "with --exact: stop (detach) after this many instructions; 0: no bound")
 	fl.StringVar(&stepping, "stepping", "auto", "auto, breakpoints or singlestep")
-	fl.BoolVar(&overhead, "measure-overhead", false, "also run the program unsampled and report the wall-time ratio")
+	fl.BoolVar(&overhead, "measure-overhead", false, "also run the program unsampled, alternating, and report the CPU-time and wall-time ratios")
 	fl.IntVar(&repeat, "repeat", 1, "run the program this many times (batches accumulate)")
 	fl.BoolVar(&aslr, "aslr", false, "keep address-space randomisation")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the interval jitter")
 	fl.StringVar(&graphOut, "graph", "", "also build the Bursts hot CFG online and write it (JSON) to this file")
+	fl.StringVar(&sampler, "sampler", "auto", "auto, inprocess (preloaded library) or ptrace")
+	fl.IntVar(&stackBytes, "stack-bytes", 4096, "in process: bytes of stack copied at each burst's start, for call stacks (0: none)")
 	return c
 }
 
@@ -310,6 +372,49 @@ func writeHotGraph(file string, g *hotcfg.Graph, lines func(*hotcfg.Block) []int
 		return err
 	}
 	return f.Close()
+}
+
+// defaultInProcessShare is the in-process sampler's default --overhead: below the
+// 5 % target with room for what the bursts' own CPU time does not count (starting
+// the library, caches).
+const defaultInProcessShare = 0.04
+
+// chooseSampler says whether the in-process sampler runs, and why not when it does not.
+func chooseSampler(sampler string, pid int, prog []string) (bool, string) {
+	switch {
+	case sampler == "ptrace":
+		return false, ""
+	case pid != 0:
+		return false, "attaching to a running process needs ptrace"
+	}
+	return sample.Preloadable(prog[0])
+}
+
+// reportOverhead prints the medians of the ratios of the sampled runs' CPU and wall
+// times to those of the plain runs they alternated with, with distribution-free 95 %
+// confidence intervals (stats.MedianInterval).
+func reportOverhead(w io.Writer, traced, plain []sample.PlainRun) {
+	n := min(len(traced), len(plain))
+	if n == 0 {
+		return
+	}
+	cpu := make([]float64, 0, n)
+	wall := make([]float64, 0, n)
+	var tc, pc time.Duration
+	for i := 0; i < n; i++ {
+		if plain[i].CPU > 0 {
+			cpu = append(cpu, float64(traced[i].CPU)/float64(plain[i].CPU))
+		}
+		wall = append(wall, float64(traced[i].Wall)/float64(plain[i].Wall))
+		tc += traced[i].CPU
+		pc += plain[i].CPU
+	}
+	ci := func(xs []float64) string {
+		iv := stats.MedianInterval(xs, 0.95)
+		return fmt.Sprintf("%.3f [%.3f, %.3f] (%.0f%% CI)", iv.Center, iv.Lo, iv.Hi, 100*iv.Confidence)
+	}
+	fmt.Fprintf(w, "fragprof sample: overhead: CPU time (user+sys, process tree) sampled/unsampled %s; total %.3f\n", ci(cpu), float64(tc)/float64(max(pc, 1)))
+	fmt.Fprintf(w, "fragprof sample: overhead: wall time sampled/unsampled %s; medians of %d alternated pairs\n", ci(wall), n)
 }
 
 func sampleMedian(ds []time.Duration) time.Duration {

@@ -100,6 +100,7 @@ func Sample(t Target, o Options, sink Sink, cancel *atomic.Bool) (*Stats, error)
 			end := time.Now()
 			s.Ticks++
 			s.TickTime += end.Sub(now)
+			s.SelfCost = s.TickTime
 			if o.Overhead > 0 {
 				mean := s.TickTime / time.Duration(s.Ticks)
 				interval = max(time.Duration(float64(mean)/o.Overhead), time.Microsecond)

@@ -1,0 +1,75 @@
+package sample
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fragprof/fragprof/hotcfg"
+)
+
+// TestPreloadUndisturbed runs testdata/busy.c (threads, fork, a handler on an
+// alternate stack, masked signals; with "prof" and "trap" its own SIGPROF or SIGTRAP
+// handler) plainly and under the in-process sampler: the outputs must be identical,
+// the bursts must come from the threads and the forked child, their consecutive PCs
+// must agree with the decoded instructions, and a program's own SIGPROF or SIGTRAP
+// handler must be reported and still run.
+func TestPreloadUndisturbed(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "busy")
+	if b, err := exec.Command("gcc", "-O2", "-g", "-pthread", "-o", prog, "testdata/busy.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	for _, mode := range []string{"", "prof", "trap"} {
+		args := []string{"8000000"}
+		if mode != "" {
+			args = append(args, mode)
+		}
+		var plain, sampled bytes.Buffer
+		if _, err := Plain(Target{Path: prog, Args: args, Stdout: &plain}); err != nil {
+			t.Fatal(err)
+		}
+		pids, tids := map[int]bool{}, map[int]bool{}
+		checked := 0
+		s, err := Preload(Target{Path: prog, Args: args, Stdout: &sampled},
+			Options{Interval: time.Millisecond, Burst: 25, Seed: 1}, 4096,
+			func(b Burst, code hotcfg.Code) {
+				pids[b.PID], tids[b.TID] = true, true
+				if b.Stack == nil || b.Stack.SP == 0 {
+					t.Errorf("burst at %v: no stack", b.Time)
+				}
+				for i := 0; i+1 < len(b.PCs); i++ {
+					in, ok := code.Insn(b.PCs[i])
+					if ok && in.Kind == hotcfg.Other && b.PCs[i+1] != in.Next() {
+						t.Errorf("burst at %v: %#x (len %d) followed by %#x", b.Time, b.PCs[i], in.Len, b.PCs[i+1])
+					}
+					checked++
+				}
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.String() != sampled.String() || plain.Len() == 0 {
+			t.Errorf("mode %q: output changed under the sampler:\nplain:\n%s\nsampled:\n%s", mode, plain.String(), sampled.String())
+		}
+		switch mode {
+		case "":
+			if s.Batches < 10 || len(pids) < 2 || len(tids) < 3 || checked < 100 {
+				t.Errorf("%d batches from %d processes and %d threads (%d steps checked): want bursts from the threads and the forked child",
+					s.Batches, len(pids), len(tids), checked)
+			}
+			if s.Conflict != 0 || s.CPU <= 0 || s.SelfCost <= 0 || s.SelfCost > s.CPU {
+				t.Errorf("conflict %v, CPU %v, self cost %v", s.Conflict, s.CPU, s.SelfCost)
+			}
+		case "prof", "trap":
+			want := map[string]unix.Signal{"prof": unix.SIGPROF, "trap": unix.SIGTRAP}[mode]
+			if s.Conflict != want || !strings.Contains(strings.Join(s.Notes, "\n"), "--sampler ptrace") {
+				t.Errorf("mode %q: conflict %v, notes %q", mode, s.Conflict, s.Notes)
+			}
+		}
+	}
+}
