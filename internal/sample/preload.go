@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -208,7 +209,7 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 	if run.Signal != 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("program killed by %v", run.Signal))
 	}
-	data, err := os.ReadFile(f.Name())
+	data, err := readUsed(f.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +241,28 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 			unix.SignalName(s.Conflict), s.Batches, unix.SignalName(s.Conflict)))
 	}
 	return s, nil
+}
+
+// readUsed reads the part of the sampler's (sparse) file that holds chunks.
+func readUsed(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := make([]byte, fpsHeader)
+	if _, err := io.ReadFull(f, h); err != nil {
+		return nil, fmt.Errorf("sample: the sampler's file: %v", err)
+	}
+	next := min(binary.LittleEndian.Uint64(h[16:]), fpsSize)
+	data := make([]byte, max(next, fpsHeader))
+	copy(data, h)
+	if next > fpsHeader {
+		if _, err := f.ReadAt(data[fpsHeader:], fpsHeader); err != nil {
+			return nil, fmt.Errorf("sample: the sampler's file: %v", err)
+		}
+	}
+	return data, nil
 }
 
 // withoutVar returns env without the variable name, and its value.
