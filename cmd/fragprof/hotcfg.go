@@ -24,7 +24,7 @@ func newHotcfgCmd(e *env) *cobra.Command {
 		p                          = hotcfg.DefaultParams
 		hot, keep                  float64
 		sweep, jsonOut, infer      bool
-		first                      int
+		first, top                 int
 	)
 	c := &cobra.Command{
 		Use:   "hotcfg FILE.batches... [flags]",
@@ -65,12 +65,21 @@ The comparison also counts G's inferred edges ("inferred") and how many of them 
 hot ("inferred_hot"). --first N builds from the first N batches only (to see how
 similarity grows with the number of bursts).
 
+--top N prints, instead of the graph, the N hottest functions and blocks (by their
+share of the sampled PCs, with module, source file and line) and edges (by their
+share of the graph's transitions; inferred ones marked *), the way
+'perf report --stdio' reads. Functions of stripped programs and libraries are named
+from their separate debug files (build ID or .gnu_debuglink under /usr/lib/debug,
+as installed by Debian's -dbgsym and -dbg packages), else from .dynsym; addresses
+without a name show as module+offset.
+
 --sweep (with --compare) runs GFCGaussiano over the thesis's 144 configurations
 and prints the best and worst three, like its Tables 3 and 4, then configuration #45
 and the Bursts builder for reference.
 
 Examples:
   fragprof hotcfg run.batches > hot.json
+  fragprof hotcfg run.batches --top 20
   fragprof hotcfg run.batches --algo gfc --bin-size 10 --stdev 15 --window 13 --recurrent 5
   fragprof hotcfg run.batches --format dot | dot -Tsvg > hot.svg
   fragprof hotcfg run.batches --compare exact.cfg --hot 0.90 --json
@@ -94,6 +103,9 @@ Examples:
 			}
 			if p.WindowSize <= 0 || p.Recurrent < 0 {
 				return usagef("hotcfg: --window must be positive")
+			}
+			if top < 0 {
+				return usagef("hotcfg: --top must be positive")
 			}
 			if first < 0 {
 				return usagef("hotcfg: --first must be positive")
@@ -171,7 +183,9 @@ Examples:
 				defer f.Close()
 				w = f
 			}
-			if format == "dot" {
+			if top > 0 {
+				err = writeTop(w, g, data.batches, files, top)
+			} else if format == "dot" {
 				err = g.WriteDot(w)
 			} else {
 				err = g.WriteJSON(w, cmp, files.Lines)
@@ -198,6 +212,7 @@ Examples:
 	fl.BoolVar(&jsonOut, "json", false, "with --compare: print only the comparison, as JSON")
 	fl.StringVar(&format, "format", "json", "graph output: json or dot")
 	fl.StringVarP(&out, "output", "o", "", "write the graph to this file instead of stdout")
+	fl.IntVar(&top, "top", 0, "print the N hottest functions, blocks and edges as text instead of the graph")
 	return c
 }
 
