@@ -15,16 +15,20 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/go-delve/delve/pkg/dwarf/frame"
+
 	"github.com/fragprof/fragprof/hotcfg"
 )
 
 // An elfFile is one mapped file's symbols and line table.
 type elfFile struct {
-	f     *elf.File
-	debug *elf.File // the separate debug file, if found
-	progs []*elf.Prog
-	syms  []elf.Symbol // functions sorted by Value
-	lines []lineRow    // sorted by address
+	f       *elf.File
+	debug   *elf.File                     // the separate debug file, if found
+	fdes    frame.FrameDescriptionEntries // .eh_frame, parsed on first use (cfi)
+	cfiDone bool
+	progs   []*elf.Prog
+	syms    []elf.Symbol // functions sorted by Value
+	lines   []lineRow    // sorted by address
 }
 
 type lineRow struct {

@@ -90,7 +90,7 @@ func PreloadLib() (string, error) {
 		return "", err
 	}
 	out := filepath.Join(tmp, "fragprof_sample.so")
-	msg, err := exec.Command(cc, "-O2", "-fPIC", "-shared", "-fno-omit-frame-pointer", "-o", out, src, "-ldl", "-lrt", "-pthread").CombinedOutput()
+	msg, err := exec.Command(cc, "-O2", "-fPIC", "-shared", "-fno-stack-protector", "-o", out, src, "-ldl", "-lrt", "-pthread").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("sample: compiling the in-process sampler: %v\n%s", err, msg)
 	}
@@ -179,6 +179,10 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 		env = os.Environ()
 	}
 	env, userPreload := withoutVar(env, "LD_PRELOAD")
+	trapFlag := 0 // --stepping singlestep: the trap flag; otherwise breakpoints
+	if o.Stepping == SingleStep {
+		trapFlag = 1
+	}
 	preload := lib
 	if userPreload != "" {
 		preload = lib + ":" + userPreload
@@ -187,8 +191,8 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 		"LD_PRELOAD="+preload,
 		"FRAGPROF_SAMPLE_LD_PRELOAD="+userPreload,
 		"FRAGPROF_SAMPLE_FILE="+f.Name(),
-		fmt.Sprintf("FRAGPROF_SAMPLE=%d %d %d %d %d", o.Interval.Nanoseconds(), o.Burst, o.Seed,
-			int64(o.Overhead*1e6), stackBytes))
+		fmt.Sprintf("FRAGPROF_SAMPLE=%d %d %d %d %d %d", o.Interval.Nanoseconds(), o.Burst, o.Seed,
+			int64(o.Overhead*1e6), stackBytes, trapFlag))
 	t.Env = env
 	// Ctrl-C goes to the whole foreground process group: the program decides what
 	// to do with it; we wait for it and keep what it recorded.
@@ -226,6 +230,7 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 		code.learn(b.PCs)
 	}
 	for _, b := range r.bursts {
+		b.Batch.Stack = code.files.Unwind(b.Stack, 64)
 		s.Batches++
 		s.Sampled += uint64(len(b.PCs))
 		s.SelfCost += b.Cost

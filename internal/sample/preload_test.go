@@ -13,9 +13,10 @@ import (
 	"github.com/fragprof/fragprof/hotcfg"
 )
 
-// TestPreloadUndisturbed runs testdata/busy.c (threads, fork, a handler on an
-// alternate stack, masked signals; with "prof" and "trap" its own SIGPROF or SIGTRAP
-// handler) plainly and under the in-process sampler: the outputs must be identical,
+// TestPreloadUndisturbed runs testdata/busy.c (threads running the same code, fork,
+// a handler on an alternate stack, masked signals; with "prof" and "trap" its own
+// SIGPROF or SIGTRAP handler) plainly and under the in-process sampler, stepping
+// with breakpoints and with the trap flag: the outputs must be identical,
 // the bursts must come from the threads and the forked child, their consecutive PCs
 // must agree with the decoded instructions, and a program's own SIGPROF or SIGTRAP
 // handler must be reported and still run.
@@ -24,8 +25,12 @@ func TestPreloadUndisturbed(t *testing.T) {
 	if b, err := exec.Command("gcc", "-O2", "-g", "-pthread", "-o", prog, "testdata/busy.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
-	for _, mode := range []string{"", "prof", "trap"} {
-		args := []string{"8000000"}
+	for _, c := range []struct {
+		mode string
+		st   Stepping
+	}{{"", Breakpoints}, {"", SingleStep}, {"single", Breakpoints}, {"prof", Breakpoints}, {"trap", Breakpoints}} {
+		mode := c.mode
+		args := []string{"4000000"}
 		if mode != "" {
 			args = append(args, mode)
 		}
@@ -36,7 +41,7 @@ func TestPreloadUndisturbed(t *testing.T) {
 		pids, tids := map[int]bool{}, map[int]bool{}
 		checked := 0
 		s, err := Preload(Target{Path: prog, Args: args, Stdout: &sampled},
-			Options{Interval: time.Millisecond, Burst: 25, Seed: 1}, 4096,
+			Options{Interval: time.Millisecond, Burst: 25, Seed: 1, Stepping: c.st}, 4096,
 			func(b Burst, code hotcfg.Code) {
 				pids[b.PID], tids[b.TID] = true, true
 				if b.Stack == nil || b.Stack.SP == 0 {
@@ -54,16 +59,20 @@ func TestPreloadUndisturbed(t *testing.T) {
 			t.Fatal(err)
 		}
 		if plain.String() != sampled.String() || plain.Len() == 0 {
-			t.Errorf("mode %q: output changed under the sampler:\nplain:\n%s\nsampled:\n%s", mode, plain.String(), sampled.String())
+			t.Errorf("mode %q, %v: output changed under the sampler (exit %d, notes %q):\nplain:\n%s\nsampled:\n%s", mode, c.st, s.ExitCode, s.Notes, plain.String(), sampled.String())
 		}
 		switch mode {
 		case "":
 			if s.Batches < 10 || len(pids) < 2 || len(tids) < 3 || checked < 100 {
-				t.Errorf("%d batches from %d processes and %d threads (%d steps checked): want bursts from the threads and the forked child",
-					s.Batches, len(pids), len(tids), checked)
+				t.Errorf("%v: %d batches from %d processes and %d threads (%d steps checked): want bursts from the threads and the forked child",
+					c.st, s.Batches, len(pids), len(tids), checked)
 			}
 			if s.Conflict != 0 || s.CPU <= 0 || s.SelfCost <= 0 || s.SelfCost > s.CPU {
 				t.Errorf("conflict %v, CPU %v, self cost %v", s.Conflict, s.CPU, s.SelfCost)
+			}
+		case "single":
+			if s.Batches < 10 || s.Conflict != 0 {
+				t.Errorf("single: %d batches, conflict %v", s.Batches, s.Conflict)
 			}
 		case "prof", "trap":
 			want := map[string]unix.Signal{"prof": unix.SIGPROF, "trap": unix.SIGTRAP}[mode]

@@ -1,6 +1,8 @@
 // busy.c: a program that exercises what the in-process sampler must not disturb:
 // threads, fork, signal handlers on an alternate stack, masks, and (with "prof" or
-// "trap") its own SIGPROF or SIGTRAP handler. Its output depends only on its work.
+// "trap") its own SIGPROF or SIGTRAP handler; with "single", one thread and a
+// frequent SIGALRM whose handler blocks every signal. Its output depends only on
+// its work.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -34,6 +36,37 @@ static void on_usr1(int sig) {
 	usr1++;
 }
 static void on_prof(int sig) { (void)sig; prof++; }
+
+static volatile sig_atomic_t alarms;
+static char hbuf[256], hsrc[256] = "the handler copies this with memcpy";
+static void on_alarm(int sig) {
+	(void)sig;
+	memcpy(hbuf, hsrc, sizeof hsrc); // library code the main loop runs too
+	alarms++;
+}
+
+// single runs one thread that calls library functions while SIGALRM, whose handler
+// blocks every signal and calls the same functions, fires every 200 µs.
+static int single(long n) {
+	struct sigaction sa = {0};
+	sa.sa_handler = on_alarm;
+	sigfillset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = {{0, 200}, {0, 200}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	char a[512], b[512];
+	unsigned long x = 1;
+	for (long i = 0; i < n / 100; i++) {
+		snprintf(a, sizeof a, "%lu %ld", x, i);
+		memcpy(b, a, sizeof a);
+		x = work(x + strlen(b), 100);
+	}
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("single %lu alarms %s\n", x, alarms > 0 ? "yes" : "no");
+	return 0;
+}
 static void on_trap(int sig) { (void)sig; trap++; }
 
 static void *thread(void *arg) {
@@ -46,6 +79,8 @@ static void *thread(void *arg) {
 int main(int argc, char **argv) {
 	long n = argc > 1 ? atol(argv[1]) : 20000000;
 	int own = argc > 2 ? (strcmp(argv[2], "prof") == 0 ? 1 : strcmp(argv[2], "trap") == 0 ? 2 : 0) : 0;
+	if (argc > 2 && strcmp(argv[2], "single") == 0)
+		return single(n);
 	static char alt[1 << 16];
 	stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
 	sigaltstack(&ss, NULL);
