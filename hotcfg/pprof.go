@@ -123,4 +123,3 @@ func WritePprof(w io.Writer, batches []Batch, code Code, sym Symbolizer, maps Ma
 	}
 	return p.Write(w)
 }
-
