@@ -77,7 +77,7 @@ share of the graph's transitions; inferred ones marked *), the way
 'perf report --stdio' reads. Functions of stripped programs and libraries are named
 from their separate debug files (build ID or .gnu_debuglink under /usr/lib/debug,
 as installed by Debian's -dbgsym and -dbg packages), else from .dynsym; addresses
-without a name show as module+offset.
+without a name show as [module]+offset.
 
 --sweep (with --compare) runs GFCGaussiano over the thesis's 144 configurations
 and prints the best and worst three, like its Tables 3 and 4, then configuration #45

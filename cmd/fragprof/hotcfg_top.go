@@ -18,7 +18,7 @@ import (
 // the share of executed instructions), edges by their share of the transitions the
 // graph holds (observed, and estimated for inferred edges). Names come from the
 // symbolizer (ELF symbols, separate debug files, .dynsym); an address without a
-// function shows as module+offset.
+// function shows as [module]+offset.
 func writeTop(w io.Writer, g *hotcfg.Graph, batches []hotcfg.Batch, sym hotcfg.Symbolizer, n int) error {
 	pcs := map[uint64]float64{}
 	total := 0.0
@@ -56,7 +56,7 @@ func writeTop(w io.Writer, g *hotcfg.Graph, batches []hotcfg.Batch, sym hotcfg.S
 		}
 		l := g.Maps.Loc(a)
 		if l.Module != "" {
-			return fmt.Sprintf("%s+%#x", l.Module, l.Off)
+			return fmt.Sprintf("[%s]+%#x", l.Module, l.Off) // no function: the file and offset
 		}
 		return fmt.Sprintf("%#x", a)
 	}

@@ -34,57 +34,72 @@ func newSampleCmd(e *env) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "sample [flags] -- PROG [ARGS...]   |   sample --pid PID [flags]",
-		Short: "Sample bursts of PCs of a native program with ptrace, or trace it exactly",
-		Long: `Sample runs PROG with ARGS (or attaches to the running process PID) under ptrace
-and, every --interval on average (each gap drawn uniformly in [I/2, 3I/2) so that
-sampling does not alias with the program's own periods), stops each of its threads
-that is running and records a burst of --burst consecutive program counters: a
-batch. The program is not recompiled and does not see the sampler: threads are
-stopped with PTRACE_INTERRUPT, never with a signal it could catch.
+		Short: "Sample bursts of PCs of a native program (in process or with ptrace), or trace it exactly",
+		Long: `Sample runs PROG with ARGS (or attaches to the running process PID) and, every
+--interval on average (each gap drawn uniformly in [I/2, 3I/2) so that sampling does
+not alias with the program's own periods), records from each running thread a burst
+of --burst consecutive program counters: a batch. The program is not recompiled.
+
+Two samplers (--sampler, docs/sampling.md):
+
+  inprocess  the default for programs it starts that are dynamically linked
+             (fragprof-built ones included): a small library is preloaded
+             (LD_PRELOAD) that arms a CPU-time timer in every thread; at each
+             expiry it follows the thread for a burst, with one breakpoint per
+             basic block (the trap flag once the process has threads), and writes
+             the PCs and a copy of the top of the stack to a memory-mapped file
+             that fragprof decodes and unwinds (call stacks) afterwards. The
+             interval counts the thread's CPU time (rounded up to the kernel's
+             tick, 4 ms on HZ=250 kernels); default 1ms, and --overhead defaults
+             to 4%. A program that installs its own SIGPROF or SIGTRAP handler
+             gets it, and sampling stops in it: sample it with --sampler ptrace
+             (the later runs of --repeat switch by themselves).
+  ptrace     for --pid, statically linked programs, and on request: threads are
+             stopped with PTRACE_INTERRUPT, never with a signal the program could
+             catch; the interval is wall time, default 3ms. At each tick every
+             traced thread whose state is R in /proc is interrupted in turn, while
+             the others keep running; a thread stopped inside a restartable system
+             call is skipped. Threads are followed as they are created; forked
+             children while they run the same program.
 
 The batches go to -o (default sample.batches) in the streamable text format of
-docs/batches.md, with each instruction's length, kind and static target decoded once
-from the process's memory. 'fragprof hotcfg' builds hot CFGs from them; with
---graph FILE the Bursts builder also runs online and writes its graph as JSON.
+docs/batches.md, with each instruction's length, kind and static target decoded once.
+'fragprof hotcfg' builds hot CFGs from them, prints the hottest functions, blocks and
+edges (--top N), or converts them to pprof with their call stacks ('fragprof export
+FILE.batches --format pprof'); with --graph FILE the Bursts builder also runs online.
 
-With --exact, every instruction of every thread is executed under control and the
+With --exact, every instruction of every thread is executed under ptrace and the
 exact dynamic CFG (machine blocks split at every observed branch target, edges with
 transition counts, the instruction total) is written to -o (default exact.cfg) as
 JSON: the reference for 'fragprof hotcfg --compare'. It is slow by nature (about
 5-10 µs per instruction on a VM); --max-instructions bounds it, after which the
 program is detached and finishes on its own.
 
-Stepping (--stepping): 'breakpoints' runs each straight-line block to a temporary
-int3 planted at its successors (one trap per block, two for returns, indirect
-branches and system calls); 'singlestep' uses PTRACE_SINGLESTEP per instruction;
-'auto' (the default) uses breakpoints while the process has one thread and single
-steps otherwise, since other threads could run into a breakpoint.
+Stepping (--stepping), ptrace: 'breakpoints' runs each straight-line block to a
+temporary int3 planted at its successors; 'singlestep' uses PTRACE_SINGLESTEP per
+instruction; 'auto' (the default) uses breakpoints while the process has one thread.
+In process, 'singlestep' forces the trap flag; otherwise breakpoints are used while
+the process has one thread.
 
-What is sampled: at each tick, every traced thread whose state is R (running or
-runnable) in /proc is interrupted in turn, while the others keep running; a thread
-stopped inside a restartable system call is skipped (it has no user PC to follow).
-Threads are followed as they are created; forked children are followed while they
-run the same program and detached when they exec another. Address-space
-randomisation is turned off for started programs (unless --aslr) so that runs of a
-program compare directly.
+Address-space randomisation is turned off for started programs (unless --aslr) so
+that runs of a program compare directly. The program's stdin, stdout and stderr pass
+through; the report goes to stderr and fragprof exits with the program's status.
+Ctrl-C keeps what was collected (under ptrace it detaches and passes the interrupt
+on; in process the program receives it and ends as it would).
 
-The program's stdin, stdout and stderr pass through; the report goes to stderr and
-fragprof exits with the program's status. Ctrl-C detaches cleanly, keeps what was
-collected and passes the interrupt on to the program.
-
---overhead SHARE (e.g. 5%) makes the interval adaptive: after each tick the mean
-interval becomes the mean cost of a tick so far (the tracer's own wall time in it:
-reading the threads' states, the bursts) divided by SHARE, so the sampler's direct
-cost stays at SHARE of the run time whatever the machine's load; --interval is then
-only the first gap, and later runs of --repeat start from the cost learned. The
-report gives the sampler's time per burst and its share of the runs' wall time.
-Starting a program under ptrace costs a few hundred microseconds more than starting
-it plainly, which --overhead does not count and --measure-overhead does.
+--overhead SHARE (e.g. 5%) bounds the sampler's direct cost. In process each
+thread's mean gap becomes at least its mean burst cost (the CPU time from a burst's
+start to its end) / SHARE. Under ptrace the mean interval follows the mean cost of a
+tick (the tracer's wall time in it) / SHARE; --interval is then only the first gap,
+and later runs of --repeat start from the cost learned. The report gives the
+sampler's own estimate of its share.
 
 --measure-overhead runs the program --repeat times unsampled and --repeat times
 sampled, alternating, in this invocation (stdin is read once and replayed; the
-unsampled runs' output is discarded), and reports the ratio of median wall times.
-With --repeat alone, the batches of all runs go to one file.
+unsampled runs' output is discarded), and reports the medians of the per-pair
+ratios of CPU time (user + system of the whole process tree, plus the tracer's under
+ptrace) and of wall time, with 95% confidence intervals. With --repeat alone, the
+batches of all runs go to one file.
 
 Examples:
   fragprof sample -- ./prog args < input
@@ -92,6 +107,7 @@ Examples:
   fragprof sample --exact -o exact.cfg --max-instructions 50000000 -- ./prog args
   fragprof sample --measure-overhead --repeat 20 -- xz -9 -c data > /dev/null
   fragprof sample --overhead 5% -o run.batches -- ./prog args
+  fragprof sample --sampler ptrace --overhead 5% -o run.batches -- ./prog args
   fragprof sample --pid 1234 -o server.batches     # Ctrl-C to stop`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -109,7 +125,7 @@ Examples:
 			if !ok {
 				return usagef("sample: --stepping %q: want auto, breakpoints or singlestep", stepping)
 			}
-			if burst <= 0 || interval <= 0 || repeat <= 0 {
+			if burst <= 0 || interval < 0 || repeat <= 0 {
 				return usagef("sample: --burst, --interval and --repeat must be positive")
 			}
 			if sampler != "auto" && sampler != "inprocess" && sampler != "ptrace" {
@@ -157,6 +173,13 @@ Examples:
 			defer f.Close()
 			w := hotcfg.NewWriter(f)
 			w.Info("cmd", strings.Join(prog, " "))
+			useInProcess, why := chooseSampler(sampler, pid, prog)
+			if interval == 0 {
+				interval = 3 * time.Millisecond
+				if useInProcess {
+					interval = time.Millisecond
+				}
+			}
 			w.Info("interval", interval.String())
 			w.Info("burst", fmt.Sprint(burst))
 			var online *hotcfg.Bursts
@@ -183,7 +206,6 @@ Examples:
 			if share > 0 {
 				w.Info("overhead", overheadTarget)
 			}
-			useInProcess, why := chooseSampler(sampler, pid, prog)
 			if sampler == "inprocess" && !useInProcess {
 				return fmt.Errorf("sample: --sampler inprocess: %s", why)
 			}
@@ -320,7 +342,7 @@ Examples:
 		},
 	}
 	fl := c.Flags()
-	fl.DurationVar(&interval, "interval", 3*time.Millisecond, "mean time between bursts")
+	fl.DurationVar(&interval, "interval", 0, "mean time between bursts (default 1ms of each thread's CPU time in process, 3ms of wall time under ptrace)")
 	fl.IntVar(&burst, "burst", 25, "PCs per burst")
 	fl.StringVar(&overheadTarget, "overhead", "", "adapt the interval to hold the sampler's cost at this share of run time (e.g. 5%); default 4% in process, none under ptrace")
 	fl.StringVarP(&out, "output", "o", "", "output file (default sample.batches, or exact.cfg with --exact)")

@@ -817,6 +817,12 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 		return;
 	}
 	ucontext_t *uc = ucv;
+	if (ts.busy) {
+		// The library itself is at work on this thread (exit, dlopen): leave it be.
+		arm_next();
+		atomic_fetch_add(&hdr->skipped, 1);
+		return;
+	}
 	if (ts.cur)
 		end_burst(); // lost its trap flag (longjmp out of a handler) or outlived the gap
 	if (!enabled || !ts.armed) {
@@ -824,10 +830,6 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 		return;
 	}
 	arm_next();
-	if (ts.busy) {
-		atomic_fetch_add(&hdr->skipped, 1);
-		return;
-	}
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint64_t pc = (uint64_t)g[REG_RIP];
 	if (((const unsigned long *)&uc->uc_sigmask)[0] & (1UL << (SIGTRAP - 1)) || is_syscall((const uint8_t *)pc)) {
@@ -963,9 +965,9 @@ static void install(int sig, void (*h)(int, siginfo_t *, void *)) {
 	struct sigaction sa = {0};
 	sa.sa_sigaction = h;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGPROF); // the two handlers never nest
-	sigaddset(&sa.sa_mask, SIGTRAP);
+	// Every signal is blocked in the handlers: they never nest, and no handler of the
+	// program runs inside them (where SIGTRAP is blocked) while a breakpoint is planted.
+	sigfillset(&sa.sa_mask);
 	real_sigaction(sig, &sa, NULL);
 }
 
@@ -1033,9 +1035,16 @@ struct start {
 static pthread_key_t exit_key;
 static _Atomic uint64_t thread_order;
 
+// block_sampler blocks SIGPROF and SIGTRAP in this thread for good (it is ending).
+static void block_sampler(void) {
+	unsigned long set = (1UL << (SIGPROF - 1)) | (1UL << (SIGTRAP - 1));
+	SYS4(SYS_rt_sigprocmask, SIG_BLOCK, &set, 0, 8);
+}
+
 static void thread_exit(void *unused) {
 	(void)unused;
 	ts.busy = 1;
+	block_sampler();
 	if (ts.cur)
 		end_burst();
 	disarm_thread();
@@ -1119,6 +1128,7 @@ static void child_after_fork(void) {
 
 static void at_exit(void) {
 	ts.busy = 1;
+	block_sampler();
 	if (ts.cur)
 		end_burst();
 	disarm_thread();
