@@ -31,6 +31,9 @@ func TestPreloadUndisturbed(t *testing.T) {
 	}{{"", Breakpoints}, {"", SingleStep}, {"single", Breakpoints}, {"prof", Breakpoints}, {"trap", Breakpoints}} {
 		mode := c.mode
 		args := []string{"4000000"}
+		if mode == "single" {
+			args[0] = "20000000" // about 100 ms: 20 ticks of 4 ms
+		}
 		if mode != "" {
 			args = append(args, mode)
 		}
