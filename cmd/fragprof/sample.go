@@ -30,6 +30,7 @@ func newSampleCmd(e *env) *cobra.Command {
 		stackBytes              int
 		overheadTarget          string
 		exact, overhead, aslr   bool
+		taskClock               bool
 		maxInsns, seed          uint64
 	)
 	c := &cobra.Command{
@@ -50,8 +51,8 @@ Two samplers (--sampler, docs/sampling.md):
              the PCs and a copy of the top of the stack to a memory-mapped file
              that fragprof decodes and unwinds (call stacks) afterwards. The
              interval counts the thread's CPU time (rounded up to the kernel's
-             tick, 4 ms on HZ=250 kernels); default 1ms, and --overhead defaults
-             to 4%. A program that installs its own SIGPROF or SIGTRAP handler
+             tick, 4 ms on HZ=250 kernels, unless --task-clock); default 1ms,
+             and --overhead defaults to 4%. A program that installs its own SIGPROF or SIGTRAP handler
              gets it, and sampling stops in it: sample it with --sampler ptrace
              (the later runs of --repeat switch by themselves).
   ptrace     for --pid, statically linked programs, and on request: threads are
@@ -202,7 +203,7 @@ Examples:
 					online.AddBatch(b)
 				}
 			}
-			opts := sample.Options{Interval: interval, Burst: burst, Stepping: st, Seed: seed, Overhead: share}
+			opts := sample.Options{Interval: interval, Burst: burst, Stepping: st, Seed: seed, Overhead: share, TaskClock: taskClock}
 			if share > 0 {
 				w.Info("overhead", overheadTarget)
 			}
@@ -356,6 +357,7 @@ Examples:
 	fl.Uint64Var(&seed, "seed", 1, "seed of the interval jitter")
 	fl.StringVar(&graphOut, "graph", "", "also build the Bursts hot CFG online and write it (JSON) to this file")
 	fl.StringVar(&sampler, "sampler", "auto", "auto, inprocess (preloaded library) or ptrace")
+	fl.BoolVar(&taskClock, "task-clock", false, "in process: time bursts with perf's task clock (high resolution, for short runs) instead of POSIX CPU-time timers (the kernel's tick); costs more than it measures")
 	fl.IntVar(&stackBytes, "stack-bytes", 4096, "in process: bytes of stack copied at each burst's start, for call stacks (0: none)")
 	return c
 }

@@ -26,9 +26,11 @@ func TestPreloadUndisturbed(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
 	for _, c := range []struct {
-		mode string
-		st   Stepping
-	}{{"", Breakpoints}, {"", SingleStep}, {"single", Breakpoints}, {"prof", Breakpoints}, {"trap", Breakpoints}} {
+		mode      string
+		st        Stepping
+		taskClock bool
+	}{{"", Breakpoints, false}, {"", SingleStep, true}, {"single", Breakpoints, false}, {"single", Breakpoints, true},
+		{"prof", Breakpoints, false}, {"trap", Breakpoints, false}} {
 		mode := c.mode
 		args := []string{"4000000"}
 		if mode == "single" {
@@ -44,7 +46,7 @@ func TestPreloadUndisturbed(t *testing.T) {
 		pids, tids := map[int]bool{}, map[int]bool{}
 		checked := 0
 		s, err := Preload(Target{Path: prog, Args: args, Stdout: &sampled},
-			Options{Interval: time.Millisecond, Burst: 25, Seed: 1, Stepping: c.st}, 4096,
+			Options{Interval: time.Millisecond, Burst: 25, Seed: 1, Stepping: c.st, TaskClock: c.taskClock}, 4096,
 			func(b Burst, code hotcfg.Code) {
 				pids[b.PID], tids[b.TID] = true, true
 				if b.Stack == nil || b.Stack.SP == 0 {
@@ -62,7 +64,7 @@ func TestPreloadUndisturbed(t *testing.T) {
 			t.Fatal(err)
 		}
 		if plain.String() != sampled.String() || plain.Len() == 0 {
-			t.Errorf("mode %q, %v: output changed under the sampler (exit %d, notes %q):\nplain:\n%s\nsampled:\n%s", mode, c.st, s.ExitCode, s.Notes, plain.String(), sampled.String())
+			t.Errorf("mode %q, %v, task clock %v: output changed under the sampler (exit %d, notes %q):\nplain:\n%s\nsampled:\n%s", mode, c.st, c.taskClock, s.ExitCode, s.Notes, plain.String(), sampled.String())
 		}
 		switch mode {
 		case "":

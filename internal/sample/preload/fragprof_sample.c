@@ -32,7 +32,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -114,7 +117,8 @@ struct burst {
 
 struct thread_state {
 	int armed;
-	int timer;          // the kernel's timer id
+	int timer;          // the kernel's timer id (POSIX CPU-time timer)
+	int perffd;         // or the task-clock perf event's descriptor (-1: none)
 	pid_t tid;
 	struct chunk *chunk; // current chunk, NULL before the first
 	uint32_t used;       // bytes used in it
@@ -132,13 +136,14 @@ struct thread_state {
 	int memfd;          // breakpoints: /proc/self/mem during a burst (-1: closed)
 };
 
-static __thread struct thread_state ts __attribute__((tls_model("initial-exec")));
+static __thread struct thread_state ts __attribute__((tls_model("initial-exec"))) = {.perffd = -1, .memfd = -1};
 
 static struct header *hdr;     // the mapped file; NULL when not sampling
 static int enabled;            // sampling in this process
 static uint64_t interval_ns = 3000000, seed = 1, stack_bytes = 4096;
 static uint32_t burst_len = 25;
 static int use_tf;             // step with the trap flag instead of breakpoints
+static int use_timer;          // POSIX CPU-time timers rather than perf's task clock (the default)
 // multi: the process has had a second thread. Breakpoints are used only before: a
 // thread that meets another's breakpoint while it blocks SIGTRAP would be killed,
 // so with several threads bursts step with the trap flag, which is per thread.
@@ -275,7 +280,46 @@ static void arm_next(void) {
 	struct itimerspec it = {0};
 	it.it_value.tv_sec = (time_t)(gap / 1000000000ULL);
 	it.it_value.tv_nsec = (long)(gap % 1000000000ULL);
-	SYS4(SYS_timer_settime, ts.timer, 0, &it, 0);
+	if (ts.perffd >= 0)
+		SYS3(SYS_ioctl, ts.perffd, PERF_EVENT_IOC_PERIOD, &gap);
+	else
+		SYS4(SYS_timer_settime, ts.timer, 0, &it, 0);
+}
+
+// open_clock opens a task-clock perf event of this thread that sends SIGPROF to it
+// every period of its user-mode CPU time. Its expiry is a high-resolution timer,
+// where a POSIX CPU-time timer expires on the scheduler's tick (4 ms at HZ=250,
+// which a short program may never reach). The descriptor is moved high, out of the
+// way of the program's own. Returns -1 where perf events are not allowed.
+static int open_clock(uint64_t period) {
+	struct perf_event_attr a;
+	fill(&a, 0, sizeof a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof a;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = period;
+	a.exclude_kernel = 1; // fires only in user mode: no system call is interrupted
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	int fd = (int)rawsys(SYS_perf_event_open, (long)&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct rlimit rl;
+	long high = 1000;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (long)rl.rlim_cur - 64 < high)
+		high = (long)rl.rlim_cur / 2;
+	int hfd = (int)SYS3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high);
+	if (hfd >= 0) {
+		SYS3(SYS_close, fd, 0, 0);
+		fd = hfd;
+	}
+	struct f_owner_ex o = {F_OWNER_TID, ts.tid};
+	if (SYS3(SYS_fcntl, fd, F_SETOWN_EX, &o) != 0 || SYS3(SYS_fcntl, fd, F_SETSIG, SIGPROF) != 0 ||
+	    SYS3(SYS_fcntl, fd, F_SETFL, O_ASYNC) != 0) {
+		SYS3(SYS_close, fd, 0, 0);
+		return -1;
+	}
+	return fd;
 }
 
 static void arm_thread(uint64_t order) {
@@ -287,6 +331,12 @@ static void arm_thread(uint64_t order) {
 		ts.rng = 1;
 	ts.chunk = NULL;
 	ts.cur = NULL;
+	ts.perffd = use_timer ? -1 : open_clock(interval_ns);
+	if (ts.perffd >= 0) {
+		ts.armed = 1;
+		arm_next();
+		return;
+	}
 	struct sigevent ev = {0};
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = SIGPROF;
@@ -301,7 +351,11 @@ static void arm_thread(uint64_t order) {
 static void disarm_thread(void) {
 	if (ts.armed) {
 		ts.armed = 0;
-		SYS3(SYS_timer_delete, ts.timer, 0, 0);
+		if (ts.perffd >= 0) {
+			SYS3(SYS_close, ts.perffd, 0, 0);
+			ts.perffd = -1;
+		} else
+			SYS3(SYS_timer_delete, ts.timer, 0, 0);
 	}
 }
 
@@ -812,7 +866,9 @@ static int is_rep(const uint8_t *p) {
 static void forward(int idx, int sig, siginfo_t *si, void *uc);
 
 static void on_prof(int sig, siginfo_t *si, void *ucv) {
-	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != &timer_marker) {
+	int ours = (si->si_code == SI_TIMER && si->si_value.sival_ptr == &timer_marker) ||
+	           (si->si_code > 0 && ts.perffd >= 0 && si->si_fd == ts.perffd);
+	if (!ours) {
 		forward(0, sig, si, ucv);
 		return;
 	}
@@ -1119,6 +1175,9 @@ static void child_after_fork(void) {
 	ts.bp = 0;
 	ts.memfd = -1;
 	multi = 0;
+	if (ts.perffd >= 0)
+		SYS3(SYS_close, ts.perffd, 0, 0); // the parent thread's event
+	ts.perffd = -1;
 	ts.chunk = NULL;
 	ts.cur = NULL;
 	ts.armed = 0;
@@ -1161,6 +1220,7 @@ __attribute__((constructor)) static void init(void) {
 	share = (double)strtoull(s, &s, 10) / 1e6;
 	stack_bytes = strtoull(s, &s, 10);
 	use_tf = (int)strtoul(s, &s, 10);
+	use_timer = (int)strtoul(s, &s, 10);
 	if (burst_len < 1 || burst_len > FPS_MAXBURST)
 		burst_len = 25;
 	if (stack_bytes > FPS_MAXSTACK)
