@@ -12,10 +12,13 @@
 # function name. Programs: Debian's gzip, bzip2, xz, sqlite3 and lua5.4, and two
 # programs built by 'fragprof cc'. One table row per program; raw outputs in $OUT.
 #
-# Usage: [FRAGPROF=path] [OUT=dir] bench/sampling.sh [RUNS [PAIRS]]   (defaults 300, 11)
+# Last, the same for sqlite3 and lua5.4 with --task-clock, a threaded program (trap
+# flag) and the ptrace sampler on gzip, both held by --overhead 5%.
+#
+# Usage: [FRAGPROF=path] [OUT=dir] bench/sampling.sh [RUNS [PAIRS]]   (defaults 600, 9)
 set -eu
-RUNS=${1:-300}
-PAIRS=${2:-11}
+RUNS=${1:-600}
+PAIRS=${2:-9}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/fragprof-bench-sampling.XXXXXX)}
 FP=${FRAGPROF:-$OUT/fragprof}
@@ -41,7 +44,7 @@ select b, count(*) from t group by substr(b, 1, 2) order by 2 desc limit 3;
 SQL
 }
 sql 300 > "$OUT/q.sql"
-sql 150000 > "$OUT/qlong.sql"
+sql 600000 > "$OUT/qlong.sql"
 lua() {
 	cat <<LUA
 local t, s = {}, 0
@@ -59,28 +62,31 @@ simjson() {
 	awk -F'[:,]' '/"similarity"/{s=$2} /"weighted"/{w=$2} END{printf "%.1f%% (weighted %.1f%%)", 100*s, 100*w}' "$1"
 }
 
-# name | short stdin | long stdin | short args | long args   (args: the command, quoted once)
+# name | short stdin | long stdin | short args | long args [| extra sample flags]
+# (args: the command, split on spaces)
 bench() {
-	name=$1; sin=$2; lin=$3; sargs=$4; largs=$5
+	name=$1; sin=$2; lin=$3; sargs=$4; largs=$5; flags=${6:-}
+	exact=$OUT/${name%% *}.exact
 	# shellcheck disable=SC2086
-	"$FP" sample --exact -o "$OUT/$name.exact" -- $sargs < "$sin" > /dev/null 2> "$OUT/$name.exact.log"
+	[ -f "$exact" ] || "$FP" sample --exact -o "$exact" -- $sargs < "$sin" > /dev/null 2> "$exact.log"
+	name=$(echo "$name" | tr ' ' '_')
 	# shellcheck disable=SC2086
-	"$FP" sample --repeat "$RUNS" -o "$OUT/$name.batches" -- $sargs < "$sin" > /dev/null 2> "$OUT/$name.sample.log"
-	"$FP" hotcfg "$OUT/$name.batches" --compare "$OUT/$name.exact" --json > "$OUT/$name.cmp.json"
+	"$FP" sample $flags --repeat "$RUNS" -o "$OUT/$name.batches" -- $sargs < "$sin" > /dev/null 2> "$OUT/$name.sample.log"
+	"$FP" hotcfg "$OUT/$name.batches" --compare "$exact" --json > "$OUT/$name.cmp.json"
 	# shellcheck disable=SC2086
-	"$FP" sample --repeat "$PAIRS" --measure-overhead -o "$OUT/$name.long.batches" -- $largs < "$lin" > /dev/null 2> "$OUT/$name.long.log"
+	"$FP" sample $flags --repeat "$PAIRS" --measure-overhead -o "$OUT/$name.long.batches" -- $largs < "$lin" > /dev/null 2> "$OUT/$name.long.log"
 	"$FP" hotcfg "$OUT/$name.long.batches" --top 100000 > "$OUT/$name.top"
-	insns=$(sed -n 's/.*--exact: \([0-9]*\) instructions.*/\1/p' "$OUT/$name.exact.log")
+	insns=$(sed -n 's/.*--exact: \([0-9]*\) instructions.*/\1/p' "$exact.log")
 	batches=$(sed -n 's/^fragprof sample: \([0-9]*\) batches.*/\1/p' "$OUT/$name.sample.log")
 	cpu=$(sed -n 's/.*CPU time (user+sys, process tree) sampled\/unsampled \([0-9.]* \[[0-9., ]*\]\).*/\1/p' "$OUT/$name.long.log")
 	wall=$(sed -n 's/.*wall time sampled\/unsampled \([0-9.]* \[[0-9., ]*\]\).*/\1/p' "$OUT/$name.long.log")
-	self=$(sed -n 's/.*CPU per burst), \([0-9.]*%\) of the sampled.*/\1/p' "$OUT/$name.long.log")
-	perburst=$(sed -n 's/.*bursts (\([0-9]*\) µs CPU per burst).*/\1/p' "$OUT/$name.long.log")
+	self=$(sed -n 's/.*per burst), \([0-9.]*%\) of the sampled.*/\1/p' "$OUT/$name.long.log")
+	perburst=$(sed -n 's/.*(\([0-9]*\) µs\( CPU\)\{0,1\} per burst).*/\1/p' "$OUT/$name.long.log")
 	# Hot blocks: those holding 90% of the sampled PCs; named: not "[module]+offset".
 	named=$(awk '/^# Blocks/{on=1; next} /^# Edges/{on=0} on && $1 ~ /%$/ {
 			if (cum < 90) { n++; if ($4 !~ /^\[/) k++ } cum += $1 + 0 }
 			END { printf "%d of %d", k, n }' "$OUT/$name.top")
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s µs | %s |\n' "$name" "$insns" "$batches" \
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s µs | %s |\n' "$name${flags:+ $flags}" "$insns" "$batches" \
 		"$(simjson "$OUT/$name.cmp.json")" "$cpu" "$wall" "$self" "$perburst" "$named"
 }
 
@@ -92,6 +98,14 @@ bench xz "$OUT/in20k.txt" "$OUT/long.txt" "xz -c" "xz -c"
 bench sqlite3 "$OUT/q.sql" "$OUT/qlong.sql" "sqlite3 :memory:" "sqlite3 :memory:"
 bench lua5.4 /dev/null /dev/null "lua5.4 $OUT/s.lua" "lua5.4 $OUT/slong.lua"
 bench sortsum /dev/null /dev/null "$OUT/sortsum 1500" "$OUT/sortsum 60000"
-bench calls /dev/null /dev/null "$OUT/calls 200000" "$OUT/calls 20000000"
+bench calls /dev/null /dev/null "$OUT/calls 200000" "$OUT/calls 400000000"
+# Short runs with perf's task clock (high-resolution expiry): more bursts per run.
+bench "sqlite3 task" "$OUT/q.sql" "$OUT/qlong.sql" "sqlite3 :memory:" "sqlite3 :memory:" --task-clock
+bench "lua5.4 task" /dev/null /dev/null "lua5.4 $OUT/s.lua" "lua5.4 $OUT/slong.lua" --task-clock
+# A threaded program (bursts step with the trap flag) held by --overhead 5%, and the
+# ptrace sampler held by --overhead 5% on the long gzip run (the cost issue 16 began with).
+gcc -O2 -g -pthread -o "$OUT/threads" "$ROOT/examples/hot/threads.c"
+bench threads /dev/null /dev/null "$OUT/threads 300000" "$OUT/threads 300000000" "--overhead 5%"
+bench "gzip ptrace" "$OUT/in60k.txt" "$OUT/long.txt" "gzip -9 -c" "gzip -9 -c" "--sampler ptrace --overhead 5%"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 echo "raw outputs in $OUT"
