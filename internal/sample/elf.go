@@ -9,11 +9,13 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"github.com/go-delve/delve/pkg/dwarf/frame"
 
@@ -25,10 +27,13 @@ type elfFile struct {
 	f       *elf.File
 	debug   *elf.File                     // the separate debug file, if found
 	fdes    frame.FrameDescriptionEntries // .eh_frame, parsed on first use (cfi)
-	cfiDone bool
+	cfiOnce sync.Once
 	progs   []*elf.Prog
 	syms    []elf.Symbol // functions sorted by Value
-	lines   []lineRow    // sorted by address
+	// sources are the files symbols and lines come from: the file, its debug file.
+	sources   []*elf.File
+	linesOnce sync.Once
+	lines     []lineRow // sorted by address; read on first use (lineTable)
 }
 
 type lineRow struct {
@@ -78,14 +83,23 @@ func openELF(path string) (*elfFile, error) {
 	dyn, _ := f.DynamicSymbols()
 	add(dyn)
 	sort.Slice(e.syms, func(i, j int) bool { return e.syms[i].Value < e.syms[j].Value })
-	for i := len(sources) - 1; i >= 0; i-- {
-		if d, err := sources[i].DWARF(); err == nil {
-			if e.lines = readLines(d); len(e.lines) > 0 {
-				break
+	e.sources = sources
+	return e, nil
+}
+
+// lineTable reads the line table on first use (from the debug file first): a
+// sampled run that is only unwound or decoded never needs it.
+func (e *elfFile) lineTable() []lineRow {
+	e.linesOnce.Do(func() {
+		for i := len(e.sources) - 1; i >= 0; i-- {
+			if d, err := e.sources[i].DWARF(); err == nil {
+				if e.lines = readLines(d); len(e.lines) > 0 {
+					break
+				}
 			}
 		}
-	}
-	return e, nil
+	})
+	return e.lines
 }
 
 // buildID returns the NT_GNU_BUILD_ID of f, hex-encoded, or "".
@@ -232,11 +246,12 @@ func (e *elfFile) sym(va uint64) (elf.Symbol, bool) {
 }
 
 func (e *elfFile) line(va uint64) (string, int) {
-	i := sort.Search(len(e.lines), func(i int) bool { return e.lines[i].addr > va })
+	lines := e.lineTable()
+	i := sort.Search(len(lines), func(i int) bool { return lines[i].addr > va })
 	if i == 0 {
 		return "", 0
 	}
-	r := e.lines[i-1]
+	r := lines[i-1]
 	return r.file, r.line
 }
 
@@ -258,11 +273,35 @@ func (fs *Files) file(path string) *elfFile {
 	if e, ok := fs.files[path]; ok {
 		return e
 	}
+	e := sharedELF(path)
+	fs.files[path] = e
+	return e
+}
+
+// The ELF files opened so far, shared by every Files of this process (a sampled
+// --repeat run opens the same libraries each run), keyed by path, size,
+// modification time (a rebuilt file is read again) and DebugDirs.
+var (
+	elfMu    sync.Mutex
+	elfCache = map[string]*elfFile{}
+)
+
+func sharedELF(path string) *elfFile {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%q", path, st.Size(), st.ModTime().UnixNano(), DebugDirs)
+	elfMu.Lock()
+	defer elfMu.Unlock()
+	if e, ok := elfCache[key]; ok {
+		return e
+	}
 	e, err := openELF(path)
 	if err != nil {
 		e = nil
 	}
-	fs.files[path] = e
+	elfCache[key] = e
 	return e
 }
 

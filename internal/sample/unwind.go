@@ -20,17 +20,15 @@ const (
 // cfi returns the frame description entries of e's .eh_frame (nil when it has none
 // or it cannot be parsed).
 func (e *elfFile) cfi() frame.FrameDescriptionEntries {
-	if e.cfiDone {
-		return e.fdes
-	}
-	e.cfiDone = true
-	if s := e.f.Section(".eh_frame"); s != nil {
-		if data, err := s.Data(); err == nil {
-			if fdes, err := frame.Parse(data, binary.LittleEndian, 0, 8, s.Addr); err == nil {
-				e.fdes = fdes
+	e.cfiOnce.Do(func() {
+		if s := e.f.Section(".eh_frame"); s != nil {
+			if data, err := s.Data(); err == nil {
+				if fdes, err := frame.Parse(data, binary.LittleEndian, 0, 8, s.Addr); err == nil {
+					e.fdes = fdes
+				}
 			}
 		}
-	}
+	})
 	return e.fdes
 }
 
