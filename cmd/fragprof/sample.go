@@ -90,10 +90,12 @@ on; in process the program receives it and ends as it would).
 
 --overhead SHARE (e.g. 5%) bounds the sampler's direct cost. In process each
 thread's mean gap becomes at least its mean burst cost (the CPU time from a burst's
-start to its end) / SHARE. Under ptrace the mean interval follows the mean cost of a
-tick (the tracer's wall time in it) / SHARE; --interval is then only the first gap,
-and later runs of --repeat start from the cost learned. The report gives the
-sampler's own estimate of its share.
+start to its end) / SHARE, and the report gives that estimate of the share (within
+2-3 points of the measured CPU ratio in bench/sampling.sh). Under ptrace the mean
+interval follows the mean cost of a tick (the tracer's wall time in it) / SHARE;
+--interval is then only the first gap, and later runs of --repeat start from the
+cost learned. The tracer's own time misses most of what ptrace costs the program,
+so no share is reported for it: --measure-overhead measures the cost.
 
 --measure-overhead runs the program --repeat times unsampled and --repeat times
 sampled, alternating, in this invocation (stdin is read once and replayed; the
@@ -316,9 +318,12 @@ Examples:
 				total.Batches, total.Sampled, total.Skipped, len(traced), sampleMedian(walls))
 			fmt.Fprintf(e.stderr, "fragprof sample: share of instructions: run 'fragprof hotcfg %s --compare EXACT' (sampled_fraction) against 'sample --exact'\n", out)
 			if total.Ticks > 0 {
-				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d ticks (%.0f µs per burst), %.2f%% of the sampled runs' wall time (estimate: tracer's wall time in ticks)\n",
-					total.TickTime.Round(time.Microsecond), total.Ticks, float64(total.TickTime.Microseconds())/float64(max(total.Batches, 1)),
-					100*float64(total.TickTime)/float64(max(total.Wall, 1)))
+				// No share of run time: the tracer's own time misses most of what
+				// ptrace costs the program (context switches, caches; issue 16
+				// measured +12-15% against 4.5% so estimated). --measure-overhead
+				// measures it.
+				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d ticks (%.0f µs per burst; the program's cost is larger: --measure-overhead)\n",
+					total.TickTime.Round(time.Microsecond), total.Ticks, float64(total.TickTime.Microseconds())/float64(max(total.Batches, 1)))
 			}
 			if total.SelfCost > 0 && total.Ticks == 0 {
 				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d bursts (%.0f µs CPU per burst), %.2f%% of the sampled runs' CPU time (estimate: the bursts' own CPU time)\n",

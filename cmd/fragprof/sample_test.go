@@ -68,7 +68,7 @@ func TestSampleHotcfgCLI(t *testing.T) {
 		}
 	}
 	// The adaptive interval reports the sampler's own time.
-	_, errOut = cli(0, "sample", "--overhead", "5%", "--interval", "1ms", "-o", batches, "--", prog, "2000000")
+	_, errOut = cli(0, "sample", "--sampler", "ptrace", "--overhead", "5%", "--interval", "1ms", "-o", batches, "--", prog, "2000000")
 	if !strings.Contains(errOut, "sampler time") {
 		t.Errorf("sample --overhead: %s", errOut)
 	}
