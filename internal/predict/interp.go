@@ -52,9 +52,9 @@ type Prediction struct {
 	// Factor is how far the input lies beyond the training range (1 inside;
 	// ExtrapolationFactor).
 	Factor float64 `json:"extrapolation_factor"`
-	Runs       int     `json:"runs"`   // interpreted runs
-	Kept       int     `json:"kept"`   // runs in the largest cluster
-	Steps      int64   `json:"steps"`  // interpreter steps in all
+	Runs   int     `json:"runs"`  // interpreted runs
+	Kept   int     `json:"kept"`  // runs in the largest cluster
+	Steps  int64   `json:"steps"` // interpreter steps in all
 	// Baseline is the direct model's prediction, with its interval.
 	Baseline         float64    `json:"baseline_ns"`
 	BaselineInterval [2]float64 `json:"baseline_interval_ns"`

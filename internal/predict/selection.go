@@ -62,11 +62,11 @@ const IntervalLevel = 0.9
 // interval.
 type Selection struct {
 	Chosen     string           `json:"chosen"`
-	Points     int              `json:"points"`        // training input points
-	Folds      int              `json:"folds"`         // interpolation folds
-	Cuts       int              `json:"extrap_cuts"`   // extrapolation cuts
-	Candidates []CandidateScore `json:"candidates"`    // in the order of Candidates
-	Interval   Conformal        `json:"interval"`      // of the chosen candidate
+	Points     int              `json:"points"`           // training input points
+	Folds      int              `json:"folds"`            // interpolation folds
+	Cuts       int              `json:"extrap_cuts"`      // extrapolation cuts
+	Candidates []CandidateScore `json:"candidates"`       // in the order of Candidates
+	Interval   Conformal        `json:"interval"`         // of the chosen candidate
 	Failed     []string         `json:"failed,omitempty"` // folds whose models could not be built
 }
 
