@@ -1,6 +1,18 @@
 #!/bin/sh
-# predict.sh: benchmark of the prediction metalayer (issue 7).
+# predict.sh: benchmark of prediction (issues 7 and 17).
 #
+# bench/predict.sh protocol [SEEDS]   (the default; SEEDS 5)
+#  0. The evaluation protocol (issue 17): PolyBench-style kernels of
+#     examples/predict/kernels; per kernel and seed, train on TR input points of small
+#     sizes n ∈ [LO, HI] (REP runs each, --clock thread), then predict, with
+#     model build --test, 4 points inside [LO, HI] (interpolation), n = 4·HI and
+#     n = 16·HI (extrapolation; XREP runs at 16×). Per kernel over the seeds: MAPE of
+#     the chosen predictor against each point's median run, the worst error, the
+#     best baseline fitted on the same training runs (PMNF, power law a + b·n^k, the
+#     count × arc-time composition) and the difference, the transition-graph model
+#     alone, and how many single runs fell in the 90% intervals.
+#
+# bench/predict.sh metalayer [TRIALS [REPEAT [RUNS]]]     (defaults 40, 7, 31)
 #  1. The cost of a checkpoint: bench/pred_overhead.c passes N checkpoints in a tight
 #     loop, traced (each clock) and untraced; per checkpoint, the difference of the
 #     loop's wall time, of its thread's CPU time and of the process's CPU time
@@ -19,11 +31,9 @@
 #  5. advise against real runs of brusselator_par.c on 1 and 2 threads, several K.
 #
 # Prints Markdown; the raw outputs stay in $OUT.
-# Usage: bench/predict.sh [TRIALS [REPEAT [RUNS]]]     (defaults 40, 7, 31)
 set -eu
-TRIALS=${1:-40}
-REPEAT=${2:-7}
-RUNS=${3:-31}
+MODE=${1:-protocol}
+[ $# -gt 0 ] && shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/fragprof-bench-predict.XXXXXX)}
 FP="$OUT/fragprof"
@@ -32,6 +42,67 @@ EX="$ROOT/examples/predict"
 CLANG=$(command -v clang || command -v clang-16)
 echo "Machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
+
+if [ "$MODE" = protocol ]; then
+	SEEDS=${1:-5}
+	TR=${TR:-16}
+	REP=${REP:-5}
+	XREP=${XREP:-3}
+	# kernel NAME LO HI STDIN [--input EXTRA]... : one row of the table.
+	kernel() {
+		name=$1; lo=$2; hi=$3; stdin=$4; shift 4
+		bin="$OUT/$name.bin"
+		"$FP" cc -O2 "$EX/kernels/$name.c" -o "$bin" 2> "$OUT/$name.cc.log"
+		models=
+		for s in $(seq "$SEEDS"); do
+			d="$OUT/$name.s$s"
+			rm -rf "$d"
+			mkdir -p "$d"
+			tr() { # DIR SEED TRIALS ROUND N-DIST [EXTRA FLAGS]...
+				td=$1; ts=$2; tt=$3; tround=$4; tn=$5; shift 5
+				"$FP" trace --binary "$bin" --input "n = $tn" "$@" --stdin "$stdin" --clock thread \
+					--seed "$ts" --trials "$tt" --repeat 1 --first-rep "$tround" -o "$d/$td" 2>> "$d/trace.log"
+			}
+			# The rounds of training and test runs are interleaved in time, so that
+			# the machine's changing load falls on both alike.
+			for r in $(seq 0 $((REP - 1))); do
+				tr train "$s" "$TR" "$r" "uniform_int($lo, $hi)" "$@"
+				tr interp $((s + 1000)) 4 "$r" "uniform_int($lo, $hi)" "$@"
+				tr x4 $((s + 2000)) 1 "$r" "choice($((4 * hi)))" "$@"
+				[ "$r" -lt "$XREP" ] && tr x16 $((s + 3000)) 1 "$r" "choice($((16 * hi)))" "$@"
+			done
+			"$FP" model build "$d/train" --test "$d/interp" --test "$d/x4" --test "$d/x16" -o "$d.model" 2> "$d/build.log"
+			models="$models $d.model"
+		done
+		# shellcheck disable=SC2086
+		jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" -f "$ROOT/bench/predict_protocol.jq" $models
+	}
+	echo "## Protocol: train small, predict 4× and 16× larger ($SEEDS seeds; $TR points × $REP runs learnt, --clock thread)"
+	echo
+	echo "MAPE against each held-out point's median run; in parentheses the worst point. Baselines are"
+	echo "fitted on the same training runs; Δ = chosen − best baseline at 4×, in points. Coverage: single runs"
+	echo "inside the 90% interval (interpolation · 4× · 16×)."
+	echo
+	echo "| kernel | training sizes | chosen (seeds) | interpolation | 4× | 16× | best baseline at 4× | Δ | graph model at 4× | in 90% interval |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	for k in ${KERNELS:-gemm lu floyd jacobi2d seidel2d mergesort}; do
+		case $k in
+		gemm) kernel gemm 48 128 '{n}\n' ;;
+		lu) kernel lu 48 128 '{n}\n' ;;
+		floyd) kernel floyd 48 128 '{n}\n' ;;
+		jacobi2d) kernel jacobi2d 64 256 '{n} {T}\n' --input 'T = 20' ;;
+		seidel2d) kernel seidel2d 32 128 '{n} {T}\n' --input 'T = 10' ;;
+		mergesort) kernel mergesort 5000 20000 '{n} {s}\n' --input 's = uniform_int(1, 1000000)' --vary s ;;
+		esac
+	done
+	echo
+	echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). Raw traces and models: $OUT"
+	exit 0
+fi
+[ "$MODE" = metalayer ] || { echo "usage: bench/predict.sh [protocol [SEEDS] | metalayer [TRIALS [REPEAT [RUNS]]]]" >&2; exit 2; }
+TRIALS=${1:-40}
+REPEAT=${2:-7}
+RUNS=${3:-31}
 
 minof() { sort -g | head -1; }
 

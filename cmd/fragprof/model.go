@@ -45,7 +45,8 @@ Predicting runs the graph event by event from the inputs.`,
 }
 
 func newModelBuildCmd(e *env) *cobra.Command {
-	var out, family, testDir, predictor string
+	var out, family, predictor string
+	var testDirs []string
 	var holdout float64
 	var maxRows, evalRuns int
 	c := &cobra.Command{
@@ -119,10 +120,12 @@ Examples:
 				return err
 			}
 			opt := predict.DefaultOptions
-			if testDir != "" {
-				if opt.Test, err = trace.ReadDir(testDir); err != nil {
+			for _, d := range testDirs {
+				ts, err := trace.ReadDir(d)
+				if err != nil {
 					return err
 				}
+				opt.Test = append(opt.Test, ts)
 				if !c.Flags().Changed("holdout") {
 					holdout = 0
 				}
@@ -161,7 +164,7 @@ Examples:
 	fs.StringVarP(&out, "output", "o", "", "write the model to `FILE`")
 	fs.StringVar(&family, "time-model", "poly", "regression of times and data: poly (least squares), gmdh, or auto (the better of the two by cross-validation)")
 	fs.Float64Var(&holdout, "holdout", 0.2, "share of the input points kept out of learning to measure the model's error (never the extremes)")
-	fs.StringVar(&testDir, "test", "", "evaluate on the traces of `DIR` (e.g. larger inputs); --holdout defaults to 0 then")
+	fs.StringArrayVar(&testDirs, "test", nil, "evaluate on the traces of `DIR` (e.g. larger inputs; repeatable); --holdout defaults to 0 then")
 	fs.StringVar(&predictor, "predictor", "auto", "time predictor: auto (lowest cross-validated error), graph, pmnf, power, composition or graph+pmnf")
 	fs.IntVar(&maxRows, "max-rows", 20000, "journal rows kept per arc (hot arcs are sampled)")
 	fs.IntVar(&evalRuns, "eval-runs", 10, "interpreted runs per held-out prediction when rules are probabilistic")

@@ -28,7 +28,7 @@ func newTraceCmd(e *env) *cobra.Command {
 	var in inputFlags
 	var binary, outDir, clock string
 	var trials, first, maxEvents uint64
-	var jobs, repeat int
+	var jobs, repeat, firstRep int
 	var vary []string
 	var auto, keepGoing bool
 	var trialTimeout time.Duration
@@ -125,7 +125,10 @@ Examples:
 					return usagef("trace: --vary %s: no input of that name (inputs: %s)", v, strings.Join(model.Model.Names(), ", "))
 				}
 			}
-			if len(vary) > 0 && repeat < 2 {
+			if firstRep < 0 {
+				return usagef("trace: --first-rep must be at least 0")
+			}
+			if len(vary) > 0 && repeat < 2 && !c.Flags().Changed("first-rep") {
 				return usagef("trace: --vary needs --repeat of at least 2 (it draws %s anew in each repetition)", strings.Join(vary, ", "))
 			}
 			if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -168,6 +171,7 @@ Examples:
 			col := &trace.Collector{
 				Binary: bin, Program: program, Inputs: model, Seed: in.seed, Timeout: trialTimeout,
 				Dir: dir, Auto: auto, Clock: clock, MaxEvents: maxEvents, Repeat: repeat, Vary: vary,
+				FirstRep: firstRep,
 			}
 			var sum traceSummary
 			sum.names = map[string]bool{}
@@ -210,6 +214,7 @@ Examples:
 	fs.Uint64Var(&trials, "trials", 40, "number of trials (traces)")
 	fs.Uint64Var(&first, "first", 0, "number of the first trial: with the same --seed, trials first… are the ones another run would draw")
 	fs.IntVar(&repeat, "repeat", 1, "runs of every trial (in rounds): model build compares its predictions with the median of each input's runs")
+	fs.IntVar(&firstRep, "first-rep", 0, "number of the first repetition round: --repeat 1 --first-rep 2 runs the third round only, as a longer --repeat would (to interleave the rounds of several trace runs in time)")
 	fs.StringSliceVar(&vary, "vary", nil, "input `NAME` drawn anew in every repetition (a nuisance input, such as random data's seed; repeatable)")
 	fs.IntVar(&jobs, "jobs", 1, "trials run at once (more than 1 disturbs the times)")
 	fs.BoolVar(&auto, "auto-checkpoints", false, "insert checkpoints at function entries and exits and loop headers")
@@ -217,6 +222,7 @@ Examples:
 	fs.Uint64Var(&maxEvents, "max-events", 0, "events recorded per trial at most (0: the runtime's 16M); later ones are dropped and the trace marked truncated")
 	fs.DurationVar(&trialTimeout, "trial-timeout", time.Minute, "a trial running longer is killed (its trace is kept, with its status)")
 	fs.BoolVar(&keepGoing, "keep-going", false, "go on when a trial cannot be run at all")
+	c.AddCommand(newTraceShowCmd(e))
 	return c
 }
 

@@ -211,9 +211,16 @@ func fitBaseline(target string, names []string, X [][]float64, y []float64, rel 
 	for _, pa := range params {
 		ps = append(ps, pa.p)
 	}
+	type tried struct {
+		terms [][]Factor
+		err   float64
+		coef  []float64
+	}
+	var all []tried
 	try := func(terms [][]Factor) {
 		e, coef := eval(hyp{terms: terms})
 		b.Tried++
+		all = append(all, tried{terms, e, coef})
 		if e < bestErr*(1-1e-9) || (e <= bestErr && len(terms) < len(bestTerms)) {
 			bestErr, bestCoef, bestTerms = e, coef, terms
 		}
@@ -250,6 +257,15 @@ func fitBaseline(target string, names []string, X [][]float64, y []float64, rel 
 			}
 		}
 	}
+	// Occam's razor: among the hypotheses whose error is within SimplerWithin of
+	// the best, the simplest (fewest terms, logarithms and fractional exponents):
+	// over a narrow range of sizes the noise lets n³·log²n beat n³ by a hair, and a
+	// factor 1.5 away from each other at 16× the range.
+	for _, h := range all {
+		if h.err <= bestErr*(1+SimplerWithin) && complexity(h.terms) < complexity(bestTerms) {
+			bestErr, bestCoef, bestTerms = h.err, h.coef, h.terms
+		}
+	}
 	// The final fit on all runs.
 	cols := make([][]float64, len(bestTerms))
 	for t, fs := range bestTerms {
@@ -278,6 +294,24 @@ func fitBaseline(target string, names []string, X [][]float64, y []float64, rel 
 		b.Fit.CVRMSE = bestErr
 	}
 	return b
+}
+
+// SimplerWithin is how much higher (relatively) a simpler hypothesis's
+// cross-validated error may be for it to be preferred (baseline and power law).
+const SimplerWithin = 0.05
+
+// complexity counts a hypothesis's terms, logarithms and fractional exponents.
+func complexity(terms [][]Factor) int {
+	c := len(terms)
+	for _, t := range terms {
+		for _, f := range t {
+			c += f.J
+			if f.I != math.Trunc(f.I) {
+				c++
+			}
+		}
+	}
+	return c
 }
 
 // fitLinear fits y ≈ c₀ + Σ cₜ colsₜ on the rows with use[r] (all when nil), by

@@ -206,9 +206,10 @@ type Options struct {
 	// Predictor names the candidate to use (Candidates), or "" / "auto" for the
 	// one with the lowest cross-validated error.
 	Predictor string
-	// Test holds traces to evaluate on instead of (or besides) the held-out share:
-	// typically larger inputs, to measure extrapolation.
-	Test []*trace.Trace
+	// Test holds sets of traces (each set from one trace directory: its input
+	// points are told apart by seed and trial) to evaluate on, besides the
+	// held-out share: typically larger inputs, to measure extrapolation.
+	Test [][]*trace.Trace
 }
 
 // DefaultOptions are model build's defaults.
@@ -279,13 +280,17 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 	m.Warnings = append(warnings, m.Warnings...)
 	m.Training.Skipped = skipped
 	m.Training.Holdout = opt.Holdout
-	if len(opt.Test) > 0 {
+	for _, set := range opt.Test {
 		var usableTest []*trace.Trace
-		for _, t := range opt.Test {
+		for _, t := range set {
 			if usable(t) == "" {
 				usableTest = append(usableTest, t)
 			}
 		}
+		sort.SliceStable(usableTest, func(i, j int) bool {
+			a, b := usableTest[i].Header, usableTest[j].Header
+			return a.Trial < b.Trial || a.Trial == b.Trial && a.Rep < b.Rep
+		})
 		idx := InputPoints(usableTest)
 		var groups [][]*trace.Trace
 		for i, t := range usableTest {

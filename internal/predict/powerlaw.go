@@ -48,6 +48,7 @@ func fitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
 		fold[r] = r % k
 	}
 	var best *PowerLaw
+	var simple []*PowerLaw // the fits at integer and half-integer exponents
 	col := make([]float64, n)
 	for p := range names {
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -63,9 +64,26 @@ func fitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
 				col[r] = math.Pow(X[r][p], ex)
 			}
 			cv, c := cvLinear([][]float64{col}, y, fold, k, true)
+			pl := &PowerLaw{Input: names[p], A: c[0], B: c[1], K: ex, CVMAPE: cv, index: p}
 			if best == nil || cv < best.CVMAPE {
-				best = &PowerLaw{Input: names[p], A: c[0], B: c[1], K: ex, CVMAPE: cv, index: p}
+				best = pl
 			}
+			if e%50 == 0 {
+				simple = append(simple, pl)
+			}
+		}
+	}
+	// Occam's razor, as for the normal form: a half-integer exponent within
+	// SimplerWithin of the best error is preferred (the best of them).
+	if best != nil {
+		var snap *PowerLaw
+		for _, pl := range simple {
+			if pl.CVMAPE <= best.CVMAPE*(1+SimplerWithin) && (snap == nil || pl.CVMAPE < snap.CVMAPE) {
+				snap = pl
+			}
+		}
+		if snap != nil {
+			best = snap
 		}
 	}
 	return best
