@@ -298,7 +298,7 @@ func fitBaseline(target string, names []string, X [][]float64, y []float64, rel 
 
 // SimplerWithin is how much higher (relatively) a simpler hypothesis's
 // cross-validated error may be for it to be preferred (baseline and power law).
-const SimplerWithin = 0.05
+const SimplerWithin = 0.01
 
 // complexity counts a hypothesis's terms, logarithms and fractional exponents.
 func complexity(terms [][]Factor) int {
@@ -435,3 +435,4 @@ func partitions(n int) [][][]int {
 	}
 	return out
 }
+

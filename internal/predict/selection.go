@@ -23,15 +23,18 @@
 // The interval is a cross-conformal prediction interval (the CV+ of Barber, Candès,
 // Ramdas & Tibshirani, "Predictive inference with the jackknife+", Ann. Statist.
 // 49(1), 2021, with normalised scores as in Lei et al., "Distribution-free
-// predictive inference for regression", JASA 113, 2018): the score of a held-out
-// run r is s_r = |ln(t_r / ŷ)| / (1 + c·log₂ f_r), f_r ≥ 1 the factor by which its
-// input lies beyond the fold's training range, and the half-width at level 1 − α
-// is the ⌈(1 − α)(n + 1)⌉-th smallest of the n scores, times (1 + c·log₂ f) for the
-// input predicted. c, the widening per doubling beyond the range, is fitted to the
-// extrapolation cuts' residuals against the interpolation folds' (at least 0.1).
-// The interval covers single runs — their run-to-run noise included — and is never
-// narrower than the 90% quantile of |ln(t / median)| of the runs of the nearest
-// training input.
+// predictive inference for regression", JASA 113, 2018) for the model's error,
+// combined with the run-to-run noise. The model's error at a held-out point p is
+// e_p = ln(m_p / ŷ_p), m_p the median of its runs; its score s_p = |e_p| / (1 +
+// c·log₂ f_p), f_p ≥ 1 the factor by which p lies beyond the fold's training range;
+// Q is the ⌈(1 − α)(n + 1)⌉-th smallest of the n scores. c, the widening per
+// doubling beyond the range, is the least-squares slope of |e_p|/a − 1 against
+// log₂ f_p over the extrapolation cuts, a the mean |e_p| of the interpolation
+// folds (clamped to [0.1, 2]). A single run's interval at an input f× beyond the
+// range is ŷ·e^(±h), h = √(h_m² + h_n²): h_m = Q·(1 + c·log₂ f) the model's part,
+// h_n the 90% quantile of |ln(t / median)| over the runs of the nearest training
+// input — the run-to-run noise, which does not grow with the extrapolation. (Two
+// independent errors' 90% quantiles add in quadrature when they are normal.)
 
 package predict
 
@@ -81,13 +84,14 @@ type CandidateScore struct {
 	MaxAPE     float64 `json:"max_ape"`
 }
 
-// Conformal is a cross-conformal interval: ŷ·[e^−h, e^h] with h = Q·(1 + Widen·log₂ f),
-// at least the run-to-run noise of the nearest training input.
+// Conformal is a cross-conformal interval: ŷ·[e^−h, e^h] with h the hypotenuse of
+// Q·(1 + Widen·log₂ f), the model's error, and the run-to-run noise of the nearest
+// training input.
 type Conformal struct {
 	Level  float64   `json:"level"`
 	Q      float64   `json:"q"`
 	Widen  float64   `json:"widen"`
-	Scores int       `json:"scores"` // held-out runs behind Q
+	Scores int       `json:"scores"` // held-out points behind Q
 	Noise  []NoiseAt `json:"noise,omitempty"`
 }
 
@@ -100,11 +104,7 @@ type NoiseAt struct {
 
 // HalfWidth returns h for an input at extrapolation factor f.
 func (c *Conformal) HalfWidth(in []float64, f float64) float64 {
-	h := c.Q * (1 + c.Widen*math.Log2(math.Max(f, 1)))
-	if n := c.nearestNoise(in); n > h {
-		h = n
-	}
-	return h
+	return math.Hypot(c.Q*(1+c.Widen*math.Log2(math.Max(f, 1))), c.nearestNoise(in))
 }
 
 // nearestNoise is the noise of the training point nearest to in (distance of the
@@ -192,8 +192,8 @@ type cvPoint struct {
 type cvResidual struct {
 	extrap bool
 	factor float64
-	ape    map[string]float64   // per candidate, against the point's median
-	lr     map[string][]float64 // per candidate, ln(t_r / ŷ) of every run
+	ape    map[string]float64 // per candidate, against the point's median
+	e      map[string]float64 // per candidate, ln(median / ŷ)
 }
 
 // pointsOf groups traces into input points (their inputs by m's input order).
@@ -304,7 +304,7 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 			pt := &pts[p]
 			pr, err := fm.predict(pt.in, PredictOptions{Runs: runs, MaxSteps: 100*most + 100000})
 			r := cvResidual{extrap: fo.extrap, factor: extrapFactor(fm.Training.Ranges, fm.Inputs, pt.in),
-				ape: map[string]float64{}, lr: map[string][]float64{}}
+				ape: map[string]float64{}, e: map[string]float64{}}
 			var vals map[string]float64
 			if err != nil {
 				sel.Failed = append(sel.Failed, fmt.Sprintf("fold %d: %v", fi+1, err))
@@ -328,9 +328,7 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 					y = 0
 				}
 				r.ape[c] = math.Abs(y-pt.median) / pt.median
-				for _, t := range pt.times {
-					r.lr[c] = append(r.lr[c], logRatio(t, y))
-				}
+				r.e[c] = logRatio(pt.median, y)
 			}
 			res = append(res, r)
 		}
@@ -392,20 +390,15 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 // conformal computes the interval of candidate c from the cross-validated
 // residuals (see the file's comment).
 func conformal(res []cvResidual, c string, pts []cvPoint) Conformal {
-	out := Conformal{Level: IntervalLevel}
-	// The widening: mean |ln r| in the interpolation folds (a), and the slope of
-	// |ln r|/a − 1 against log₂ f in the extrapolation cuts.
+	out := Conformal{Level: IntervalLevel, Widen: 0.5}
 	var a float64
 	var na int
 	for _, r := range res {
 		if r.factor <= 1 {
-			for _, l := range r.lr[c] {
-				a += math.Abs(l)
-				na++
-			}
+			a += math.Abs(r.e[c])
+			na++
 		}
 	}
-	out.Widen = 0.5
 	if na > 0 && a > 0 {
 		a /= float64(na)
 		var sxy, sxx float64
@@ -414,21 +407,16 @@ func conformal(res []cvResidual, c string, pts []cvPoint) Conformal {
 				continue
 			}
 			L := math.Log2(r.factor)
-			for _, l := range r.lr[c] {
-				sxy += (math.Abs(l)/a - 1) * L
-				sxx += L * L
-			}
+			sxy += (math.Abs(r.e[c])/a - 1) * L
+			sxx += L * L
 		}
 		if sxx > 0 {
-			out.Widen = math.Min(4, math.Max(0.1, sxy/sxx))
+			out.Widen = math.Min(2, math.Max(0.1, sxy/sxx))
 		}
 	}
 	var scores []float64
 	for _, r := range res {
-		d := 1 + out.Widen*math.Log2(math.Max(r.factor, 1))
-		for _, l := range r.lr[c] {
-			scores = append(scores, math.Abs(l)/d)
-		}
+		scores = append(scores, math.Abs(r.e[c])/(1+out.Widen*math.Log2(math.Max(r.factor, 1))))
 	}
 	sort.Float64s(scores)
 	out.Scores = len(scores)
@@ -445,7 +433,7 @@ func conformal(res []cvResidual, c string, pts []cvPoint) Conformal {
 			dev[i] = math.Abs(logRatio(t, p.median))
 		}
 		sort.Float64s(dev)
-		k := int(math.Ceil(0.9*float64(len(dev)))) - 1
+		k := int(math.Ceil(IntervalLevel*float64(len(dev)))) - 1
 		out.Noise = append(out.Noise, NoiseAt{Inputs: p.in, Q: dev[max(k, 0)]})
 	}
 	return out
