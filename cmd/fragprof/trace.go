@@ -32,6 +32,7 @@ func newTraceCmd(e *env) *cobra.Command {
 	var vary []string
 	var auto, keepGoing bool
 	var trialTimeout time.Duration
+	maxSize := byteSize(1 << 30)
 	c := &cobra.Command{
 		Use:   "trace [flags] FILE.c... -o DIR | trace --binary PROG [flags] -o DIR",
 		Short: "Record checkpoint traces of a program on drawn inputs, for 'fragprof model'",
@@ -186,7 +187,8 @@ Examples:
 					return nil
 				}
 				path := filepath.Join(outDir, trace.RepFileName(r.Header.Trial, r.Header.Rep))
-				if err := trace.WriteFile(path, r.Header, r.Extra); err != nil {
+				size, err := trace.WriteFile(path, r.Header, r.Extra)
+				if err != nil {
 					return fmt.Errorf("trace: writing %s: %v", path, err)
 				}
 				t, err := trace.ParseRecords(path, r.Extra)
@@ -194,7 +196,7 @@ Examples:
 					return fmt.Errorf("trial %d: %v", r.Header.Trial, err)
 				}
 				sum.add(r.Header, t)
-				return nil
+				return sum.budget(e, size, int64(trials)*int64(repeat), int64(maxSize))
 			})
 			sum.print(e, outDir)
 			if err != nil {
@@ -222,12 +224,39 @@ Examples:
 	fs.Uint64Var(&maxEvents, "max-events", 0, "events recorded per trial at most (0: the runtime's 16M); later ones are dropped and the trace marked truncated")
 	fs.DurationVar(&trialTimeout, "trial-timeout", time.Minute, "a trial running longer is killed (its trace is kept, with its status)")
 	fs.BoolVar(&keepGoing, "keep-going", false, "go on when a trial cannot be run at all")
+	fs.Var(&maxSize, "max-size", "the trace files of this run may take at most `SIZE` in all (e.g. 500M, 4G; 0: no limit): a warning when the first trials project past it, an error (the traces written kept) when it is reached")
 	c.AddCommand(newTraceShowCmd(e))
 	return c
 }
 
+// budget adds a trace file of size bytes to the run's total; when the total
+// projected over all runs exceeds max it warns once (after the first trial, so
+// the user can stop before the disk fills), and when the total reaches max it
+// returns the error that stops the run.
+func (s *traceSummary) budget(e *env, size, runs, max int64) error {
+	s.bytes += size
+	s.files++
+	if max <= 0 {
+		return nil
+	}
+	if s.bytes >= max {
+		return fmt.Errorf("trace: stopped after %d of %d runs: their trace files take %s, the --max-size budget (%s); the files written are kept. "+
+			"Fewer --trials, a larger --max-size, --max-events, or checkpoints outside the innermost loops",
+			s.files, runs, fmtBytes(s.bytes), fmtBytes(max))
+	}
+	if projected := s.bytes * runs / s.files; projected > max && !s.warned {
+		s.warned = true
+		fmt.Fprintf(e.stderr, "fragprof trace: warning: at %s a run, the %d runs' trace files would take about %s, over the --max-size budget of %s: "+
+			"the run stops when it is reached (lower --trials, raise --max-size, or mark fewer checkpoints in hot loops)\n",
+			fmtBytes(s.bytes/s.files), runs, fmtBytes(projected), fmtBytes(max))
+	}
+	return nil
+}
+
 // traceSummary gathers what fragprof trace reports at the end.
 type traceSummary struct {
+	bytes, files        int64 // trace files written and their size
+	warned              bool  // the size budget warning was given
 	trials, failed, bad int
 	reps                int // runs per trial (--repeat)
 	events              int64
@@ -280,6 +309,9 @@ func (s *traceSummary) print(e *env, dir string) {
 		runs, dir, s.events, len(names), strings.Join(shown, ", "))
 	if s.trials > 0 {
 		fmt.Fprintf(e.stderr, "; traced time %s … %s", fmtNs(float64(s.minNs)), fmtNs(float64(s.maxNs)))
+	}
+	if s.files > 0 {
+		fmt.Fprintf(e.stderr, "; %s of trace files", fmtBytes(s.bytes))
 	}
 	fmt.Fprintln(e.stderr)
 	if s.bad > 0 {

@@ -435,4 +435,3 @@ func partitions(n int) [][][]int {
 	}
 	return out
 }
-
