@@ -257,6 +257,7 @@ func (s *traceSummary) budget(e *env, size, runs, max int64) error {
 type traceSummary struct {
 	bytes, files        int64 // trace files written and their size
 	warned              bool  // the size budget warning was given
+	fallback            int   // runs timed with the monotonic clock for want of a stable TSC
 	trials, failed, bad int
 	reps                int // runs per trial (--repeat)
 	events              int64
@@ -274,6 +275,9 @@ func (s *traceSummary) add(h trace.Header, t *trace.Trace) {
 		s.truncated++
 	}
 	s.lost += t.Lost
+	if t.ClockFallback {
+		s.fallback++
+	}
 	for _, site := range t.Sites {
 		s.names[site.Name] = true
 	}
@@ -319,6 +323,10 @@ func (s *traceSummary) print(e *env, dir string) {
 	}
 	if s.failed > 0 {
 		fmt.Fprintf(e.stderr, "fragprof trace: %d trials could not be run\n", s.failed)
+	}
+	if s.fallback > 0 {
+		fmt.Fprintf(e.stderr, "fragprof trace: note: the TSC's calibration was unstable (its rate against CLOCK_MONOTONIC varied by more than 0.2%%): "+
+			"%d runs were timed with the monotonic clock instead; on a busy machine --clock thread leaves other programs' time out\n", s.fallback)
 	}
 	if s.truncated > 0 || s.lost > 0 {
 		fmt.Fprintf(e.stderr, "fragprof trace: %d traces truncated, %d events lost (--max-events)\n", s.truncated, s.lost)

@@ -71,3 +71,26 @@ func TestTraceShowAndBudget(t *testing.T) {
 		t.Errorf("--max-size lots: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestTraceClockFallback: with the TSC's calibration unstable (forced through the
+// runtime's test switch), the runs are timed with the monotonic clock and both
+// trace and trace show say so.
+func TestTraceClockFallback(t *testing.T) {
+	t.Setenv("FRAGPROF_TRACE_TSC_UNSTABLE", "1")
+	dir := filepath.Join(t.TempDir(), "traces")
+	_, stderr, code := runFragprof(t, "trace", "../../examples/predict/brusselator.c",
+		"--input", "K = choice(4)", "--stdin", `{K}\n`, "--trials", "2", "-o", dir)
+	if code != 0 || !strings.Contains(stderr, "TSC's calibration was unstable") || !strings.Contains(stderr, "2 runs were timed with the monotonic clock") {
+		t.Fatalf("trace: exit %d\n%s", code, stderr)
+	}
+	out, _, code := runFragprof(t, "trace", "show", filepath.Join(dir, "trial-000001.fpt"), "--events", "0")
+	if code != 0 || !strings.Contains(out, "clock monotonic") || !strings.Contains(out, "calibration was unstable") {
+		t.Errorf("trace show: exit %d\n%s", code, out)
+	}
+	t.Setenv("FRAGPROF_TRACE_TSC_UNSTABLE", "")
+	_, stderr, code = runFragprof(t, "trace", "../../examples/predict/brusselator.c",
+		"--input", "K = choice(4)", "--stdin", `{K}\n`, "--trials", "1", "-o", dir+"2")
+	if code != 0 || strings.Contains(stderr, "unstable") {
+		t.Errorf("a stable TSC: exit %d\n%s", code, stderr)
+	}
+}

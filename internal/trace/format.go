@@ -150,12 +150,15 @@ type Trace struct {
 	Name   string // the file (or stream) it was read from, for messages
 	Header Header // from the trace file; zero for a bare record stream
 
-	Clock      Clock
-	Pid        int
-	NsPerTick  float64 // the calibration used to convert ticks to ns
-	OverheadNs float64 // the runtime's estimate of one checkpoint's cost in its thread
-	Sites      []Site  // Sites[i].ID == i+1
-	Threads    []Thread
+	Clock     Clock
+	Pid       int
+	NsPerTick float64 // the calibration used to convert ticks to ns
+	// ClockFallback says the TSC was asked for but its calibration was unstable:
+	// the monotonic clock was used (Clock is Monotonic).
+	ClockFallback bool
+	OverheadNs    float64 // the runtime's estimate of one checkpoint's cost in its thread
+	Sites         []Site  // Sites[i].ID == i+1
+	Threads       []Thread
 
 	Finished  bool   // the END record is present: the runtime completed the trace
 	Signal    int    // the fatal signal that ended the process, or 0
@@ -293,6 +296,7 @@ func parseRecords(name string, data []byte, base int64) (*Trace, error) {
 			header = true
 			t.Clock = Clock(le.Uint32(p[4:]))
 			t.Pid = int(le.Uint32(p[8:]))
+			t.ClockFallback = le.Uint32(p[12:])&1 != 0
 			tick0, ns0 = le.Uint64(p[16:]), le.Uint64(p[24:])
 			t.NsPerTick = math.Float64frombits(le.Uint64(p[32:]))
 			t.OverheadNs = math.Float64frombits(le.Uint64(p[40:]))

@@ -57,6 +57,9 @@ func WriteText(w io.Writer, t *Trace, opt ShowOptions) error {
 		fmt.Fprintf(bw, "; first to last checkpoint %s", fmtNs(float64(m.Time[m.Len()-1]-m.Time[0])))
 	}
 	fmt.Fprintln(bw)
+	if t.ClockFallback {
+		fmt.Fprintln(bw, "note: the TSC was asked for, but its calibration was unstable: the monotonic clock was used")
+	}
 	switch {
 	case !t.Finished:
 		fmt.Fprintln(bw, "warning: the trace is incomplete (no END record): the process did not finish it")
