@@ -30,7 +30,8 @@ func newTraceCmd(e *env) *cobra.Command {
 	var trials, first, maxEvents uint64
 	var jobs, repeat, firstRep int
 	var vary []string
-	var auto, keepGoing bool
+	var keepGoing bool
+	var autoLevel string
 	var trialTimeout time.Duration
 	maxSize := byteSize(1 << 30)
 	c := &cobra.Command{
@@ -54,11 +55,16 @@ or float, each under the text of its argument. Mark at least the start and the e
 of the computation; mark the places whose passage decides the control flow, and the
 variables that decide it. Outside fragprof the macros compile to nothing.
 
---auto-checkpoints marks programs that have no marks: a checkpoint at every
-function's entry (named after the function, recording its integer and floating
-parameters as f.param), before its returns ("f:ret", recording f.ret) and at the top
-of every loop header ("f:loop@LINE"). Loops in hot code get one event per
-iteration: prefer hand-placed checkpoints outside the innermost loops.
+--auto-checkpoints marks programs that have no marks, where the marks cost little:
+a checkpoint at the entry of each function not called from a loop (named after the
+function, recording its integer and floating parameters as f.param), before its
+returns ("f:ret", recording f.ret) and at the top of each outermost loop's header
+("f:loop@LINE"). An inner loop is summarised by its outermost loop's iterations (the
+model learns "one iteration costs c·n²" as well from one checkpoint per outer
+iteration), and a function called from a loop or recursively is left unmarked, so
+the events stay few and the traced program near the plain one's speed.
+--auto-checkpoints=all marks every function and every loop header: one event per
+iteration of every loop.
 
 The runtime keeps events in a per-thread lock-free buffer that a background thread
 drains, so a checkpoint costs its thread one timestamp (the TSC, calibrated against
@@ -101,6 +107,10 @@ Examples:
 			}
 			if binary != "" && len(args) > 0 {
 				return usagef("trace: --binary takes no C files (got %v)", args)
+			}
+			auto := autoLevel != ""
+			if auto && autoLevel != "outer" && autoLevel != "all" {
+				return usagef("trace: --auto-checkpoints=%s: want outer (the default) or all", autoLevel)
 			}
 			if binary != "" && auto {
 				return usagef("trace: --auto-checkpoints needs the C files (it inserts checkpoints when building)")
@@ -155,7 +165,9 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if auto {
+				if autoLevel == "all" {
+					spec.Edits = append(spec.Edits, build.Edit(instrument.AutoCheckpointsAll))
+				} else if auto {
 					spec.Edits = append(spec.Edits, build.Edit(instrument.AutoCheckpoints))
 				}
 				tc, err := toolchain()
@@ -219,7 +231,8 @@ Examples:
 	fs.IntVar(&firstRep, "first-rep", 0, "number of the first repetition round: --repeat 1 --first-rep 2 runs the third round only, as a longer --repeat would (to interleave the rounds of several trace runs in time)")
 	fs.StringSliceVar(&vary, "vary", nil, "input `NAME` drawn anew in every repetition (a nuisance input, such as random data's seed; repeatable)")
 	fs.IntVar(&jobs, "jobs", 1, "trials run at once (more than 1 disturbs the times)")
-	fs.BoolVar(&auto, "auto-checkpoints", false, "insert checkpoints at function entries and exits and loop headers")
+	fs.StringVar(&autoLevel, "auto-checkpoints", "", "insert checkpoints: `outer` (the flag alone: outermost loops, functions not called from loops) or all (every function and loop header)")
+	fs.Lookup("auto-checkpoints").NoOptDefVal = "outer"
 	fs.StringVar(&clock, "clock", "tsc", "timestamp source: tsc (fast, calibrated), monotonic (clock_gettime) or thread (the thread's CPU time: immune to preemption on a busy machine, ~1 µs a checkpoint)")
 	fs.Uint64Var(&maxEvents, "max-events", 0, "events recorded per trial at most (0: the runtime's 16M); later ones are dropped and the trace marked truncated")
 	fs.DurationVar(&trialTimeout, "trial-timeout", time.Minute, "a trial running longer is killed (its trace is kept, with its status)")
