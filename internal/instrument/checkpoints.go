@@ -127,8 +127,8 @@ type autoWriter struct {
 	m      *llvmir.Module
 	level  AutoLevel
 	hot    map[string]bool // AutoOuter: functions left unmarked
-	n      int // checkpoints so far (globals @__fp.site.N, @__fp.desc.N)
-	tmp    int // temporaries
+	n      int             // checkpoints so far (globals @__fp.site.N, @__fp.desc.N)
+	tmp    int             // temporaries
 	gl     strings.Builder
 	source string
 }
