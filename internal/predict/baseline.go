@@ -198,7 +198,7 @@ func fitBaseline(target string, names []string, X [][]float64, y []float64, rel 
 		for _, f := range pa.factors {
 			e, _ := eval(hyp{terms: [][]Factor{{f}}})
 			b.Tried++
-			ss = append(ss, scored{f, e})
+			ss = append(ss, scored{f, e * Penalty([][]Factor{{f}})})
 		}
 		sort.SliceStable(ss, func(i, j int) bool { return ss[i].err < ss[j].err })
 		for i := 0; i < len(ss) && i < 3; i++ {
@@ -257,13 +257,14 @@ func fitBaseline(target string, names []string, X [][]float64, y []float64, rel 
 			}
 		}
 	}
-	// Occam's razor: among the hypotheses whose error is within SimplerWithin of
-	// the best, the simplest (fewest terms, logarithms and fractional exponents):
-	// over a narrow range of sizes the noise lets n³·log²n beat n³ by a hair, and a
-	// factor 1.5 away from each other at 16× the range.
+	// Occam's razor: the hypothesis of the lowest penalised error (Penalty). Over a
+	// narrow range of noisy sizes a fractional exponent or a log² fits a hair
+	// better than the integer power of a loop nest — and lies a factor 1.5 away
+	// from it at 16× the range.
+	bestScore := bestErr * Penalty(bestTerms)
 	for _, h := range all {
-		if h.err <= bestErr*(1+SimplerWithin) && complexity(h.terms) < complexity(bestTerms) {
-			bestErr, bestCoef, bestTerms = h.err, h.coef, h.terms
+		if sc := h.err * Penalty(h.terms); sc < bestScore {
+			bestScore, bestErr, bestCoef, bestTerms = sc, h.err, h.coef, h.terms
 		}
 	}
 	// The final fit on all runs.
@@ -296,23 +297,31 @@ func fitBaseline(target string, names []string, X [][]float64, y []float64, rel 
 	return b
 }
 
-// SimplerWithin is how much higher (relatively) a simpler hypothesis's
-// cross-validated error may be for it to be preferred (baseline and power law).
-const SimplerWithin = 0.01
-
-// complexity counts a hypothesis's terms, logarithms and fractional exponents.
-func complexity(terms [][]Factor) int {
-	c := len(terms)
+// Penalty is the factor by which a hypothesis's cross-validated error is raised
+// before hypotheses are compared: 1 + 10% per fractional exponent + 5% per
+// logarithm factor + 1% per term beyond the first (over a narrow range log²n
+// mimics n^0.45). The loops of a program make
+// its costs integer powers of its sizes, times logarithms where it halves;
+// fractional exponents are what noise over a narrow range fits.
+func Penalty(terms [][]Factor) float64 {
+	p := 1.0
+	if len(terms) > 1 {
+		p += 0.01 * float64(len(terms)-1)
+	}
 	for _, t := range terms {
 		for _, f := range t {
-			c += f.J
+			p += 0.05 * float64(f.J)
 			if f.I != math.Trunc(f.I) {
-				c++
+				p += FractionalPenalty
 			}
 		}
 	}
-	return c
+	return p
 }
+
+// FractionalPenalty is the relative error a fractional exponent must save to be
+// chosen over an integer one (baseline, power law, arc times).
+const FractionalPenalty = 0.10
 
 // fitLinear fits y ≈ c₀ + Σ cₜ colsₜ on the rows with use[r] (all when nil), by
 // least squares, relative (rows weighted by 1/|y|) when rel.

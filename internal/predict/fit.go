@@ -131,7 +131,8 @@ func fitTime(p *problem, opt FitOptions) Formula {
 }
 
 // powerTime tries, for a time fitted as a polynomial or a constant, a power law
-// a + b·$x^k of one input (k ∈ [0.25, 4] by 0.05, fitted): polynomials chosen by
+// a + b·$x^k of one input (k ∈ [0.25, 4] by 0.05, fitted; a fractional k must
+// lower the error by FractionalPenalty): polynomials chosen by
 // forward selection over a narrow range of sizes keep the degree the noise
 // allows — a line through a row time ∝ n² over n ∈ [48, 128] is within the noise
 // there and 3× off at n = 512 — while a power law's fitted exponent follows the
@@ -221,7 +222,7 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 	}
 	polyErr := cv(polyCols)
 	best, bestErr := Formula{}, math.Inf(1)
-	var simple []Formula // at half-integer exponents, with their errors in Fit.CVRMSE
+	bestScore := math.Inf(1)
 	col := make([]float64, p.rows())
 	for c, name := range p.names {
 		if !strings.HasPrefix(name, "$") {
@@ -240,33 +241,20 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 				col[r] = math.Pow(p.cols[c][r], k)
 			}
 			err := cv([][]float64{col})
-			if err >= bestErr && e%10 != 0 {
+			score := err
+			if e%20 != 0 {
+				score *= 1 + FractionalPenalty // integer exponents preferred, as in Penalty
+			}
+			if score >= bestScore {
 				continue
 			}
 			co := fitLinear([][]float64{col}, p.y, nil, false)
 			if co[1] <= 0 {
 				continue // a time that falls with size does not extrapolate
 			}
-			fo := Formula{Kind: Power, Vars: []string{name}, Value: co[0], Coef: []float64{co[1]}, Exp: k}
-			if e%10 == 0 {
-				simple = append(simple, fo)
-				simple[len(simple)-1].Fit.CVRMSE = err
-			}
-			if err < bestErr {
-				bestErr, best = err, fo
-			}
+			bestScore, bestErr = score, err
+			best = Formula{Kind: Power, Vars: []string{name}, Value: co[0], Coef: []float64{co[1]}, Exp: k}
 		}
-	}
-	// Occam's razor: a half-integer exponent within SimplerWithin of the best.
-	var snap *Formula
-	for i := range simple {
-		if simple[i].Fit.CVRMSE <= bestErr*(1+SimplerWithin) && (snap == nil || simple[i].Fit.CVRMSE < snap.Fit.CVRMSE) {
-			snap = &simple[i]
-		}
-	}
-	if snap != nil {
-		bestErr, best = snap.Fit.CVRMSE, *snap
-		best.Fit = Quality{}
 	}
 	// Over a constant, a power law must earn its place: 10% lower error.
 	if best.Vars == nil || bestErr > 1.1*polyErr || f.Kind == Const && bestErr > 0.9*polyErr {

@@ -36,7 +36,8 @@ func (p *PowerLaw) String() string {
 // fitPowerLaw fits t = a + b·x^k to y (one value per input point) for every input x
 // that is positive and varies, over k ∈ [0.05, 4] in steps of 0.01, by relative
 // least squares (a and b linear for a given k), and keeps the input and k of the
-// lowest 10-fold cross-validated MAPE. It returns nil when no input qualifies.
+// lowest 10-fold cross-validated MAPE, raised by FractionalPenalty for a
+// fractional k. It returns nil when no input qualifies.
 func fitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
 	n := len(y)
 	if n < 3 {
@@ -48,7 +49,7 @@ func fitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
 		fold[r] = r % k
 	}
 	var best *PowerLaw
-	var simple []*PowerLaw // the fits at integer and half-integer exponents
+	bestScore := math.Inf(1)
 	col := make([]float64, n)
 	for p := range names {
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -64,26 +65,14 @@ func fitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
 				col[r] = math.Pow(X[r][p], ex)
 			}
 			cv, c := cvLinear([][]float64{col}, y, fold, k, true)
-			pl := &PowerLaw{Input: names[p], A: c[0], B: c[1], K: ex, CVMAPE: cv, index: p}
-			if best == nil || cv < best.CVMAPE {
-				best = pl
+			score := cv // penalised as Penalty does: an integer exponent is preferred
+			if e%100 != 0 {
+				score *= 1 + FractionalPenalty
 			}
-			if e%50 == 0 {
-				simple = append(simple, pl)
+			if score < bestScore {
+				bestScore = score
+				best = &PowerLaw{Input: names[p], A: c[0], B: c[1], K: ex, CVMAPE: cv, index: p}
 			}
-		}
-	}
-	// Occam's razor, as for the normal form: a half-integer exponent within
-	// SimplerWithin of the best error is preferred (the best of them).
-	if best != nil {
-		var snap *PowerLaw
-		for _, pl := range simple {
-			if pl.CVMAPE <= best.CVMAPE*(1+SimplerWithin) && (snap == nil || pl.CVMAPE < snap.CVMAPE) {
-				snap = pl
-			}
-		}
-		if snap != nil {
-			best = snap
 		}
 	}
 	return best

@@ -146,13 +146,13 @@ func (m *Model) WriteText(w io.Writer) error {
 	if s := m.Selection; s != nil {
 		fmt.Fprintf(bw, "\n%s\n", s.Summary())
 		tw := tabwriter.NewWriter(bw, 2, 8, 2, ' ', 0)
-		fmt.Fprintf(tw, "  predictor\tCV MAPE\tinterpolating\textrapolating\tworst\t\n")
+		fmt.Fprintf(tw, "  predictor\tCV MAPE\t± s.e.\tinterpolating\textrapolating\tworst\t\n")
 		for _, cs := range s.Candidates {
 			mark := ""
 			if cs.Name == s.Chosen {
 				mark = "← chosen"
 			}
-			fmt.Fprintf(tw, "  %s\t%.3g%%\t%.3g%%\t%.3g%%\t%.3g%%\t%s\n", cs.Name, 100*cs.MAPE, 100*cs.InterpMAPE, 100*cs.ExtrapMAPE, 100*cs.MaxAPE, mark)
+			fmt.Fprintf(tw, "  %s\t%.3g%%\t%.2g\t%.3g%%\t%.3g%%\t%.3g%%\t%s\n", cs.Name, 100*cs.MAPE, 100*cs.SE, 100*cs.InterpMAPE, 100*cs.ExtrapMAPE, 100*cs.MaxAPE, mark)
 		}
 		tw.Flush()
 		iv := s.Interval
@@ -188,9 +188,12 @@ func (s *Selection) Summary() string {
 	out := fmt.Sprintf("predictor: %s, cross-validated MAPE %.3g%% over %d training inputs (%d folds, %d extrapolation cuts)",
 		s.Chosen, 100*ch.MAPE, s.Points, s.Folds, s.Cuts)
 	if d, other := s.Margin(); other != "" {
-		if d >= 0 {
+		switch {
+		case d >= 0:
 			out += fmt.Sprintf("; %.3g points better than the next, %s", 100*d, other)
-		} else {
+		case indexOf(Simplicity, s.Chosen) < indexOf(Simplicity, other):
+			out += fmt.Sprintf("; %.3g points behind %s, within one standard error: the simpler model is kept", -100*d, other)
+		default:
 			out += fmt.Sprintf("; forced: %.3g points worse than %s", -100*d, other)
 		}
 	}

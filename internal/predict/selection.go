@@ -16,9 +16,14 @@
 // interpolation folds (every point but the smallest and the largest held out once;
 // the extremes always stay in training, as in the final model) and 2 extrapolation
 // cuts (train on the smallest half, resp. three quarters, of the points and predict
-// the rest). Every candidate is refitted from the fold's traces alone. The chosen
-// candidate has the lowest mean absolute percentage error over all these
-// predictions.
+// the rest). Every candidate is refitted from the fold's traces alone and scored by
+// its mean absolute percentage error over all these predictions. The chosen one is
+// the simplest whose score is within one standard error of the lowest (the
+// one-standard-error rule: Breiman, Friedman, Olshen & Stone, "Classification and
+// Regression Trees", 1984, §3.4.3; Hastie, Tibshirani & Friedman, "The Elements of
+// Statistical Learning", §7.10): where the folds cannot tell two candidates
+// apart, the one with fewer fitted parameters extrapolates more safely. By
+// simplicity: power, pmnf, composition, graph, graph+pmnf (Simplicity).
 //
 // The interval is a cross-conformal prediction interval (the CV+ of Barber, Candès,
 // Ramdas & Tibshirani, "Predictive inference with the jackknife+", Ann. Statist.
@@ -58,6 +63,9 @@ const (
 // Candidates lists the candidate predictors.
 var Candidates = []string{CandGraph, CandPMNF, CandPower, CandComposition, CandMix}
 
+// Simplicity orders the candidates from the fewest fitted parameters to the most.
+var Simplicity = []string{CandPower, CandPMNF, CandComposition, CandGraph, CandMix}
+
 // IntervalLevel is the coverage the intervals aim at.
 const IntervalLevel = 0.9
 
@@ -82,6 +90,9 @@ type CandidateScore struct {
 	InterpMAPE float64 `json:"interp_mape"`
 	ExtrapMAPE float64 `json:"extrap_mape"`
 	MaxAPE     float64 `json:"max_ape"`
+	// SE is the standard error of MAPE: the standard deviation of the errors over
+	// √(their number).
+	SE float64 `json:"se"`
 }
 
 // Conformal is a cross-conformal interval: ŷ·[e^−h, e^h] with h the hypotenuse of
@@ -336,10 +347,11 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 	if len(res) == 0 {
 		return fmt.Errorf("predict: no cross-validation fold could be built: %v", sel.Failed)
 	}
-	best := math.Inf(1)
+	best, bestSE := math.Inf(1), 0.0
 	for _, c := range Candidates {
 		cs := CandidateScore{Name: c}
 		var n, ni, ne int
+		var sq float64
 		missing := false
 		for _, r := range res {
 			e, ok := r.ape[c]
@@ -347,6 +359,7 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 				missing = true
 				break
 			}
+			sq += e * e
 			cs.MAPE += e
 			cs.MaxAPE = math.Max(cs.MaxAPE, e)
 			n++
@@ -362,6 +375,9 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 			continue
 		}
 		cs.MAPE /= float64(n)
+		if n > 1 {
+			cs.SE = math.Sqrt(math.Max(0, sq/float64(n)-cs.MAPE*cs.MAPE) * float64(n) / float64(n-1) / float64(n))
+		}
 		if ni > 0 {
 			cs.InterpMAPE /= float64(ni)
 		}
@@ -370,7 +386,13 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 		}
 		sel.Candidates = append(sel.Candidates, cs)
 		if cs.MAPE < best {
-			best, sel.Chosen = cs.MAPE, c
+			best, bestSE = cs.MAPE, cs.SE
+		}
+	}
+	for _, c := range Simplicity {
+		if cs, ok := sel.Score(c); ok && cs.MAPE <= best+bestSE {
+			sel.Chosen = c
+			break
 		}
 	}
 	if force != "" {

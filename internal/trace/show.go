@@ -51,8 +51,12 @@ func WriteText(w io.Writer, t *Trace, opt ShowOptions) error {
 	for i := range t.Threads {
 		events += t.Threads[i].Len()
 	}
-	fmt.Fprintf(bw, "clock %s (%.6g ns per tick); a checkpoint costs about %.3g ns; %d events in %d thread(s)",
-		t.Clock, t.NsPerTick, t.OverheadNs, events, len(t.Threads))
+	if t.Clock == 0 {
+		fmt.Fprintf(bw, "no checkpoint was recorded")
+	} else {
+		fmt.Fprintf(bw, "clock %s (%.6g ns per tick); a checkpoint costs about %.3g ns; %d events in %d thread(s)",
+			t.Clock, t.NsPerTick, t.OverheadNs, events, len(t.Threads))
+	}
 	if m := t.Main(); m != nil && m.Len() > 0 {
 		fmt.Fprintf(bw, "; first to last checkpoint %s", fmtNs(float64(m.Time[m.Len()-1]-m.Time[0])))
 	}
