@@ -82,8 +82,8 @@ a model, written to FILE as JSON (docs/predict.md):
      Σ c·x^i·log2(x)^j with cross-validated choice of terms (PMNF), and the best
      power law a + b·x^k with k fitted; one per variable's final value.
   6. The predictor: cross-validation on the training input points (5
-     interpolation folds, and 2 extrapolation cuts that learn from the smaller
-     half or three quarters and predict the rest) refits every candidate — the
+     interpolation folds, and 3 extrapolation cuts that learn from the smallest
+     third, half or three quarters and predict the rest) refits every candidate — the
      transition-graph model, PMNF, the power law, the count × arc-time
      composition, the mean of graph and PMNF — and keeps the lowest error
      (--predictor forces one). Its 90% interval is cross-conformal: the held-out

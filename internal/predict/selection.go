@@ -14,9 +14,9 @@
 //
 // Folds are made of whole input points ordered by their median time: 5
 // interpolation folds (every point but the smallest and the largest held out once;
-// the extremes always stay in training, as in the final model) and 2 extrapolation
-// cuts (train on the smallest half, resp. three quarters, of the points and predict
-// the rest). Every candidate is refitted from the fold's traces alone and scored by
+// the extremes always stay in training, as in the final model) and 3 extrapolation
+// cuts (train on the smallest third, half, resp. three quarters of the points and
+// predict the rest: the third reaches the farthest, where a wrong exponent shows). Every candidate is refitted from the fold's traces alone and scored by
 // its mean absolute percentage error over all these predictions. The chosen one is
 // the simplest whose score is within one standard error of the lowest (the
 // one-standard-error rule: Breiman, Friedman, Olshen & Stone, "Classification and
@@ -285,7 +285,7 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 		folds = append(folds, fo)
 	}
 	cuts := 0
-	for _, share := range []float64{0.5, 0.75} {
+	for _, share := range []float64{1.0 / 3, 0.5, 0.75} {
 		c := int(math.Round(share * float64(len(order))))
 		if c < 3 || c >= len(order) {
 			continue
