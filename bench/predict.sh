@@ -99,6 +99,57 @@ if [ "$MODE" = protocol ]; then
 		esac
 	done
 	echo
+	# The plain program: traced with --auto-checkpoints (the outermost loops and
+	# main's entry and return, so that a run's traced time is all of main), the
+	# time predicted at 4× without the checkpoints' cost against the plain build
+	# (clang -O2, no fragprof): its process CPU time (user + sys, from wait4; the
+	# median of PREP runs) less that of an empty program (process start and exit).
+	PREP=${PREP:-5}
+	echo "## The plain program at 4× (--auto-checkpoints, --clock thread; plain build: median process CPU time of $PREP runs less an empty program's)"
+	echo
+	echo "| kernel | n | checkpoints per run | predicted (traced) | predicted without the checkpoints | plain build | ratio |"
+	echo "|---|---|---|---|---|---|---|"
+	printf 'int main(void) { return 0; }\n' > "$OUT/empty.c"
+	"$CLANG" -O2 "$OUT/empty.c" -o "$OUT/empty"
+	cputime() { # PROG STDIN: median CPU ns of PREP runs
+		python3 -c '
+import os, subprocess, sys, statistics
+prog, stdin, reps = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3])
+ts = []
+for _ in range(reps):
+    p = subprocess.Popen([prog], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    p.stdin.write(stdin); p.stdin.close()
+    _, _, ru = os.wait4(p.pid, 0)
+    ts.append((ru.ru_utime + ru.ru_stime) * 1e9)
+print(int(statistics.median(ts)))' "$1" "$2" "$PREP"
+	}
+	e0=$(cputime "$OUT/empty" "")
+	plain() { # NAME LO HI STDIN-TEMPLATE STDIN-AT-4x [INPUT FLAGS]...
+		name=$1; lo=$2; hi=$3; stdin=$4; at=$5; shift 5
+		d="$OUT/plain.$name"
+		rm -rf "$d"
+		"$FP" trace "$EX/kernels/$name.c" --auto-checkpoints --input "n = uniform_int($lo, $hi)" "$@" --stdin "$stdin" \
+			--clock thread --trials "$TR" --repeat "$REP" -o "$d" 2> "$d.log"
+		"$FP" model build "$d" --holdout 0 -o "$d.model" 2>> "$d.log"
+		set -- $(jq -r '.inputs | join(" ")' "$d.model")
+		sets="n=$((4 * hi))"
+		for in in "$@"; do [ "$in" = n ] || sets="$sets,$in=$(jq -r --arg in "$in" '.training.input_ranges[] | select(.name == $in) | .max' "$d.model")"; done
+		"$FP" model predict "$d.model" --set "$sets" --json > "$d.pred.json"
+		"$CLANG" -O2 -I "$ROOT/runtime/c" "$EX/kernels/$name.c" -o "$d.plain" -lm
+		p=$(cputime "$d.plain" "$at")
+		jq -r --arg name "$name" --arg n "$((4 * hi))" --arg plain "$((p - e0))" --arg ev "$(jq '.training.events / .training.runs | round' "$d.model")" \
+			'"| \($name) | \($n) | \($ev) | \(.predicted_ns/1e6*1000|round/1000) ms | \(if .untraced_ns then "\(.untraced_ns/1e6*1000|round/1000) ms" else "unknown" end) | \(($plain|tonumber)/1e6*1000|round/1000) ms | \(if .untraced_ns then (.untraced_ns/($plain|tonumber)*1000|round/1000) else "–" end) |"' "$d.pred.json"
+	}
+	for k in ${PLAIN_KERNELS:-gemm jacobi2d mergesort}; do
+		case $k in
+		gemm) plain gemm 48 128 '{n}\n' "512" ;;
+		floyd) plain floyd 48 128 '{n}\n' "512" ;;
+		jacobi2d) plain jacobi2d 64 256 '{n} {T}\n' "1024 20" --input 'T = 20' ;;
+		seidel2d) plain seidel2d 32 128 '{n} {T}\n' "512 10" --input 'T = 10' ;;
+		mergesort) plain mergesort 5000 20000 '{n} {s}\n' "80000 7" --input 's = uniform_int(1, 1000000)' --vary s ;;
+		esac
+	done
+	echo
 	echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). Raw traces and models: $OUT"
 	exit 0
 fi

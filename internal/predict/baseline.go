@@ -298,7 +298,7 @@ func fitBaseline(target string, names []string, X [][]float64, y []float64, rel 
 }
 
 // Penalty is the factor by which a hypothesis's cross-validated error is raised
-// before hypotheses are compared: 1 + 10% per fractional exponent + 5% per
+// before hypotheses are compared: 1 + 10% per fractional exponent + 1% per
 // logarithm factor + 1% per term beyond the first (over a narrow range log²n
 // mimics n^0.45). The loops of a program make
 // its costs integer powers of its sizes, times logarithms where it halves;
@@ -310,7 +310,7 @@ func Penalty(terms [][]Factor) float64 {
 	}
 	for _, t := range terms {
 		for _, f := range t {
-			p += 0.05 * float64(f.J)
+			p += 0.01 * float64(f.J)
 			if f.I != math.Trunc(f.I) {
 				p += FractionalPenalty
 			}

@@ -152,6 +152,9 @@ func (m *Model) WriteText(w io.Writer) error {
 			if cs.Name == s.Chosen {
 				mark = "← chosen"
 			}
+			if cs.Unstable {
+				mark += fmt.Sprintf(" (unstable: 4× beyond the range, %.3g× its folds' fits)", cs.FarRatio)
+			}
 			fmt.Fprintf(tw, "  %s\t%.3g%%\t%.2g\t%.3g%%\t%.3g%%\t%.3g%%\t%s\n", cs.Name, 100*cs.MAPE, 100*cs.SE, 100*cs.InterpMAPE, 100*cs.ExtrapMAPE, 100*cs.MaxAPE, mark)
 		}
 		tw.Flush()

@@ -23,7 +23,9 @@
 // Regression Trees", 1984, §3.4.3; Hastie, Tibshirani & Friedman, "The Elements of
 // Statistical Learning", §7.10): where the folds cannot tell two candidates
 // apart, the one with fewer fitted parameters extrapolates more safely. By
-// simplicity: power, pmnf, composition, graph, graph+pmnf (Simplicity).
+// simplicity: power, pmnf, composition, graph, graph+pmnf (Simplicity). A
+// candidate whose final fit extrapolates unlike its folds' fits (StableWithin) is
+// passed over for a stable one within two standard errors of the best.
 //
 // The interval is a cross-conformal prediction interval (the CV+ of Barber, Candès,
 // Ramdas & Tibshirani, "Predictive inference with the jackknife+", Ann. Statist.
@@ -93,7 +95,16 @@ type CandidateScore struct {
 	// SE is the standard error of MAPE: the standard deviation of the errors over
 	// √(their number).
 	SE float64 `json:"se"`
+	// FarRatio is the final fit's prediction at 4× the largest training input
+	// over the median of the interpolation folds' fits'; Unstable says it is
+	// beyond StableWithin (or its inverse).
+	FarRatio float64 `json:"far_ratio,omitempty"`
+	Unstable bool    `json:"unstable,omitempty"`
 }
+
+// StableWithin bounds how far (as a factor) a candidate's final fit may
+// extrapolate from the median of its cross-validation folds' fits.
+const StableWithin = 1.3
 
 // Conformal is a cross-conformal interval: ŷ·[e^−h, e^h] with h the hypotenuse of
 // Q·(1 + Widen·log₂ f), the model's error, and the run-to-run noise of the nearest
@@ -300,6 +311,18 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 		}
 	}
 	sel := &Selection{Points: len(pts), Folds: K, Cuts: cuts}
+	// The stability of each candidate beyond the range: its prediction at 4× the
+	// largest training input, by the final model and by the interpolation folds'.
+	far := make([]float64, len(m.Inputs))
+	for k := range far {
+		for _, p := range pts {
+			far[k] = math.Max(far[k], p.in[k])
+		}
+		if far[k] > 0 {
+			far[k] *= 4
+		}
+	}
+	farFolds := map[string][]float64{}
 	var res []cvResidual
 	for fi, fo := range folds {
 		var ts []*trace.Trace
@@ -310,6 +333,13 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 		if err != nil {
 			sel.Failed = append(sel.Failed, fmt.Sprintf("fold %d: %v", fi+1, err))
 			continue
+		}
+		if !fo.extrap {
+			if pr, err := fm.predict(far, PredictOptions{Runs: runs, MaxSteps: 1000*most + 100000}); err == nil {
+				for c, v := range fm.candidateValues(far, pr) {
+					farFolds[c] = append(farFolds[c], v)
+				}
+			}
 		}
 		for _, p := range fo.test {
 			pt := &pts[p]
@@ -389,10 +419,37 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 			best, bestSE = cs.MAPE, cs.SE
 		}
 	}
+	// A candidate whose final fit predicts 4× beyond the range more than
+	// StableWithin away from the median of its folds' fits (each on four fifths
+	// of the points) rests on a few points — a per-row time that turned from n²
+	// to n³ because the largest runs met a cache level. The simplest stable
+	// candidate not significantly worse than the best (within two standard
+	// errors) is chosen; failing one, the one-standard-error rule alone decides.
+	if pr, err := m.predict(far, PredictOptions{Runs: runs, MaxSteps: 1000*most + 100000}); err == nil {
+		full := m.candidateValues(far, pr)
+		for i := range sel.Candidates {
+			cs := &sel.Candidates[i]
+			f, ok := full[cs.Name]
+			med := median(farFolds[cs.Name])
+			if !ok || !(med > 0) || !(f > 0) {
+				continue
+			}
+			cs.FarRatio = f / med
+			cs.Unstable = math.Abs(math.Log(cs.FarRatio)) > math.Log(StableWithin)
+		}
+	}
 	for _, c := range Simplicity {
-		if cs, ok := sel.Score(c); ok && cs.MAPE <= best+bestSE {
+		if cs, ok := sel.Score(c); ok && !cs.Unstable && cs.MAPE <= best+2*math.Max(bestSE, cs.SE) {
 			sel.Chosen = c
 			break
+		}
+	}
+	if sel.Chosen == "" {
+		for _, c := range Simplicity {
+			if cs, ok := sel.Score(c); ok && cs.MAPE <= best+bestSE {
+				sel.Chosen = c
+				break
+			}
 		}
 	}
 	if force != "" {
