@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fragprof/fragprof/internal/predict"
+	"github.com/fragprof/fragprof/internal/predict/advise"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -373,7 +374,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var o predict.Overhead
+			var o advise.Overhead
 			if overhead == "measured" {
 				tc, err := toolchain()
 				if err != nil {
@@ -384,7 +385,7 @@ Examples:
 					return err
 				}
 				defer cleanup()
-				if o, err = predict.MeasureOverhead(context.Background(), tc.Clang, dir, procs, reps); err != nil {
+				if o, err = advise.MeasureOverhead(context.Background(), tc.Clang, dir, procs, reps); err != nil {
 					return err
 				}
 			} else {
@@ -392,9 +393,9 @@ Examples:
 				if err != nil {
 					return usagef("model advise: --overhead %q: want measured, or seconds (5e-5, 50us, 2ms)", overhead)
 				}
-				o = predict.Overhead{N: procs, Ns: s * 1e9}
+				o = advise.Overhead{N: procs, Ns: s * 1e9}
 			}
-			a := predict.Advise(p, procs, o)
+			a := advise.Advise(p, procs, o)
 			if jsonOut {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
