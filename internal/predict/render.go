@@ -161,6 +161,9 @@ func (m *Model) WriteText(w io.Writer) error {
 		iv := s.Interval
 		fmt.Fprintf(bw, "  %.0f%% interval of a run: the model's error ×e^±%.3g (±%.3g%%) inside the range, from %d held-out points, ×(1 + %.3g·log2 f) at f× beyond it; with the runs' own scatter in quadrature\n",
 			100*iv.Level, iv.Q, 100*(math.Exp(iv.Q)-1), iv.Scores, iv.Widen)
+		if s.Apart != "" {
+			fmt.Fprintf(bw, "  %s\n", s.Apart)
+		}
 		for _, f := range s.Failed {
 			fmt.Fprintf(bw, "  warning: %s\n", f)
 		}

@@ -25,7 +25,9 @@
 // apart, the one with fewer fitted parameters extrapolates more safely. By
 // simplicity: power, pmnf, composition, graph, graph+pmnf (Simplicity). A
 // candidate whose final fit extrapolates unlike its folds' fits (StableWithin) is
-// passed over for a stable one within two standard errors of the best.
+// passed over for a stable one within two standard errors of the best; and where
+// the chosen candidate and the simplest stable one predict 4× beyond the range
+// more than StableWithin² apart, the simpler is kept.
 //
 // The interval is a cross-conformal prediction interval (the CV+ of Barber, Candès,
 // Ramdas & Tibshirani, "Predictive inference with the jackknife+", Ann. Statist.
@@ -81,6 +83,8 @@ type Selection struct {
 	Candidates []CandidateScore `json:"candidates"`       // in the order of Candidates
 	Interval   Conformal        `json:"interval"`         // of the chosen candidate
 	Failed     []string         `json:"failed,omitempty"` // folds whose models could not be built
+	// Apart says why a simpler candidate replaced the cross-validation's choice.
+	Apart string `json:"apart,omitempty"`
 }
 
 // A CandidateScore is one candidate's cross-validated error.
@@ -425,8 +429,9 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 	// to n³ because the largest runs met a cache level. The simplest stable
 	// candidate not significantly worse than the best (within two standard
 	// errors) is chosen; failing one, the one-standard-error rule alone decides.
+	var full map[string]float64
 	if pr, err := m.predict(far, PredictOptions{Runs: runs, MaxSteps: 1000*most + 100000}); err == nil {
-		full := m.candidateValues(far, pr)
+		full = m.candidateValues(far, pr)
 		for i := range sel.Candidates {
 			cs := &sel.Candidates[i]
 			f, ok := full[cs.Name]
@@ -450,6 +455,23 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 				sel.Chosen = c
 				break
 			}
+		}
+	}
+	// Where the chosen candidate and the simplest stable one part by more than
+	// StableWithin² at 4× beyond the range, one of them extrapolates wrongly and
+	// the folds, all inside the range, cannot say which: the simpler is kept.
+	if full != nil && sel.Chosen != "" && !sel.simplest(sel.Chosen) {
+		for _, c := range Simplicity {
+			cs, ok := sel.Score(c)
+			if !ok || cs.Unstable || c == CandComposition {
+				continue
+			}
+			a, b := full[sel.Chosen], full[c]
+			if c != sel.Chosen && a > 0 && b > 0 && math.Abs(math.Log(a/b)) > 2*math.Log(StableWithin) {
+				sel.Apart = fmt.Sprintf("%s and %s predict %.3g× apart at 4× the largest input: the simpler is kept", sel.Chosen, c, math.Max(a/b, b/a))
+				sel.Chosen = c
+			}
+			break
 		}
 	}
 	if force != "" {
@@ -516,6 +538,16 @@ func conformal(res []cvResidual, c string, pts []cvPoint) Conformal {
 		out.Noise = append(out.Noise, NoiseAt{Inputs: p.in, Q: dev[max(k, 0)]})
 	}
 	return out
+}
+
+// simplest reports whether c comes first in Simplicity among the scored candidates.
+func (s *Selection) simplest(c string) bool {
+	for _, x := range Simplicity {
+		if _, ok := s.Score(x); ok {
+			return x == c
+		}
+	}
+	return false
 }
 
 // Score returns the cross-validated score of candidate c, or false.
