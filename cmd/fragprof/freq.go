@@ -126,6 +126,7 @@ func newFreqCmd(e *env) *cobra.Command {
 	var replay int64
 	var profFile, shardSpec string
 	var from bool
+	var cl clusterFlags
 	c := &cobra.Command{
 		Use:   "freq [flags] FILE.c... | freq --binary PROG [flags] | freq --from FILE.fpp... [flags]",
 		Short: "Estimate every block's expected execution count under input distributions (Monte Carlo)",
@@ -188,6 +189,9 @@ Examples:
   fragprof merge s0.fpp s1.fpp -o all.fpp && fragprof freq --from all.fpp --eps 0.3`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if cl.status != "" || cl.resume != "" {
+				return cl.statusOrResume(e, c)
+			}
 			if from {
 				if len(args) == 0 {
 					return usagef("freq: --from needs the profile files to judge")
@@ -206,6 +210,10 @@ Examples:
 				if shard, shards, err = parseShard(shardSpec); err != nil {
 					return usagef("freq: --shard: %v", err)
 				}
+			}
+			first, share, err := cl.task(c, shard, shards, profFile)
+			if err != nil {
+				return err
 			}
 			if binary != "" && len(args) > 0 {
 				return usagef("freq: --binary takes no C files (got %v)", args)
@@ -243,17 +251,7 @@ Examples:
 			if err != nil {
 				return usagef("freq: %v", strings.TrimPrefix(err.Error(), "stats: "))
 			}
-			writeFreq := func(f *report.Freq) error {
-				return writeReport(e, outFile, func(w io.Writer) error {
-					switch format {
-					case "json":
-						return report.WriteFreqJSON(w, f)
-					case "dot":
-						return report.WriteFreqDOT(w, f)
-					}
-					return report.WriteFreqText(w, f, sourceFiles)
-				})
-			}
+			writeFreq := freqWriter(e, format, outFile)
 			if from {
 				return freqFrom(e, args, rule, th, profFile, writeFreq)
 			}
@@ -282,6 +280,11 @@ Examples:
 			if err != nil {
 				return err
 			}
+			if cl.engine != "local" {
+				return cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &in, th: th,
+					maxTrials: maxTrials, report: map[string]string{"format": format, "output": outFile,
+						"profile": profFile, "report": htmlFile}})
+			}
 			prog := &montecarlo.Program{
 				Binary: bin, Inputs: model, Seed: in.seed, Isolation: iso, Timeout: trialTimeout,
 				CountNonZero: !failNonZero, Dir: dir,
@@ -297,6 +300,9 @@ Examples:
 			cfg := montecarlo.Config{
 				Rule: rule, MaxTrials: maxTrials, MaxTime: maxTime, Jobs: jobs, NewWorker: prog.NewWorker,
 				Shard: shard, Shards: shards,
+			}
+			if share > 0 {
+				cfg.First, cfg.MaxTrials, cfg.Exhaust = first, share, true
 			}
 			progress := newProgressLine(e.stderr)
 			if progress != nil {
@@ -318,6 +324,9 @@ Examples:
 				if err := p.WriteFile(profFile); err != nil {
 					return fmt.Errorf("freq: writing the profile: %w", err)
 				}
+			}
+			if cl.record != "" {
+				return cl.writeRecord(res)
 			}
 			f := &report.Freq{Result: res, Rule: th, Seed: in.seed, Counters: counters, Inputs: inputLines(model)}
 			f.Replay = "fragprof freq ... --seed " + fmt.Sprint(in.seed) + " --replay %d"
@@ -358,7 +367,24 @@ Examples:
 	fs.StringVar(&profFile, "profile", "", "also write the run to the profile file `FILE` (atomically): counts summed over the trials, and each block's exact count distribution, for merge and --from")
 	fs.StringVar(&shardSpec, "shard", "", "run only shard `I/K` of the trials: trials I, I+K, I+2K, ...; --max-trials and the stopping rule then apply to this shard alone")
 	fs.BoolVar(&from, "from", false, "judge profiles written by freq --profile (the arguments, merged exactly) by the stopping rule, instead of running trials")
+	cl.add(c)
 	return c
+}
+
+// freqWriter returns the writer of freq's report in format (text, json or dot) to
+// outFile ("" for stderr).
+func freqWriter(e *env, format, outFile string) func(*report.Freq) error {
+	return func(f *report.Freq) error {
+		return writeReport(e, outFile, func(w io.Writer) error {
+			switch format {
+			case "json":
+				return report.WriteFreqJSON(w, f)
+			case "dot":
+				return report.WriteFreqDOT(w, f)
+			}
+			return report.WriteFreqText(w, f, sourceFiles)
+		})
+	}
 }
 
 // parseShard parses "I/K" with 0 ≤ I < K.
