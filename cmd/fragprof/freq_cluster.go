@@ -1,5 +1,5 @@
 // This file wires `fragprof freq --engine slurm`, `--status`, `--resume` and the
-// task side (`--trials`, `--task-record`) to package cluster.
+// task side (`--trial-range`, `--task-record`) to package cluster.
 
 package main
 
@@ -29,7 +29,7 @@ type clusterFlags struct {
 	sbatch                                     []string
 	shards, attempts                           int
 	status, resume                             string
-	// The task side: --trials FROM:TO and --task-record FILE.
+	// The task side: --trial-range FROM:TO and --task-record FILE.
 	trials, record              string
 	from, to, shard, shardCount uint64
 }
@@ -46,18 +46,18 @@ func (f *clusterFlags) add(c *cobra.Command) {
 	fs.StringVar(&f.exe, "fragprof", "", "with --engine slurm: the fragprof `EXECUTABLE` the tasks run (default: this one; it is copied into the run directory)")
 	fs.StringVar(&f.status, "status", "", "print the state of the cluster run in `DIR`: rounds, tasks accepted, active and failed, the estimate so far")
 	fs.StringVar(&f.resume, "resume", "", "continue the cluster run in `DIR` after its coordinator stopped (the tasks submitted went on)")
-	fs.StringVar(&f.trials, "trials", "", "run exactly trials `FROM:TO` (FROM ≤ t < TO; with --shard I/K those with t − FROM ≡ I mod K), never stopping early: a task of --engine slurm")
-	fs.StringVar(&f.record, "task-record", "", "with --trials: write the task's record to `FILE` once every trial of its share ran (the coordinator merges only such tasks)")
+	fs.StringVar(&f.trials, "trial-range", "", "run exactly trials `FROM:TO` (FROM ≤ t < TO; with --shard I/K those with t − FROM ≡ I mod K), never stopping early: a task of --engine slurm")
+	fs.StringVar(&f.record, "task-record", "", "with --trial-range: write the task's record to `FILE` once every trial of its share ran (the coordinator merges only such tasks)")
 }
 
 // task checks the cluster flags of a freq run that trials will run, and returns the
-// first trial number and the trials of the share, for --trials (0, 0 without).
+// first trial number and the trials of the share, for --trial-range (0, 0 without).
 func (f *clusterFlags) task(c *cobra.Command, shard, shards uint64, profFile string) (uint64, uint64, error) {
 	if f.engine != "local" && f.engine != "slurm" {
 		return 0, 0, usagef("freq: --engine %q: want local or slurm", f.engine)
 	}
 	if f.engine == "slurm" {
-		for _, fl := range []string{"func", "shard", "max-time", "replay", "trials", "task-record", "from"} {
+		for _, fl := range []string{"func", "shard", "max-time", "replay", "trial-range", "task-record", "from"} {
 			if c.Flags().Changed(fl) {
 				return 0, 0, usagef("freq: --engine slurm: --%s does not apply", fl)
 			}
@@ -77,7 +77,7 @@ func (f *clusterFlags) task(c *cobra.Command, shard, shards uint64, profFile str
 	}
 	if f.trials == "" {
 		if f.record != "" {
-			return 0, 0, usagef("freq: --task-record needs --trials")
+			return 0, 0, usagef("freq: --task-record needs --trial-range")
 		}
 		return 0, 0, nil
 	}
@@ -85,15 +85,15 @@ func (f *clusterFlags) task(c *cobra.Command, shard, shards uint64, profFile str
 	from, err1 := strconv.ParseUint(a, 10, 64)
 	to, err2 := strconv.ParseUint(b, 10, 64)
 	if !ok || err1 != nil || err2 != nil || to <= from {
-		return 0, 0, usagef("freq: --trials %q: want FROM:TO with FROM < TO, e.g. 0:9017", f.trials)
+		return 0, 0, usagef("freq: --trial-range %q: want FROM:TO with FROM < TO, e.g. 0:9017", f.trials)
 	}
 	if profFile == "" || c.Flags().Changed("from") {
-		return 0, 0, usagef("freq: --trials runs a task's share: it needs --profile (and not --from)")
+		return 0, 0, usagef("freq: --trial-range runs a task's share: it needs --profile (and not --from)")
 	}
 	f.from, f.to, f.shard, f.shardCount = from, to, shard, max(shards, 1)
 	n := cluster.ShareSize(from, to, shard, f.shardCount)
 	if n == 0 {
-		return 0, 0, usagef("freq: --trials %s --shard %d/%d holds no trial", f.trials, shard, f.shardCount)
+		return 0, 0, usagef("freq: --trial-range %s --shard %d/%d holds no trial", f.trials, shard, f.shardCount)
 	}
 	return from, n, nil
 }
@@ -101,7 +101,7 @@ func (f *clusterFlags) task(c *cobra.Command, shard, shards uint64, profFile str
 // writeRecord ends a task: its record, once every trial of its share ran.
 func (f *clusterFlags) writeRecord(res *montecarlo.Result) error {
 	if err := cluster.WriteRecord(f.record, f.from, f.to, f.shard, f.shardCount, res); err != nil {
-		return fmt.Errorf("freq: --trials %s: %v", f.trials, err)
+		return fmt.Errorf("freq: --trial-range %s: %v", f.trials, err)
 	}
 	return nil
 }

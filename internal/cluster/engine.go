@@ -1,7 +1,7 @@
 // Package cluster runs `fragprof freq` beyond one machine. A coordinator splits the
 // trials into rounds and submits each round to a batch system (an Engine: Slurm) as
 // an array of tasks, task i of K running `fragprof freq --binary … --shard i/K
-// --trials FROM:TO --profile …` on its share of the round's trials. When a round is
+// --trial-range FROM:TO --profile …` on its share of the round's trials. When a round is
 // complete the coordinator merges the tasks' profiles exactly (profile.Merge),
 // judges all trials so far by the stopping rule (montecarlo.FromProfile) and, while
 // blocks are open, sizes the next round from the trials they still need.

@@ -34,7 +34,7 @@ type Spec struct {
 	Engine string `json:"engine"`
 	Slurm  *Slurm `json:"slurm,omitempty"`
 	// TaskArgs are the freq flags every task gets besides --binary, --shard,
-	// --trials and --profile: the inputs, the seed, isolation, timeouts, --jobs.
+	// --trial-range and --profile: the inputs, the seed, isolation, timeouts, --jobs.
 	TaskArgs   []string         `json:"task_args"`
 	Counters   int              `json:"counters"` // of the instrumented binary; 0: unknown
 	Thresholds stats.Thresholds `json:"thresholds"`

@@ -36,7 +36,8 @@ type Coordinator struct {
 	Log io.Writer
 	// Poll is the time between looks at the batch system (0: 500 ms); Grace how long
 	// a task that ended without a record may take for its record to appear on a
-	// shared file system (0: 10 s).
+	// shared file system (0: 2 s). The grace is only an economy: the attempt
+	// resubmitted runs the same trials, and only the attempt accepted is merged.
 	Poll, Grace time.Duration
 
 	unlock io.Closer
@@ -121,7 +122,7 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 		poll = 500 * time.Millisecond
 	}
 	if grace == 0 {
-		grace = 10 * time.Second
+		grace = 2 * time.Second
 	}
 	j := c.J
 	for {
@@ -350,7 +351,7 @@ func (c *Coordinator) submit(ctx context.Context, r int, tasks []int) error {
 	for _, a := range args {
 		b.WriteString(" " + shellQuote(a))
 	}
-	fmt.Fprintf(&b, " --shard \"${FRAGPROF_TASK}/%d\" --trials %d:%d --profile \"%s.fpp\" --task-record \"%s.json\"\n",
+	fmt.Fprintf(&b, " --shard \"${FRAGPROF_TASK}/%d\" --trial-range %d:%d --profile \"%s.fpp\" --task-record \"%s.json\"\n",
 		k, round.From, round.To, base, base)
 	if err := os.WriteFile(script, []byte(b.String()), 0o755); err != nil {
 		return err
