@@ -109,7 +109,7 @@ func sameAsLocal(t *testing.T, workdir, clusterProf string, args ...string) *clu
 
 var (
 	slurmNewtonArgs = []string{"../../examples/newton.c", "--input", "ask = uniform(100, 800)", "--stdin", `{ask}\n`, "--seed", "7"}
-	slowArgs   = []string{"testdata/slowtrial.c", "--input", "n = uniform_int(1, 20)", "--stdin", `{n}\n`, "--seed", "3"}
+	slowArgs        = []string{"testdata/slowtrial.c", "--input", "n = uniform_int(1, 20)", "--stdin", `{n}\n`, "--seed", "3"}
 )
 
 // TestFreqSlurmEqualsLocal: a run in adaptive rounds on Slurm converges to the

@@ -34,7 +34,9 @@ type Coordinator struct {
 	Rule   *stats.Rule
 	// Log receives one line per event (submissions, failures, rounds judged).
 	Log io.Writer
-	// Poll is the time between looks at the batch system (0: 500 ms); Grace how long
+	// Poll is the shortest time between looks at the batch system (0: 500 ms); a
+	// round that has run for t is looked at every t/50, at most every 30 s, so that
+	// watching costs the scheduler little and a round at most 2 % more. Grace how long
 	// a task that ended without a record may take for its record to appear on a
 	// shared file system (0: 2 s). The grace is only an economy: the attempt
 	// resubmitted runs the same trials, and only the attempt accepted is merged.
@@ -136,9 +138,13 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 				return nil, err
 			}
 			if !done {
+				wait := poll
+				if js := j.Rounds[n-1].Jobs; len(js) > 0 {
+					wait = min(max(poll, time.Since(js[0].At)/50), 30*time.Second)
+				}
 				select {
 				case <-ctx.Done():
-				case <-time.After(poll):
+				case <-time.After(wait):
 				}
 			}
 			continue
