@@ -8,50 +8,71 @@
 #     wall_local) / rounds, is printed against the target: 2 s + 5 % of the round's
 #     work (the local engine's time for the round's trials). Both wall times include
 #     everything (fragprof's start, every round); the program is built once by
-#     `fragprof cc`. K above the node's CPUs queues in Slurm (one CPU per task) and
-#     time-shares in the local engine.
+#     `fragprof cc`. Twice: with the node's real CPUs, where K above them queues in
+#     Slurm (one CPU per task) and runs in waves, while local jobs time-share the
+#     cores; and with 8 CPUs declared (FRAGPROF_SLURM_CPUS), where tasks time-share
+#     the cores as local jobs do.
 #  2. merging 1,000 shard profiles: SHARDTRIALS trials each of examples/known.c, run
 #     as shards i/1000 of one seed; `fragprof merge` of the 1,000
 #     files (all in memory at once, as the CLI does) and `freq --from` of them: time and
-#     peak memory (GNU time's maximum RSS), and the memory of one task.
-# Usage: bench/scale.sh [TRIALS=40000] [SHARDTRIALS=20]
+#     peak memory (GNU time's maximum RSS), and the memory of one task;
+#  3. the same merge for a program with thousands of blocks (csmith --seed 7).
+# Usage: bench/scale.sh [TRIALS=40000] [SHARDTRIALS=20]   (REPS=3 repetitions of part 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRIALS=${1:-40000}
 SHARDTRIALS=${2:-20}
+REPS=${REPS:-3}
 make -s build
 FP=$PWD/fragprof
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-scripts/slurm-local.sh up
 eval "$(scripts/slurm-local.sh env)"
 now() { date +%s.%N; }
 
 $FP cc -O2 examples/newton.c -o "$tmp/newton"
 inputs=(--input 'ask = uniform(100, 800)' --stdin '{ask}\n' --eps 1e-9 --max-trials "$TRIALS")
 
-echo "== 1. $TRIALS trials of examples/newton.c: Slurm array tasks against local jobs ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
-printf '  %-3s %12s %12s %8s %7s %16s %16s\n' K local/s slurm/s ratio rounds overhead/round target/round
-for k in 1 2 4 8; do
-  t0=$(now)
-  $FP freq --binary "$tmp/newton" "${inputs[@]}" --jobs "$k" --profile "$tmp/local$k.fpp" -o "$tmp/local$k.txt"
-  t1=$(now)
-  $FP freq --binary "$tmp/newton" "${inputs[@]}" --engine slurm --shards "$k" --workdir "$tmp/run$k" \
-    --profile "$tmp/slurm$k.fpp" -o "$tmp/slurm$k.txt" 2>"$tmp/slurm$k.log"
-  t2=$(now)
-  cmp -s "$tmp/local$k.fpp" "$tmp/slurm$k.fpp" || { echo "K=$k: the profiles differ" >&2; exit 1; }
-  rounds=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['rounds']))" "$tmp/run$k/journal.json")
-  python3 - "$k" "$t0" "$t1" "$t2" "$rounds" "$TRIALS" <<'PY'
-import sys
-k, t0, t1, t2, rounds, n = int(sys.argv[1]), *map(float, sys.argv[2:5]), int(sys.argv[5]), int(sys.argv[6])
-local, slurm = t1 - t0, t2 - t1
-over = (slurm - local) / rounds
-target = 2 + 0.05 * local / rounds
-print('  %-3d %12.0f %12.0f %8.2f %7d %15.2fs %15.2fs %s' % (k, n / local, n / slurm, local / slurm, rounds, over, target,
-      'ok' if over <= target else 'OVER'))
+part1() { # $1: the CPUs the node declares
+  FRAGPROF_SLURM_CPUS=$1 scripts/slurm-local.sh up 2>/dev/null
+  echo "== 1. $TRIALS trials of examples/newton.c, Slurm array tasks against local jobs; the node declares $1 CPUs; median of $REPS interleaved repetitions ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
+  : > "$tmp/times"
+  for rep in $(seq "$REPS"); do
+    for k in 1 2 4 8; do
+      t0=$(now)
+      $FP freq --binary "$tmp/newton" "${inputs[@]}" --jobs "$k" --profile "$tmp/local$k.fpp" -o "$tmp/local$k.txt"
+      t1=$(now)
+      rm -rf "$tmp/run$k"
+      $FP freq --binary "$tmp/newton" "${inputs[@]}" --engine slurm --shards "$k" --workdir "$tmp/run$k" \
+        --profile "$tmp/slurm$k.fpp" -o "$tmp/slurm$k.txt" 2>"$tmp/slurm$k.log"
+      t2=$(now)
+      cmp -s "$tmp/local$k.fpp" "$tmp/slurm$k.fpp" || { echo "K=$k: the profiles differ" >&2; exit 1; }
+      rounds=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['rounds']))" "$tmp/run$k/journal.json")
+      echo "$k $t0 $t1 $t2 $rounds" >> "$tmp/times"
+    done
+  done
+  python3 - "$TRIALS" "$tmp/times" <<'PY'
+import collections, statistics, sys
+n = int(sys.argv[1])
+rows = collections.defaultdict(list)
+for line in open(sys.argv[2]):
+    k, t0, t1, t2, rounds = line.split()
+    rows[int(k)].append((float(t1) - float(t0), float(t2) - float(t1), int(rounds)))
+print('  %-3s %10s %10s %7s %7s %15s %14s' % ('K', 'local/s', 'slurm/s', 'ratio', 'rounds', 'overhead/round', 'target/round'))
+for k in sorted(rows):
+    local = statistics.median(r[0] for r in rows[k])
+    slurm = statistics.median(r[1] for r in rows[k])
+    rounds = rows[k][0][2]
+    over = statistics.median((r[1] - r[0]) / r[2] for r in rows[k])
+    target = 2 + 0.05 * local / rounds
+    print('  %-3d %10.0f %10.0f %7.2f %7d %14.2fs %13.2fs %s' % (k, n / local, n / slurm, local / slurm, rounds, over, target,
+          'ok' if over <= target else 'OVER'))
 PY
-done
-echo "  (ratio = slurm trials/s / local trials/s; the profiles are identical, byte for byte)"
+  echo "  (ratio = slurm trials/s / local trials/s; overhead/round = median of (wall_slurm - wall_local) / rounds; the profiles are identical, byte for byte)"
+}
+part1 "$(nproc)"   # K above the cores: tasks wait for a CPU and run in waves
+part1 8            # every task has a CPU slot: they time-share the cores, as local jobs do
+scripts/slurm-local.sh up 2>/dev/null   # back to the machine's CPUs
 
 echo "== 2. 1,000 shard profiles of examples/known.c (model examples/known.toml, $SHARDTRIALS trials each)"
 $FP cc -O2 examples/known.c -o "$tmp/known"
@@ -70,5 +91,21 @@ echo "  one task: max RSS $(cat "$tmp/task.mem") KiB; 1,000 tasks run in $(pytho
 /usr/bin/time -f '%e %M' -o "$tmp/from.tm" $FP freq --from "$tmp"/shards/s*.fpp --eps 0.5 -o "$tmp/from.txt"
 read -r ms mk < "$tmp/merge.tm"
 read -r fs fk < "$tmp/from.tm"
-echo "  fragprof merge of 1,000:   ${ms} s, max RSS ${mk} KiB"
+blocks=$($FP freq --from "$tmp/shards/s0.fpp" --json 2>/dev/null | python3 -c "import json,sys; print(sum(len(f['blocks']) for f in json.load(sys.stdin)['functions']))")
+echo "  $blocks blocks; fragprof merge of 1,000:   ${ms} s, max RSS ${mk} KiB"
 echo "  fragprof freq --from 1,000: ${fs} s, max RSS ${fk} KiB"
+
+echo "== 3. 1,000 shard profiles of a large program: csmith --seed 7 (constant counts per trial, 2 trials a shard)"
+csmith --seed 7 > "$tmp/big.c"
+$FP cc -O1 -w -I/usr/include/csmith "$tmp/big.c" -o "$tmp/big"
+rm -rf "$tmp/shards" && mkdir -p "$tmp/shards"
+bigshard() {
+  $FP freq --binary "$tmp/big" --input 'x = uniform(0, 1)' --shard "$1/1000" --trial-range 0:2000 \
+    --profile "$tmp/shards/s$1.fpp" --task-record "$tmp/shards/s$1.json" --jobs 1 --trial-timeout 60s
+}
+export -f bigshard
+seq 0 999 | xargs -P "$(nproc)" -I{} bash -c 'bigshard {}'
+/usr/bin/time -f '%e %M' -o "$tmp/merge.tm" $FP merge "$tmp"/shards/s*.fpp -o "$tmp/all.fpp"
+read -r ms mk < "$tmp/merge.tm"
+blocks=$($FP freq --from "$tmp/shards/s0.fpp" --json 2>/dev/null | python3 -c "import json,sys; print(sum(len(f['blocks']) for f in json.load(sys.stdin)['functions']))")
+echo "  $blocks blocks, a shard profile is $(stat -c %s "$tmp/shards/s0.fpp") bytes; fragprof merge of 1,000: ${ms} s, max RSS ${mk} KiB"

@@ -17,7 +17,8 @@
 # the ports are $FRAGPROF_SLURM_PORT (slurmctld, default 6817) and that port + 1
 # (slurmd). Plugins are the ones that work without cgroups: proctrack/linuxproc,
 # task/none, select/cons_tres over cores, no accounting database (finished jobs are
-# kept in slurmctld for MinJobAge and logged by jobcomp/filetxt).
+# kept in slurmctld for MinJobAge and logged by jobcomp/filetxt). FRAGPROF_SLURM_CPUS=N
+# declares N CPUs instead of the machine's (tasks then time-share the cores).
 set -euo pipefail
 
 dir=${FRAGPROF_SLURM_DIR:-/var/tmp/fragprof-slurm}
@@ -54,6 +55,13 @@ write_conf() {
   node=$(slurmd -C | sed -n 's/^NodeName=[^ ]* //p' | sed 's/ *UpTime=.*//')
   [ -n "$node" ] || die "slurmd -C printed no node line"
   mem=$(sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' <<<"$node")
+  local over=""
+  if [ -n "${FRAGPROF_SLURM_CPUS:-}" ]; then
+    # More CPUs than the machine has: tasks time-share the cores, as the local
+    # engine's --jobs N does (bench/scale.sh compares the two).
+    node="CPUs=$FRAGPROF_SLURM_CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$FRAGPROF_SLURM_CPUS ThreadsPerCore=1 RealMemory=$mem"
+    over="SlurmdParameters=config_overrides"
+  fi
   $sudo mkdir -p "$dir/state" "$dir/spool" "$dir/log"
   $sudo tee "$conf.new" >/dev/null <<EOF
 # Written by fragprof's scripts/slurm-local.sh: a single-node cluster on $host.
@@ -82,7 +90,8 @@ SchedulerType=sched/builtin
 SchedulerParameters=batch_sched_delay=0,sched_min_interval=0,default_queue_depth=10000
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
-DefMemPerCPU=$((mem / $(nproc) / 2))
+DefMemPerCPU=$((mem / ${FRAGPROF_SLURM_CPUS:-$(nproc)} / 2))
+$over
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/filetxt
@@ -97,12 +106,15 @@ MaxJobCount=100000
 NodeName=$host NodeAddr=127.0.0.1 $node State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
-  # Rewritten on every `up`; a running cluster rereads a changed file.
+  # Rewritten on every `up`; a running cluster is restarted on a changed file (a
+  # node's CPUs do not change by reconfiguration).
   if ! cmp -s "$conf.new" "$conf"; then
-    $sudo mv "$conf.new" "$conf"
-    if alive "$dir/slurmctld.pid"; then
-      SLURM_CONF=$conf $sudo scontrol reconfigure || true
+    if alive "$dir/slurmctld.pid" || alive "$dir/slurmd.pid"; then
+      say "slurm.conf changed: restarting the daemons"
+      stop "$dir/slurmd.pid" slurmd
+      stop "$dir/slurmctld.pid" slurmctld
     fi
+    $sudo mv "$conf.new" "$conf"
   else
     $sudo rm -f "$conf.new"
   fi

@@ -34,13 +34,16 @@ type Coordinator struct {
 	Rule   *stats.Rule
 	// Log receives one line per event (submissions, failures, rounds judged).
 	Log io.Writer
-	// Poll is the shortest time between looks at the batch system (0: 500 ms); a
-	// round that has run for t is looked at every t/50, at most every 30 s, so that
-	// watching costs the scheduler little and a round at most 2 % more. Grace how long
-	// a task that ended without a record may take for its record to appear on a
-	// shared file system (0: 2 s). The grace is only an economy: the attempt
-	// resubmitted runs the same trials, and only the attempt accepted is merged.
-	Poll, Grace time.Duration
+	// Look is the shortest time between looks for the tasks' records (0: 100 ms)
+	// and Ask between questions to the batch system about tasks without one (0:
+	// 1 s): a round that has run for t is looked at every t/100 (at most every
+	// 10 s) and asked about every t/20 (at most every minute), so that watching a
+	// long round costs the file system and the scheduler little and delays the round
+	// by about 1 %. Grace is how long a task that ended without a record may take
+	// for its record to appear on a shared file system (0: 2 s); it is only an
+	// economy: the attempt resubmitted runs the same trials, and only the attempt
+	// accepted is merged.
+	Look, Ask, Grace time.Duration
 
 	unlock io.Closer
 }
@@ -119,32 +122,40 @@ func (c *Coordinator) logf(format string, a ...any) {
 // budget is spent. Interrupted through ctx, it returns ErrDetached and leaves the
 // journal and the submitted tasks for Resume.
 func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
-	poll, grace := c.Poll, c.Grace
-	if poll == 0 {
-		poll = 500 * time.Millisecond
+	look, ask, grace := c.Look, c.Ask, c.Grace
+	if look == 0 {
+		look = 100 * time.Millisecond
+	}
+	if ask == 0 {
+		ask = time.Second
 	}
 	if grace == 0 {
 		grace = 2 * time.Second
 	}
 	j := c.J
+	var asked time.Time
 	for {
 		if ctx.Err() != nil {
 			return nil, ErrDetached
 		}
 		n := len(j.Rounds)
 		if n > 0 && !j.Rounds[n-1].Merged {
-			done, err := c.advance(ctx, n-1, grace)
+			age := time.Duration(0)
+			if js := j.Rounds[n-1].Jobs; len(js) > 0 {
+				age = time.Since(js[0].At)
+			}
+			askNow := time.Since(asked) >= min(max(ask, age/20), time.Minute)
+			if askNow {
+				asked = time.Now()
+			}
+			done, err := c.advance(ctx, n-1, grace, askNow)
 			if err != nil {
 				return nil, err
 			}
 			if !done {
-				wait := poll
-				if js := j.Rounds[n-1].Jobs; len(js) > 0 {
-					wait = min(max(poll, time.Since(js[0].At)/50), 30*time.Second)
-				}
 				select {
 				case <-ctx.Done():
-				case <-time.After(wait):
+				case <-time.After(min(max(look, age/100), 10*time.Second)):
 				}
 			}
 			continue
@@ -189,7 +200,8 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 			return nil, err
 		}
 		if res != nil {
-			c.logf("round %d: %d trials so far, %s; next %d trials", n, trials, decidedLine(res), size)
+			c.logf("round %d done %.1fs after its submission: %d trials so far, %s; next %d trials",
+				n, time.Since(j.Rounds[n-1].Jobs[0].At).Seconds(), trials, decidedLine(res), size)
 		}
 	}
 }
@@ -239,10 +251,11 @@ func nextRound(trials uint64, need float64, tasks int, minTrials, budget uint64)
 	return min(n, budget-trials)
 }
 
-// advance looks at round r once: accepts the tasks whose records are in, resubmits
-// those that ended without one, submits the round the first time, and merges it
-// when every task is in. It reports whether the round is merged.
-func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration) (bool, error) {
+// advance looks at round r once: accepts the tasks whose records are in, submits
+// the round the first time, and merges it when every task is in. With ask, it also
+// asks the batch system which tasks still run, and resubmits those that ended
+// without a record. It reports whether the round is merged.
+func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, ask bool) (bool, error) {
 	j := c.J
 	round := j.Rounds[r]
 	var ids []string
@@ -250,7 +263,7 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration) (
 		ids = append(ids, s.ID)
 	}
 	var active map[TaskRef]string
-	if len(ids) > 0 {
+	if len(ids) > 0 && ask {
 		var err error
 		if active, err = c.Engine.Active(ctx, j.Name, ids); err != nil {
 			if ctx.Err() != nil {
@@ -276,7 +289,7 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration) (
 			t.Accepted, changed = true, true
 			continue
 		}
-		if _, running := active[TaskRef{id, i}]; running {
+		if _, running := active[TaskRef{id, i}]; running || (!ask && err == nil) {
 			continue
 		}
 		why := ""
