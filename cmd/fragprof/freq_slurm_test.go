@@ -184,8 +184,9 @@ func waitJob(t *testing.T, wd string) string {
 	return ""
 }
 
-// TestFreqSlurmTaskCancelled: a task cancelled with scancel while its round runs is
-// resubmitted with the same trials, and its partial profile is not merged.
+// TestFreqSlurmTaskCancelled: in one round, a task cancelled with scancel while it
+// runs is resubmitted with the same trials, and a task preempted (requeued by Slurm
+// under the same job) is waited for; neither's partial profile is merged.
 func TestFreqSlurmTaskCancelled(t *testing.T) {
 	fp := slurmUp(t)
 	dir := t.TempDir()
@@ -202,32 +203,56 @@ func TestFreqSlurmTaskCancelled(t *testing.T) {
 		done <- ran{stderr, code}
 	}()
 	id := waitJob(t, wd)
-	// Cancel task 1 as soon as Slurm has it, while it runs (its 16 trials take 1.6 s).
-	task := id + "_1"
+	// Both tasks running (their 16 trials take 1.6 s each): cancel task 1, requeue
+	// task 0 (as preemption does), and let the requeued task start at once rather than
+	// after Slurm's requeue delay.
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		out, _ := exec.Command("squeue", "--noheader", "--array", "--jobs="+id, "--format=%i %T").Output()
-		if strings.Contains(string(out), task+" RUNNING") {
+		if strings.Contains(string(out), id+"_0 RUNNING") && strings.Contains(string(out), id+"_1 RUNNING") {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("task %s never seen running:\n%s", task, out)
+			t.Fatalf("the tasks of job %s never seen running together:\n%s", id, out)
 		}
 	}
 	time.Sleep(300 * time.Millisecond) // mid-task
-	if out, err := exec.Command("scancel", task).CombinedOutput(); err != nil {
-		t.Fatalf("scancel %s: %v\n%s", task, err, out)
+	for _, cmd := range [][]string{{"scancel", id + "_1"}, {"scontrol", "requeue", id + "_0"}} {
+		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", cmd, err, out)
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		out, _ := exec.Command("squeue", "--noheader", "--array", "--jobs="+id+"_0", "--format=%T %r").Output()
+		if strings.HasPrefix(string(out), "PENDING BeginTime") {
+			if out, err := exec.Command("scontrol", "update", "jobid="+id+"_0", "starttime=now").CombinedOutput(); err != nil {
+				t.Fatalf("scontrol update: %v\n%s", err, out)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task 0 of job %s not requeued: %s", id, out)
+		}
 	}
 	r := <-done
 	if r.code != 0 {
 		t.Fatalf("freq --engine slurm: exit %d\n%s", r.code, r.stderr)
 	}
 	j := sameAsLocal(t, wd, prof, slowArgs...)
-	t1 := j.Rounds[0].Tasks[1]
+	t0, t1 := j.Rounds[0].Tasks[0], j.Rounds[0].Tasks[1]
 	if t1.Attempts != 2 || len(t1.Errors) != 1 || !t1.Accepted || t1.Seq != 1 {
 		t.Fatalf("round 1, task 1: %+v; want a second, accepted attempt after one failure\n%s", t1, r.stderr)
 	}
 	if !strings.Contains(t1.Errors[0], "CANCELLED") {
 		t.Errorf("the failure does not say the task was cancelled: %s", t1.Errors[0])
+	}
+	if t0.Attempts != 1 || len(t0.Errors) != 0 || !t0.Accepted {
+		t.Errorf("round 1, task 0 (requeued by Slurm): %+v; want its one submission accepted", t0)
+	}
+	// The cancelled attempt wrote its partial profile (freq keeps partial results on
+	// SIGTERM) but no record: it is there, and was not merged (the profile equals
+	// the local run's).
+	if _, err := os.Stat(filepath.Join(wd, "r001", "t1.s0.json")); err == nil {
+		t.Errorf("the cancelled attempt has a record")
 	}
 }
 
