@@ -21,6 +21,7 @@ import (
 	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/profile"
 )
 
 // clusterFlags are freq's flags for runs on a batch system and for their tasks.
@@ -213,7 +214,11 @@ func (f *clusterFlags) statusOrResume(e *env, c *cobra.Command) error {
 		if _, err := osexec.LookPath("squeue"); err != nil {
 			eng = nil // the journal alone
 		}
-		return cluster.Status(bg(), e.stdout, dir, eng)
+		judge, err := clusterJudge(j.Spec)
+		if err != nil {
+			return err
+		}
+		return cluster.Status(bg(), e.stdout, dir, eng, judge)
 	}
 	if j.Stopped != "" {
 		fmt.Fprintf(e.stderr, "fragprof freq: the run in %s has finished (%s); its report again:\n", dir, j.Stopped)
@@ -231,7 +236,11 @@ func coordinate(e *env, dir string) error {
 	if j.Spec.Slurm == nil {
 		return fmt.Errorf("freq: %s: engine %q is not known to this fragprof", dir, j.Spec.Engine)
 	}
-	co, err := cluster.Open(dir, j.Spec.Slurm, e.stderr)
+	judge, err := clusterJudge(j.Spec)
+	if err != nil {
+		return err
+	}
+	co, err := cluster.Open(dir, j.Spec.Slurm, judge, e.stderr)
 	if err != nil {
 		return fmt.Errorf("freq: %v", err)
 	}
@@ -258,4 +267,16 @@ func coordinate(e *env, dir string) error {
 		return err
 	}
 	return writeFreqHTML(e, rep["report"], f)
+}
+
+// clusterJudge makes the stopping rule a run's journal names.
+func clusterJudge(spec cluster.Spec) (cluster.Judge, error) {
+	rule, err := stats.NewRule(spec.Thresholds)
+	if err != nil {
+		return cluster.Judge{}, fmt.Errorf("freq: the run's stopping rule: %v", err)
+	}
+	return cluster.Judge{
+		Profile:   func(p *profile.Profile) (*montecarlo.Result, error) { return montecarlo.FromProfile(p, rule) },
+		MinTrials: rule.MinTrials(),
+	}, nil
 }

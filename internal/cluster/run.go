@@ -31,7 +31,7 @@ type Coordinator struct {
 	Dir    string
 	J      *Journal
 	Engine Engine
-	Rule   *stats.Rule
+	Judge  Judge
 	// Log receives one line per event (submissions, failures, rounds judged).
 	Log io.Writer
 	// Look is the shortest time between looks for the tasks' records (0: 100 ms)
@@ -84,8 +84,17 @@ func Create(dir, fragprof, binary string, spec Spec) (*Journal, error) {
 // InputsFile is where Create's caller puts a copy of the input model file.
 func InputsFile(dir string) string { return filepath.Join(dir, "inputs.toml") }
 
-// Open takes the run in dir for this process (Create first for a new run).
-func Open(dir string, eng Engine, log io.Writer) (*Coordinator, error) {
+// Judge applies the stopping rule to every block of a merged profile, on all its
+// trials (montecarlo.FromProfile with the run's rule), and says how many trials the
+// rule needs at least before it can decide a varying block (the first round's size).
+type Judge struct {
+	Profile   func(*profile.Profile) (*montecarlo.Result, error)
+	MinTrials uint64
+}
+
+// Open takes the run in dir for this process (Create first for a new run); judge
+// is the rule of the journal's Spec (Thresholds, Rule).
+func Open(dir string, eng Engine, judge Judge, log io.Writer) (*Coordinator, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -97,10 +106,6 @@ func Open(dir string, eng Engine, log io.Writer) (*Coordinator, error) {
 	if eng.Name() != j.Spec.Engine {
 		return nil, fmt.Errorf("%s is a run of engine %s, not %s", dir, j.Spec.Engine, eng.Name())
 	}
-	rule, err := stats.NewRule(j.Spec.Thresholds)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", journalPath(abs), err)
-	}
 	l, err := lock(abs)
 	if err != nil {
 		return nil, err
@@ -108,7 +113,7 @@ func Open(dir string, eng Engine, log io.Writer) (*Coordinator, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	return &Coordinator{Dir: abs, J: j, Engine: eng, Rule: rule, Log: log, unlock: l}, nil
+	return &Coordinator{Dir: abs, J: j, Engine: eng, Judge: judge, Log: log, unlock: l}, nil
 }
 
 // Close releases the run.
@@ -169,7 +174,7 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 			if merged, err = profile.ParseFile(mergedFile(c.Dir, n-1)); err != nil {
 				return nil, err
 			}
-			if res, err = montecarlo.FromProfile(merged, c.Rule); err != nil {
+			if res, err = c.Judge.Profile(merged); err != nil {
 				return nil, fmt.Errorf("%s: %v", mergedFile(c.Dir, n-1), err)
 			}
 			trials = j.Rounds[n-1].To
@@ -187,7 +192,7 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 			}
 			return c.finish(merged, res)
 		}
-		size := nextRound(trials, need(res), j.Spec.Tasks, c.Rule.MinTrials(), budget)
+		size := nextRound(trials, need(res), j.Spec.Tasks, c.Judge.MinTrials, budget)
 		r := &Round{From: trials, To: trials + size}
 		for range j.Spec.Tasks {
 			r.Tasks = append(r.Tasks, &Task{Seq: -1})

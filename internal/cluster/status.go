@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/profile"
 )
@@ -17,8 +16,8 @@ import (
 // Status writes the state of the run in dir: its rounds, each round's tasks
 // (accepted, active in the batch system, failed attempts), and the estimate on the
 // trials merged so far. eng, when not nil, is asked which tasks are still queued or
-// running; Status takes no lock and changes nothing.
-func Status(ctx context.Context, w io.Writer, dir string, eng Engine) error {
+// running; judge is the run's rule. Status takes no lock and changes nothing.
+func Status(ctx context.Context, w io.Writer, dir string, eng Engine, judge Judge) error {
 	j, err := ReadJournal(dir)
 	if err != nil {
 		return err
@@ -87,11 +86,7 @@ func Status(ctx context.Context, w io.Writer, dir string, eng Engine) error {
 	if err != nil {
 		return err
 	}
-	rule, err := stats.NewRule(j.Spec.Thresholds)
-	if err != nil {
-		return err
-	}
-	res, err := montecarlo.FromProfile(p, rule)
+	res, err := judge.Profile(p)
 	if err != nil {
 		return err
 	}
