@@ -9,6 +9,7 @@
 #   scripts/slurm-local.sh down   stop the daemons this script started
 #   scripts/slurm-local.sh env    print the line a shell needs to reach the cluster:
 #                                 eval "$(scripts/slurm-local.sh env)"; sinfo; squeue
+#   scripts/slurm-local.sh status exit 0 when both daemons run
 #
 # Idempotent: `up` on a running cluster only checks it, `down` on a stopped one does
 # nothing. Runs as root, or as a user with sudo (the daemons run as root; no systemd is
@@ -182,5 +183,6 @@ case ${1:-} in
   up) up ;;
   down) down ;;
   env) echo "export SLURM_CONF=$conf" ;;
-  *) echo "usage: $0 up|down|env" >&2; exit 2 ;;
+  status) alive "$dir/slurmctld.pid" && alive "$dir/slurmd.pid" ;;
+  *) echo "usage: $0 up|down|env|status" >&2; exit 2 ;;
 esac

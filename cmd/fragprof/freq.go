@@ -300,7 +300,7 @@ Examples:
 			if cl.engine != "local" {
 				return cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &in, th: th,
 					maxTrials: maxTrials, report: map[string]string{"format": format, "output": outFile,
-						"profile": profFile, "report": htmlFile}})
+						"profile": profFile, "report": htmlFile, "inputs": strings.Join(inputLines(model), "\n")}})
 			}
 			prog := &montecarlo.Program{
 				Binary: bin, Inputs: model, Seed: in.seed, Isolation: iso, Timeout: trialTimeout,

@@ -263,6 +263,10 @@ func coordinate(e *env, dir string) error {
 	}
 	seed, _ := strconv.ParseUint(rep["seed"], 10, 64)
 	f := &report.Freq{Result: out.Result, Rule: co.J.Spec.Thresholds, Seed: seed, Counters: co.J.Spec.Counters}
+	f.Replay = "fragprof freq ... --seed " + rep["seed"] + " --replay %d"
+	if rep["inputs"] != "" {
+		f.Inputs = strings.Split(rep["inputs"], "\n")
+	}
 	if err := freqWriter(e, rep["format"], rep["output"])(f); err != nil {
 		return err
 	}

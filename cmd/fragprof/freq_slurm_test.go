@@ -26,6 +26,20 @@ var slurmOnce struct {
 	fragprof string // a fragprof executable for the tasks
 	conf     string
 	err      error
+	started  bool // the cluster was down: the tests bring it down again
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if slurmOnce.started {
+		if out, err := exec.Command("../../scripts/slurm-local.sh", "down").CombinedOutput(); err != nil {
+			os.Stderr.Write(out)
+		}
+	}
+	if slurmOnce.fragprof != "" {
+		os.RemoveAll(filepath.Dir(slurmOnce.fragprof))
+	}
+	os.Exit(code)
 }
 
 // slurmUp brings the local cluster up (once per test binary), points SLURM_CONF at
@@ -36,6 +50,7 @@ func slurmUp(t *testing.T) string {
 		t.Skip("a Slurm cluster is not brought up under -short")
 	}
 	slurmOnce.Do(func() {
+		slurmOnce.started = exec.Command("../../scripts/slurm-local.sh", "status").Run() != nil
 		out, err := exec.Command("../../scripts/slurm-local.sh", "up").CombinedOutput()
 		if err != nil {
 			slurmOnce.err = err
