@@ -68,16 +68,9 @@ func WriteRecord(name string, from, to, shard, shards uint64, res *montecarlo.Re
 // readShare reads and checks a task's record and profile against the share it was
 // given: a missing record is (nil, nil, nil); anything inconsistent is an error.
 func readShare(recFile, profFile string, from, to, shard, shards uint64) (*Record, *profile.Profile, error) {
-	data, err := os.ReadFile(recFile)
-	if os.IsNotExist(err) {
-		return nil, nil, nil
-	}
-	if err != nil {
+	r, err := readRecord(recFile)
+	if r == nil || err != nil {
 		return nil, nil, err
-	}
-	r := &Record{}
-	if err := json.Unmarshal(data, r); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", recFile, err)
 	}
 	if r.From != from || r.To != to || r.Shard != shard || r.Shards != shards {
 		return nil, nil, fmt.Errorf("%s: the record is of trials %d:%d shard %d/%d, not %d:%d shard %d/%d",
@@ -96,4 +89,20 @@ func readShare(recFile, profFile string, from, to, shard, shards uint64) (*Recor
 		}
 	}
 	return r, p, nil
+}
+
+// readRecord reads a task's record; a missing record is (nil, nil).
+func readRecord(name string) (*Record, error) {
+	data, err := os.ReadFile(name)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &Record{}
+	if err := json.Unmarshal(data, r); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return r, nil
 }

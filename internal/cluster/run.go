@@ -461,9 +461,12 @@ func (c *Coordinator) finish(merged *profile.Profile, res *montecarlo.Result) (*
 	}
 	for r, round := range j.Rounds {
 		for i, t := range round.Tasks {
-			rec, _, err := c.share(r, i, t.Seq)
+			rec, err := readRecord(taskFile(c.Dir, r, i, t.Seq, "json"))
 			if err != nil {
 				return nil, err
+			}
+			if rec == nil {
+				return nil, fmt.Errorf("round %d, task %d: the record of the accepted attempt is gone", r+1, i)
 			}
 			for _, f := range rec.Failures {
 				res.Failures = append(res.Failures, montecarlo.Failure{Trial: f.Trial, Reason: f.Reason, Exit: f.Exit})
