@@ -46,6 +46,10 @@ type Coordinator struct {
 	Look, Ask, Grace time.Duration
 
 	unlock io.Closer
+	// The running total of the shares of round foldRound folded so far (fold).
+	acc       *profile.Profile
+	folded    map[int]bool
+	foldRound int
 }
 
 // Outcome is the result of a finished run: the estimates judged on every trial, and
@@ -289,8 +293,11 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, a
 			continue
 		}
 		id := round.Jobs[t.Seq].ID
-		rec, _, err := c.share(r, i, t.Seq)
+		rec, p, err := c.share(r, i, t.Seq)
 		if err == nil && rec != nil {
+			if err := c.fold(r, i, p); err != nil {
+				return false, err
+			}
 			t.Accepted, changed = true, true
 			continue
 		}
@@ -395,61 +402,65 @@ func (c *Coordinator) submit(ctx context.Context, r int, tasks []int) error {
 	return nil
 }
 
-// mergeGroup bounds how many profiles are held in memory at once while merging.
-const mergeGroup = 64
+// fold merges task i's profile p into the running total of round r's shares, as
+// soon as the task is accepted: the merging overlaps the round's last tasks, and
+// each profile is read once. The total lives in memory only; a coordinator that
+// resumes folds the shares accepted before it again (merge).
+func (c *Coordinator) fold(r, i int, p *profile.Profile) error {
+	if c.folded == nil || c.foldRound != r {
+		c.acc, c.folded, c.foldRound = nil, map[int]bool{}, r
+	}
+	if c.folded[i] {
+		return nil
+	}
+	if p != nil { // nil: every trial of the share failed
+		p.Counters = c.J.Spec.Counters
+		if c.acc == nil {
+			c.acc = p
+		} else {
+			m, err := profile.Merge([]*profile.Profile{c.acc, p})
+			if err != nil {
+				return fmt.Errorf("merging round %d, task %d: %v", r+1, i, err)
+			}
+			c.acc = m
+		}
+	}
+	c.folded[i] = true
+	return nil
+}
 
 // merge writes rNNN/merged.fpp: the previous round's merged profile and every
 // accepted share of round r, merged exactly (the result does not depend on the
-// grouping, profile.MergeDists).
+// order or grouping, profile.MergeDists).
 func (c *Coordinator) merge(r int) error {
 	round := c.J.Rounds[r]
-	var acc *profile.Profile
-	if r > 0 {
-		var err error
-		if acc, err = profile.ParseFile(mergedFile(c.Dir, r-1)); err != nil {
-			return err
-		}
-	}
-	group := []*profile.Profile{}
-	if acc != nil {
-		group = append(group, acc)
-	}
-	flush := func() error {
-		if len(group) == 1 {
-			acc = group[0]
-		} else if len(group) > 1 {
-			p, err := profile.Merge(group)
-			if err != nil {
-				return fmt.Errorf("merging round %d: %v", r+1, err)
-			}
-			acc = p
-		}
-		group = []*profile.Profile{acc}
-		return nil
-	}
 	for i, t := range round.Tasks {
+		if c.foldRound == r && c.folded[i] {
+			continue
+		}
 		_, p, err := c.share(r, i, t.Seq)
 		if err != nil {
 			return err
 		}
-		if p == nil {
-			continue // every trial of the share failed
-		}
-		p.Counters = c.J.Spec.Counters
-		group = append(group, p)
-		if len(group) >= mergeGroup {
-			if err := flush(); err != nil {
-				return err
-			}
+		if err := c.fold(r, i, p); err != nil {
+			return err
 		}
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	if acc == nil {
+	total := c.acc
+	if total == nil {
 		return fmt.Errorf("round %d: no trial of any task produced counts", r+1)
 	}
-	return acc.WriteFile(mergedFile(c.Dir, r))
+	if r > 0 {
+		prev, err := profile.ParseFile(mergedFile(c.Dir, r-1))
+		if err != nil {
+			return err
+		}
+		if total, err = profile.Merge([]*profile.Profile{prev, total}); err != nil {
+			return fmt.Errorf("merging round %d: %v", r+1, err)
+		}
+	}
+	c.acc, c.folded = nil, nil
+	return total.WriteFile(mergedFile(c.Dir, r))
 }
 
 // finish assembles the outcome: the judged estimates with the failures of every
