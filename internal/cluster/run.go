@@ -48,6 +48,7 @@ type Coordinator struct {
 	unlock io.Closer
 	// The running total of the shares of round foldRound folded so far (fold).
 	acc       *profile.Profile
+	pending   []*profile.Profile
 	folded    map[int]bool
 	foldRound int
 }
@@ -402,30 +403,54 @@ func (c *Coordinator) submit(ctx context.Context, r int, tasks []int) error {
 	return nil
 }
 
-// fold merges task i's profile p into the running total of round r's shares, as
-// soon as the task is accepted: the merging overlaps the round's last tasks, and
-// each profile is read once. The total lives in memory only; a coordinator that
-// resumes folds the shares accepted before it again (merge).
+// fold adds task i's profile p to the running total of round r's shares as soon as
+// the task is accepted, so that each profile is read once and the merging overlaps
+// the round's last tasks. Profiles wait in groups of mergeGroup, merged at once
+// (checking the functions of the total once per group rather than once per
+// profile), which also bounds the profiles held in memory. The total lives in
+// memory only; a coordinator that resumes folds again the shares accepted before
+// it (merge).
 func (c *Coordinator) fold(r, i int, p *profile.Profile) error {
 	if c.folded == nil || c.foldRound != r {
-		c.acc, c.folded, c.foldRound = nil, map[int]bool{}, r
+		c.acc, c.pending, c.folded, c.foldRound = nil, nil, map[int]bool{}, r
 	}
 	if c.folded[i] {
 		return nil
 	}
-	if p != nil { // nil: every trial of the share failed
-		p.Counters = c.J.Spec.Counters
-		if c.acc == nil {
-			c.acc = p
-		} else {
-			m, err := profile.Merge([]*profile.Profile{c.acc, p})
-			if err != nil {
-				return fmt.Errorf("merging round %d, task %d: %v", r+1, i, err)
-			}
-			c.acc = m
-		}
-	}
 	c.folded[i] = true
+	if p == nil { // every trial of the share failed
+		return nil
+	}
+	p.Counters = c.J.Spec.Counters
+	c.pending = append(c.pending, p)
+	if len(c.pending) < mergeGroup {
+		return nil
+	}
+	return c.flush(r)
+}
+
+// mergeGroup is how many profiles fold gathers before merging them into the total.
+const mergeGroup = 64
+
+// flush merges the profiles waiting into the total of round r.
+func (c *Coordinator) flush(r int) error {
+	group := c.pending
+	if c.acc != nil {
+		group = append([]*profile.Profile{c.acc}, group...)
+	}
+	c.pending = nil
+	switch len(group) {
+	case 0:
+		return nil
+	case 1:
+		c.acc = group[0]
+		return nil
+	}
+	m, err := profile.Merge(group)
+	if err != nil {
+		return fmt.Errorf("merging round %d: %v", r+1, err)
+	}
+	c.acc = m
 	return nil
 }
 
@@ -446,6 +471,9 @@ func (c *Coordinator) merge(r int) error {
 			return err
 		}
 	}
+	if err := c.flush(r); err != nil {
+		return err
+	}
 	total := c.acc
 	if total == nil {
 		return fmt.Errorf("round %d: no trial of any task produced counts", r+1)
@@ -459,7 +487,7 @@ func (c *Coordinator) merge(r int) error {
 			return fmt.Errorf("merging round %d: %v", r+1, err)
 		}
 	}
-	c.acc, c.folded = nil, nil
+	c.acc, c.pending, c.folded = nil, nil, nil
 	return total.WriteFile(mergedFile(c.Dir, r))
 }
 
