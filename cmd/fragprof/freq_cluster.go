@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fragprof/fragprof/internal/cluster"
 	"github.com/fragprof/fragprof/internal/montecarlo"
@@ -157,7 +158,7 @@ func (f *clusterFlags) run(e *env, c *cobra.Command, r clusterRun) error {
 	if _, err := cluster.Create(dir, exe, r.bin, spec); err != nil {
 		return fmt.Errorf("freq: %v", err)
 	}
-	return coordinate(e, dir)
+	return coordinate(e, dir, nil)
 }
 
 // taskArgs returns the flags that give every task the run's inputs and trial
@@ -202,6 +203,18 @@ func (f *clusterFlags) statusOrResume(e *env, c *cobra.Command) error {
 		return usagef("freq: give --status or --resume, not both")
 	}
 	dir := f.status + f.resume
+	var other []string
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		switch fl.Name {
+		case "status", "resume", "partition", "time", "sbatch", "max-attempts":
+		default:
+			other = append(other, "--"+fl.Name)
+		}
+	})
+	if len(other) > 0 || len(c.Flags().Args()) > 0 {
+		return usagef("freq: --status and --resume take the run's settings from its journal: %s do(es) not apply (--resume may change --partition, --time, --sbatch, --max-attempts)",
+			strings.Join(append(other, c.Flags().Args()...), " "))
+	}
 	j, err := cluster.ReadJournal(dir)
 	if err != nil {
 		return fmt.Errorf("freq: %v", err)
@@ -223,12 +236,27 @@ func (f *clusterFlags) statusOrResume(e *env, c *cobra.Command) error {
 	if j.Stopped != "" {
 		fmt.Fprintf(e.stderr, "fragprof freq: the run in %s has finished (%s); its report again:\n", dir, j.Stopped)
 	}
-	return coordinate(e, dir)
+	return coordinate(e, dir, func(s *cluster.Spec) {
+		// Settings given with --resume replace the run's for what is still to submit.
+		fs := c.Flags()
+		if fs.Changed("partition") {
+			s.Slurm.Partition = f.partition
+		}
+		if fs.Changed("time") {
+			s.Slurm.Time = f.timeLimit
+		}
+		if fs.Changed("sbatch") {
+			s.Slurm.Extra = f.sbatch
+		}
+		if fs.Changed("max-attempts") {
+			s.Attempts = max(f.attempts, 1)
+		}
+	})
 }
 
 // coordinate drives the run in dir to its end and writes its report as the
-// journal says.
-func coordinate(e *env, dir string) error {
+// journal says; retune, when not nil, changes the run's settings first.
+func coordinate(e *env, dir string, retune func(*cluster.Spec)) error {
 	j, err := cluster.ReadJournal(dir)
 	if err != nil {
 		return fmt.Errorf("freq: %v", err)
@@ -245,6 +273,11 @@ func coordinate(e *env, dir string) error {
 		return fmt.Errorf("freq: %v", err)
 	}
 	defer co.Close()
+	if retune != nil {
+		if err := co.Retune(retune); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out, err := co.Run(ctx)

@@ -305,3 +305,53 @@ func TestFreqSlurmResume(t *testing.T) {
 		t.Errorf("freq --status after the end:\n%s", out)
 	}
 }
+
+// TestFreqSlurmAttempts: a task that fails --max-attempts times stops the run with
+// the cause named, and the run stays resumable; --resume grants the task new
+// attempts and finishes the run. Settings other than Slurm's are refused with it.
+func TestFreqSlurmAttempts(t *testing.T) {
+	fp := slurmUp(t)
+	dir := t.TempDir()
+	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--max-attempts", "1",
+		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--fragprof", fp, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
+	type ran struct {
+		stderr string
+		code   int
+	}
+	done := make(chan ran, 1)
+	go func() {
+		_, stderr, code := runFragprof(t, args...)
+		done <- ran{stderr, code}
+	}()
+	id := waitJob(t, wd)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out, _ := exec.Command("squeue", "--noheader", "--array", "--jobs="+id, "--format=%i %T").Output()
+		if strings.Contains(string(out), id+"_1 RUNNING") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task 1 of job %s never seen running:\n%s", id, out)
+		}
+	}
+	if out, err := exec.Command("scancel", id+"_1").CombinedOutput(); err != nil {
+		t.Fatalf("scancel: %v\n%s", err, out)
+	}
+	r := <-done
+	if r.code != 1 || !strings.Contains(r.stderr, "failed 1 times, the limit (--max-attempts)") || !strings.Contains(r.stderr, "--resume "+wd) {
+		t.Fatalf("freq --engine slurm with a task failed once and --max-attempts 1: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, stderr, code := runFragprof(t, "freq", "--resume", wd, "--eps", "0.5"); code != 2 || !strings.Contains(stderr, "--eps do(es) not apply") {
+		t.Errorf("freq --resume with --eps: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runFragprof(t, "freq", "--resume", wd, "--max-attempts", "2"); code != 0 {
+		t.Fatalf("freq --resume: exit %d\n%s", code, stderr)
+	}
+	j := sameAsLocal(t, wd, prof, slowArgs...)
+	if t1 := j.Rounds[0].Tasks[1]; t1.Attempts != 2 || !t1.Accepted || len(t1.Errors) != 1 {
+		t.Errorf("round 1, task 1: %+v; want one failure, then an accepted second attempt", t1)
+	}
+	if j.Spec.Attempts != 2 {
+		t.Errorf("--resume --max-attempts 2: the journal says %d", j.Spec.Attempts)
+	}
+}

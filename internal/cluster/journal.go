@@ -80,10 +80,12 @@ type Submission struct {
 
 // A Task is one share of a round.
 type Task struct {
-	// Seq is the submission that runs or ran it last (-1: none yet); Attempts
-	// counts its submissions.
+	// Seq is the submission that runs or ran it last (-1: none yet, or to be
+	// submitted again); Attempts counts its submissions, at most Allowed (0:
+	// Spec.Attempts; a resumed run grants a task that had used them up as many again).
 	Seq      int  `json:"seq"`
 	Attempts int  `json:"attempts"`
+	Allowed  int  `json:"allowed,omitempty"`
 	Accepted bool `json:"accepted"` // its record and profile of submission Seq are the round's
 	// Errors says why earlier attempts were not accepted.
 	Errors []string `json:"errors,omitempty"`

@@ -118,7 +118,23 @@ func Open(dir string, eng Engine, judge Judge, log io.Writer) (*Coordinator, err
 	if log == nil {
 		log = io.Discard
 	}
+	// A task that used up its attempts stopped the last coordinator; this one,
+	// started after the cause was fixed, grants it as many again.
+	if n := len(j.Rounds); n > 0 {
+		for _, t := range j.Rounds[n-1].Tasks {
+			if !t.Accepted && t.Seq < 0 && t.Attempts >= max(t.Allowed, j.Spec.Attempts) {
+				t.Allowed = t.Attempts + j.Spec.Attempts
+			}
+		}
+	}
 	return &Coordinator{Dir: abs, J: j, Engine: eng, Judge: judge, Log: log, unlock: l}, nil
+}
+
+// Retune changes the settings of the run (the Slurm options, the attempts per task)
+// for the rounds and submissions to come, and saves them.
+func (c *Coordinator) Retune(f func(*Spec)) error {
+	f(&c.J.Spec)
+	return c.J.save(c.Dir)
 }
 
 // Close releases the run.
@@ -325,7 +341,8 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, a
 		t.Errors = append(t.Errors, why)
 		changed = true
 		c.logf("round %d, task %d: %s", r+1, i, why)
-		if t.Attempts >= j.Spec.Attempts {
+		if t.Attempts >= max(t.Allowed, j.Spec.Attempts) {
+			t.Seq = -1 // a resumed run submits it again
 			if err := j.save(c.Dir); err != nil {
 				return false, err
 			}
