@@ -47,7 +47,7 @@ func (f *clusterFlags) add(c *cobra.Command) {
 	fs.IntVar(&f.attempts, "max-attempts", 3, "with --engine slurm: submissions of one task (a failed, timed-out or preempted task is resubmitted with the same trials)")
 	fs.StringVar(&f.exe, "fragprof", "", "with --engine slurm: the fragprof `EXECUTABLE` the tasks run (default: this one; it is copied into the run directory)")
 	fs.StringVar(&f.status, "status", "", "print the state of the cluster run in `DIR`: rounds, tasks accepted, active and failed, the estimate so far")
-	fs.StringVar(&f.resume, "resume", "", "continue the cluster run in `DIR` after its coordinator stopped (the tasks submitted went on)")
+	fs.StringVar(&f.resume, "resume", "", "continue the cluster run in `DIR` after its coordinator stopped (the tasks submitted went on); --partition, --time, --sbatch and --max-attempts given with it replace the run's")
 	fs.StringVar(&f.trials, "trial-range", "", "run exactly trials `FROM:TO` (FROM ≤ t < TO; with --shard I/K those with t − FROM ≡ I mod K), never stopping early: a task of --engine slurm")
 	fs.StringVar(&f.record, "task-record", "", "with --trial-range: write the task's record to `FILE` once every trial of its share ran (the coordinator merges only such tasks)")
 }
