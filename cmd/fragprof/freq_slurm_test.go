@@ -206,7 +206,7 @@ func TestFreqSlurmTaskCancelled(t *testing.T) {
 	fp := slurmUp(t)
 	dir := t.TempDir()
 	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
-	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed",
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", "60",
 		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--fragprof", fp, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
 	type ran struct {
 		stderr string
@@ -218,7 +218,7 @@ func TestFreqSlurmTaskCancelled(t *testing.T) {
 		done <- ran{stderr, code}
 	}()
 	id := waitJob(t, wd)
-	// Both tasks running (their 16 trials take 1.6 s each): cancel task 1, requeue
+	// Both tasks running (their 30 trials take 3 s each): cancel task 1, requeue
 	// task 0 (as preemption does), and let the requeued task start at once rather than
 	// after Slurm's requeue delay.
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -277,7 +277,7 @@ func TestFreqSlurmResume(t *testing.T) {
 	fp := slurmUp(t)
 	dir := t.TempDir()
 	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
-	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed",
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", "60",
 		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
 	var stderr bytes.Buffer
 	cmd := exec.Command(fp, args...)
@@ -313,7 +313,7 @@ func TestFreqSlurmAttempts(t *testing.T) {
 	fp := slurmUp(t)
 	dir := t.TempDir()
 	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
-	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--max-attempts", "1",
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", "60", "--max-attempts", "1",
 		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--fragprof", fp, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
 	type ran struct {
 		stderr string
