@@ -73,6 +73,9 @@ SlurmdPort=$((port + 1))
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
+# A requeued (preempted) job waits for its revoked credential to expire before it
+# can start again: 10 s here rather than 120.
+AuthInfo=cred_expire=10
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/slurmctld.pid
@@ -88,7 +91,7 @@ MpiDefault=none
 SchedulerType=sched/builtin
 # Schedule on every submission and completion at once: a round of array tasks should
 # not wait for a periodic pass (the defaults delay batch jobs by up to 3 s).
-SchedulerParameters=batch_sched_delay=0,sched_min_interval=0,default_queue_depth=10000
+SchedulerParameters=batch_sched_delay=0,sched_interval=2,default_queue_depth=10000
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=$((mem / ${FRAGPROF_SLURM_CPUS:-$(nproc)} / 2))
