@@ -8,9 +8,14 @@
 #   gcc           plain gcc
 #   gcc-cov       gcc --coverage (arc counters; .gcda merged at exit)
 #   clang-pgo     clang -fprofile-instr-generate (LLVM's counters; .profraw at exit)
+#   fragprof-vol  FRAGPROF_VOLATILE=1 fragprof cc (volatile increments: every count in
+#                 memory at every moment, what count --timeout and --continuous build)
+#   fragprof-cont the fragprof-vol build run in continuous mode (FRAGPROF_CONTINUOUS=1:
+#                 the counters in the mapped dump file)
 # and times them with hyperfine. It prints one markdown table: the median wall time
-# of one run of each build, and the ratios fragprof/clang, gcc-cov/gcc and
-# clang-pgo/clang of the wall time and of the CPU time (user + system).
+# of one run of each build, and the ratios fragprof/clang, gcc-cov/gcc,
+# clang-pgo/clang, fragprof-vol/fragprof and fragprof-cont/fragprof of the wall time
+# and of the CPU time (user + system).
 #
 # Programs: every examples/*.c (with the stdin and args their header comments name;
 # they run in about a millisecond, so their ratios show the cost of process
@@ -75,6 +80,13 @@ build() {
 	gcc -O2 "${cflags[@]}" "$@" -o "$work/$name.gcc" -lm
 	gcc --coverage -O2 "${cflags[@]}" "$@" -o "$work/$name.gcc-cov" -lm
 	clang -fprofile-instr-generate -O2 "${cflags[@]}" "$@" -o "$work/$name.clang-pgo" -lm
+	FRAGPROF_VOLATILE=1 "$work/fragprof" cc -O2 "${cflags[@]}" "$@" -o "$work/$name.fragprof-vol" -lm
+	cp "$work/$name.fragprof-vol" "$work/$name.fragprof-cont"
+}
+
+# run V: how the loop runs build V (fragprof-cont in continuous mode).
+run() {
+	if [ "$1" = fragprof-cont ]; then echo "FRAGPROF_CONTINUOUS=1 "; fi
 }
 
 # measure NAME STDIN ARGS REPS: checks that the five builds print the same, times
@@ -86,9 +98,10 @@ measure() {
 	local want got
 	# shellcheck disable=SC2086 # ARGS are split at spaces, as the header says
 	want=$("$work/$name.clang" $args < "$work/$name.stdin" 2>&1 | cksum) || true
-	for v in fragprof gcc gcc-cov clang-pgo; do
+	for v in fragprof gcc gcc-cov clang-pgo fragprof-vol fragprof-cont; do
 		# shellcheck disable=SC2086
 		got=$(FRAGPROF_OUT="$work/$name.fpd" LLVM_PROFILE_FILE="$work/$name.profraw" \
+			FRAGPROF_CONTINUOUS=$([ $v = fragprof-cont ] && echo 1) \
 			"$work/$name.$v" $args < "$work/$name.stdin" 2>&1 | cksum) || true
 		if [ "$got" != "$want" ]; then
 			echo "overhead.sh: $name: the $v build prints other output than clang's" >&2
@@ -96,8 +109,8 @@ measure() {
 		fi
 	done
 	local cmds=()
-	for v in clang fragprof gcc gcc-cov clang-pgo; do
-		cmds+=("-n" "$v" "for i in \$(seq $reps); do $work/$name.$v $args < $work/$name.stdin > /dev/null 2>&1; done")
+	for v in clang fragprof gcc gcc-cov clang-pgo fragprof-vol fragprof-cont; do
+		cmds+=("-n" "$v" "for i in \$(seq $reps); do $(run $v)$work/$name.$v $args < $work/$name.stdin > /dev/null 2>&1; done")
 	done
 	FRAGPROF_OUT="$work/$name.fpd" LLVM_PROFILE_FILE="$work/$name.profraw" \
 		hyperfine -i --style basic --warmup 2 --runs "$runs" --export-csv "$csv" "${cmds[@]}" > /dev/null
@@ -109,15 +122,17 @@ measure() {
 		NR > 1 { wall[$1] = $4 / reps; cpu[$1] = ($5 + $6) / reps }
 		function r(a, b) { return b > 0 ? sprintf("%.2f / %.2f", wall[a] / wall[b], cpu[a] / cpu[b]) : "-" }
 		END {
-			printf "| %s | %.2f | %.2f | **%s** | %.2f | %.2f | **%s** | %.2f | **%s** |\n", name,
+			printf "| %s | %.2f | %.2f | **%s** | %.2f | %.2f | **%s** | %.2f | **%s** | %.2f | **%s** | %.2f | **%s** |\n", name,
 				1000*wall["clang"], 1000*wall["fragprof"], r("fragprof", "clang"),
 				1000*wall["gcc"], 1000*wall["gcc-cov"], r("gcc-cov", "gcc"),
-				1000*wall["clang-pgo"], r("clang-pgo", "clang")
+				1000*wall["clang-pgo"], r("clang-pgo", "clang"),
+				1000*wall["fragprof-vol"], r("fragprof-vol", "fragprof"),
+				1000*wall["fragprof-cont"], r("fragprof-cont", "fragprof")
 		}' "$csv"
 }
 
-echo "| program | clang -O2 (ms) | fragprof (ms) | fragprof / clang (wall / CPU) | gcc -O2 (ms) | gcc --coverage (ms) | gcov / gcc (wall / CPU) | clang -fprofile-instr-generate (ms) | instr-gen / clang (wall / CPU) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| program | clang -O2 (ms) | fragprof (ms) | fragprof / clang (wall / CPU) | gcc -O2 (ms) | gcc --coverage (ms) | gcov / gcc (wall / CPU) | clang -fprofile-instr-generate (ms) | instr-gen / clang (wall / CPU) | fragprof volatile (ms) | volatile / fragprof (wall / CPU) | continuous (ms) | continuous / fragprof (wall / CPU) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 
 programs=("${only[@]}")
 if [ ${#programs[@]} -eq 0 ] && [ -z "$csmith_only" ]; then

@@ -30,6 +30,8 @@ Environment:
   FRAGPROF_CLANG     the clang to use (default: clang, then clang-20 ... clang-14)
   FRAGPROF_COUNTERS  counter placement: chords (default), edges or blocks
   FRAGPROF_ATOMIC=1  atomic counter increments, for threaded programs
+  FRAGPROF_VOLATILE=1 volatile counter increments: counts exact at every moment,
+                     for runs stopped from outside (Ctrl-C, timeouts, --continuous)
   FRAGPROF_KEEP=1    keep the intermediate IR files
 Preprocessing-only and query invocations (-E, -M, --version, -print-*) go to clang
 unchanged.`,

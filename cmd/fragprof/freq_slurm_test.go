@@ -23,27 +23,23 @@ import (
 
 var slurmOnce struct {
 	sync.Once
-	fragprof string // a fragprof executable for the tasks
-	conf     string
-	err      error
-	started  bool // the cluster was down: the tests bring it down again
+	conf    string
+	err     error
+	started bool // the cluster was down: the tests bring it down again
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
+// stopSlurm brings the local cluster down after the tests, if they brought it up
+// (TestMain calls it).
+func stopSlurm() {
 	if slurmOnce.started {
 		if out, err := exec.Command("../../scripts/slurm-local.sh", "down").CombinedOutput(); err != nil {
 			os.Stderr.Write(out)
 		}
 	}
-	if slurmOnce.fragprof != "" {
-		os.RemoveAll(filepath.Dir(slurmOnce.fragprof))
-	}
-	os.Exit(code)
 }
 
 // slurmUp brings the local cluster up (once per test binary), points SLURM_CONF at
-// it and returns a fragprof executable built from this tree.
+// it and returns a fragprof executable built from this tree (fragprofBinary).
 func slurmUp(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -63,22 +59,12 @@ func slurmUp(t *testing.T) string {
 			return
 		}
 		slurmOnce.conf = strings.TrimPrefix(strings.TrimSpace(string(env)), "export SLURM_CONF=")
-		dir, err := os.MkdirTemp("", "fragprof-slurm-test")
-		if err != nil {
-			slurmOnce.err = err
-			return
-		}
-		slurmOnce.fragprof = filepath.Join(dir, "fragprof")
-		if out, err := exec.Command("go", "build", "-o", slurmOnce.fragprof, ".").CombinedOutput(); err != nil {
-			slurmOnce.err = err
-			slurmOnce.conf = string(out)
-		}
 	})
 	if slurmOnce.err != nil {
 		t.Fatalf("bringing up the local Slurm cluster: %v\n%s", slurmOnce.err, slurmOnce.conf)
 	}
 	t.Setenv("SLURM_CONF", slurmOnce.conf)
-	return slurmOnce.fragprof
+	return fragprofBinary(t)
 }
 
 // localProfile runs freq on this machine for exactly trials trials (an ε no run

@@ -177,6 +177,14 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 	if !d.Finished {
 		d.Warnings = append(d.Warnings, "the program was killed before it could finish (continuous mode kept the counts up to that moment)")
 	}
+	if d.stoppedFromOutside() {
+		for _, u := range d.Units {
+			if !u.Unit.InMemory {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s from outside: the counts of loops that were running then may be short, as the compiler keeps a counter in a register inside a loop; build with --volatile (FRAGPROF_VOLATILE=1 for fragprof cc) for counts exact at every moment", d.stopText()))
+				break
+			}
+		}
+	}
 	if abrupt && chords {
 		w := fmt.Sprintf("the run %s: if the signal came from outside (not raised by a call or a faulting instruction of the program), the counts of the blocks where the active functions stopped may be off by one under --counters chords (blocks and edges count exactly)", d.stopText())
 		if len(adjusted) > 0 {
@@ -191,6 +199,19 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 		}
 	}
 	return p, nil
+}
+
+// stoppedFromOutside reports a run stopped by a signal that comes from outside the
+// program (Ctrl-C, a timeout, kill) rather than from a fault or a call of its own.
+func (d *Dump) stoppedFromOutside() bool {
+	if !d.Finished {
+		return true
+	}
+	switch syscall.Signal(d.Signal) {
+	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGALRM, syscall.SIGXCPU:
+		return true
+	}
+	return false
 }
 
 // stopText says how the run stopped, for messages.

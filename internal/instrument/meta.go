@@ -15,6 +15,7 @@ type metaUnit struct {
 	Version int        `json:"v"`
 	Source  string     `json:"src"`
 	Scheme  string     `json:"scheme"`
+	Mem     bool       `json:"mem,omitempty"` // Unit.InMemory
 	Funcs   []metaFunc `json:"funcs"`
 }
 
@@ -41,7 +42,7 @@ type metaBlock struct {
 
 // Encode returns the unit's metadata blob.
 func (u *Unit) Encode() ([]byte, error) {
-	mu := metaUnit{Version: FormatVersion, Source: u.Source, Scheme: u.Scheme.String()}
+	mu := metaUnit{Version: FormatVersion, Source: u.Source, Scheme: u.Scheme.String(), Mem: u.InMemory}
 	for _, p := range u.Funcs {
 		f := p.Func
 		mf := metaFunc{Name: f.Name, File: f.File, Line: f.Line}
@@ -82,7 +83,7 @@ func Decode(blob []byte) (*Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Unit{Source: mu.Source, Scheme: s}
+	u := &Unit{Source: mu.Source, Scheme: s, InMemory: mu.Mem}
 	for _, mf := range mu.Funcs {
 		f := &cfg.Func{Name: mf.Name, File: mf.File, Line: mf.Line, ReturnsTwice: mf.Setjmp}
 		for _, mb := range mf.Blocks {
