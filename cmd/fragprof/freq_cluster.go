@@ -92,6 +92,11 @@ func (f *clusterFlags) task(c *cobra.Command, shard, shards uint64, profFile str
 	if profFile == "" || c.Flags().Changed("from") {
 		return 0, 0, usagef("freq: --trial-range runs a task's share: it needs --profile (and not --from)")
 	}
+	for _, fl := range []string{"max-trials", "max-time"} {
+		if c.Flags().Changed(fl) {
+			return 0, 0, usagef("freq: --trial-range runs every trial of its share: --%s does not apply", fl)
+		}
+	}
 	f.from, f.to, f.shard, f.shardCount = from, to, shard, max(shards, 1)
 	n := cluster.ShareSize(from, to, shard, f.shardCount)
 	if n == 0 {
