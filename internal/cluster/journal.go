@@ -35,8 +35,8 @@ type Spec struct {
 	Slurm  *Slurm `json:"slurm,omitempty"`
 	// TaskArgs are the freq flags every task gets besides --binary, --shard,
 	// --trial-range and --profile: the inputs, the seed, isolation, timeouts, --jobs.
-	TaskArgs   []string         `json:"task_args"`
-	Counters   int              `json:"counters"` // of the instrumented binary; 0: unknown
+	TaskArgs []string `json:"task_args"`
+	Counters int      `json:"counters"` // of the instrumented binary; 0: unknown
 	// Rule and Thresholds are the stopping rule, as its caller names it ("": the
 	// default) and its settings: Open's Judge must be made from them.
 	Rule       string           `json:"rule,omitempty"`
