@@ -37,9 +37,7 @@ type Spec struct {
 	// --trial-range and --profile: the inputs, the seed, isolation, timeouts, --jobs.
 	TaskArgs []string `json:"task_args"`
 	Counters int      `json:"counters"` // of the instrumented binary; 0: unknown
-	// Rule and Thresholds are the stopping rule, as its caller names it ("": the
-	// default) and its settings: Open's Judge must be made from them.
-	Rule       string           `json:"rule,omitempty"`
+	// Thresholds are the stopping rule's settings: Open's Judge is made from them.
 	Thresholds stats.Thresholds `json:"thresholds"`
 	MaxTrials  uint64           `json:"max_trials"`
 	Tasks      int              `json:"tasks"`        // K, the tasks of a round
