@@ -21,7 +21,7 @@ import (
 	"github.com/fragprof/fragprof/internal/cluster"
 	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/report"
-	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/internal/stopping"
 	"github.com/fragprof/fragprof/profile"
 )
 
@@ -59,7 +59,7 @@ func (f *clusterFlags) task(c *cobra.Command, shard, shards uint64, profFile str
 		return 0, 0, usagef("freq: --engine %q: want local or slurm", f.engine)
 	}
 	if f.engine == "slurm" {
-		for _, fl := range []string{"func", "shard", "max-time", "replay", "trial-range", "task-record", "from"} {
+		for _, fl := range []string{"func", "shard", "max-time", "replay", "trial-range", "task-record", "from", "only"} {
 			if c.Flags().Changed(fl) {
 				return 0, 0, usagef("freq: --engine slurm: --%s does not apply", fl)
 			}
@@ -118,7 +118,7 @@ type clusterRun struct {
 	bin       string
 	counters  int
 	in        *inputFlags
-	th        stats.Thresholds
+	rule      stopping.Rule
 	maxTrials uint64
 	report    map[string]string
 }
@@ -158,7 +158,7 @@ func (f *clusterFlags) run(e *env, c *cobra.Command, r clusterRun) error {
 		}
 	}
 	spec := cluster.Spec{Engine: "slurm", Slurm: &cluster.Slurm{Partition: f.partition, Time: f.timeLimit, Extra: f.sbatch},
-		TaskArgs: args, Counters: r.counters, Thresholds: r.th, MaxTrials: r.maxTrials, Tasks: f.shards,
+		TaskArgs: args, Counters: r.counters, Rule: r.rule.Name(), Thresholds: r.rule.Thresholds(), MaxTrials: r.maxTrials, Tasks: f.shards,
 		CPUs: cpus, Attempts: f.attempts, Report: r.report}
 	if _, err := cluster.Create(dir, exe, r.bin, spec); err != nil {
 		return fmt.Errorf("freq: %v", err)
@@ -194,7 +194,7 @@ func (f *clusterFlags) taskArgs(c *cobra.Command, in *inputFlags, dir string, cp
 		args = append(args, "--file", v)
 	}
 	args = append(args, "--seed", strconv.FormatUint(in.seed, 10), "--jobs", strconv.Itoa(cpus))
-	for _, name := range []string{"isolation", "trial-timeout", "fail-nonzero"} {
+	for _, name := range []string{"isolation", "trial-timeout", "fail-nonzero", "max-fail"} {
 		if fl := fs.Lookup(name); fl != nil && fl.Changed {
 			args = append(args, "--"+name+"="+fl.Value.String())
 		}
@@ -300,7 +300,8 @@ func coordinate(e *env, dir string, retune func(*cluster.Spec)) error {
 		}
 	}
 	seed, _ := strconv.ParseUint(rep["seed"], 10, 64)
-	f := &report.Freq{Result: out.Result, Rule: co.J.Spec.Thresholds, Seed: seed, Counters: co.J.Spec.Counters}
+	f := &report.Freq{Result: out.Result, Rule: co.J.Spec.Thresholds, RuleName: co.J.Spec.Rule,
+		Anytime: stopping.AnytimeValid(co.J.Spec.Rule), Seed: seed, Counters: co.J.Spec.Counters}
 	f.Replay = "fragprof freq ... --seed " + rep["seed"] + " --replay %d"
 	if rep["inputs"] != "" {
 		f.Inputs = strings.Split(rep["inputs"], "\n")
@@ -313,7 +314,7 @@ func coordinate(e *env, dir string, retune func(*cluster.Spec)) error {
 
 // clusterJudge makes the stopping rule a run's journal names.
 func clusterJudge(spec cluster.Spec) (cluster.Judge, error) {
-	rule, err := stats.NewRule(spec.Thresholds)
+	rule, err := stopping.New(spec.Rule, spec.Thresholds)
 	if err != nil {
 		return cluster.Judge{}, fmt.Errorf("freq: the run's stopping rule: %v", err)
 	}

@@ -37,7 +37,9 @@ type Spec struct {
 	// --trial-range and --profile: the inputs, the seed, isolation, timeouts, --jobs.
 	TaskArgs []string `json:"task_args"`
 	Counters int      `json:"counters"` // of the instrumented binary; 0: unknown
-	// Thresholds are the stopping rule's settings: Open's Judge is made from them.
+	// Rule and Thresholds are the stopping rule, by its name (stopping.Names), and
+	// its settings: Open's Judge is made from them.
+	Rule       string           `json:"rule"`
 	Thresholds stats.Thresholds `json:"thresholds"`
 	MaxTrials  uint64           `json:"max_trials"`
 	Tasks      int              `json:"tasks"`        // K, the tasks of a round

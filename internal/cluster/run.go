@@ -98,7 +98,7 @@ type Judge struct {
 }
 
 // Open takes the run in dir for this process (Create first for a new run); judge
-// is the rule of the journal's Spec (Thresholds).
+// is the rule of the journal's Spec (Rule, Thresholds).
 func Open(dir string, eng Engine, judge Judge, log io.Writer) (*Coordinator, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {

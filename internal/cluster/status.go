@@ -101,7 +101,7 @@ func Status(ctx context.Context, w io.Writer, dir string, eng Engine, judge Judg
 		}
 	}
 	fmt.Fprintf(w, "estimate on rounds 1..%d (%d trials, %s): %s", last+1, res.Trials, mergedFile(dir, last), decidedLine(res))
-	for _, s := range []stats.State{stats.Converged, stats.Constant, stats.Inadequate, stats.Unconverged} {
+	for _, s := range []stats.State{stats.Converged, stats.Constant, stats.Inadequate, stats.Rare, stats.Unseen, stats.Unconverged} {
 		if counts[s] > 0 {
 			fmt.Fprintf(w, ", %d %s", counts[s], s)
 		}
