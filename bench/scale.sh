@@ -3,8 +3,8 @@
 # on the single-node Slurm cluster of scripts/slurm-local.sh (brought up if needed).
 #  1. trials/s with K = 1, 2, 4, 8 array tasks (one CPU each) against the local engine
 #     with --jobs K, the same TRIALS trials of examples/newton.c (a budget, ε = 1e-9,
-#     so both run exactly TRIALS trials: a first round of 9,017, the rule's minimum,
-#     then the rest). The Slurm engine's overhead per round, (wall_slurm −
+#     so both run exactly TRIALS trials; --rule freqsys-absolute: a first round of 9,017,
+#     that rule's minimum, then the rest). The Slurm engine's overhead per round, (wall_slurm −
 #     wall_local) / rounds, is printed against the target: 2 s + 5 % of the round's
 #     work (the local engine's time for the round's trials). Both wall times include
 #     everything (fragprof's start, every round); the program is built once by
@@ -36,7 +36,7 @@ nblocks() { # the blocks of a profile
 }
 
 $FP cc -O2 examples/newton.c -o "$tmp/newton"
-inputs=(--input 'ask = uniform(100, 800)' --stdin '{ask}\n' --eps 1e-9 --max-trials "$TRIALS")
+inputs=(--input 'ask = uniform(100, 800)' --stdin '{ask}\n' --rule freqsys-absolute --eps 1e-9 --max-trials "$TRIALS")
 
 part1() { # $1: the CPUs the node declares
   FRAGPROF_SLURM_CPUS=$1 scripts/slurm-local.sh up 2>/dev/null
