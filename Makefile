@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := fragprof
 DEMO    := demo-out
 
-.PHONY: all build deps test test-short fuzz badinput demo bench clean
+.PHONY: all build deps test test-short test-slurm fuzz badinput demo bench clean
 
 all: build
 
@@ -37,6 +37,11 @@ fuzz:
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "== fuzz ./$$pkg $$fn for $(FUZZTIME)"; \
 		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 1 || exit 1; \
 	done
+
+# freq --engine slurm on a real single-node Slurm cluster (scripts/slurm-local.sh
+# brings it up, installing Slurm when missing); `make test` runs these too.
+test-slurm: build
+	$(GO) test -count=1 -run TestFreqSlurm ./cmd/fragprof
 
 # The quick suite for the edit-compile-test loop: the large corpora are left out.
 test-short: build

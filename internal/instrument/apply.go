@@ -27,6 +27,10 @@ type Options struct {
 	Volatile bool
 	// Source names the translation unit in reports (the file as given to clang).
 	Source string
+	// NoCounters plans the counters (the metadata stays whole) but increments
+	// none: fragprof trace's build, whose program is the plain one plus its
+	// checkpoints, so that the time it predicts is the plain program's.
+	NoCounters bool
 }
 
 // A Unit is an instrumented translation unit: its plans, in counter-slot order.
@@ -180,7 +184,11 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 	// block → edge → slot.
 	lpadSplits := map[int]map[int]int{}
 	var split strings.Builder
-	for i, c := range p.Counters {
+	counters := p.Counters
+	if w.opt.NoCounters {
+		counters = nil
+	}
+	for i, c := range counters {
 		slot := base + i
 		switch c.Place {
 		case AtEntry:
