@@ -48,8 +48,20 @@ func cause(err error) error {
 }
 
 func write(name string, data []byte) error {
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return syscall.EISDIR
+	// A link is followed, so that the file it names is replaced, not the link.
+	if target, err := filepath.EvalSymlinks(name); err == nil {
+		name = target
+	}
+	if fi, err := os.Stat(name); err == nil {
+		switch {
+		case fi.IsDir():
+			return syscall.EISDIR
+		case !fi.Mode().IsRegular():
+			// A device, pipe or socket (-o /dev/null, -o /dev/stdout, a FIFO): it cannot
+			// be replaced by a rename — which, run as root, would put a regular file in
+			// place of /dev/null — and a reader of it never sees a partial file anyway.
+			return writeInPlace(name, data)
+		}
 	}
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
 	if err != nil {
@@ -74,4 +86,17 @@ func write(name string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+// writeInPlace writes data to the existing non-regular file name.
+func writeInPlace(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -42,5 +43,55 @@ func TestErrorsNameTheFile(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "write "+name+": ") || strings.Contains(err.Error(), ".tmp") {
 			t.Errorf("Write(%s): %v", name, err)
 		}
+	}
+}
+
+// TestWriteNonRegular: a pipe (as /dev/null or /dev/stdout would be, a device) is
+// written in place and stays a pipe; a rename over it would have replaced it with a
+// regular file — run as root over /dev/null, that broke the whole machine.
+func TestWriteNonRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(fifo) // blocks until the writer opens the pipe
+		got <- b
+	}()
+	if err := Write(fifo, []byte("report\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; string(b) != "report\n" {
+		t.Errorf("read %q from the pipe, want %q", b, "report\n")
+	}
+	fi, err := os.Lstat(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("%s is %v after Write, want it still a named pipe", fifo, fi.Mode())
+	}
+}
+
+// TestWriteThroughLink: writing to a symbolic link replaces the file it names and
+// leaves the link in place.
+func TestWriteThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "target"), filepath.Join(dir, "link")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is gone after Write: %v, %v", fi, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("target holds %q, want %q", b, "new")
 	}
 }
