@@ -53,12 +53,19 @@ type CLT struct {
 	Level float64
 	// Tol is the coverage the skewness may cost (0: α/5).
 	Tol float64
+	// Naive is the rule before the laboratory's heavy tail ("clt-naive", for the
+	// laboratory only): the sample judged as it is, and, when the guard fails but
+	// x̄ ± ε is wide enough, that interval reported instead of the wider one.
+	Naive bool
 }
 
-// Name returns "clt" or "clt-plain".
+// Name returns "clt", "clt-plain" or "clt-naive".
 func (r *CLT) Name() string {
 	if r.Plain {
 		return "clt-plain"
+	}
+	if r.Naive {
+		return "clt-naive"
 	}
 	return "clt"
 }
@@ -77,11 +84,17 @@ func (r *CLT) Decide(s stats.Summary) stats.Decision {
 	if done {
 		return d
 	}
-	n := float64(s.N)
 	if r.Plain {
+		n := float64(s.N)
 		r.symmetric(&d, d.U*d.StdDev/math.Sqrt(n), math.Floor(sq(d.U*d.StdDev/d.Eps))+1, true)
 		return d
 	}
+	if !r.Naive {
+		// Judge the sample with one more trial as large as the largest seen.
+		s = s.With(float64(s.Max))
+		d.StdDev = s.StdDev()
+	}
+	n := float64(s.N)
 	level := 1 - r.alpha/2
 	if r.Level > 0 {
 		level = r.Level
@@ -95,7 +108,17 @@ func (r *CLT) Decide(s stats.Summary) stats.Decision {
 	}
 	// Trials for the width, and for the guard at t: E(t) falls like 1/n.
 	need := max(math.Floor(sq(k*d.StdDev/d.Eps))+1, math.Ceil(SkewError(k, g, 1)/tol))
-	if hw <= d.Eps && SkewError(k, g, n) > tol {
+	if SkewError(k, g, n) <= tol {
+		r.symmetric(&d, hw, need, true)
+		return d
+	}
+	if !r.Naive {
+		// The guard fails: the confidence sequence's wider interval instead.
+		a := newAnytime(r.base, AnytimeTarget)
+		r.symmetric(&d, d.StdDev*a.Radius(n), min(need, a.need(d.StdDev, d.Eps, n)), true)
+		return d
+	}
+	if hw <= d.Eps {
 		z := d.Eps * math.Sqrt(n) / d.StdDev
 		gain := 2 * (stats.NormalCDF(z) - stats.NormalCDF(k))
 		if SkewError(z, g, n) <= tol+gain {
@@ -104,7 +127,7 @@ func (r *CLT) Decide(s stats.Summary) stats.Decision {
 			return d
 		}
 	}
-	r.symmetric(&d, hw, need, SkewError(k, g, n) <= tol)
+	r.symmetric(&d, hw, need, false)
 	return d
 }
 
@@ -155,27 +178,33 @@ func (r *Anytime) Decide(s stats.Summary) stats.Decision {
 	}
 	n := float64(s.N)
 	hw := d.StdDev * r.Radius(n)
-	// The radius falls about like √(ln n / n): project by bisection on it.
-	need := n
-	if hw > d.Eps {
-		lo, hi := n, n
-		for d.StdDev*r.Radius(hi) > d.Eps && hi < 1e18 {
-			lo, hi = hi, hi*2
-		}
-		for hi-lo > 1 {
-			m := math.Floor((lo + hi) / 2)
-			if d.StdDev*r.Radius(m) > d.Eps {
-				lo = m
-			} else {
-				hi = m
-			}
-		}
-		need = hi
-	}
+	need := r.need(d.StdDev, d.Eps, n)
 	// The guard of CLT, at this interval's own quantile.
 	g, z, tol := s.Skewness(), r.Radius(n)*math.Sqrt(n), r.alpha/5
 	r.symmetric(&d, hw, max(need, math.Ceil(SkewError(z, g, 1)/tol)), SkewError(z, g, n) <= tol)
 	return d
+}
+
+// need projects the trials at which the interval of a block of standard deviation
+// sd falls within ±eps, from n on: the radius falls about like √(ln n / n), so by
+// bisection on it.
+func (r *Anytime) need(sd, eps, n float64) float64 {
+	if sd*r.Radius(n) <= eps {
+		return n
+	}
+	lo, hi := n, n
+	for sd*r.Radius(hi) > eps && hi < 1e18 {
+		lo, hi = hi, hi*2
+	}
+	for hi-lo > 1 {
+		m := math.Floor((lo + hi) / 2)
+		if sd*r.Radius(m) > eps {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
 }
 
 // Bernstein is an empirical-Bernstein rule. For values in a range of width R, A.

@@ -88,6 +88,8 @@ func New(name string, t stats.Thresholds) (Rule, error) {
 		return &CLT{base: b, Plain: true}, nil
 	case "clt-gamma": // the laboratory's: the guarded rule with the quantile at γ
 		return &CLT{base: b, Level: t.Gamma}, nil
+	case "clt-naive": // the laboratory's: the guarded rule on the sample alone
+		return &CLT{base: b, Naive: true}, nil
 	case "clt-tol10": // the laboratory's: the skewness guard at α/10
 		return &CLT{base: b, Tol: (1 - t.Gamma) / 10}, nil
 	case "anytime":
