@@ -84,10 +84,10 @@ func TestSkewError(t *testing.T) {
 // judged with one more 10: p = 5/41, s' = √(41·p(1 − p)·100/40) = 3.3129,
 // G1' = (1 − 2p)/√(p(1 − p)) = 2.3105. The t-interval is ±2.3289·3.3129/√41 =
 // ±1.2050, and E(t) = 2.3289·φ(2.3289)·G1'²·(t⁴ + 2t² − 3)/(9·41) = 0.0333 >
-// α/5 = 0.01: the guard fails, so the block is judged by the confidence sequence
+// α/10 = 0.005: the guard fails, so the block is judged by the confidence sequence
 // of "anytime" instead, whose radius at n' = 41 is 0.78945·s' = ±2.6154. With
 // ε = 1.2 it is unconverged; it needs the fewer of the guard's trials,
-// ⌈E(t)·41/0.01⌉ = 137, and the sequence's, 109. With ε = 5 it converges at ±2.6154.
+// ⌈E(t)·41/0.005⌉ = 273, and the sequence's, 109. With ε = 5 it converges at ±2.6154.
 // The naive rule (the default before) reports ±5 there: z_ε = 5·√40/3.0382 = 10.4,
 // where the skewness of the sample cannot matter.
 func TestCLTSkewGuard(t *testing.T) {
