@@ -209,7 +209,9 @@ func (r *Anytime) need(sd, eps, n float64) float64 {
 	for sd*r.Radius(hi) > eps && hi < 1e18 {
 		lo, hi = hi, hi*2
 	}
-	for hi-lo > 1 {
+	// To 10⁻⁹ relative: far out (hi ~ 10¹⁸) floats are spaced wider than 1, and
+	// the midpoint would stop moving.
+	for hi-lo > max(1, hi*1e-9) {
 		m := math.Floor((lo + hi) / 2)
 		if sd*r.Radius(m) > eps {
 			lo = m

@@ -3,6 +3,7 @@ package stopping
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/fragprof/fragprof/internal/stats"
 )
@@ -219,5 +220,24 @@ func TestNextCheck(t *testing.T) {
 	}
 	if _, err := New("nope", stats.DefaultThresholds); err == nil {
 		t.Error("unknown rule accepted")
+	}
+}
+
+// TestNeedFarOut: a precision so fine that the trials needed lie where floats are
+// spaced wider than one trial (past 2⁵³; freq --rel-eps 1e-9 gets there) is
+// projected, not looped on: the bisection of the anytime radius, which the default
+// rule uses while its skewness guard fails, stops at 10⁻⁹ relative.
+func TestNeedFarOut(t *testing.T) {
+	a := newAnytime(base{alpha: 0.05}, AnytimeTarget)
+	eps := 7 * a.Radius(1e17)
+	done := make(chan float64, 1)
+	go func() { done <- a.need(7, eps, 31) }()
+	select {
+	case n := <-done:
+		if math.Abs(n/1e17-1) > 1e-6 {
+			t.Errorf("need = %g, want 1e17", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("need did not return within 10 s")
 	}
 }
