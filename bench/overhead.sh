@@ -17,6 +17,10 @@
 # clang-pgo/clang, fragprof-vol/fragprof and fragprof-cont/fragprof of the wall time
 # and of the CPU time (user + system).
 #
+# C++ programs (examples/*.cpp and bench/cxx_work.cpp, CPU-bound: virtual calls,
+# templates, STL containers, an exception per 64 rounds) are built the same way with
+# clang++, fragprof c++, g++ and g++ --coverage.
+#
 # Programs: every examples/*.c (with the stdin and args their header comments name;
 # they run in about a millisecond, so their ratios show the cost of process
 # start-up and of writing the counts at exit, not of counting),
@@ -24,7 +28,7 @@
 # bench/csmith_loop.c so that its func_1 runs ROUNDS times (a csmith program alone
 # ends within milliseconds or never). Every build must print what clang's prints.
 #
-# Usage: bench/overhead.sh [-r RUNS] [-c] [-p PROGRAM.c ...]
+# Usage: bench/overhead.sh [-r RUNS] [-c] [-p PROGRAM.c|PROGRAM.cpp ...]
 #   -r RUNS   hyperfine's --runs for each build (default 15)
 #   -c        the csmith programs only
 #   -p        these programs only (no csmith)
@@ -75,12 +79,14 @@ header() { sed -n "s|^// $1: *||p" "$2" | head -1; }
 build() {
 	local name=$1; shift
 	local cflags=(-w -I/usr/include/csmith -I runtime/c)
-	clang -O2 "${cflags[@]}" "$@" -o "$work/$name.clang" -lm
-	"$work/fragprof" cc -O2 "${cflags[@]}" "$@" -o "$work/$name.fragprof" -lm
-	gcc -O2 "${cflags[@]}" "$@" -o "$work/$name.gcc" -lm
-	gcc --coverage -O2 "${cflags[@]}" "$@" -o "$work/$name.gcc-cov" -lm
-	clang -fprofile-instr-generate -O2 "${cflags[@]}" "$@" -o "$work/$name.clang-pgo" -lm
-	FRAGPROF_VOLATILE=1 "$work/fragprof" cc -O2 "${cflags[@]}" "$@" -o "$work/$name.fragprof-vol" -lm
+	local clang=clang fp=cc gcc=gcc
+	case "$1" in *.cpp) clang=clang++ fp=c++ gcc=g++ ;; esac
+	$clang -O2 "${cflags[@]}" "$@" -o "$work/$name.clang" -lm
+	"$work/fragprof" $fp -O2 "${cflags[@]}" "$@" -o "$work/$name.fragprof" -lm
+	$gcc -O2 "${cflags[@]}" "$@" -o "$work/$name.gcc" -lm
+	$gcc --coverage -O2 "${cflags[@]}" "$@" -o "$work/$name.gcc-cov" -lm
+	$clang -fprofile-instr-generate -O2 "${cflags[@]}" "$@" -o "$work/$name.clang-pgo" -lm
+	FRAGPROF_VOLATILE=1 "$work/fragprof" $fp -O2 "${cflags[@]}" "$@" -o "$work/$name.fragprof-vol" -lm
 	cp "$work/$name.fragprof-vol" "$work/$name.fragprof-cont"
 }
 
@@ -136,15 +142,18 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 
 programs=("${only[@]}")
 if [ ${#programs[@]} -eq 0 ] && [ -z "$csmith_only" ]; then
-	programs=(examples/*.c)
+	programs=(examples/*.c examples/*.cpp bench/cxx_work.cpp)
 fi
 for src in "${programs[@]}"; do
 	[ -f "$src" ] || continue
-	name=$(basename "$src" .c)
+	name=$(basename "$src")
+	name=${name%.*}
 	build "$name" "$src"
 	stdin=$(header stdin "$src")
 	[ -n "$stdin" ] && stdin="$stdin"$'\n'
-	measure "$name" "$stdin" "$(header args "$src")" "$EXAMPLE_REPS"
+	reps=$EXAMPLE_REPS
+	[ "$src" = bench/cxx_work.cpp ] && reps=1
+	measure "$name" "$stdin" "$(header args "$src")" "$reps"
 done
 
 if [ ${#only[@]} -eq 0 ]; then
