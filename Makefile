@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := fragprof
 DEMO    := demo-out
 
-.PHONY: all build deps test test-short demo bench clean
+.PHONY: all build deps test test-short test-slurm demo bench clean
 
 all: build
 
@@ -19,6 +19,11 @@ build:
 test: deps build
 	$(GO) vet ./...
 	$(GO) test -timeout 25m ./...
+
+# freq --engine slurm on a real single-node Slurm cluster (scripts/slurm-local.sh
+# brings it up, installing Slurm when missing); `make test` runs these too.
+test-slurm: build
+	$(GO) test -count=1 -run TestFreqSlurm ./cmd/fragprof
 
 # The quick suite for the edit-compile-test loop: the large corpora are left out.
 test-short: build

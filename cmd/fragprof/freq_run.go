@@ -35,7 +35,14 @@ import (
 // run is freq: it checks the flags, then judges profiles (--from), replays a trial
 // (--replay) or runs the trials, and writes the report.
 func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
+	if f.cl.status != "" || f.cl.resume != "" {
+		return f.cl.statusOrResume(e, c)
+	}
 	shard, shards, iso, err := f.checkArgs(c, args)
+	if err != nil {
+		return err
+	}
+	first, share, err := f.cl.task(c, shard, shards, f.profFile)
 	if err != nil {
 		return err
 	}
@@ -43,17 +50,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	writeFreq := func(fr *report.Freq) error {
-		return writeReport(e, f.outFile, func(w io.Writer) error {
-			switch f.format {
-			case "json":
-				return report.WriteFreqJSON(w, fr)
-			case "dot":
-				return report.WriteFreqDOT(w, fr)
-			}
-			return report.WriteFreqText(w, fr, sourceFiles)
-		})
-	}
+	writeFreq := freqWriter(e, f.format, f.outFile)
 	if f.from {
 		return freqFrom(e, args, rule, f.profFile, writeFreq)
 	}
@@ -82,6 +79,11 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.cl.engine != "local" {
+		return f.cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &f.in, rule: rule,
+			maxTrials: f.maxTrials, report: map[string]string{"format": f.format, "output": f.outFile,
+				"profile": f.profFile, "report": f.htmlFile, "inputs": strings.Join(inputLines(model), "\n")}})
+	}
 	prog := &montecarlo.Program{
 		Binary: bin, Inputs: model, Seed: f.in.seed, Isolation: iso, Timeout: f.trialTimeout,
 		CountNonZero: !f.failNonZero, Dir: dir,
@@ -97,6 +99,9 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	cfg := montecarlo.Config{
 		Rule: rule, MaxTrials: f.maxTrials, MaxTime: f.maxTime, Jobs: f.jobs, NewWorker: prog.NewWorker,
 		Shard: shard, Shards: shards, MaxFailRate: f.maxFail, Only: f.only,
+	}
+	if share > 0 {
+		cfg.First, cfg.MaxTrials, cfg.Exhaust = first, share, true
 	}
 	progress := newProgressLine(e.stderr)
 	if progress != nil {
@@ -126,6 +131,9 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		if err := p.WriteFile(f.profFile); err != nil {
 			return fmt.Errorf("freq: writing the profile: %w", err)
 		}
+	}
+	if f.cl.record != "" {
+		return f.cl.writeRecord(res)
 	}
 	fr := &report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()),
 		Seed: f.in.seed, Counters: counters, Inputs: inputLines(model), Replay: replay}
@@ -178,6 +186,22 @@ func warnExits(e *env, res *montecarlo.Result) {
 	}
 	fmt.Fprintf(e.stderr, "fragprof freq: warning: %d of the %d trials used exited non-zero (%s); their counts are in the estimates (--fail-nonzero leaves them out)\n",
 		nonzero, res.Trials, strings.Join(parts, ", "))
+}
+
+// freqWriter returns the writer of freq's report in format (text, json or dot) to
+// outFile ("" for stderr).
+func freqWriter(e *env, format, outFile string) func(*report.Freq) error {
+	return func(fr *report.Freq) error {
+		return writeReport(e, outFile, func(w io.Writer) error {
+			switch format {
+			case "json":
+				return report.WriteFreqJSON(w, fr)
+			case "dot":
+				return report.WriteFreqDOT(w, fr)
+			}
+			return report.WriteFreqText(w, fr, sourceFiles)
+		})
+	}
 }
 
 // parseShard parses "I/K" with 0 ≤ I < K.
