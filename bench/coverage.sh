@@ -30,7 +30,7 @@ newton=(examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n')
 echo "== 1. coverage laboratory, R = $R replications per cell ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 $FP freq "${newton[@]}" --rel-eps 1e-9 --max-trials 20000 --profile "$tmp/newton.fpp" -o /dev/null 2>/dev/null
 "$tmp/lab" -r "$R" -oracle-r $((2 * R)) -gammas "$GAMMAS" -profile "$tmp/newton.fpp" -rel-eps 0.03 \
-  -rules clt,clt-plain,anytime,bernstein,freqsys-signed,freqsys-absolute
+  -rules clt,clt-naive,clt-plain,anytime,bernstein,freqsys-signed,freqsys-absolute
 
 echo "== 2. variance reduction under the default rule (R = $((R / 2)))"
 "$tmp/lab" -designs -rules clt -r $((R / 2))

@@ -17,7 +17,7 @@ import (
 )
 
 func main() {
-	rules := flag.String("rules", "clt,clt-plain,anytime,bernstein,freqsys-signed,freqsys-absolute", "rules to compare, comma-separated")
+	rules := flag.String("rules", "clt,clt-naive,clt-plain,anytime,bernstein,freqsys-signed,freqsys-absolute", "rules to compare, comma-separated")
 	gammas := flag.String("gammas", "0.95", "confidences, comma-separated")
 	r := flag.Int("r", 1000, "replications per cell")
 	oracleR := flag.Int("oracle-r", 4000, "samples per candidate n of the oracle")

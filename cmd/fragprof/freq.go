@@ -50,12 +50,14 @@ known to ±ε (or ±rel-eps·e) with confidence γ.
 The stopping rule (--rule; docs/statistics.md gives formulas, sources and the
 coverage each reaches in the laboratory of bench/coverage.sh):
   clt          the default. After each trial, with n trials, mean x̄, standard
-               deviation s and skewness G1 of a block's counts, the block converges
-               when t·s/√n ≤ ε (Student's t at 1 − (1 − γ)/2, Chow & Robbins 1965)
+               deviation s and skewness G1 of a block's counts — taken with one
+               more trial as large as the largest seen, so that a heavy tail
+               the sample barely shows counts —, the block converges when
+               t·s/√n ≤ ε (Student's t at 1 − (1 − γ)/2, Chow & Robbins 1965)
                and the skewness term of the Edgeworth expansion of the interval's
-               coverage is at most (1 − γ)/5 (Hall 1992; at 95 % about n > 25·G1²,
-               Cochran's rule). When t·s/√n is far inside ±ε, ±ε itself is
-               reported once the skewness cannot break it. A block that runs at
+               coverage is at most (1 − γ)/10 (Hall 1992; at 95 % about
+               n > 50·G1²). While that skewness guard fails, the block is judged
+               by the wider interval of the anytime rule instead. A block that runs at
                most once per trial gets the exact Clopper–Pearson interval. Its
                intervals hold at the point where the rule stops, or at a number of
                trials fixed in advance.

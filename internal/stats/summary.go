@@ -49,6 +49,33 @@ func (s Summary) Skewness() float64 {
 	return math.Sqrt(float64(s.N)) * s.M3 / math.Pow(s.M2, 1.5)
 }
 
+// With returns the summary of the sample with one more value x: N, Mean, M2 and M3
+// updated by the one-point case of the pairwise formulas (T. Chan, G. Golub and
+// R. LeVeque 1979; P. Pébay, "Formulas for robust, one-pass parallel computation
+// of covariances and arbitrary-order statistical moments", Sandia SAND2008-6212):
+// with δ = x − x̄ and n' = N + 1, x̄' = x̄ + δ/n', M2' = M2 + δ²N/n',
+// M3' = M3 + δ³N(N − 1)/n'² − 3δ·M2/n'. Abs3 and Abs3Lo are left as they are
+// (they are bounds, not sums about the new mean), Zeros, Min and Max updated.
+func (s Summary) With(x float64) Summary {
+	n := float64(s.N)
+	n1 := n + 1
+	d := x - s.Mean
+	s.M3 += d*d*d*n*(n-1)/(n1*n1) - 3*d*s.M2/n1
+	s.M2 += d * d * n / n1
+	s.Mean += d / n1
+	s.N++
+	if x == 0 {
+		s.Zeros++
+	}
+	if x >= 0 && uint64(x) > s.Max {
+		s.Max = uint64(x)
+	}
+	if x >= 0 && uint64(x) < s.Min {
+		s.Min = uint64(x)
+	}
+	return s
+}
+
 // Variance returns s² = M2/(N−1), the unbiased sample variance (SEEDS 000, step 3),
 // or NaN when N < 2.
 func (s Summary) Variance() float64 {

@@ -5,10 +5,11 @@
 // The rules ([Names]):
 //
 //   - "clt" (the default): Student's t interval x̄ ± t·s/√n at confidence
-//     1 − (1 − γ)/2, checked after every trial (Chow & Robbins 1965), guarded by the
-//     Edgeworth skewness term of its coverage (Hall 1992; Cochran's rule, Sugden,
-//     Smith & Jones 2000), and exact binomial intervals (Clopper & Pearson 1934) for
-//     blocks that run at most once per trial;
+//     1 − (1 − γ)/2, checked after every trial (Chow & Robbins 1965), on the sample
+//     with one more trial at its largest count, guarded by the Edgeworth skewness
+//     term of its coverage (Hall 1992; Cochran's rule, Sugden, Smith & Jones 2000)
+//     with the confidence sequence below while the guard fails, and exact binomial
+//     intervals (Clopper & Pearson 1934) for blocks that run at most once per trial;
 //   - "anytime": an asymptotic confidence sequence (Waudby-Smith, Arnold, Wu, Howard
 //     & Ramdas 2024), valid at every n at once, so also when the run is stopped at a
 //     moment chosen by looking at the data (Ctrl-C, --max-time);
@@ -88,8 +89,8 @@ func New(name string, t stats.Thresholds) (Rule, error) {
 		return &CLT{base: b, Plain: true}, nil
 	case "clt-gamma": // the laboratory's: the guarded rule with the quantile at γ
 		return &CLT{base: b, Level: t.Gamma}, nil
-	case "clt-tol10": // the laboratory's: the skewness guard at α/10
-		return &CLT{base: b, Tol: (1 - t.Gamma) / 10}, nil
+	case "clt-naive": // the laboratory's: the guarded rule on the sample alone
+		return &CLT{base: b, Naive: true}, nil
 	case "anytime":
 		return newAnytime(b, AnytimeTarget), nil
 	case "bernstein":

@@ -3,6 +3,7 @@ package stopping
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/fragprof/fragprof/internal/stats"
 )
@@ -27,30 +28,39 @@ func rule(t *testing.T, name string, eps float64, nmin uint64) Rule {
 }
 
 // TestCLTWorkedExample checks the default rule against values worked by hand.
-// Counts 2 4 4 4 6 repeated 8 times (n = 40): x̄ = 4, M2 = 8·8 = 64, s² = 64/39,
-// s = 1.2810252; M3 = 0, so G1 = 0 and the guard holds. γ = 0.95: t_{0.9875, 39} =
-// 2.3313 (Student; gonum), half-width 2.3312·1.2810252/√40 = 0.47218.
-// With ε = 0.5 the block converges; with ε = 0.4 it does not, and needs
-// ⌊(t·s/ε)²⌋ + 1 = ⌊55.7⌋ + 1 trials at the current t and s.
+// Counts 2 4 4 4 6 repeated 8 times (n = 40, x̄ = 4, M2 = 64), judged with one more
+// trial at the largest count, 6: n' = 41, δ = 2, x̄' = 4 + 2/41 = 4.048780,
+// M2' = 64 + 4·40/41 = 67.902439, s' = √(67.902439/40) = 1.302905;
+// M3' = 0 + 8·40·39/41² − 3·2·64/41 = −1.941702, so G1' = −0.0222 and the guard
+// holds. γ = 0.95: t_{0.9875, 40} = 2.3289 (Student; gonum), half-width
+// 2.3289·1.302905/√41 = 0.47389 about the sample's own mean 4. With ε = 0.5 the
+// block converges; with ε = 0.4 it does not, and needs ⌊(t·s'/ε)²⌋ + 1 = ⌊57.5⌋ + 1
+// = 58 trials at the current t and s'.
 func TestCLTWorkedExample(t *testing.T) {
 	var xs []uint64
 	for range 8 {
 		xs = append(xs, 2, 4, 4, 4, 6)
 	}
 	s := summaryOf(xs...)
-	tq := stats.StudentQuantile(1-0.05/4, 39)
-	if math.Abs(tq-2.3313) > 5e-4 {
-		t.Fatalf("t_{0.9875,39} = %g, want ≈ 2.3313", tq)
+	if w := s.With(6); w.N != 41 || math.Abs(w.Mean-166.0/41) > 1e-12 || math.Abs(w.M2-67.902439) > 1e-6 || math.Abs(w.M3+1.941702) > 1e-6 {
+		t.Fatalf("With(6) = %+v, want n 41, mean 4.048780, M2 67.902439, M3 −1.941702", w)
 	}
-	sd := math.Sqrt(64.0 / 39)
-	hw := tq * sd / math.Sqrt(40)
+	tq := stats.StudentQuantile(1-0.05/4, 40)
+	if math.Abs(tq-2.3289) > 5e-4 {
+		t.Fatalf("t_{0.9875,40} = %g, want ≈ 2.3289", tq)
+	}
+	sd := math.Sqrt(67.902439 / 40)
+	hw := tq * sd / math.Sqrt(41)
+	if math.Abs(hw-0.47389) > 1e-5 {
+		t.Fatalf("half-width %g, want 0.47389", hw)
+	}
 	d := rule(t, "clt", 0.5, 30).Decide(s)
-	if d.State != stats.Converged || math.Abs(d.HalfWidth-hw) > 1e-12 || d.Lo != 4-d.HalfWidth || d.Hi != 4+d.HalfWidth {
-		t.Errorf("ε = 0.5: %v ± %g [%g, %g], want converged ± %g", d.State, d.HalfWidth, d.Lo, d.Hi, hw)
+	if d.State != stats.Converged || math.Abs(d.HalfWidth-hw) > 1e-7 || d.Mean != 4 || d.Lo != 4-d.HalfWidth || d.Hi != 4+d.HalfWidth {
+		t.Errorf("ε = 0.5: %v %g ± %g [%g, %g], want converged 4 ± %g", d.State, d.Mean, d.HalfWidth, d.Lo, d.Hi, hw)
 	}
 	d = rule(t, "clt", 0.4, 30).Decide(s)
-	if want := math.Floor(math.Pow(tq*sd/0.4, 2)) + 1; d.State != stats.Unconverged || d.Need != want {
-		t.Errorf("ε = 0.4: %v, need %g; want unconverged, need %g", d.State, d.Need, want)
+	if d.State != stats.Unconverged || d.Need != 58 {
+		t.Errorf("ε = 0.4: %v, need %g; want unconverged, need 58", d.State, d.Need)
 	}
 	// Before n_min nothing is decided.
 	if d := rule(t, "clt", 0.5, 40).Decide(s); d.State != stats.Unconverged {
@@ -71,12 +81,16 @@ func TestSkewError(t *testing.T) {
 	}
 }
 
-// TestCLTSkewGuard: a block whose counts are 0 in 36 trials and 10 in 4 (n = 40,
-// s = 3.0382, G1 = (1 − 2p)/√(p(1 − p)) = 0.8/0.3 = 2.667 with p = 0.1) has a
-// t-interval of ±2.3313·3.0382/√40 = ±1.120, but E(t) = 0.0454 > α/5 = 0.01: the
-// guard needs n ≥ E(t)·40/0.01 = 182 trials. With ε = 1.2, z_ε = 2.498 and
-// E(z_ε) = 0.042 exceeds 0.01 + 2(Φ(2.498) − Φ(2.331)) = 0.017: unconverged. With
-// ε = 5, z_ε = 10.4, where the skewness cannot matter: converged, reported ± 5.
+// TestCLTSkewGuard: a block whose counts are 0 in 36 trials and 10 in 4 (n = 40),
+// judged with one more 10: p = 5/41, s' = √(41·p(1 − p)·100/40) = 3.3129,
+// G1' = (1 − 2p)/√(p(1 − p)) = 2.3105. The t-interval is ±2.3289·3.3129/√41 =
+// ±1.2050, and E(t) = 2.3289·φ(2.3289)·G1'²·(t⁴ + 2t² − 3)/(9·41) = 0.0333 >
+// α/10 = 0.005: the guard fails, so the block is judged by the confidence sequence
+// of "anytime" instead, whose radius at n' = 41 is 0.78945·s' = ±2.6154. With
+// ε = 1.2 it is unconverged; it needs the fewer of the guard's trials,
+// ⌈E(t)·41/0.005⌉ = 273, and the sequence's, 109. With ε = 5 it converges at ±2.6154.
+// The naive rule (the default before) reports ±5 there: z_ε = 5·√40/3.0382 = 10.4,
+// where the skewness of the sample cannot matter.
 func TestCLTSkewGuard(t *testing.T) {
 	var xs []uint64
 	for i := range 40 {
@@ -87,18 +101,26 @@ func TestCLTSkewGuard(t *testing.T) {
 		}
 	}
 	s := summaryOf(xs...)
-	if g := s.Skewness(); math.Abs(g-0.8/0.3) > 1e-12 {
-		t.Fatalf("G1 = %g, want %g", g, 0.8/0.3)
+	if g := s.With(10).Skewness(); math.Abs(g-(1-10.0/41)/math.Sqrt(5.0/41*36/41)) > 1e-9 {
+		t.Fatalf("G1' = %g, want 2.3105", g)
+	}
+	a := newAnytime(base{alpha: 0.05}, AnytimeTarget)
+	cs := 3.3129 * a.Radius(41)
+	if math.Abs(a.Radius(41)-0.78945) > 1e-5 {
+		t.Fatalf("radius(41) = %g, want 0.78945", a.Radius(41))
 	}
 	d := rule(t, "clt", 1.2, 30).Decide(s)
-	if d.State != stats.Unconverged || d.HalfWidth > 1.2 || d.Need != 182 {
-		t.Errorf("ε = 1.2: %v ± %g need %g; want unconverged though ± < 1.2, needing 182", d.State, d.HalfWidth, d.Need)
+	if d.State != stats.Unconverged || math.Abs(d.HalfWidth-cs) > 1e-3 || d.Need != 109 {
+		t.Errorf("ε = 1.2: %v ± %g need %g; want unconverged ± %g, needing 109", d.State, d.HalfWidth, d.Need, cs)
 	}
 	d = rule(t, "clt", 5, 30).Decide(s)
-	if d.State != stats.Converged || d.HalfWidth != 5 {
-		t.Errorf("ε = 5: %v ± %g; want converged ± 5", d.State, d.HalfWidth)
+	if d.State != stats.Converged || math.Abs(d.HalfWidth-cs) > 1e-3 {
+		t.Errorf("ε = 5: %v ± %g; want converged ± %g", d.State, d.HalfWidth, cs)
 	}
-	// The bare rule converges at ε = 2.
+	if d := rule(t, "clt-naive", 5, 30).Decide(s); d.State != stats.Converged || d.HalfWidth != 5 {
+		t.Errorf("clt-naive, ε = 5: %v ± %g; want converged ± 5", d.State, d.HalfWidth)
+	}
+	// The bare rule converges at ε = 1.2.
 	if d := rule(t, "clt-plain", 1.2, 30).Decide(s); d.State != stats.Converged {
 		t.Errorf("clt-plain: %v", d.State)
 	}
@@ -143,6 +165,7 @@ func TestRareStates(t *testing.T) {
 	}{{0.05, stats.Rare}, {0.005, stats.Unconverged}} {
 		th := stats.DefaultThresholds
 		th.Eps, th.IgnoreRare = 0.001, tc.ignore
+		th.MaxTrials = 0 // no budget: only --ignore-rare makes it rare
 		r, err := New("clt", th)
 		if err != nil {
 			t.Fatal(err)
@@ -197,5 +220,24 @@ func TestNextCheck(t *testing.T) {
 	}
 	if _, err := New("nope", stats.DefaultThresholds); err == nil {
 		t.Error("unknown rule accepted")
+	}
+}
+
+// TestNeedFarOut: a precision so fine that the trials needed lie where floats are
+// spaced wider than one trial (past 2⁵³; freq --rel-eps 1e-9 gets there) is
+// projected, not looped on: the bisection of the anytime radius, which the default
+// rule uses while its skewness guard fails, stops at 10⁻⁹ relative.
+func TestNeedFarOut(t *testing.T) {
+	a := newAnytime(base{alpha: 0.05}, AnytimeTarget)
+	eps := 7 * a.Radius(1e17)
+	done := make(chan float64, 1)
+	go func() { done <- a.need(7, eps, 31) }()
+	select {
+	case n := <-done:
+		if math.Abs(n/1e17-1) > 1e-6 {
+			t.Errorf("need = %g, want 1e17", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("need did not return within 10 s")
 	}
 }
