@@ -294,6 +294,11 @@ func coordinate(e *env, dir string, retune func(*cluster.Spec)) error {
 		return fmt.Errorf("freq: %v (the run is kept in %s: fix the cause, then 'fragprof freq --resume %s')", err, dir, dir)
 	}
 	rep := co.J.Spec.Report
+	if rep["program"] != "" {
+		// The files the user named, as a local run names them: the tasks ran the
+		// copy of the binary in the run directory.
+		out.Profile.Identity.Name = rep["program"]
+	}
 	if rep["profile"] != "" {
 		if err := out.Profile.WriteFile(rep["profile"]); err != nil {
 			return fmt.Errorf("freq: writing the profile: %w", err)

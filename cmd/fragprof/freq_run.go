@@ -83,7 +83,8 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if f.cl.engine != "local" {
 		return f.cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &f.in, rule: rule,
 			maxTrials: f.maxTrials, report: map[string]string{"format": f.format, "output": f.outFile,
-				"profile": f.profFile, "report": f.htmlFile, "inputs": strings.Join(inputLines(model), "\n")}})
+				"profile": f.profFile, "report": f.htmlFile, "inputs": strings.Join(inputLines(model), "\n"),
+				"program": programIdentity(bin, args).Name}})
 	}
 	prog := &montecarlo.Program{
 		Binary: bin, Inputs: model, Seed: f.in.seed, Isolation: iso, Timeout: f.trialTimeout,
