@@ -143,11 +143,11 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 		fll := filepath.Join(tmp, fmt.Sprintf("%d-%s.fp.ll", n, stem))
 		o := iopt
 		o.Source = src
-		if _, err := InstrumentFile(ll, fll, o); err != nil {
+		if _, err := t.InstrumentFile(ll, fll, front, o); err != nil {
 			return err
 		}
 		// The back end sees code-generation options only.
-		back := []string{opt}
+		back := append([]string{opt}, t.IRReaderFlags(front)...)
 		for _, p := range parsed {
 			if p.input || p.opt == "-o" || p.opt == "-c" || p.opt == "-S" || cppOnly[p.opt] ||
 				strings.HasPrefix(p.opt, "-O") || strings.HasPrefix(p.opt, "-M") ||

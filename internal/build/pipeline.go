@@ -44,14 +44,10 @@ func (t *Toolchain) EmitIR(ctx context.Context, stderr io.Writer, src, out strin
 // fragment timers, checkpoints. It schedules text edits on m.
 type Edit func(m *llvmir.Module, u *instrument.Unit) error
 
-// InstrumentFile reads the IR at in, instruments it, applies the further edits and
-// writes it to out.
-func InstrumentFile(in, out string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
-	data, err := os.ReadFile(in)
-	if err != nil {
-		return nil, err
-	}
-	m, err := llvmir.Parse(in, data)
+// InstrumentFile reads the IR at in (printed by EmitIR with cflags), instruments it,
+// applies the further edits and writes it to out.
+func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
+	m, err := t.ReadIR(in, cflags)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,10 @@ type Module struct {
 	Funcs []*Func
 	// Meta are the metadata nodes "!N = ...", by number.
 	Meta map[int]*MDNode
-	// Opaque is true when the module uses opaque pointers (ptr), as clang ≥ 15 prints.
+	// Opaque is true when the module uses opaque pointers (ptr), as clang ≥ 15 prints
+	// by default, and false for typed pointers (i8*), as clang 14 prints: what the
+	// caller of ParseDialect said, or what Parse read from the first load or store.
+	// Instrumentation writes in this dialect.
 	Opaque bool
 	// SourceFilename is the source_filename of the module.
 	SourceFilename string

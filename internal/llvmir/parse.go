@@ -17,7 +17,78 @@ var (
 // Parse reads a module. file names the IR in error messages. It fails only on text
 // inside a function body that it cannot place (a stray line, an unterminated block,
 // a branch to an unknown label); everything else is kept verbatim.
+//
+// The pointer dialect (Module.Opaque) is read from the pointer operand of the first
+// load or store, the one place where the type printed is always a pointer type:
+// "ptr" in the opaque dialect, "T*" in the typed one. Callers that know which clang
+// printed the module, and with which flags, say so with ParseDialect instead.
 func Parse(file string, data []byte) (*Module, error) {
+	m, err := parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	m.Opaque = opaqueOperands(m)
+	return m, nil
+}
+
+// ParseDialect reads a module printed in the given pointer dialect: opaque (ptr), as
+// clang ≥ 15 prints by default, or typed (i8*), as clang 14 does. The dialect is a
+// property of the compiler and its flags (build.Toolchain.OpaquePointers), not of the
+// text: a typed module may well contain " ptr " in a string or a name.
+func ParseDialect(file string, data []byte, opaque bool) (*Module, error) {
+	m, err := parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	m.Opaque = opaque
+	return m, nil
+}
+
+// opaqueOperands reports whether the first load or store of m has an opaque pointer
+// operand (false for a module with neither).
+func opaqueOperands(m *Module) bool {
+	for _, f := range m.Funcs {
+		for _, b := range f.Blocks {
+			for _, in := range b.Instrs {
+				if in.Op != "load" && in.Op != "store" {
+					continue
+				}
+				// load [volatile] T, PTRTYPE %p ...; store [volatile] T %v, PTRTYPE %p ...
+				// The pointer operand follows the first top-level comma.
+				ops := strings.TrimSpace(m.Lines[in.Line])
+				if k := topLevelComma(ops); k >= 0 {
+					rest := strings.TrimSpace(ops[k+1:])
+					return strings.HasPrefix(rest, "ptr ") || strings.HasPrefix(rest, "ptr addrspace(")
+				}
+			}
+		}
+	}
+	return false
+}
+
+// topLevelComma returns the index of the first comma of s outside brackets, or -1.
+func topLevelComma(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{', '<':
+			depth++
+		case ')', ']', '}', '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		case '"':
+			if j := strings.IndexByte(s[i+1:], '"'); j >= 0 {
+				i += j + 1
+			}
+		}
+	}
+	return -1
+}
+
+func parse(file string, data []byte) (*Module, error) {
 	text := string(data)
 	m := &Module{Meta: map[int]*MDNode{}}
 	m.FinalNewline = strings.HasSuffix(text, "\n")
@@ -52,10 +123,6 @@ func Parse(file string, data []byte) (*Module, error) {
 			if s, ok := unquote(strings.TrimPrefix(line, "source_filename = ")); ok {
 				m.SourceFilename = s
 			}
-		}
-		if !m.Opaque && (strings.Contains(line, " ptr ") || strings.Contains(line, "(ptr ") ||
-			strings.Contains(line, " ptr,") || strings.Contains(line, "(ptr)")) {
-			m.Opaque = true
 		}
 	}
 	return m, nil
