@@ -66,6 +66,14 @@ func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrume
 	return u, nil
 }
 
+// Promote says whether to keep loops' counters in locals (instrument.Options.Promote)
+// for code compiled at optimisation level opt: yes unless -O0, where the locals would
+// stay in memory, or FRAGPROF_PROMOTE=0, which keeps every count exact even for runs
+// that end by a fault inside a loop.
+func Promote(opt string) bool {
+	return opt != "-O0" && os.Getenv("FRAGPROF_PROMOTE") != "0"
+}
+
 // CompileIR compiles IR to an object file. flags carry the optimisation level and
 // code-generation options.
 func (t *Toolchain) CompileIR(ctx context.Context, stderr io.Writer, ll, obj string, flags []string) error {

@@ -42,6 +42,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		}
 		o := spec.Instr
 		o.Source = src
+		o.Promote = Promote(opt)
 		u, err := t.InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), spec.CFlags, o, spec.Edits...)
 		if err != nil {
 			return nil, err

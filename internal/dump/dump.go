@@ -137,7 +137,10 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 	counts := map[*cfg.Func]cfg.Counts{}
 	d.Warnings = nil
 	abrupt := d.stoppedAbruptly()
-	chords := false
+	chords, promoted := false, false
+	for _, u := range d.Units {
+		promoted = promoted || u.Unit.Promoted
+	}
 	var adjusted []string
 	for _, u := range d.Units {
 		off := 0
@@ -155,6 +158,9 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 				c, err = fp.Reconstruct(vals)
 			}
 			if err != nil {
+				if abrupt && promoted {
+					return nil, fmt.Errorf("%v (the run %s inside a loop whose counters were kept in registers; count it with a build made with FRAGPROF_PROMOTE=0 and --counters blocks or edges)", err, d.stopText())
+				}
 				if abrupt {
 					return nil, fmt.Errorf("%v (the run %s where chord counters cannot tell; count it with --counters blocks or edges)", err, d.stopText())
 				}
@@ -183,6 +189,9 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 			w += fmt.Sprintf("; in %v a stop outside a call was found and accounted for", adjusted)
 		}
 		d.Warnings = append(d.Warnings, w)
+	}
+	if abrupt && promoted {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s: the counters of loops kept in registers (counter promotion, at -O1 and above) lose the iterations of a loop that was running when the program stopped without a call — a fault or a signal from outside; build with FRAGPROF_PROMOTE=0 for exact counts of such runs", d.stopText()))
 	}
 	flow := d.Flow()
 	for i, f := range p.Program.Funcs {

@@ -20,6 +20,10 @@ type Options struct {
 	Atomic bool
 	// Source names the translation unit in reports (the file as given to clang).
 	Source string
+	// Promote keeps the counters of loops in locals, added to their slots when
+	// control leaves the loop nest (promote.go). Worth it only when the IR is
+	// optimised (mem2reg turns the locals into registers).
+	Promote bool
 }
 
 // A Unit is an instrumented translation unit: its plans, in counter-slot order.
@@ -27,6 +31,10 @@ type Unit struct {
 	Source string
 	Scheme Scheme
 	Funcs  []*FuncPlan
+	// Promoted reports that some counters are kept in locals inside loops
+	// (promote.go): a run that stops inside such a loop without a call (a fault, a
+	// signal from outside) loses their iterations since the loop was entered.
+	Promoted bool
 }
 
 // NumCounters returns the number of counter slots of the unit.
@@ -72,6 +80,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		slot += len(p.Counters)
 	}
 	renameMain(m)
+	u.Promoted = w.promoted
 	blob, err := u.Encode()
 	if err != nil {
 		return nil, err
@@ -81,11 +90,13 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 }
 
 type writer struct {
-	m   *llvmir.Module
-	opt Options
-	n   int // counters in the unit
-	cap int // length of the counter array: n padded to whole pages
-	tmp int // per-function temporary counter
+	m        *llvmir.Module
+	opt      Options
+	n        int  // counters in the unit
+	cap      int  // length of the counter array: n padded to whole pages
+	tmp      int  // per-function temporary counter
+	tbaaTag  int  // metadata number of the counters' TBAA tag, once defined
+	promoted bool // some counter is promoted
 }
 
 // CounterPage is the alignment and size granule of a unit's counter array, so that
@@ -123,19 +134,61 @@ func (w *writer) increment(k int) string {
 	if w.opt.Atomic {
 		return fmt.Sprintf("  %%__fp.%d = atomicrmw add %s %s, i64 1 monotonic", t, p, addr)
 	}
-	return fmt.Sprintf("  %%__fp.%d = load i64, %s %s, align 8\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %s, align 8",
-		t, p, addr, t, t, t, p, addr)
+	tbaa := w.tbaa()
+	return fmt.Sprintf("  %%__fp.%d = load i64, %s %s, align 8%s\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %s, align 8%s",
+		t, p, addr, tbaa, t, t, t, p, addr, tbaa)
+}
+
+// tbaa returns the type-based alias tag of counter accesses (", !tbaa !N"), defining
+// it on first use: a scalar type of its own under C's "omnipotent char", so that the
+// optimiser knows that no store through an int, long, double or struct pointer of
+// the program changes a counter and can keep counters in registers across them
+// (LICM's promotion; clang's TBAA nodes with the same content are the same nodes).
+func (w *writer) tbaa() string {
+	if w.tbaaTag == 0 {
+		root, char, typ, tag := w.m.NewMeta(), w.m.NewMeta(), w.m.NewMeta(), w.m.NewMeta()
+		w.m.Append(fmt.Sprintf("!%d = !{!\"Simple C/C++ TBAA\"}\n!%d = !{!\"omnipotent char\", !%d, i64 0}\n!%d = !{!\"fragprof counter\", !%d, i64 0}\n!%d = !{!%d, !%d, i64 0}",
+			root, char, root, typ, char, tag, typ, typ))
+		w.tbaaTag = tag
+	}
+	return fmt.Sprintf(", !tbaa !%d", w.tbaaTag)
 }
 
 // function schedules the edits for one function whose first counter is slot base.
 func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 	w.tmp = 0
 	g := p.Func
-	// Retargets per terminator: target index → new label.
-	retarget := map[*llvmir.Instr]map[int]string{}
-	var split strings.Builder
+	pr := &promotion{local: make([]bool, len(p.Counters))}
+	if w.opt.Promote {
+		pr = planPromotion(p)
+		w.promoted = w.promoted || len(pr.nests) > 0
+	}
+	// The locals of promoted counters, zero at the function's entry.
+	var locals strings.Builder
+	for i, on := range pr.local {
+		if on {
+			fmt.Fprintf(&locals, "  %%__fp.l%d = alloca i64, align 8\n  store i64 0, %s %%__fp.l%d, align 8\n", i, w.ptrTo("i64"), i)
+		}
+	}
+	if locals.Len() > 0 {
+		w.m.InsertBefore(f.Blocks[0].Instrs[0].Line, strings.TrimSuffix(locals.String(), "\n"))
+	}
+	inc := func(i int) string {
+		if pr.local[i] {
+			return w.localIncrement(i)
+		}
+		return w.increment(base + i)
+	}
+	// Code for new blocks that split edges, by edge, in the order first scheduled.
+	splits := map[int][]string{}
+	var splitOrder []int
+	onEdge := func(e *cfg.Edge, code string) {
+		if _, ok := splits[e.ID]; !ok {
+			splitOrder = append(splitOrder, e.ID)
+		}
+		splits[e.ID] = append(splits[e.ID], code)
+	}
 	for i, c := range p.Counters {
-		slot := base + i
 		switch c.Place {
 		case AtEntry:
 			b := c.Block
@@ -143,24 +196,44 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 				b = g.Edges[c.Edge].To.ID
 			}
 			ir := f.Blocks[b]
-			w.m.InsertBefore(ir.Instrs[ir.FirstNonPhi()].Line, w.increment(slot))
+			w.m.InsertBefore(ir.Instrs[ir.FirstNonPhi()].Line, inc(i))
 		case BeforeTerm:
 			ir := f.Blocks[g.Edges[c.Edge].From.ID]
-			w.m.InsertBefore(ir.Term().Line, w.increment(slot))
+			w.m.InsertBefore(ir.Term().Line, inc(i))
 		case SplitEdge:
-			e := g.Edges[c.Edge]
-			from, to := f.Blocks[e.From.ID], f.Blocks[e.To.ID]
-			name := fmt.Sprintf("__fp.e%d", e.ID)
-			t := from.Term()
-			if retarget[t] == nil {
-				retarget[t] = map[int]string{}
+			onEdge(g.Edges[c.Edge], inc(i))
+		}
+	}
+	// Flushes of promoted counters: on every edge that leaves their loop.
+	for _, n := range pr.nests {
+		for _, e := range n.loop.Exits {
+			code := w.flush(n.counters, base)
+			switch {
+			case len(e.From.Succs) == 1:
+				w.m.InsertBefore(f.Blocks[e.From.ID].Term().Line, code)
+			case len(e.To.Preds) == 1 && e.To.ID != 0:
+				ir := f.Blocks[e.To.ID]
+				w.m.InsertBefore(ir.Instrs[ir.FirstNonPhi()].Line, code)
+			default:
+				onEdge(e, code)
 			}
-			retarget[t][succIndex(e)] = name
-			fmt.Fprintf(&split, "\n%s:\n%s\n  br label %s", name, w.increment(slot), llvmir.LabelRef(to.Name))
-			// The target's phis now see the new block instead of the source.
-			for _, in := range to.Instrs[:to.FirstNonPhi()] {
-				w.m.Replace(in.Line, renameIncoming(w.m.Text(in.Line), from.Name, name))
-			}
+		}
+	}
+	retarget := map[*llvmir.Instr]map[int]string{}
+	var split strings.Builder
+	for _, id := range splitOrder {
+		e := g.Edges[id]
+		from, to := f.Blocks[e.From.ID], f.Blocks[e.To.ID]
+		name := fmt.Sprintf("__fp.e%d", e.ID)
+		t := from.Term()
+		if retarget[t] == nil {
+			retarget[t] = map[int]string{}
+		}
+		retarget[t][succIndex(e)] = name
+		fmt.Fprintf(&split, "\n%s:\n%s\n  br label %s", name, strings.Join(splits[id], "\n"), llvmir.LabelRef(to.Name))
+		// The target's phis now see the new block instead of the source.
+		for _, in := range to.Instrs[:to.FirstNonPhi()] {
+			w.m.Replace(in.Line, renameIncoming(w.m.Text(in.Line), from.Name, name))
 		}
 	}
 	for t, r := range retarget {
@@ -182,6 +255,41 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 			}
 		}
 	}
+}
+
+// localIncrement returns the instructions that add one to the local of promoted
+// counter i.
+func (w *writer) localIncrement(i int) string {
+	p := w.ptrTo("i64")
+	w.tmp++
+	t := w.tmp
+	return fmt.Sprintf("  %%__fp.%d = load i64, %s %%__fp.l%d, align 8\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %%__fp.l%d, align 8",
+		t, p, i, t, t, t, p, i)
+}
+
+// flush returns the instructions that add the locals of the promoted counters (plan
+// indices; the function's first slot is base) to their slots and zero them.
+func (w *writer) flush(counters []int, base int) string {
+	p := w.ptrTo("i64")
+	var sb strings.Builder
+	for _, i := range counters {
+		w.tmp++
+		t := w.tmp
+		addr := w.slotAddr(base + i)
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		fmt.Fprintf(&sb, "  %%__fp.%d = load i64, %s %%__fp.l%d, align 8\n", t, p, i)
+		if w.opt.Atomic {
+			fmt.Fprintf(&sb, "  %%__fp.%d.2 = atomicrmw add %s %s, i64 %%__fp.%d monotonic\n", t, p, addr, t)
+		} else {
+			tbaa := w.tbaa()
+			fmt.Fprintf(&sb, "  %%__fp.%d.1 = load i64, %s %s, align 8%s\n  %%__fp.%d.2 = add i64 %%__fp.%d.1, %%__fp.%d\n  store i64 %%__fp.%d.2, %s %s, align 8%s\n",
+				t, p, addr, tbaa, t, t, t, t, p, addr, tbaa)
+		}
+		fmt.Fprintf(&sb, "  store i64 0, %s %%__fp.l%d, align 8", p, i)
+	}
+	return sb.String()
 }
 
 // MainName is what an instrumented program's main is renamed to: the runtime's own
