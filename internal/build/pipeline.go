@@ -60,7 +60,11 @@ func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrume
 			return nil, err
 		}
 	}
-	if err := atomicfile.Write(out, m.Bytes()); err != nil {
+	err = atomicfile.WriteWith(out, func(w io.Writer) error {
+		_, err := m.WriteTo(w)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return u, nil

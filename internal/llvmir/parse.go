@@ -9,7 +9,6 @@ import (
 )
 
 var (
-	reDbg      = regexp.MustCompile(`!dbg !(\d+)`)
 	reMetaDef  = regexp.MustCompile(`^!(\d+) = `)
 	reNumbered = regexp.MustCompile(`%(\d+)\b`)
 )
@@ -309,9 +308,7 @@ func parseInstr(lines []string, j int) (*Instr, int, *Error) {
 		in.EndLine = k
 		line = sb.String()
 	}
-	if sm := reDbg.FindAllStringSubmatch(tailAttachments(line), -1); sm != nil {
-		in.Dbg, _ = strconv.Atoi(sm[len(sm)-1][1])
-	}
+	in.Dbg = lastDbg(tailAttachments(line))
 	var err error
 	switch op {
 	case "br":
@@ -333,6 +330,27 @@ func parseInstr(lines []string, j int) (*Instr, int, *Error) {
 		return nil, 0, &Error{Line: j + 1, Msg: err.Error() + ": " + line}
 	}
 	return in, in.EndLine, nil
+}
+
+// lastDbg returns N of the last "!dbg !N" in s, or -1 (without a regular
+// expression's allocations on every instruction).
+func lastDbg(s string) int {
+	for {
+		k := strings.LastIndex(s, "!dbg !")
+		if k < 0 {
+			return -1
+		}
+		j := k + len("!dbg !")
+		e := j
+		for e < len(s) && s[e] >= '0' && s[e] <= '9' {
+			e++
+		}
+		if e > j {
+			n, _ := strconv.Atoi(s[j:e])
+			return n
+		}
+		s = s[:k]
+	}
 }
 
 // tailAttachments returns the part of an instruction line that may hold metadata
