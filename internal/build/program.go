@@ -23,6 +23,9 @@ type Spec struct {
 	Instr   instrument.Options
 	Edits   []Edit   // further edits after the counters (timers, checkpoints)
 	Extra   []string // further sources compiled plainly and linked (a harness)
+	// ExactFaults keeps every counter in memory, in program order (no promotion,
+	// instrument.Options.Promote): runs that fault are counted exactly above -O0 too.
+	ExactFaults bool
 }
 
 // Build compiles spec into the instrumented executable out, keeping intermediate
@@ -42,7 +45,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		}
 		o := spec.Instr
 		o.Source = src
-		o.Promote = Promote(opt)
+		o.Promote = Promote(opt) && !spec.ExactFaults
 		u, err := t.InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), spec.CFlags, o, spec.Edits...)
 		if err != nil {
 			return nil, err

@@ -20,9 +20,12 @@ type Options struct {
 	Atomic bool
 	// Source names the translation unit in reports (the file as given to clang).
 	Source string
-	// Promote keeps the counters of loops in locals, added to their slots when
-	// control leaves the loop nest (promote.go). Worth it only when the IR is
-	// optimised (mem2reg turns the locals into registers).
+	// Promote lets the optimiser keep counters in registers: the counters of loops
+	// live in locals, added to their slots when control leaves the loop, and
+	// counter accesses carry an alias tag of their own (promote.go). Worth it only
+	// when the IR is optimised. It gives up exact counts for runs that stop by a
+	// fault or an outside signal: the optimiser may then hold an increment past the
+	// faulting instruction.
 	Promote bool
 }
 
@@ -134,7 +137,10 @@ func (w *writer) increment(k int) string {
 	if w.opt.Atomic {
 		return fmt.Sprintf("  %%__fp.%d = atomicrmw add %s %s, i64 1 monotonic", t, p, addr)
 	}
-	tbaa := w.tbaa()
+	tbaa := ""
+	if w.opt.Promote {
+		tbaa = w.tbaa()
+	}
 	return fmt.Sprintf("  %%__fp.%d = load i64, %s %s, align 8%s\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %s, align 8%s",
 		t, p, addr, tbaa, t, t, t, p, addr, tbaa)
 }

@@ -12,14 +12,17 @@
 // adds the locals to the slots: code size). A counter whose innermost loop has such
 // a call stays in memory.
 //
+// With promotion, counter accesses also carry a TBAA tag of their own type (see
+// writer.tbaa): the program's typed stores then do not pin counters in memory.
+//
 // Exactness. The locals are flushed on every edge that leaves their loop, and no call
 // inside it can end the run: every run that ends by returning from main, by exit(),
-// by longjmp or by a signal raised inside a call keeps exact counts. What a promoted
-// counter loses is the iterations since its loop was entered when the run stops
-// *inside* the loop without a call: a fault (SIGSEGV, SIGBUS, SIGFPE — undefined
-// behaviour, which an optimising compiler assumes away anyway) or a signal sent by
-// another process. Build without promotion (FRAGPROF_PROMOTE=0, or -O0, where
-// nothing is promoted) for exact counts of runs that crash inside a loop.
+// by longjmp or by a signal raised inside a call keeps exact counts. What promotion
+// gives up is runs that stop without a call: a fault (SIGSEGV, SIGBUS, SIGFPE —
+// undefined behaviour, which an optimising compiler assumes away: with the alias
+// tags it may sink an increment below the store that faults) or a signal sent by
+// another process. Build without promotion (FRAGPROF_PROMOTE=0, or -O0) for exact
+// counts of runs that crash.
 
 package instrument
 
