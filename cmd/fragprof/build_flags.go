@@ -21,6 +21,7 @@ type buildFlags struct {
 	opt                       string
 	counters                  string
 	atomic                    bool
+	volatile                  bool
 	// Set by commands, not flags: further IR edits and plain sources (a harness).
 	edits []build.Edit
 	extra []string
@@ -36,6 +37,7 @@ func (b *buildFlags) add(c *cobra.Command) {
 	fs.StringVar(&b.opt, "opt", "-O2", "optimisation level of the instrumented code (counts are those of the source-level CFG whatever the level)")
 	fs.StringVar(&b.counters, "counters", instrument.DefaultScheme.String(), "counter placement: chords (the fewest counters: edges off a maximum spanning tree), edges (every edge) or blocks (every block, plus the edges the CFG does not determine); all three give the same counts")
 	fs.BoolVar(&b.atomic, "atomic", false, "atomic increments, for threaded programs (slower)")
+	fs.BoolVar(&b.volatile, "volatile", false, "volatile increments: every count is in memory at every moment, so that a run stopped from outside (Ctrl-C, a signal, SIGKILL) reports exact counts even in loops that were running (slower in tight loops; implied by count's --timeout and --continuous)")
 }
 
 func (b *buildFlags) spec(sources []string) (build.Spec, error) {
@@ -55,7 +57,7 @@ func (b *buildFlags) spec(sources []string) (build.Spec, error) {
 	if err != nil {
 		return s, usagef("--counters: %v", err)
 	}
-	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic}
+	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic, Volatile: b.volatile}
 	s.Edits, s.Extra = b.edits, b.extra
 	for _, src := range sources {
 		if _, err := os.Stat(src); err != nil {

@@ -30,6 +30,8 @@ Environment:
   FRAGPROF_CLANG     the clang to use (default: clang, then clang-20 ... clang-14)
   FRAGPROF_COUNTERS  counter placement: chords (default), edges or blocks
   FRAGPROF_ATOMIC=1  atomic counter increments, for threaded programs
+  FRAGPROF_VOLATILE=1 volatile counter increments: counts exact at every moment,
+                     for runs stopped from outside (Ctrl-C, timeouts, --continuous)
   FRAGPROF_PROMOTE=0 keep loops' counters in memory, not in registers until the loop
                      is left (the default above -O0): exact counts even for runs that
                      fault or are killed inside a loop, at a higher cost

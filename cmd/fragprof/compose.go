@@ -3,11 +3,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -164,7 +167,9 @@ Examples:
 			if s.Func != "" {
 				calls.Funcs = []string{s.Func}
 			}
-			res, name, err := measureProgram(e, "compose", &bf, &pf, &in, c, args, "", frags, cfg, dir, calls.Apply)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, name, _, err := measureProgram(ctx, 0, e, "compose", &bf, &pf, &in, c, args, "", frags, cfg, dir, calls.Apply)
 			if err != nil {
 				return err
 			}

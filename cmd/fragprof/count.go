@@ -3,14 +3,19 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/profile"
 )
 
 func init() { register(newCountCmd) }
@@ -21,6 +26,7 @@ func newCountCmd(e *env) *cobra.Command {
 	var jsonOut bool
 	var format, outFile, binary string
 	var htmlFile string
+	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "count [flags] FILE.c... [-- ARGS...]   |   count --binary PROG [flags] [-- ARGS...]",
 		Short: "Run a program once and print the exact count of every block and edge",
@@ -35,6 +41,13 @@ and fatal signals (SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they
 lost only on _exit() and SIGKILL, unless --continuous keeps them in a mapped file.
 --profile FILE also writes them to a profile file for 'fragprof merge', 'show',
 'export', 'diff' and 'pgo'.
+
+How the program ended is said under the report (and in the JSON's "ended"): a
+program killed by a signal keeps its counts up to that moment, and fragprof exits
+128 + signal as a shell would. Ctrl-C stops the program, not fragprof: the counts so
+far are reported, marked "interrupted", and fragprof exits 130. --timeout stops a
+program that runs too long the same way, marked "timed out", exit status 124. The
+counts of processes the program forks are added in (docs/runtime.md).
 
 Every count is exact and checked for flow conservation before it is printed: a block's
 count is the sum of its in-edges, and (when main returns) the sum of its out-edges.
@@ -64,6 +77,9 @@ Examples:
 			defer cleanup()
 			bin := binary
 			if bin == "" {
+				if timeout > 0 || pf.continuous {
+					bf.volatile = true // a run stopped from outside must find every count in memory
+				}
 				spec, err := bf.spec(srcs)
 				if err != nil {
 					return err
@@ -79,13 +95,26 @@ Examples:
 			} else if abs, err := filepath.Abs(binary); err == nil {
 				bin = abs
 			}
-			d, st, err := exec.Run(bg(), exec.Command{Path: bin, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Dir: dir, Env: pf.env()})
+			intr := catchInterrupts()
+			defer intr.stop()
+			d, st, err := exec.Run(bg(), exec.Command{Path: bin, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+				Dir: dir, Env: pf.env(), Timeout: timeout, Interrupt: intr.ctx})
+			code := endCode(st, intr)
 			if err != nil {
+				if code != 0 {
+					fmt.Fprintf(e.stderr, "fragprof: %s\n", endNote(st, intr, timeout))
+					fmt.Fprintf(e.stderr, "fragprof: %v\n", err)
+					return exitError{code}
+				}
 				return err
 			}
 			p, err := d.Profile()
 			if err != nil {
 				return err
+			}
+			note := endNote(st, intr, timeout)
+			if note != "" {
+				fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
 			}
 			if err := pf.save(e, d, p); err != nil {
 				return err
@@ -96,7 +125,7 @@ Examples:
 			if err := writeReport(e, outFile, func(w io.Writer) error {
 				switch format {
 				case "json":
-					return report.WriteJSON(w, p)
+					return writeCountJSON(w, p, st, intr)
 				case "dot":
 					return report.WriteDOT(w, p)
 				}
@@ -107,7 +136,7 @@ Examples:
 			if err := writeCountHTML(e, htmlFile, p); err != nil {
 				return err
 			}
-			if code := st.ShellCode(); code != 0 {
+			if code != 0 {
 				return exitError{code}
 			}
 			return nil
@@ -119,6 +148,7 @@ Examples:
 	c.Flags().StringVar(&format, "format", "text", "report `FORMAT`: text, json or dot (the CFG with counts, for Graphviz)")
 	c.Flags().StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
 	c.Flags().StringVar(&htmlFile, "report", "", "also write the HTML page of the counts ('fragprof report') to `FILE`")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "stop the program after `DURATION` (SIGTERM, then SIGKILL 5 s later) and report its counts so far, marked; fragprof then exits 124, as timeout(1) does (0: no limit)")
 	c.Flags().StringVar(&binary, "binary", "", "run `PROG`, a program built by 'fragprof cc', instead of building C files")
 	return c
 }
@@ -137,4 +167,59 @@ func writeReport(e *env, file string, render func(io.Writer) error) error {
 		return render(e.stderr)
 	}
 	return atomicfile.WriteWith(file, render)
+}
+
+// endNote says how a run that did not end normally ended, for the report: "" after
+// an exit, whatever its status (count passes the status on).
+func endNote(st exec.Status, intr *interrupts, timeout time.Duration) string {
+	how := "ended"
+	switch {
+	case st.Signal != 0:
+		how = fmt.Sprintf("was killed by %s (%s)", unix.SignalName(st.Signal), st.Signal)
+	case st.Code != 0:
+		how = fmt.Sprintf("exited with status %d", st.Code)
+	}
+	switch {
+	case st.TimedOut:
+		return fmt.Sprintf("timed out: the program ran past --timeout %v, was stopped with SIGTERM and %s; the counts are those up to that moment", timeout, how)
+	case intr.caught() != 0:
+		return fmt.Sprintf("%s (%s): the program %s; the counts are those up to that moment", intr.mark(), unix.SignalName(intr.caught()), how)
+	case st.Signal != 0:
+		return fmt.Sprintf("the program %s; the counts are those up to that moment", how)
+	}
+	return ""
+}
+
+// endCode is count's exit status: the program's, as a shell reports it; 124 after
+// --timeout (as timeout(1)); 128 + signal when fragprof itself was interrupted.
+func endCode(st exec.Status, intr *interrupts) int {
+	switch {
+	case intr.code() != 0:
+		return intr.code()
+	case st.TimedOut:
+		return 124
+	}
+	return st.ShellCode()
+}
+
+// countEnd is how the run ended, in count's JSON (docs/json.md).
+type countEnd struct {
+	Status      int    `json:"status"`           // as a shell reports it: the exit status, or 128 + signal
+	Signal      string `json:"signal,omitempty"` // the signal that killed the program
+	TimedOut    bool   `json:"timed_out,omitempty"`
+	Interrupted string `json:"interrupted,omitempty"` // "interrupted" (SIGINT to fragprof) or "terminated" (SIGTERM)
+}
+
+// writeCountJSON writes the counts as JSON with how the run ended.
+func writeCountJSON(w io.Writer, p *profile.Profile, st exec.Status, intr *interrupts) error {
+	end := countEnd{Status: st.ShellCode(), TimedOut: st.TimedOut, Interrupted: intr.mark()}
+	if st.Signal != 0 {
+		end.Signal = unix.SignalName(st.Signal)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		report.JSONProgram
+		Ended countEnd `json:"ended"`
+	}{report.JSON(p), end})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -77,6 +78,89 @@ func hasChild(pid int, comm string) bool {
 		}
 		for _, c := range strings.Fields(string(data)) {
 			if name, err := os.ReadFile("/proc/" + c + "/comm"); err == nil && strings.TrimSpace(string(name)) == comm {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestInterruptGroup sends SIGINT to the whole process group of fragprof and its
+// program, as Ctrl-C at a terminal does, while count, time, trace and sample run a
+// program that waits to be stopped (testdata/kill.c): fragprof must outlive the
+// program, report what it has, marked, and exit 130. Before, count died of the
+// SIGINT with the program and printed nothing, and trace failed on the fork server's
+// death.
+func TestInterruptGroup(t *testing.T) {
+	fp := fragprofBinary(t)
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "kill")
+	if out, err := exec.Command("clang", "-O2", "-g", "testdata/kill.c", "-o", plain).CombinedOutput(); err != nil {
+		t.Fatalf("clang: %v\n%s", err, out)
+	}
+	cases := []struct {
+		name  string
+		args  []string
+		child string   // the program's command name, a child of fragprof
+		want  []string // in stderr
+	}{
+		{"count", []string{"count", "testdata/kill.c"}, "prog",
+			[]string{"interrupted (SIGINT): the program was killed by SIGINT", "step  (testdata/kill.c:6)  calls 1000"}},
+		{"time", []string{"time", "testdata/kill.c", "--fragment", "func:step", "--reps", "5"}, "prog",
+			[]string{"interrupted: the measurement stopped early"}},
+		{"trace", []string{"trace", "testdata/kill.c", "--trials", "5", "-o", filepath.Join(dir, "traces")}, "prog",
+			[]string{"fragprof trace: interrupted: the traces so far are kept"}},
+		{"sample", []string{"sample", "-o", filepath.Join(dir, "s.batches"), "--", plain}, "kill",
+			[]string{"fragprof sample: interrupted: the batches so far are kept"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			cmd := groupCommand(ctx, fp, tc.args...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The program says "ready" once it has called step 1000 times and waits;
+			// it is a child of fragprof, or of the fork server fragprof started.
+			for !hasDescendant(cmd.Process.Pid, tc.child) {
+				if ctx.Err() != nil {
+					t.Fatalf("the program never started\n%s", stderr.String())
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			time.Sleep(time.Second)
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			err := cmd.Wait()
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // a program left behind
+			if ctx.Err() != nil {
+				t.Fatalf("%s did not end within 90 s, SIGINT included\n%s", tc.name, stderr.String())
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+				t.Errorf("%s: %v, want exit status 130\n%s", tc.name, err, stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("%s: the report lacks %q:\n%s", tc.name, w, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// hasDescendant reports whether process pid has a descendant named comm.
+func hasDescendant(pid int, comm string) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, t := range tasks {
+		data, _ := os.ReadFile(t)
+		for _, c := range strings.Fields(string(data)) {
+			if name, err := os.ReadFile("/proc/" + c + "/comm"); err == nil && strings.TrimSpace(string(name)) == comm {
+				return true
+			}
+			var k int
+			if _, err := fmt.Sscan(c, &k); err == nil && hasDescendant(k, comm) {
 				return true
 			}
 		}

@@ -124,6 +124,8 @@ Examples:
 				}
 				share = v
 			}
+			intr := catchInterrupts() // Ctrl-C: keep what was sampled, exit 130
+			defer intr.stop()
 			if exact {
 				if out == "" {
 					out = "exact.cfg"
@@ -252,6 +254,10 @@ Examples:
 				if err := writeHotGraph(graphOut, g, nil); err != nil {
 					return err
 				}
+			}
+			if code := intr.code(); code != 0 {
+				fmt.Fprintf(e.stderr, "fragprof sample: %s: the batches so far are kept\n", intr.mark())
+				return exitError{code}
 			}
 			if last.Exited && last.ExitCode != 0 {
 				return exitError{last.ExitCode}

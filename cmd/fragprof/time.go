@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -110,16 +108,17 @@ func inputsFor(c *cobra.Command, in *inputFlags) (*dist.File, error) {
 }
 
 // measureProgram builds (or takes) the program, runs the protocol and returns the
-// result; sig stops it early with what it has.
-func measureProgram(e *env, cmd string, bf *buildFlags, pf *protocolFlags, in *inputFlags, c *cobra.Command,
-	srcs []string, binary string, frags []timing.Fragment, cfg timing.Config, dir string, edits ...build.Edit) (*timing.Result, string, error) {
+// result; the end of ctx, or timeout (when positive) after the build, stops it early
+// with what it has, and timedOut says the latter.
+func measureProgram(ctx context.Context, timeout time.Duration, e *env, cmd string, bf *buildFlags, pf *protocolFlags, in *inputFlags, c *cobra.Command,
+	srcs []string, binary string, frags []timing.Fragment, cfg timing.Config, dir string, edits ...build.Edit) (res *timing.Result, name string, timedOut bool, err error) {
 	model, err := inputsFor(c, in)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
 	bin, name, err := timedBinary(e, cmd, bf, srcs, binary, frags, pf.counted, dir, edits)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
 	cfg.Binary = bin
 	cfg.Fragments = frags
@@ -141,11 +140,15 @@ func measureProgram(e *env, cmd string, bf *buildFlags, pf *protocolFlags, in *i
 			progress.shown = true
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := timing.Measure(ctx, cfg)
+	mctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		mctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	res, err = timing.Measure(mctx, cfg)
 	progress.clear()
-	return res, name, err
+	return res, name, mctx.Err() != nil && ctx.Err() == nil, err
 }
 
 // timedBinary builds the sources with timers on the func: fragments, or checks
@@ -189,6 +192,7 @@ func newTimeCmd(e *env) *cobra.Command {
 	var fragments []string
 	var binary, outFile string
 	var jsonOut bool
+	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "time [flags] FILE.c... --fragment F...  |  time --binary PROG --fragment F...",
 		Short: "Measure how long fragments take, with the lab manual's statistics",
@@ -234,6 +238,10 @@ The protocol, per fragment:
 With --rel-eps the first --reps repetitions are a pilot: fragprof computes the N each
 fragment needs, runs that many, and repeats until every mean is known to ±rel-eps at
 --gamma (or --max-reps).
+
+Ctrl-C stops the measurement, not fragprof: the repetitions so far are reported,
+marked "interrupted", and fragprof exits 130; --timeout does the same after a
+time, marked "timed out", exit status 124.
 
 Repetitions run one at a time: parallel runs would disturb each other's times. By
 default the program is built without block counters, so the timed code is what the
@@ -285,11 +293,25 @@ Examples:
 				return err
 			}
 			defer cleanup()
-			res, name, err := measureProgram(e, "time", &bf, &pf, &in, c, args, binary, frags, cfg, dir)
+			intr := catchInterrupts()
+			defer intr.stop()
+			res, name, timedOut, err := measureProgram(intr.ctx, timeout, e, "time", &bf, &pf, &in, c, args, binary, frags, cfg, dir)
 			if err != nil {
+				if code := intr.code(); code != 0 {
+					fmt.Fprintf(e.stderr, "fragprof: %v\n", err)
+					return exitError{code}
+				}
 				return err
 			}
 			t := &report.Time{Result: res, Program: name, System: timing.ReadSystem(), CPU: pf.cpu}
+			code := intr.code()
+			switch {
+			case code != 0:
+				t.Stopped = intr.mark()
+			case timedOut:
+				t.Stopped = fmt.Sprintf("timed out after %v (--timeout)", timeout)
+				code = 124
+			}
 			if err := writeReport(e, outFile, func(w io.Writer) error {
 				if jsonOut {
 					return report.WriteTimeJSON(w, t)
@@ -297,6 +319,9 @@ Examples:
 				return report.WriteTimeText(w, t)
 			}); err != nil {
 				return err
+			}
+			if code != 0 {
+				return exitError{code}
 			}
 			for _, f := range res.Frags {
 				if f.Summary.N == 0 {
@@ -313,6 +338,7 @@ Examples:
 	fs.StringArrayVar(&fragments, "fragment", nil, "a fragment to time: `func:NAME`, region:NAME or program; repeatable")
 	fs.StringVar(&binary, "binary", "", "use `PROG`, built by 'fragprof cc', instead of building C files (regions and program only)")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/timing.md)")
+	fs.DurationVar(&timeout, "timeout", 0, "stop after `DURATION` and report the repetitions measured so far, marked \"timed out\"; fragprof then exits 124, as timeout(1) does (0: no limit; --trial-timeout bounds one repetition)")
 	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
 	return c
 }

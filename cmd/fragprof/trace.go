@@ -3,15 +3,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -163,8 +160,9 @@ Examples:
 					return err
 				}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			intr := catchInterrupts()
+			defer intr.stop()
+			ctx := intr.ctx
 			col := &trace.Collector{
 				Binary: bin, Program: program, Inputs: model, Seed: in.seed, Timeout: trialTimeout,
 				Dir: dir, Auto: auto, Clock: clock, MaxEvents: maxEvents, Repeat: repeat, Vary: vary,
@@ -193,6 +191,11 @@ Examples:
 				return nil
 			})
 			sum.print(e, outDir)
+			if code := intr.code(); code != 0 {
+				// The program had the Ctrl-C too: its end is no failure of fragprof's.
+				fmt.Fprintf(e.stderr, "fragprof trace: %s: the traces so far are kept\n", intr.mark())
+				return exitError{code}
+			}
 			if err != nil {
 				return err
 			}

@@ -194,8 +194,10 @@ func (t *Toolchain) Link(ctx context.Context, stderr io.Writer, inputs []string,
 	if err != nil {
 		return err
 	}
-	args := append([]string{}, inputs...)
-	args = append(args, rt)
+	// The runtime goes first, so that the program's code is followed by what follows
+	// it in the plain build (a function that falls off its end — undefined behaviour,
+	// as -O2 compiles a store through a null pointer — runs the same bytes).
+	args := append([]string{rt}, inputs...)
 	args = append(args, ldflags...)
 	args = append(args, "-Wl,-z,now", "-o", out)
 	return t.run(ctx, stderr, args...)

@@ -57,6 +57,9 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		}
 		objs = append(objs, obj)
 	}
+	if len(spec.Extra) == 0 && !definesMain(units) {
+		return nil, fmt.Errorf("no main function in %s: use --func NAME (fragprof freq --func) to study one function", strings.Join(spec.Sources, ", "))
+	}
 	for i, x := range spec.Extra {
 		obj := filepath.Join(dir, fmt.Sprintf("extra%d.o", i))
 		args := []string{"-c", "-O2", "-g", x, "-o", obj, "-Wno-override-module"}
@@ -94,4 +97,16 @@ func (t *Toolchain) Analyze(ctx context.Context, stderr io.Writer, spec Spec, di
 	}
 	p.SortFuncs()
 	return p, counters, nil
+}
+
+// definesMain reports whether one of the units defines main.
+func definesMain(units []*instrument.Unit) bool {
+	for _, u := range units {
+		for _, f := range u.Funcs {
+			if f.Func.Name == "main" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -183,6 +183,14 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 	if !d.Finished {
 		d.Warnings = append(d.Warnings, "the program was killed before it could finish (continuous mode kept the counts up to that moment)")
 	}
+	if d.stoppedFromOutside() {
+		for _, u := range d.Units {
+			if !u.Unit.InMemory {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s from outside: the counts of loops that were running then may be short, as the compiler keeps a counter in a register inside a loop; build with --volatile (FRAGPROF_VOLATILE=1 for fragprof cc) for counts exact at every moment", d.stopText()))
+				break
+			}
+		}
+	}
 	if abrupt && chords {
 		w := fmt.Sprintf("the run %s: if the signal came from outside (not raised by a call or a faulting instruction of the program), the counts of the blocks where the active functions stopped may be off by one under --counters chords (blocks and edges count exactly)", d.stopText())
 		if len(adjusted) > 0 {
@@ -190,8 +198,8 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 		}
 		d.Warnings = append(d.Warnings, w)
 	}
-	if abrupt && promoted {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s: the counters of loops kept in registers (counter promotion, at -O1 and above) lose the iterations of a loop that was running when the program stopped without a call — a fault or a signal from outside; build with FRAGPROF_PROMOTE=0 for exact counts of such runs", d.stopText()))
+	if promoted && d.Finished && isFault(d.Signal) {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s: counters the optimiser keeps in registers (promoted, above -O0) may miss the increments made just before the fault; build with FRAGPROF_PROMOTE=0 for exact counts of runs that fault", d.stopText()))
 	}
 	flow := d.Flow()
 	for i, f := range p.Program.Funcs {
@@ -200,6 +208,28 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 		}
 	}
 	return p, nil
+}
+
+// stoppedFromOutside reports a run stopped by a signal that comes from outside the
+// program (Ctrl-C, a timeout, kill) rather than from a fault or a call of its own.
+func (d *Dump) stoppedFromOutside() bool {
+	if !d.Finished {
+		return true
+	}
+	switch syscall.Signal(d.Signal) {
+	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGALRM, syscall.SIGXCPU:
+		return true
+	}
+	return false
+}
+
+// isFault reports whether sig is raised by a faulting instruction.
+func isFault(sig int) bool {
+	switch syscall.Signal(sig) {
+	case syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL:
+		return true
+	}
+	return false
 }
 
 // stopText says how the run stopped, for messages.

@@ -307,3 +307,39 @@ func TestProtocolMismatch(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestRunRemovesTemporaryDump: a program killed while its runtime writes the dump
+// leaves the temporary file (which a runaway dump once grew to gigabytes); Run
+// removes it, and says that no counts came.
+func TestRunRemovesTemporaryDump(t *testing.T) {
+	dir := t.TempDir()
+	_, st, err := Run(context.Background(), Command{
+		Path: "/bin/sh",
+		Args: []string{"-c", `echo partial > "$FRAGPROF_OUT.tmp"; echo partial > "$FRAGPROF_OUT.123.tmp"; kill -KILL $$`},
+		Dir:  dir,
+	})
+	if err == nil || !strings.Contains(err.Error(), "wrote no counts") || st.Signal != syscall.SIGKILL {
+		t.Errorf("Run: status %v, error %v; want SIGKILL and \"wrote no counts\"", st, err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(left) != 0 {
+		t.Errorf("files left behind: %v", left)
+	}
+}
+
+// TestRunTimeout: Command.Timeout stops a program with SIGTERM, on which the runtime
+// writes the counts so far.
+func TestRunTimeout(t *testing.T) {
+	bin := buildExample(t, "pause.c", "#include <unistd.h>\nint main(void) { for (;;) pause(); }\n")
+	start := time.Now()
+	d, st, err := Run(context.Background(), Command{Path: bin, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.TimedOut || st.Signal != syscall.SIGTERM || d.Signal != int(syscall.SIGTERM) {
+		t.Errorf("status %+v, dump signal %d: want timed out by SIGTERM", st, d.Signal)
+	}
+	if el := time.Since(start); el > Grace {
+		t.Errorf("took %v: the program should have ended at SIGTERM", el)
+	}
+}

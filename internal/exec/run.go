@@ -11,6 +11,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/fragprof/fragprof/internal/dump"
 )
@@ -19,6 +20,10 @@ import (
 type Status struct {
 	Code   int            // exit code, or -1 when killed by a signal
 	Signal syscall.Signal // the killing signal, or 0
+	// TimedOut reports that the run outlived Command.Timeout and was stopped.
+	TimedOut bool
+	// Interrupted reports that Command.Interrupt ended during the run (Ctrl-C).
+	Interrupted bool
 }
 
 // ShellCode returns the status a shell would report: the exit code, or 128+signal.
@@ -50,7 +55,22 @@ type Command struct {
 	// ExtraOut, when set, names the file that receives the runtime's extra channel
 	// (runtime/c/extra.c: fragment times, checkpoint traces).
 	ExtraOut string
+	// Timeout, when positive, stops a run that lasts longer: SIGTERM, on which the
+	// runtime writes the counts so far, then SIGKILL after Grace.
+	Timeout time.Duration
+	// Interrupt, when set, is a context that Ctrl-C ends (signal.NotifyContext). A
+	// Ctrl-C at a terminal sends SIGINT to the whole foreground process group, so the
+	// program has it too: its runtime writes the counts so far and it dies of it. Run
+	// waits for that; a program still running 200 ms later (fragprof alone was
+	// signalled, or the program handles SIGINT) gets a SIGINT of its own, then
+	// SIGKILL after Grace.
+	Interrupt context.Context
 }
+
+// Grace is how long a program stopped by Command.Timeout or Command.Interrupt has to
+// end after its signal, before it is killed by SIGKILL (losing its counts, unless in
+// continuous mode).
+const Grace = 5 * time.Second
 
 // Run runs c once and returns its dump and status. A program that ends without a dump
 // (it called _exit, was killed by SIGKILL, or was not built by fragprof) is an error
@@ -74,8 +94,16 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
 	cmd.Dir = c.WorkDir
-	err := cmd.Run()
 	var st Status
+	err := wait(cmd, c, &st)
+	// A run killed while the runtime wrote its dump leaves the temporary file
+	// (counts.fpd.tmp, or counts.fpd.PID.tmp when the program's processes merge).
+	os.Remove(out + ".tmp")
+	if tmps, err := filepath.Glob(out + ".*.tmp"); err == nil {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}
 	var ee *osexec.ExitError
 	switch {
 	case err == nil:
@@ -90,8 +118,51 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	}
 	data, rerr := os.ReadFile(out)
 	if rerr != nil {
-		return nil, st, fmt.Errorf("%s wrote no counts (%s): it was not built by fragprof, or it ended by _exit or SIGKILL", c.Path, st)
+		return nil, st, fmt.Errorf("%s wrote no counts (%s): it was not built by fragprof, or it ended by _exit or SIGKILL (--continuous keeps counts through both)", c.Path, st)
 	}
 	d, err := dump.Parse(c.Path, data)
 	return d, st, err
+}
+
+// wait starts cmd and waits for it, stopping it as c.Timeout and c.Interrupt say.
+func wait(cmd *osexec.Cmd, c Command, st *Status) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var timeout, forward, kill <-chan time.Time
+	if c.Timeout > 0 {
+		t := time.NewTimer(c.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var interrupt <-chan struct{}
+	if c.Interrupt != nil {
+		interrupt = c.Interrupt.Done()
+	}
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-timeout:
+			timeout = nil
+			st.TimedOut = true
+			cmd.Process.Signal(syscall.SIGTERM)
+			kill = time.After(Grace)
+		case <-interrupt:
+			interrupt = nil
+			st.Interrupted = true
+			forward = time.After(200 * time.Millisecond)
+		case <-forward:
+			forward = nil
+			cmd.Process.Signal(syscall.SIGINT)
+			if kill == nil {
+				kill = time.After(Grace)
+			}
+		case <-kill:
+			kill = nil
+			cmd.Process.Kill()
+		}
+	}
 }

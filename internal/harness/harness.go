@@ -493,6 +493,8 @@ func (h *Harness) IR() string {
 		fmt.Fprintf(&sb, "  %%r = call %s @%s(%s)\n", ret, h.Func, strings.Join(args, ", "))
 	}
 	sb.WriteString("  ret i32 0\n}\n")
+	// The program's own main, if it has one, calls the runtime too and wins.
+	sb.WriteString(instrument.MainStub(h.opaque, "weak"))
 	return sb.String()
 }
 

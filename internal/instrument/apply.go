@@ -18,6 +18,12 @@ type Options struct {
 	// Atomic makes every increment an atomicrmw (for threaded programs); otherwise a
 	// plain load/add/store, like gcov's -fprofile-update=single.
 	Atomic bool
+	// Volatile makes every increment a volatile load and store: the compiler may no
+	// longer keep a counter in a register across a loop (storing it only when the
+	// loop ends) or drop the counters of a loop that never ends, so the counts in
+	// memory are exact at every moment, for runs stopped from outside (Ctrl-C,
+	// --timeout, SIGKILL in continuous mode). Slower in tight loops.
+	Volatile bool
 	// Source names the translation unit in reports (the file as given to clang).
 	Source string
 	// Promote lets the optimiser keep counters in registers: the counters of loops
@@ -33,7 +39,11 @@ type Options struct {
 type Unit struct {
 	Source string
 	Scheme Scheme
-	Funcs  []*FuncPlan
+	// InMemory reports volatile increments, or atomic ones not promoted out of
+	// loops (Options): the counts in memory
+	// are exact at every moment, not only when the program ends through the runtime.
+	InMemory bool
+	Funcs    []*FuncPlan
 	// Promoted reports that some counters are kept in locals inside loops
 	// (promote.go): a run that stops inside such a loop without a call (a fault, a
 	// signal from outside) loses their iterations since the loop was entered.
@@ -59,7 +69,10 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 			return nil, fmt.Errorf("%s: module is already instrumented by fragprof", opt.Source)
 		}
 	}
-	u := &Unit{Source: opt.Source, Scheme: opt.Scheme}
+	if opt.Volatile {
+		opt.Promote = false // volatile counters are in memory at every moment
+	}
+	u := &Unit{Source: opt.Source, Scheme: opt.Scheme, InMemory: opt.Volatile || opt.Atomic && !opt.Promote}
 	if opt.Source != "" {
 		m.SetSource(opt.Source)
 	}
@@ -84,6 +97,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 	}
 	renameMain(m)
 	u.Promoted = w.promoted
+	hookExec(m, irFuncs)
 	blob, err := u.Encode()
 	if err != nil {
 		return nil, err
@@ -137,12 +151,15 @@ func (w *writer) increment(k int) string {
 	if w.opt.Atomic {
 		return fmt.Sprintf("  %%__fp.%d = atomicrmw add %s %s, i64 1 monotonic", t, p, addr)
 	}
-	tbaa := ""
+	vol, tbaa := "", ""
+	if w.opt.Volatile {
+		vol = "volatile "
+	}
 	if w.opt.Promote {
 		tbaa = w.tbaa()
 	}
-	return fmt.Sprintf("  %%__fp.%d = load i64, %s %s, align 8%s\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %s, align 8%s",
-		t, p, addr, tbaa, t, t, t, p, addr, tbaa)
+	return fmt.Sprintf("  %%__fp.%d = load %si64, %s %s, align 8%s\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store %si64 %%__fp.%d.1, %s %s, align 8%s",
+		t, vol, p, addr, tbaa, t, t, vol, t, p, addr, tbaa)
 }
 
 // tbaa returns the type-based alias tag of counter accesses (", !tbaa !N"), defining
@@ -302,7 +319,61 @@ func (w *writer) flush(counters []int, base int) string {
 // main calls it, directly or from its fork server (runtime/c/forkserver.c).
 const MainName = "__fragprof_main"
 
-// renameMain renames every reference to @main (its definition, calls, address).
+// StartName is the runtime's entry point (runtime/c/forkserver.c) that the new main
+// of a module that defined main calls: it runs the program's main (MainName), or
+// becomes a fork server.
+const StartName = "__fragprof_start"
+
+// execFuncs are the functions that replace the process image: the counts of the
+// process so far must be written before (docs/runtime.md).
+var execFuncs = map[string]bool{"execl": true, "execlp": true, "execle": true, "execv": true, "execvp": true,
+	"execvpe": true, "execve": true, "execveat": true, "fexecve": true}
+
+// hookExec surrounds every call of an exec function in the functions fs by the
+// runtime's __fragprof_before_exec (which adds this process's counts to the run's
+// dump) and __fragprof_after_exec (the exec failed: count afresh, as the counts so
+// far are written).
+func hookExec(m *llvmir.Module, fs []*llvmir.Func) {
+	hooked := false
+	for _, f := range fs {
+		for _, b := range f.Blocks {
+			for _, in := range b.Instrs {
+				if in.Op == "call" && execFuncs[in.Callee] {
+					m.InsertBefore(in.Line, "  call void @__fragprof_before_exec()")
+					m.InsertAfter(in.Line, "  call void @__fragprof_after_exec()")
+					hooked = true
+				}
+			}
+		}
+	}
+	if hooked {
+		m.Append("declare void @__fragprof_before_exec()\ndeclare void @__fragprof_after_exec()")
+	}
+}
+
+// MainStub returns the IR of a main (with the given linkage, "" or "weak") that calls
+// the runtime's StartName, for a module whose pointers are opaque or typed.
+func MainStub(opaque bool, linkage string) string {
+	p := "i8**"
+	if opaque {
+		p = "ptr"
+	}
+	if linkage != "" {
+		linkage += " "
+	}
+	return fmt.Sprintf("declare i32 @%s(i32, %s, %s)\n"+
+		"define %si32 @main(i32 %%argc, %s %%argv, %s %%envp) section \".text.startup\" {\n"+
+		"  %%r = tail call i32 @%s(i32 %%argc, %s %%argv, %s %%envp)\n  ret i32 %%r\n}\n",
+		StartName, p, p, linkage, p, p, StartName, p, p)
+}
+
+// renameMain renames every reference to @main (its definition, calls, address) and
+// adds a main that calls the runtime's StartName. A program none of whose modules
+// defines main therefore has no main and fails to link with the linker's own error,
+// as its plain build does. The new main goes to .text.startup, where gcc puts main,
+// with the unit's constructor: fragprof's own code then never sits right after the
+// program's, where a function that falls off its end (undefined behaviour: -O2 ends
+// a store through a null pointer with an `unreachable`) would run it.
 func renameMain(m *llvmir.Module) {
 	defined := false
 	for _, f := range m.Funcs {
@@ -311,6 +382,7 @@ func renameMain(m *llvmir.Module) {
 	if !defined {
 		return
 	}
+	defer func() { m.Append("\n" + MainStub(m.Opaque, "")) }()
 	for i := range m.Lines {
 		l := m.Text(i)
 		if !strings.Contains(l, "@main") {
@@ -380,7 +452,7 @@ func (w *writer) register(blob []byte) {
 		unitT, FormatVersion, w.n, i64p, ctrRef, i8p, metaRef, len(blob), i8p)
 	fmt.Fprintf(&sb, "@__fragprof_main_returned = external global i32\n")
 	fmt.Fprintf(&sb, "declare void @__fragprof_register(%s)\n", i8p)
-	fmt.Fprintf(&sb, "define internal void @__fragprof.init() {\n  call void @__fragprof_register(%s %s)\n  ret void\n}", i8p, unitRef)
+	fmt.Fprintf(&sb, "define internal void @__fragprof.init() section \".text.startup\" {\n  call void @__fragprof_register(%s %s)\n  ret void\n}", i8p, unitRef)
 	ctorT := fmt.Sprintf("{ i32, %s, %s }", w.ptrTo("void ()"), i8p)
 	elem := fmt.Sprintf("%s { i32 100, %s @__fragprof.init, %s null }", ctorT, w.ptrTo("void ()"), i8p)
 	done := false

@@ -76,7 +76,7 @@ func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan {
 	if s == Chords {
 		if f.ReturnsTwice {
 			p := PlanFunc(f, Blocks)
-			p.Fallback = "calls setjmp: control may return into the middle of a block, which breaks flow conservation; block counters used"
+			p.Fallback = "calls setjmp or fork: control may return into the middle of a block (after a longjmp, or in a forked child), which breaks flow conservation; block counters used"
 			return p
 		}
 		return planChords(f)

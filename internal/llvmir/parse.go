@@ -211,7 +211,8 @@ func parseFunc(m *Module, i int) (*Func, int, error) {
 
 func isReturnsTwice(callee string) bool {
 	switch callee {
-	case "setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "savectx", "vfork", "getcontext":
+	case "setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "savectx", "vfork", "getcontext",
+		"fork": // a forked child counts afresh from the middle of the calling block
 		return true
 	}
 	return false

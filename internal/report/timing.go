@@ -152,6 +152,9 @@ type Time struct {
 	Program string // the binary or the sources
 	System  timing.System
 	CPU     int // the CPU asked for, or -1
+	// Stopped says why the measurement stopped before its plan ("interrupted",
+	// "timed out after 1m0s (--timeout)"), or "".
+	Stopped string
 }
 
 // JSONTime is the object `time --json` prints.
@@ -173,6 +176,7 @@ type JSONTime struct {
 	Failures     []JSONFailure  `json:"failures"`
 	Fragments    []JSONFragment `json:"fragments"`
 	Scaling      string         `json:"frequency_scaling"`
+	Stopped      string         `json:"stopped,omitempty"` // Time.Stopped
 }
 
 // JSONFragment is one fragment's measurements.
@@ -278,7 +282,7 @@ func TimeJSON(t *Time) JSONTime {
 	j := JSONTime{Timer: r.Timer.String(), TimerMethod: r.Timer.Doc(), NsPerTick: r.NsPerTick, OverheadNs: r.OverheadNs,
 		OverheadMin: r.OverheadMinNs, InvariantTSC: r.InvariantTSC, Pinned: r.Pinned, Reps: r.Reps, Warmup: r.Warmup,
 		Confidence: r.Confidence, RelEps: r.RelEps, Pilot: r.Pilot, Needed: r.Needed, ElapsedS: r.Elapsed.Seconds(),
-		Failures: []JSONFailure{}, Fragments: []JSONFragment{}, Scaling: t.System.Scaling()}
+		Failures: []JSONFailure{}, Fragments: []JSONFragment{}, Scaling: t.System.Scaling(), Stopped: t.Stopped}
 	for _, f := range r.Failures {
 		j.Failures = append(j.Failures, JSONFailure{Trial: uint64(f.Rep), Reason: f.Reason, Exit: -1})
 	}
@@ -296,6 +300,9 @@ func WriteTimeJSON(w io.Writer, t *Time) error { return writeJSON(w, TimeJSON(t)
 func WriteTimeText(w io.Writer, t *Time) error {
 	r := t.Result
 	fmt.Fprintf(w, "fragprof time: %s, %d repetitions (%d warm-up dropped) in %.1f s\n", t.Program, r.Reps, r.Warmup, r.Elapsed.Seconds())
+	if t.Stopped != "" {
+		fmt.Fprintf(w, "%s: the measurement stopped early; these are the repetitions so far\n", t.Stopped)
+	}
 	writeTimerLine(w, r)
 	pin := "not pinned (--cpu pins)"
 	if t.CPU >= 0 {

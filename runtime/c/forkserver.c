@@ -1,7 +1,8 @@
 /* forkserver.c: the runtime's main and its fork server.
  *
- * fragprof renames an instrumented program's main to __fragprof_main, so this main
- * runs first. Normally it just calls the program's main. When FRAGPROF_CTL="R,W"
+ * fragprof renames an instrumented program's main to __fragprof_main and gives the
+ * program a new main that calls __fragprof_start, below. Normally it just calls the
+ * program's main. When FRAGPROF_CTL="R,W"
  * names two descriptors, it becomes a fork server (AFL's is the model): the program
  * has initialised once; for every trial request read from R it forks a fresh copy,
  * gives it the trial's argv and stdin, lets it run the program's main to its end,
@@ -270,10 +271,11 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 	}
 }
 
-/* main is weak so that a program whose own main was not built by fragprof keeps it. */
-__attribute__((weak)) int main(int argc, char **argv, char **envp) {
-	if (!__fragprof_main)
-		abort(); /* cannot happen: this main is linked only to call it */
+/* __fragprof_start is called by the main that fragprof adds to the unit that defined
+ * the program's main (internal/instrument: renameMain). The runtime defines no main of
+ * its own: a program without one fails to link, as its plain build does, and a
+ * program whose main was not built by fragprof keeps it. */
+int __fragprof_start(int argc, char **argv, char **envp) {
 	const char *ctl = getenv("FRAGPROF_CTL");
 	int rfd, wfd;
 	if (ctl && sscanf(ctl, "%d,%d", &rfd, &wfd) == 2) {

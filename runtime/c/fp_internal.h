@@ -5,6 +5,17 @@
 #include <stdint.h>
 #include <signal.h>
 #include <sys/types.h>
+#include <pthread.h>
+
+/* Fork handlers are registered through glibc's __register_atfork, which is what
+ * pthread_atfork does: pthread_atfork itself comes from libc_nonshared.a, which the
+ * linker places right after the program's own code, so that a function of the
+ * program that falls off its end (undefined behaviour that -O2 makes of a store
+ * through a null pointer: the code ends at an `unreachable`) would run it instead of
+ * what it runs in the plain build (docs/runtime.md, "How a program ends"). */
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
+extern void *__dso_handle;
+#define pthread_atfork(prepare, parent, child) __register_atfork(prepare, parent, child, __dso_handle)
 
 struct fp_unit {
 	uint32_t version;

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <pthread.h>
 
@@ -35,6 +37,15 @@ static int out_fd = -1;
 /* Dump header flags (offset 28). */
 #define FP_CONTINUOUS 1u /* counters live in the file, page-aligned (continuous mode) */
 #define FP_FINISHED 2u   /* the runtime completed the dump (at exit or on a signal) */
+#define FP_MERGED 4u     /* the counts of several processes of one run, added up */
+
+/* The run: the pid of its first process, which every process of the program
+ * (forked, or exec'd with the environment) knows through FRAGPROF_RUN. A dump file
+ * of the same run is added to; one of another run is replaced. */
+static uint32_t run_id;
+static int run_inherited; /* this process was exec'd by another of the run */
+static void join_run(void);
+static void after_fork(void);
 
 static int cont_on; /* continuous mode is active: see the section at the end */
 static void cont_init(void);
@@ -91,31 +102,216 @@ static void put32(unsigned char *b, uint32_t v) {
 		b[i] = (unsigned char)(v >> (8 * i));
 }
 
-static int dump_to(int fd, int sig) {
-	unsigned char h[32];
-	memcpy(h, "FPDUMP\0\1", 8);
-	put32(h + 8, 1);
-	put32(h + 12, nunits);
-	put32(h + 16, (uint32_t)__fragprof_main_returned);
-	put32(h + 20, (uint32_t)sig);
-	put32(h + 24, (uint32_t)getpid());
-	put32(h + 28, FP_FINISHED);
-	if (__fragprof_write_all(fd, h, sizeof h) < 0)
-		return -1;
+/* A unit of an earlier dump of the same run, found by old_units. */
+struct old_unit {
+	uint32_t nc, ml;
+	const unsigned char *meta;
+	const unsigned char *ctr; /* nc little-endian u64s */
+};
+
+static uint32_t get32(const unsigned char *b) {
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* old_unit_at reads the k-th unit of the valid dump d (found by old_valid). */
+static struct old_unit old_unit_at(const unsigned char *d, uint32_t k) {
+	size_t off = 32;
+	struct old_unit o;
+	for (uint32_t i = 0;; i++) {
+		o.nc = get32(d + off);
+		o.ml = get32(d + off + 4);
+		o.meta = d + off + 8;
+		size_t pad = (8 - o.ml % 8) % 8;
+		o.ctr = d + off + 8 + o.ml + pad;
+		if (i == k)
+			return o;
+		off += 8 + o.ml + pad + (size_t)o.nc * 8;
+	}
+}
+
+/* old_valid reports whether the n bytes at d are a whole finished ordinary dump of
+ * run id, and returns its number of units. */
+static int old_valid(const unsigned char *d, size_t n, uint32_t id, uint32_t *nu) {
+	if (n < 32 || memcmp(d, "FPDUMP\0\1", 8) != 0 || get32(d + 8) != 1 || get32(d + 24) != id ||
+	    get32(d + 28) & FP_CONTINUOUS || !(get32(d + 28) & FP_FINISHED))
+		return 0;
+	size_t off = 32;
+	uint32_t u = get32(d + 12);
+	for (uint32_t i = 0; i < u; i++) {
+		if (off + 8 > n)
+			return 0;
+		uint64_t ml = get32(d + off + 4), nc = get32(d + off);
+		uint64_t need = 8 + ml + (8 - ml % 8) % 8 + nc * 8;
+		if (need > n - off)
+			return 0;
+		off += need;
+	}
+	*nu = u;
+	return off == n;
+}
+
+static int same_unit(const struct old_unit *o, const struct fp_unit *u) {
+	return o->nc == u->ncounters && o->ml == u->metalen && memcmp(o->meta, u->meta, o->ml) == 0;
+}
+
+/* write_unit writes one unit: its metadata and counters a (or, when b is set, the
+ * sums of a and the little-endian counters at b). */
+static int write_unit(int fd, uint32_t nc, const void *meta, uint32_t ml, const uint64_t *a, const unsigned char *b,
+                      const unsigned char *araw) {
 	static const char zeros[8];
-	for (struct fp_unit *u = units; u; u = u->next) {
-		unsigned char uh[8];
-		put32(uh, u->ncounters);
-		put32(uh + 4, (uint32_t)u->metalen);
-		if (__fragprof_write_all(fd, uh, 8) < 0 || __fragprof_write_all(fd, u->meta, u->metalen) < 0)
-			return -1;
-		size_t pad = (8 - u->metalen % 8) % 8;
-		if (pad && __fragprof_write_all(fd, zeros, pad) < 0)
-			return -1;
-		if (__fragprof_write_all(fd, u->counters, (size_t)u->ncounters * 8) < 0)
+	unsigned char uh[8];
+	put32(uh, nc);
+	put32(uh + 4, ml);
+	if (__fragprof_write_all(fd, uh, 8) < 0 || __fragprof_write_all(fd, meta, ml) < 0)
+		return -1;
+	size_t pad = (8 - ml % 8) % 8;
+	if (pad && __fragprof_write_all(fd, zeros, pad) < 0)
+		return -1;
+	if (!b && a)
+		return __fragprof_write_all(fd, a, (size_t)nc * 8);
+	if (!b && araw)
+		return __fragprof_write_all(fd, araw, (size_t)nc * 8);
+	uint64_t buf[256];
+	for (uint32_t i = 0; i < nc;) {
+		uint32_t k = 0;
+		for (; k < 256 && i < nc; k++, i++) {
+			uint64_t v;
+			memcpy(&v, b + (size_t)i * 8, 8); /* little-endian host */
+			buf[k] = v + a[i];
+		}
+		if (__fragprof_write_all(fd, buf, (size_t)k * 8) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* dump_merged writes the dump to fd. With old (a valid dump of the same run, nold
+ * units) it adds this process's counts to it: its units in their order, each
+ * summed with this process's unit of the same metadata, then this process's units
+ * it lacked. At most nunits units of our own: a damaged list (a cycle) cannot make
+ * the dump endless. */
+static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold) {
+	uint32_t total = nold, k = 0;
+	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++) {
+		int found = 0;
+		for (uint32_t i = 0; i < nold && !found; i++) {
+			struct old_unit o = old_unit_at(old, i);
+			found = same_unit(&o, u);
+		}
+		total += !found;
+	}
+	unsigned char h[32];
+	uint32_t returned = (uint32_t)__fragprof_main_returned, osig = (uint32_t)sig, flags = FP_FINISHED;
+	if (old) {
+		returned = returned && get32(old + 16); /* every process returned from main */
+		if (get32(old + 20))
+			osig = get32(old + 20); /* a process that died of a signal */
+		flags |= FP_MERGED;
+	}
+	memcpy(h, "FPDUMP\0\1", 8);
+	put32(h + 8, 1);
+	put32(h + 12, total);
+	put32(h + 16, returned);
+	put32(h + 20, osig);
+	put32(h + 24, run_id ? run_id : (uint32_t)getpid());
+	put32(h + 28, flags);
+	if (__fragprof_write_all(fd, h, sizeof h) < 0)
+		return -1;
+	for (uint32_t i = 0; i < nold; i++) {
+		struct old_unit o = old_unit_at(old, i);
+		struct fp_unit *mine = 0;
+		k = 0;
+		for (struct fp_unit *u = units; u && k < nunits && !mine; u = u->next, k++)
+			if (same_unit(&o, u))
+				mine = u;
+		if (write_unit(fd, o.nc, o.meta, o.ml, mine ? mine->counters : 0, mine ? o.ctr : 0, o.ctr) < 0)
+			return -1;
+	}
+	k = 0;
+	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++) {
+		int found = 0;
+		for (uint32_t i = 0; i < nold && !found; i++) {
+			struct old_unit o = old_unit_at(old, i);
+			found = same_unit(&o, u);
+		}
+		if (!found && write_unit(fd, u->ncounters, u->meta, (uint32_t)u->metalen, u->counters, 0, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0); }
+
+/* merge_dump writes this process's dump to path, adding the counts already there
+ * from other processes of the same run. The processes take turns under an flock of
+ * the file's directory (a lock on the dump itself would not survive its rename); each
+ * writes path.PID.tmp and renames it over path, so a reader never sees half a dump.
+ * Async-signal-safe: system calls only. */
+static int merge_dump(const char *path, int sig) {
+	char dir[4096], tmp[4200];
+	size_t n = strlen(path), slash = n;
+	while (slash > 0 && path[slash - 1] != '/')
+		slash--;
+	if (slash == 0) {
+		dir[0] = '.';
+		dir[1] = 0;
+	} else {
+		memcpy(dir, path, slash);
+		dir[slash] = 0;
+	}
+	int lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lock >= 0)
+		while (flock(lock, LOCK_EX) < 0 && errno == EINTR)
+			;
+	const unsigned char *old = 0;
+	size_t oldn = 0;
+	uint32_t nold = 0;
+	int ofd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ofd >= 0) {
+		struct stat st;
+		if (fstat(ofd, &st) == 0 && st.st_size >= 32) {
+			oldn = (size_t)st.st_size;
+			void *m = mmap(0, oldn, PROT_READ, MAP_PRIVATE, ofd, 0);
+			if (m != MAP_FAILED) {
+				old = m;
+				if (!old_valid(old, oldn, run_id, &nold)) {
+					munmap(m, oldn);
+					old = 0; /* another run's, or damaged: replaced */
+					nold = 0;
+				}
+			}
+		}
+		close(ofd);
+	}
+	/* path.PID.tmp: processes of one run must not share a temporary file. */
+	memcpy(tmp, path, n);
+	size_t j = n;
+	tmp[j++] = '.';
+	char num[24];
+	int d = 0;
+	unsigned long p = (unsigned long)getpid();
+	do {
+		num[d++] = (char)('0' + p % 10);
+		p /= 10;
+	} while (p);
+	while (d > 0)
+		tmp[j++] = num[--d];
+	memcpy(tmp + j, ".tmp", 5);
+	int bad = -1;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		bad = dump_merged(fd, sig, old, nold);
+		close(fd);
+		if (bad == 0)
+			bad = rename(tmp, path);
+		else
+			unlink(tmp);
+	}
+	if (old)
+		munmap((void *)old, oldn);
+	if (lock >= 0)
+		close(lock); /* releases the flock */
+	return bad;
 }
 
 /* __fragprof_dump writes the dump once. sig is the fatal signal, or 0. */
@@ -139,8 +335,14 @@ void __fragprof_dump(int sig) {
 	int has_pid;
 	if (expand(path, sizeof path, &has_pid) < 0)
 		return;
-	if (!has_pid && getpid() != owner)
-		return; /* a forked child: the parent owns the file */
+	if (!has_pid) {
+		/* Every process of the run adds its counts, but for a forked child in
+		 * continuous mode (the file is its parent's: owner is the parent) and an
+		 * exec'd one there (owner 0). */
+		if (getpid() == owner)
+			merge_dump(path, sig);
+		return;
+	}
 	size_t n = strlen(path);
 	memcpy(tmp, path, n);
 	memcpy(tmp + n, ".tmp", 5);
@@ -158,10 +360,19 @@ void __fragprof_dump(int sig) {
 static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
                             SIGSEGV, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ};
 
+/* on_signal writes the dump once (a second signal, or a fault inside the dump, finds
+ * the default action restored by SA_RESETHAND) and dies of the same signal: the
+ * default action is restored, the signal unblocked and raised again. A fault
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL) that raise cannot end re-executes its instruction
+ * on return and meets the default action. */
 static void on_signal(int sig) {
 	int saved = errno;
 	__fragprof_dump(sig);
 	signal(sig, SIG_DFL);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	sigprocmask(SIG_UNBLOCK, &s, 0);
 	raise(sig);
 	errno = saved;
 }
@@ -178,9 +389,13 @@ static void install(void) {
 		strcpy(out_path, path);
 	if (out_fd < 0 && !out_path[0] && !(ctl && *ctl))
 		return; /* nobody asked for counts: stay out of the program's way */
+	if (out_path[0] && !(ctl && *ctl))
+		join_run();
 	if (!(ctl && *ctl))
 		cont_init(); /* continuous mode, if asked for (section at the end); never
 		              * under the fork server, whose trials dump to their own memfd */
+	if (out_path[0] && !(ctl && *ctl) && !cont_on && owner)
+		pthread_atfork(0, 0, after_fork);
 	static char altstack[1 << 16];
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
 	sigaltstack(&ss, 0);
@@ -196,6 +411,57 @@ static void install(void) {
 	}
 }
 
+/* after_fork starts a forked child's counts afresh (the parent's so far are the
+ * parent's to write): at its end the child adds its own to the run's dump. */
+static void after_fork(void) {
+	if (cont_on)
+		return; /* continuous mode: cont_after_fork */
+	uint32_t k = 0;
+	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++)
+		memset(u->counters, 0, (size_t)u->ncounters * 8);
+	__fragprof_main_returned = 0;
+	dumped = 0;
+	owner = getpid();
+}
+
+/* join_run sets run_id: the run's, inherited through FRAGPROF_RUN, or this process's
+ * own pid when it is the first. */
+static void join_run(void) {
+	const char *r = getenv("FRAGPROF_RUN");
+	if (r && *r) {
+		run_id = (uint32_t)strtoul(r, 0, 10);
+		run_inherited = 1;
+		return;
+	}
+	run_id = (uint32_t)getpid();
+	char b[24];
+	snprintf(b, sizeof b, "%u", run_id);
+	setenv("FRAGPROF_RUN", b, 1);
+}
+
+/* __fragprof_before_exec is called before every exec call of instrumented code: the
+ * process image is about to be replaced, so its counts so far are written (in the
+ * ordinary mode, added to the run's dump). */
+void __fragprof_before_exec(void) {
+	/* Not in a vfork child (owner is its parent): it shares the parent's counters,
+	 * which the parent writes at its end. */
+	if (!out_path[0] || cont_on || dumped || getpid() != owner)
+		return;
+	int saved = errno;
+	__fragprof_dump(0);
+	errno = saved;
+}
+
+/* __fragprof_after_exec runs when the exec failed: the counts so far are written, so
+ * the process counts afresh and adds the rest at its end. */
+void __fragprof_after_exec(void) {
+	if (!out_path[0] || cont_on || !dumped || getpid() != owner)
+		return;
+	int saved = errno;
+	after_fork();
+	errno = saved;
+}
+
 void __fragprof_reset_for_child(int fd) {
 	for (struct fp_unit *u = units; u; u = u->next)
 		memset(u->counters, 0, (size_t)u->ncounters * 8);
@@ -209,6 +475,9 @@ void __fragprof_reset_for_child(int fd) {
 void __fragprof_register(struct fp_unit *u) {
 	if (!installed)
 		install();
+	for (struct fp_unit *v = units; v; v = v->next)
+		if (v == u)
+			return; /* registered twice (its constructor ran again): keep the list a list */
 	u->next = units;
 	units = u;
 	nunits++;
@@ -235,8 +504,8 @@ __attribute__((destructor(101))) static void at_exit(void) { __fragprof_dump(0);
  * and the ordinary dump at exit replaces the file.
  *
  * After fork() the child stops sharing the parent's pages: with %p in the name it
- * gets a file of its own (holding the counts inherited at the fork), without %p it
- * keeps private counts and writes nothing, as in the ordinary mode.
+ * gets a file of its own and counts afresh, without %p it keeps private counts and
+ * writes nothing (the ordinary mode adds them to the run's dump instead).
  *
  * Entry points used by the rest of the runtime: cont_init (from install), cont_add
  * (from __fragprof_register), cont_finish (from __fragprof_dump).
@@ -345,7 +614,7 @@ static void cont_after_fork(void) {
 		uint64_t *copy = mmap(0, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (copy == MAP_FAILED)
 			continue;
-		memcpy(copy, u->counters, bytes);
+		/* Zero: the child counts afresh, as in the ordinary mode (after_fork). */
 		if (mremap(copy, span, span, MREMAP_MAYMOVE | MREMAP_FIXED, u->counters) == MAP_FAILED)
 			munmap(copy, span);
 	}
@@ -355,6 +624,9 @@ static void cont_after_fork(void) {
 		cont_on = 0; /* the parent owns the file; the child writes nothing */
 		return;
 	}
+	__fragprof_main_returned = 0;
+	dumped = 0;
+	owner = getpid();
 	if (cont_create() < 0) {
 		cont_abandon();
 		return;
@@ -376,6 +648,10 @@ static void cont_init(void) {
 	}
 	if (!want || out_fd >= 0 || !out_path[0])
 		return;
+	if (run_inherited && !strstr(out_path, "%p")) {
+		owner = 0; /* exec'd by a process of a continuous run: the file is not ours */
+		return;
+	}
 	if (cont_create() < 0) {
 		cont_abandon();
 		return;

@@ -1,0 +1,67 @@
+// This file holds what the commands that run programs share about Ctrl-C: fragprof
+// outlives the program, keeps what it measured and exits as a shell would.
+
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+)
+
+// interrupts catches SIGINT and SIGTERM while a command runs programs. A Ctrl-C at a
+// terminal signals the whole foreground process group — fragprof and the program —
+// so fragprof must not die of it: it lets the program end (its runtime writes the
+// counts so far), reports what it has, marked, and exits 130 (143 after SIGTERM).
+type interrupts struct {
+	ctx    context.Context // ended by the first SIGINT or SIGTERM
+	cancel context.CancelFunc
+	ch     chan os.Signal
+	sig    atomic.Int32
+}
+
+// catchInterrupts starts catching SIGINT and SIGTERM; stop ends it.
+func catchInterrupts() *interrupts {
+	i := &interrupts{ch: make(chan os.Signal, 4)}
+	i.ctx, i.cancel = context.WithCancel(context.Background())
+	signal.Notify(i.ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for s := range i.ch {
+			i.sig.CompareAndSwap(0, int32(s.(syscall.Signal)))
+			i.cancel()
+		}
+	}()
+	return i
+}
+
+// stop restores the signals' default actions.
+func (i *interrupts) stop() {
+	signal.Stop(i.ch)
+	close(i.ch)
+	i.cancel()
+}
+
+// caught returns the signal caught first, or 0.
+func (i *interrupts) caught() syscall.Signal { return syscall.Signal(i.sig.Load()) }
+
+// code returns the exit status after the signal caught (128 + signal), or 0.
+func (i *interrupts) code() int {
+	if s := i.caught(); s != 0 {
+		return 128 + int(s)
+	}
+	return 0
+}
+
+// mark says how the command was stopped, for reports: "interrupted" (SIGINT),
+// "terminated" (SIGTERM), or "".
+func (i *interrupts) mark() string {
+	switch i.caught() {
+	case syscall.SIGINT:
+		return "interrupted"
+	case syscall.SIGTERM:
+		return "terminated"
+	}
+	return ""
+}

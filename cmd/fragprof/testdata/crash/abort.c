@@ -1,0 +1,15 @@
+/* abort: abort() (SIGABRT). */
+#include <stdio.h>
+#include <stdlib.h>
+
+static int work(int i) { return i % 3 == 0 ? i * 2 : i + 1; }
+
+int main(int argc, char **argv) {
+	int s = 0;
+	for (int i = 0; i < 10; i++)
+		s += work(i + argc);
+	printf("s = %d\n", s);
+	if (s > 0)
+		abort();
+	return 0;
+}
