@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 var (
@@ -13,7 +14,8 @@ var (
 	reNumbered = regexp.MustCompile(`%(\d+)\b`)
 )
 
-// Parse reads a module. file names the IR in error messages. It fails only on text
+// Parse reads a module. file names the IR in error messages. The module keeps data's
+// bytes: data must not be modified afterwards. It fails only on text
 // inside a function body that it cannot place (a stray line, an unterminated block,
 // a branch to an unknown label); everything else is kept verbatim.
 //
@@ -33,7 +35,8 @@ func Parse(file string, data []byte) (*Module, error) {
 // ParseDialect reads a module printed in the given pointer dialect: opaque (ptr), as
 // clang ≥ 15 prints by default, or typed (i8*), as clang 14 does. The dialect is a
 // property of the compiler and its flags (build.Toolchain.OpaquePointers), not of the
-// text: a typed module may well contain " ptr " in a string or a name.
+// text: a typed module may well contain " ptr " in a string or a name. Like Parse,
+// it keeps data's bytes.
 func ParseDialect(file string, data []byte, opaque bool) (*Module, error) {
 	m, err := parse(file, data)
 	if err != nil {
@@ -88,7 +91,9 @@ func topLevelComma(s string) int {
 }
 
 func parse(file string, data []byte) (*Module, error) {
-	text := string(data)
+	// The lines share data's bytes rather than a copy (a 47 MB module such as
+	// sqlite3.c's would otherwise be held twice): callers hand data over.
+	text := unsafe.String(unsafe.SliceData(data), len(data))
 	m := &Module{Meta: map[int]*MDNode{}}
 	m.FinalNewline = strings.HasSuffix(text, "\n")
 	text = strings.TrimSuffix(text, "\n")
