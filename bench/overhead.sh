@@ -22,8 +22,9 @@
 #   csmith    csmith programs (csmith's default limits) wrapped by bench/csmith_loop.c,
 #             which calls func_1 ROUNDS times; seeds are taken in order from 1, keeping
 #             the first NSEEDS whose plain clang build runs 0.2 s to 5 s after ROUNDS
-#             is scaled from a short calibration run at that level (most csmith
-#             programs' func_1 soon does nothing, some never end)
+#             is scaled from a calibration run of 10^5 rounds at that level (most
+#             csmith programs' func_1 soon does next to nothing — below 10 ms for
+#             10^5 rounds they are left out — and some never end)
 #   kernels   bench/kernels/*.c: sorts, matrix products, a bytecode interpreter,
 #             hashing (each sized to run a fraction of a second)
 #   examples  examples/*.c with the stdin and args of their header comments; they run
@@ -167,11 +168,13 @@ for level in $levels; do
 		c=$work/cs$seed.c
 		[ -f "$c" ] || csmith --seed "$seed" -o "$c"
 		cal=$work/cal$seed
-		"$CLANG" "$level" -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS=2000 bench/csmith_loop.c -o "$cal" 2>/dev/null || continue
+		"$CLANG" "$level" -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS=100000 bench/csmith_loop.c -o "$cal" 2>/dev/null || continue
 		t=$( { /usr/bin/time -f "%U %S" timeout 5 "$cal" > /dev/null 2>/dev/null; } 2>&1 | tail -1 | awk 'NF == 2 { print $1 + $2 }') || continue
-		[ -n "$t" ] || continue
-		# Scale ROUNDS so that the plain build takes about 0.3 s.
-		rounds=$(awk -v t="$t" 'BEGIN { r = t > 0.0005 ? int(2000 * 0.3 / t) : 20000000; if (r > 20000000) r = 20000000; if (r < 1) r = 1; print r }')
+		# A func_1 that costs next to nothing (plain -O2 deleted its work) or never
+		# ends is no benchmark. Else scale ROUNDS so that the plain build takes about
+		# 0.3 s.
+		[ -n "$t" ] && awk -v t="$t" 'BEGIN { exit !(t >= 0.01) }' || continue
+		rounds=$(awk -v t="$t" 'BEGIN { r = int(100000 * 0.3 / t); if (r > 10000000) r = 10000000; if (r < 1) r = 1; print r }')
 		"$CLANG" "$level" -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS="$rounds" bench/csmith_loop.c -o "$cal" 2>/dev/null || continue
 		t=$( { /usr/bin/time -f "%U %S" timeout 10 "$cal" > /dev/null 2>/dev/null; } 2>&1 | tail -1 | awk 'NF == 2 { print $1 + $2 }') || continue
 		[ -n "$t" ] || continue
