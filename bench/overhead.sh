@@ -30,11 +30,16 @@
 #   examples  examples/*.c with the stdin and args of their header comments; they run
 #             in about a millisecond, so each timing runs one EXAMPLE_REPS times and
 #             their ratios show the fixed cost of a run (start-up, writing counts)
-# and bench/kernels/threads.c, two threads, counted with fragprof's atomic counters
+# With -v, two more builds of every program: fragprof-vol (FRAGPROF_VOLATILE=1:
+# volatile increments, every count in memory at every moment, what count --timeout
+# and --continuous build) and the same run in continuous mode (FRAGPROF_CONTINUOUS=1,
+# the counters in the mapped dump file), in a table of their ratios to fragprof.
+# And bench/kernels/threads.c, two threads, counted with fragprof's atomic counters
 # (FRAGPROF_ATOMIC=1) and without: the row gives both ratios and atomic/non-atomic.
 #
-# Usage: bench/overhead.sh [-q] [-n NSEEDS] [-r RUNS] [-O "LEVELS"]
+# Usage: bench/overhead.sh [-q] [-v] [-n NSEEDS] [-r RUNS] [-O "LEVELS"]
 #   -q        quick mode: 5 csmith seeds, 3 rounds, -O2 only (about a tenth of the time)
+#   -v        also the volatile build and continuous mode
 #   -n        csmith seeds to keep (default 20)
 #   -r        rounds (default 5)
 #   -O        optimisation levels (default "-O2 -O0")
@@ -48,13 +53,15 @@ root=$PWD
 nseeds=20
 runs=5
 levels="-O2 -O0"
+extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-q) nseeds=5; runs=3; levels="-O2"; shift ;;
+	-v) extra=(vol cont); shift ;;
 	-n) nseeds=$2; shift 2 ;;
 	-r) runs=$2; shift 2 ;;
 	-O) levels=$2; shift 2 ;;
-	*) echo "usage: bench/overhead.sh [-q] [-n NSEEDS] [-r RUNS] [-O \"LEVELS\"]" >&2; exit 2 ;;
+	*) echo "usage: bench/overhead.sh [-q] [-v] [-n NSEEDS] [-r RUNS] [-O \"LEVELS\"]" >&2; exit 2 ;;
 	esac
 done
 
@@ -86,6 +93,10 @@ build() {
 		mkdir -p "$name.gcovdir"
 		(cd "$name.gcovdir" && gcc --coverage "$level" "${cflags[@]}" "$@" -o "../$name.gcov" -lm -lpthread)
 		"$CLANG" -fprofile-generate "$level" "${cflags[@]}" "$@" -o "$name.irpgo" -lm -lpthread
+		if [ ${#extra[@]} -gt 0 ]; then
+			FRAGPROF_VOLATILE=1 "$work/fragprof" cc "$level" "${cflags[@]}" "$@" -o "$name.vol" -lm -lpthread
+			cp "$name.vol" "$name.cont"
+		fi
 	) 2> "$work/$name.build.log"
 }
 
@@ -103,7 +114,7 @@ same() {
 	want=$(cd "$work" && FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw "./$name.clang" $args < "$stdin" 2>&1 | cksum) || true
 	for v in "$@"; do
 		# shellcheck disable=SC2086
-		got=$(cd "$work" && FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw "./$name.$v" $args < "$stdin" 2>&1 | cksum) || true
+		got=$(cd "$work" && FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw FRAGPROF_CONTINUOUS=$([ "$v" = cont ] && echo 1) "./$name.$v" $args < "$stdin" 2>&1 | cksum) || true
 		[ "$got" = "$want" ] || { echo "$v"; return 1; }
 	done
 }
@@ -116,7 +127,7 @@ measure() {
 	for v in "$@"; do : > "$work/$name.$v.t"; done
 	for r in $(seq "$runs"); do
 		for v in "$@"; do
-			run1 "$work/$name.$v.t" "cd $work && export FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw; for i in \$(seq $reps); do ./$name.$v $args < $stdin; done"
+			run1 "$work/$name.$v.t" "cd $work && export FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw FRAGPROF_CONTINUOUS=$([ "$v" = cont ] && echo 1); for i in \$(seq $reps); do ./$name.$v $args < $stdin; done"
 		done
 	done
 	for v in "$@"; do
@@ -135,11 +146,11 @@ one() {
 	local group=$1 name=$2 level=$3 args=$4 stdin=$5 reps=$6; shift 6
 	build "$name" "$level" "$@" || { skipped+=("$name $level (build failed: $(tail -1 "$work/$name.build.log"))"); return; }
 	local bad
-	if ! bad=$(same "$name" "$args" "$stdin" fragprof gcc gcov irpgo); then
+	if ! bad=$(same "$name" "$args" "$stdin" fragprof gcc gcov irpgo "${extra[@]+"${extra[@]}"}"); then
 		skipped+=("$name $level (the $bad build prints other output)")
 		return
 	fi
-	measure "$name" "$level" "$args" "$stdin" "$reps" clang fragprof gcc gcov irpgo | sed "s/^/$group /" >> "$results"
+	measure "$name" "$level" "$args" "$stdin" "$reps" clang fragprof gcc gcov irpgo "${extra[@]+"${extra[@]}"}" | sed "s/^/$group /" >> "$results"
 }
 
 echo "overhead.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
@@ -233,7 +244,17 @@ awk '
 			printf "| %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n", n, lev[n], ms(cpu[n, "clang"]), ms(cpu[n, "fragprof"]), ms(cpu[n, "atomic"]),
 				r(cpu[n, "fragprof"], cpu[n, "clang"]), r(cpu[n, "atomic"], cpu[n, "clang"]), r(cpu[n, "atomic"], cpu[n, "fragprof"])
 		}
-	}' "$results"
+		if (!vol) exit
+		print ""
+		print "| program | level | fragprof (ms) | volatile (ms) | **volatile / fragprof** | continuous (ms) | **continuous / fragprof** |"
+		print "|---|---|---:|---:|---:|---:|---:|"
+		for (i = 1; i <= k; i++) {
+			n = order[i]
+			if (grp[n] == "threads" || !((n, "vol") in cpu)) continue
+			printf "| %s | %s | %s | %s | %.2f | %s | %.2f |\n", n, lev[n], ms(cpu[n, "fragprof"]), ms(cpu[n, "vol"]), r(cpu[n, "vol"], cpu[n, "fragprof"]),
+				ms(cpu[n, "cont"]), r(cpu[n, "cont"], cpu[n, "fragprof"])
+		}
+	}' vol=${#extra[@]} "$results"
 for s in "${skipped[@]+"${skipped[@]}"}"; do
 	echo "skipped: $s"
 done
