@@ -100,10 +100,21 @@ build() {
 	) 2> "$work/$name.build.log"
 }
 
-# run1 FILE CMD: runs the shell command CMD once, appending "wall cpu" to FILE.
+# run1 FILE CMD: runs the shell command CMD once, appending "wall cpu" (seconds, to
+# the millisecond: bash's time, where /usr/bin/time has 10 ms) to FILE.
 run1() {
-	/usr/bin/time -o "$work/time.out" -f "%e %U %S" sh -c "$2" > /dev/null 2>&1 || true
-	awk '{ print $1, $2 + $3 }' "$work/time.out" >> "$1"
+	local TIMEFORMAT='%3R %3U %3S'
+	{ time sh -c "$2" > /dev/null 2>&1; } 2> "$work/time.out" || true
+	awk 'NF == 3 { w = $1; c = $2 + $3 } END { print w, c }' "$work/time.out" >> "$1"
+}
+
+# cpu CMD...: the CPU time (user + system, seconds) of a command that succeeds, or
+# nothing when it fails (a timeout).
+cpu() {
+	local TIMEFORMAT='%3U %3S'
+	{ time { "$@" > /dev/null 2>&1 && echo ok; }; } > "$work/cpu.ok" 2> "$work/cpu.out" || true
+	grep -q ok "$work/cpu.ok" && awk 'NF == 2 { print $1 + $2 }' "$work/cpu.out"
+	return 0
 }
 
 # same NAME ARGS STDIN VARIANTS...: do the builds print what the clang build prints?
@@ -169,7 +180,7 @@ for level in $levels; do
 	for src in bench/kernels/*.c; do
 		name=$(basename "$src" .c)
 		[ "$name" = threads ] && continue
-		one kernels "$name$level" "$level" "" "$work/empty.stdin" 1 "$PWD/$src"
+		one kernels "k-$name$level" "$level" "" "$work/empty.stdin" 1 "$PWD/$src"
 	done
 	# csmith programs.
 	kept=0
@@ -180,14 +191,14 @@ for level in $levels; do
 		[ -f "$c" ] || csmith --seed "$seed" -o "$c"
 		cal=$work/cal$seed
 		"$CLANG" "$level" -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS=100000 bench/csmith_loop.c -o "$cal" 2>/dev/null || continue
-		t=$( { /usr/bin/time -f "%U %S" timeout 5 "$cal" > /dev/null 2>/dev/null; } 2>&1 | tail -1 | awk 'NF == 2 { print $1 + $2 }') || continue
+		t=$(cpu timeout 5 "$cal")
 		# A func_1 that costs next to nothing (plain -O2 deleted its work) or never
 		# ends is no benchmark. Else scale ROUNDS so that the plain build takes about
 		# 0.3 s.
 		[ -n "$t" ] && awk -v t="$t" 'BEGIN { exit !(t >= 0.01) }' || continue
 		rounds=$(awk -v t="$t" 'BEGIN { r = int(100000 * 0.3 / t); if (r > 10000000) r = 10000000; if (r < 1) r = 1; print r }')
 		"$CLANG" "$level" -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS="$rounds" bench/csmith_loop.c -o "$cal" 2>/dev/null || continue
-		t=$( { /usr/bin/time -f "%U %S" timeout 10 "$cal" > /dev/null 2>/dev/null; } 2>&1 | tail -1 | awk 'NF == 2 { print $1 + $2 }') || continue
+		t=$(cpu timeout 10 "$cal")
 		[ -n "$t" ] || continue
 		awk -v t="$t" 'BEGIN { exit !(t >= 0.2 && t <= 5) }' || continue
 		n_before=$(wc -l < "$results")
