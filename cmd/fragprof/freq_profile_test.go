@@ -20,7 +20,7 @@ func runCmd(args ...string) (int, string) {
 }
 
 var newtonArgs = []string{"../../examples/newton.c", "--input", "ask = uniform(100, 800)", "--stdin", "{ask}\n",
-	"--isolation", "none", "--seed", "7", "--jobs", "2"}
+	"--isolation", "none", "--seed", "7", "--jobs", "2", "--rule", "freqsys-absolute"}
 
 // TestFreqShardsMerge: shards 0/2 and 1/2 of 2,000 trials each, merged with
 // 'fragprof merge', hold exactly the distributions of one run of 4,000 trials with
@@ -56,11 +56,11 @@ func TestFreqShardsMerge(t *testing.T) {
 	if !reflect.DeepEqual(all.Stats, m.Stats) || !reflect.DeepEqual(all.Counts, m.Counts) {
 		t.Fatalf("merged shards differ from the whole run:\n%s\nwant\n%s", m, all)
 	}
-	fa, code, stderr := freq(t, "--from", at("all.fpp"))
+	fa, code, stderr := freq(t, "--from", at("all.fpp"), "--rule", "freqsys-absolute")
 	if code != 0 {
 		t.Fatalf("freq --from: %s", stderr)
 	}
-	fm, code, stderr := freq(t, "--from", at("s0.fpp"), at("s1.fpp"))
+	fm, code, stderr := freq(t, "--from", at("s0.fpp"), at("s1.fpp"), "--rule", "freqsys-absolute")
 	if code != 0 {
 		t.Fatalf("freq --from shards: %s", stderr)
 	}

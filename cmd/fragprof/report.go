@@ -46,8 +46,8 @@ or print:
     lines, an excerpt of its code and its value (a frequency estimate ± the
     half-width of its interval, or a count); edges are drawn as wide as their flow
     and labelled with the branch taken and its probability. Constant blocks have a
-    dashed border, inadequate ones a thick dotted purple one, unconverged ones a
-    thick dashed blue one;
+    dashed border, unseen ones a dotted one, rare and inadequate ones a thick
+    dotted purple one, unconverged ones a thick dashed blue one;
   - a panel, filled by clicking a block: its source lines, its numbers, its
     predecessors and successors with their probabilities and, for an estimate, the
     convergence plot of the estimate and its interval against the number of trials;

@@ -1,8 +1,8 @@
 // Package montecarlo estimates the expected execution count e(b) of every basic block
 // of a program under distributions of its inputs, by FreqSys's method (SEEDS 000):
 // independent trials on fresh process images, streaming statistics per block, and a
-// stopping rule that ends the run when every block is known to ±ε with confidence γ
-// (CLT and Berry–Esseen), or reported constant, inadequate or unconverged.
+// stopping rule (package stopping) that ends the run when every block is known to ±ε
+// with confidence γ, or reported constant, unseen, rare or unconverged.
 //
 // Trials run on several workers; their results are folded in trial order, and the
 // rule is consulted at points that depend only on the number of trials folded, so
@@ -15,13 +15,16 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/internal/stopping"
 )
 
 // An Outcome is what one trial produced.
@@ -33,7 +36,10 @@ type Outcome struct {
 	// Failure says why the trial's counts cannot be used ("" when they can): a
 	// timeout, a crash, an excluded exit status, no dump.
 	Failure string
-	Exit    int // the exit status (128+signal when killed)
+	// Cause classes a failure for the tally: "timeout", "signal SIGSEGV",
+	// "exit status 1", "no counts", "fork server died".
+	Cause string
+	Exit  int // the exit status (128+signal when killed)
 }
 
 // A Worker runs trials; each worker is used by one goroutine at a time.
@@ -66,14 +72,21 @@ func nextBatch(n int, d time.Duration) int {
 
 // Config controls a run.
 type Config struct {
-	Rule      *stats.Rule
+	Rule      stopping.Rule
 	MaxTrials uint64        // the budget; 0: the rule's MaxTrials
 	MaxTime   time.Duration // 0: none
 	// NewWorker starts worker k (0 ≤ k < Jobs).
 	NewWorker func(k int) (Worker, error)
 	Jobs      int
-	// MaxFailures stops the run when this many trials have failed (0: 100).
-	MaxFailures int
+	// MaxFailRate stops the run when more than this fraction of the trials have
+	// failed, counted from FailWindow trials on: with the defaults 0.1 and 100,
+	// more than 10 failures in the first 100 trials, or more than 10 % of the
+	// trials after (0: 0.1; 1 or more: never).
+	MaxFailRate float64
+	FailWindow  uint64 // 0: 100
+	// Only, when not empty, names the functions whose blocks decide when the run
+	// stops; the others are estimated all the same but wait for no one.
+	Only []string
 	// Progress, when set, is called from the folding goroutine every so often.
 	Progress func(Progress)
 	// SeriesPoints bounds each block's convergence series (0: 400).
@@ -96,12 +109,18 @@ func (c *Config) trialNumber(i uint64) uint64 {
 
 // Progress is a snapshot for a progress line.
 type Progress struct {
-	Trials   uint64
-	Elapsed  time.Duration
-	Decided  int
-	Blocks   int
-	Widest   float64 // the widest half-width among undecided blocks
-	WidestAt string  // "function:label" of that block
+	Trials  uint64
+	Elapsed time.Duration
+	Decided int
+	Blocks  int
+	// Deciding is "function:label" of the undecided block that needs the most
+	// trials by the rule's projection (Decision.Need), Need that projection and
+	// HalfWidth its half-width now; Left estimates the time to reach Need at the
+	// rate so far (0 when unknown).
+	Deciding  string
+	Need      float64
+	HalfWidth float64
+	Left      time.Duration
 }
 
 // A Point is one sample of a block's convergence: its estimate and half-width
@@ -150,9 +169,24 @@ type Result struct {
 	// without counts.
 	EdgeTotals [][]uint64
 	Failures   []Failure
-	Stopped    string // why the run ended
-	Elapsed    time.Duration
-	Converged  bool // every block decided (converged, constant or inadequate)
+	// Causes tallies the failed trials by cause, in order of first appearance.
+	Causes []Cause
+	// Exits tallies the exit statuses of the trials whose counts were used (a
+	// non-zero status is used unless the run leaves such trials out).
+	Exits map[int]uint64
+	// FailedOut is set when the run stopped because too many trials failed.
+	FailedOut bool
+	Stopped   string // why the run ended
+	Elapsed   time.Duration
+	Converged bool // every block that decides the stop (Config.Only) is decided
+}
+
+// A Cause is one cause of failure with how many trials it took and the first of
+// them (to replay).
+type Cause struct {
+	Cause  string
+	Trials uint64
+	First  uint64
 }
 
 // ErrNoTrials is returned when not a single trial could be used.
@@ -174,8 +208,11 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if c.MaxTrials == 0 {
 		c.MaxTrials = math.MaxUint64
 	}
-	if c.MaxFailures == 0 {
-		c.MaxFailures = 100
+	if c.MaxFailRate == 0 {
+		c.MaxFailRate = 0.1
+	}
+	if c.FailWindow == 0 {
+		c.FailWindow = 100
 	}
 	if c.SeriesPoints == 0 {
 		c.SeriesPoints = 400
@@ -288,12 +325,12 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	if f.res == nil {
 		if len(f.failures) > 0 {
-			return nil, fmt.Errorf("%w: trial %d failed: %s", ErrNoTrials, f.failures[0].Trial, f.failures[0].Reason)
+			return nil, &NoTrialsError{Failures: f.failures, Causes: f.causes}
 		}
 		return nil, ErrNoTrials
 	}
 	res := f.finish()
-	res.Failures = f.failures
+	res.Failures, res.Causes, res.Exits, res.FailedOut = f.failures, f.causes, f.exits, f.failedOut
 	res.Elapsed = time.Since(start)
 	switch {
 	case f.stopReason != "":
@@ -312,29 +349,69 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	return res, nil
 }
 
+// NoTrialsError is returned when every trial failed: the failures and their tally.
+type NoTrialsError struct {
+	Failures []Failure
+	Causes   []Cause
+}
+
+func (e *NoTrialsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "every trial failed (%d):", len(e.Failures))
+	for _, c := range e.Causes {
+		fmt.Fprintf(&b, " %s ×%d (first: trial %d);", c.Cause, c.Trials, c.First)
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+func (e *NoTrialsError) Unwrap() error { return ErrNoTrials }
+
 // folder accumulates trials in order and consults the rule.
 type folder struct {
 	c          Config
 	res        *Result
 	failures   []Failure
+	causes     []Cause
+	exits      map[int]uint64
+	failedOut  bool
+	watch      []bool // per function: its blocks decide the stop
 	done       bool
 	stopReason string
+	seen       uint64 // trials folded, failed or not
 	nextCheck  uint64
 	decided    [][]bool
 	seriesNext [][]uint64
 }
 
 func (f *folder) fold(i uint64, o Outcome) error {
+	f.seen++
 	if o.Failure != "" {
 		f.failures = append(f.failures, Failure{Trial: i, Reason: o.Failure, Exit: o.Exit})
-		if len(f.failures) >= f.c.MaxFailures {
-			f.done = true
-			f.stopReason = fmt.Sprintf("%d trials failed", len(f.failures))
+		cause := o.Cause
+		if cause == "" {
+			cause = o.Failure
+		}
+		k := slices.IndexFunc(f.causes, func(c Cause) bool { return c.Cause == cause })
+		if k < 0 {
+			f.causes = append(f.causes, Cause{Cause: cause, First: i})
+			k = len(f.causes) - 1
+		}
+		f.causes[k].Trials++
+		// More than MaxFailRate of the trials so far, counted from FailWindow on.
+		if float64(len(f.failures)) > f.c.MaxFailRate*float64(max(f.seen, f.c.FailWindow)) {
+			f.done, f.failedOut = true, true
+			f.stopReason = fmt.Sprintf("%d of %d trials failed: more than %g %% (--max-fail)", len(f.failures), f.seen, 100*f.c.MaxFailRate)
 		}
 		return nil
 	}
+	if f.exits == nil {
+		f.exits = map[int]uint64{}
+	}
+	f.exits[o.Exit]++
 	if f.res == nil {
-		f.start(o.Prog)
+		if err := f.start(o.Prog); err != nil {
+			return err
+		}
 	}
 	r := f.res
 	if len(o.Prog.Funcs) != len(r.Prog.Funcs) {
@@ -361,13 +438,31 @@ func (f *folder) fold(i uint64, o Outcome) error {
 	f.series()
 	if r.Trials >= f.nextCheck {
 		f.check()
-		t := f.c.Rule.Thresholds()
-		f.nextCheck = checkAfter(r.Trials, t.NMin, f.c.Rule.MinTrials())
+		f.nextCheck = stopping.NextCheck(r.Trials, f.c.Rule)
 	}
 	return nil
 }
 
-func (f *folder) start(p *cfg.Program) {
+// OnlyError says that a function named by Config.Only is not in the program.
+type OnlyError struct {
+	Name  string
+	Funcs []string // the program's functions
+}
+
+func (e *OnlyError) Error() string {
+	return fmt.Sprintf("no function %s in the program (it has %s)", e.Name, strings.Join(e.Funcs, ", "))
+}
+
+func (f *folder) start(p *cfg.Program) error {
+	for _, name := range f.c.Only {
+		if !slices.ContainsFunc(p.Funcs, func(fn *cfg.Func) bool { return fn.Name == name }) {
+			var names []string
+			for _, fn := range p.Funcs {
+				names = append(names, fn.Name)
+			}
+			return &OnlyError{Name: name, Funcs: names}
+		}
+	}
 	r := &Result{Prog: p}
 	for _, fn := range p.Funcs {
 		bs := make([]BlockEstimate, len(fn.Blocks))
@@ -379,34 +474,11 @@ func (f *folder) start(p *cfg.Program) {
 		r.EdgeTotals = append(r.EdgeTotals, make([]uint64, len(fn.Edges)))
 		f.decided = append(f.decided, make([]bool, len(fn.Blocks)))
 		f.seriesNext = append(f.seriesNext, make([]uint64, len(fn.Blocks)))
+		f.watch = append(f.watch, len(f.c.Only) == 0 || slices.Contains(f.c.Only, fn.Name))
 	}
 	f.res = r
 	f.nextCheck = 1
-}
-
-// checkAfter returns the next trial count at which the rule is consulted. Before
-// n_min nothing can be decided; between n_min and the rule's minimum for a
-// non-constant block only constant blocks can be, so the rule is consulted at 10 %
-// steps (a program whose blocks are all constant stops early); from the minimum on,
-// every trial for 1,000 trials, then every 0.1 %, so that a run overshoots the point
-// where it could have stopped by at most 0.1 %. It depends on n only.
-func checkAfter(n, nmin, min uint64) uint64 {
-	switch {
-	case n <= nmin:
-		return nmin + 1
-	case n < min:
-		return minU(min, n+max(1, n/10))
-	case n < min+1000:
-		return n + 1
-	}
-	return n + n/1000
-}
-
-func minU(a, b uint64) uint64 {
-	if a < b {
-		return a
-	}
-	return b
+	return nil
 }
 
 // check consults the rule on every block not yet converged and ends the run when
@@ -420,13 +492,14 @@ func (f *folder) check() {
 			}
 			be := &f.res.Blocks[fi][b]
 			d := f.c.Rule.Decide(be.Dist.Summary())
-			switch d.State {
-			case stats.Converged:
+			switch {
+			case d.State == stats.Converged:
 				f.decided[fi][b] = true
 				be.DecidedAt = f.res.Trials
-			case stats.Constant, stats.Inadequate:
-				// Decided for now; a later trial may still change it.
-			default:
+			case d.State.Decided():
+				// Constant, unseen, rare or inadequate: decided for now; a later
+				// trial may still change it.
+			case f.watch[fi]:
 				all = false
 			}
 		}
@@ -471,13 +544,18 @@ func (f *folder) progress(start time.Time) Progress {
 				continue
 			}
 			d := f.c.Rule.Decide(f.res.Blocks[fi][b].Dist.Summary())
-			if d.State == stats.Constant || d.State == stats.Inadequate {
+			if d.State.Decided() || !f.watch[fi] {
 				p.Decided++
-			} else if !math.IsNaN(d.HalfWidth) && d.HalfWidth > p.Widest {
-				p.Widest = d.HalfWidth
-				p.WidestAt = fn.Name + ":" + fn.Blocks[b].Label
+			} else if d.Need > p.Need || p.Deciding == "" {
+				p.Need, p.HalfWidth = d.Need, d.HalfWidth
+				p.Deciding = fn.Name + ":" + fn.Blocks[b].Label
 			}
 		}
+	}
+	p.Need = min(p.Need, float64(f.c.MaxTrials))
+	if p.Deciding != "" && p.Need > float64(p.Trials) && p.Trials > 0 {
+		perTrial := p.Elapsed.Seconds() / float64(f.seen)
+		p.Left = time.Duration((p.Need - float64(p.Trials)) * perTrial * float64(time.Second))
 	}
 	return p
 }
@@ -496,7 +574,7 @@ func (f *folder) finish() *Result {
 				d.State = stats.Converged
 			}
 			be.Decision = d
-			if d.State == stats.Unconverged {
+			if d.State == stats.Unconverged && f.watch[fi] {
 				r.Converged = false
 			}
 			if last := be.Series; len(last) == 0 || last[len(last)-1].N != r.Trials {

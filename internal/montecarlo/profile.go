@@ -10,6 +10,7 @@ import (
 
 	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/internal/stopping"
 	"github.com/fragprof/fragprof/profile"
 )
 
@@ -57,7 +58,7 @@ func (r *Result) Profile(counters int) (*profile.Profile, error) {
 // convergence series (empty), the trial at which a block converged (0), failures,
 // the elapsed time and why the runs stopped (Stopped is left for the caller).
 // Every block must hold p.Runs trials.
-func FromProfile(p *profile.Profile, rule *stats.Rule) (*Result, error) {
+func FromProfile(p *profile.Profile, rule stopping.Rule) (*Result, error) {
 	if p.Stats == nil {
 		return nil, fmt.Errorf("the profile has no statistics section (write it with 'fragprof freq --profile'; merging with a profile without statistics drops them)")
 	}

@@ -10,7 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/dump"
@@ -189,7 +192,7 @@ func (w *programWorker) trialsOnServer(ctx context.Context, reqs []exec.Request)
 			if w.p.Isolation == None {
 				reason = "the program ended its process (exit() or a signal): it cannot run with --isolation none"
 			}
-			outs = append(outs, Outcome{Failure: reason, Exit: -1})
+			outs = append(outs, Outcome{Failure: reason, Cause: "fork server died", Exit: -1})
 		} else if err != nil && err != exec.ErrServerDied {
 			return outs, err
 		}
@@ -232,7 +235,7 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 	})
 	timedOut := tctx.Err() != nil && ctx.Err() == nil
 	if runErr != nil && !timedOut {
-		return Outcome{Failure: runErr.Error(), Exit: st.ShellCode()}, nil
+		return Outcome{Failure: runErr.Error(), Cause: "no counts", Exit: st.ShellCode()}, nil
 	}
 	return w.outcome(st, timedOut, d, nil)
 }
@@ -242,15 +245,15 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 func (w *programWorker) outcome(st exec.Status, timedOut bool, d *dump.Dump, data []byte) (Outcome, error) {
 	switch {
 	case timedOut:
-		return Outcome{Failure: fmt.Sprintf("timed out after %v", w.p.Timeout), Exit: st.ShellCode()}, nil
+		return Outcome{Failure: fmt.Sprintf("timed out after %v", w.p.Timeout), Cause: "timeout", Exit: st.ShellCode()}, nil
 	case st.Signal != 0:
-		return Outcome{Failure: st.String(), Exit: st.ShellCode()}, nil
+		return Outcome{Failure: st.String(), Cause: signalCause(st.Signal), Exit: st.ShellCode()}, nil
 	case st.Code != 0 && !w.p.CountNonZero:
-		return Outcome{Failure: st.String(), Exit: st.Code}, nil
+		return Outcome{Failure: st.String(), Cause: st.String(), Exit: st.Code}, nil
 	}
 	if d == nil {
 		if len(data) == 0 {
-			return Outcome{Failure: fmt.Sprintf("no counts (%s): the program ended by _exit or was not built by fragprof", st), Exit: st.ShellCode()}, nil
+			return Outcome{Failure: fmt.Sprintf("no counts (%s): the program ended by _exit or was not built by fragprof", st), Cause: "no counts", Exit: st.ShellCode()}, nil
 		}
 		var err error
 		if d, err = dump.Parse(w.p.Binary, data); err != nil {
@@ -269,4 +272,12 @@ func (w *programWorker) Close() error {
 		return w.server.Close()
 	}
 	return nil
+}
+
+// signalCause names a signal for the failure tally: "signal SIGSEGV".
+func signalCause(sig syscall.Signal) string {
+	if name := unix.SignalName(sig); name != "" {
+		return "signal " + name
+	}
+	return "signal " + sig.String()
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -18,8 +19,12 @@ import (
 
 // Freq is a finished estimation with what the report states about it.
 type Freq struct {
-	Result   *montecarlo.Result
-	Rule     stats.Thresholds
+	Result *montecarlo.Result
+	Rule   stats.Thresholds
+	// RuleName is the stopping rule (package stopping); Anytime says whether its
+	// intervals hold at every n (also on Ctrl-C or --max-time).
+	RuleName string
+	Anytime  bool
 	Seed     uint64
 	Counters int
 	Inputs   []string // the input model, one definition per line
@@ -29,19 +34,25 @@ type Freq struct {
 
 // JSONFreq is the object `freq --json` prints: the count object, extended.
 type JSONFreq struct {
-	Trials    uint64         `json:"trials"`
-	Seed      uint64         `json:"seed"`
-	Eps       float64        `json:"eps,omitempty"`
-	RelEps    float64        `json:"rel_eps,omitempty"`
-	Gamma     float64        `json:"gamma"`
-	Moment    string         `json:"berry_esseen"`
-	Stopped   string         `json:"stopped"`
-	Elapsed   float64        `json:"elapsed_s"`
-	Inputs    []string       `json:"inputs"`
-	Failures  []JSONFailure  `json:"failures"`
-	Counters  int            `json:"counters"`
-	Functions []JSONFreqFunc `json:"functions"`
-	States    map[string]int `json:"states"` // how many blocks ended in each state
+	Trials   uint64        `json:"trials"`
+	Seed     uint64        `json:"seed"`
+	Eps      float64       `json:"eps,omitempty"`
+	RelEps   float64       `json:"rel_eps,omitempty"`
+	Gamma    float64       `json:"gamma"`
+	RuleName string        `json:"rule"`
+	Anytime  bool          `json:"anytime_valid"`
+	Moment   string        `json:"berry_esseen,omitempty"` // the FreqSys rules only
+	Stopped  string        `json:"stopped"`
+	Elapsed  float64       `json:"elapsed_s"`
+	Inputs   []string      `json:"inputs"`
+	Failures []JSONFailure `json:"failures"`
+	// Causes tallies the failed trials by cause; Exits the exit statuses of the
+	// trials used ("0": …, "1": …).
+	Causes    []JSONCause       `json:"failure_causes"`
+	Exits     map[string]uint64 `json:"exits"`
+	Counters  int               `json:"counters"`
+	Functions []JSONFreqFunc    `json:"functions"`
+	States    map[string]int    `json:"states"` // how many blocks ended in each state
 }
 
 // JSONFailure is a trial whose counts were not used.
@@ -49,6 +60,13 @@ type JSONFailure struct {
 	Trial  uint64 `json:"trial"`
 	Reason string `json:"reason"`
 	Exit   int    `json:"exit"`
+}
+
+// JSONCause is one cause of failed trials: how many, and the first to replay.
+type JSONCause struct {
+	Cause  string `json:"cause"`
+	Trials uint64 `json:"trials"`
+	First  uint64 `json:"first"`
 }
 
 // JSONFreqFunc is one function with its estimates.
@@ -63,12 +81,20 @@ type JSONFreqFunc struct {
 
 // JSONFreqBlock is one block's estimate.
 type JSONFreqBlock struct {
-	ID        int                `json:"id"`
-	Label     string             `json:"label"`
-	Lines     []int              `json:"lines"`
-	Start     string             `json:"start,omitempty"`
-	Mean      float64            `json:"mean"`
-	HalfWidth *float64           `json:"halfwidth"` // null when undefined (constant, n < 2)
+	ID        int      `json:"id"`
+	Label     string   `json:"label"`
+	Lines     []int    `json:"lines"`
+	Start     string   `json:"start,omitempty"`
+	Mean      float64  `json:"mean"`
+	HalfWidth *float64 `json:"halfwidth"` // null when undefined (n < 2, unseen)
+	Lo        *float64 `json:"lo"`        // the interval of the mean (exact binomial for 0/1 blocks)
+	Hi        *float64 `json:"hi"`
+	Ran       uint64   `json:"ran"` // trials in which the block ran
+	// ProbLo, ProbHi bound the probability that the block runs (Clopper–Pearson; the
+	// rule of three when it never ran), for unseen and rare blocks; for a constant
+	// block ProbHi bounds the probability of any other count.
+	ProbLo    *float64           `json:"prob_lo,omitempty"`
+	ProbHi    *float64           `json:"prob_hi,omitempty"`
 	Variance  float64            `json:"variance"`
 	N         uint64             `json:"n"`
 	State     string             `json:"state"`
@@ -99,9 +125,19 @@ func finite(x float64) *float64 {
 func FreqJSON(f *Freq) JSONFreq {
 	r := f.Result
 	out := JSONFreq{
-		Trials: r.Trials, Seed: f.Seed, Eps: f.Rule.Eps, Gamma: f.Rule.Gamma, Moment: f.Rule.Moment.String(),
+		Trials: r.Trials, Seed: f.Seed, Eps: f.Rule.Eps, Gamma: f.Rule.Gamma, RuleName: f.ruleName(), Anytime: f.Anytime,
 		Stopped: r.Stopped, Elapsed: r.Elapsed.Seconds(), Inputs: f.Inputs, Counters: f.Counters,
 		Failures: []JSONFailure{}, Functions: []JSONFreqFunc{}, States: map[string]int{},
+		Causes: []JSONCause{}, Exits: map[string]uint64{},
+	}
+	if strings.HasPrefix(out.RuleName, "freqsys-") {
+		out.Moment = f.Rule.Moment.String()
+	}
+	for _, c := range r.Causes {
+		out.Causes = append(out.Causes, JSONCause{Cause: c.Cause, Trials: c.Trials, First: c.First})
+	}
+	for code, n := range r.Exits {
+		out.Exits[fmt.Sprint(code)] = n
 	}
 	if f.Rule.Eps == 0 {
 		out.RelEps = f.Rule.RelEps
@@ -119,8 +155,10 @@ func FreqJSON(f *Freq) JSONFreq {
 			d := be.Decision
 			jb := JSONFreqBlock{
 				ID: blk.ID, Label: blk.Label, Lines: blk.Lines, Mean: d.Mean, HalfWidth: finite(d.HalfWidth),
+				Lo: finite(d.Lo), Hi: finite(d.Hi), Ran: d.Ran,
 				N: d.N, State: d.State.String(), DecidedAt: be.DecidedAt, Series: be.Series,
 			}
+			jb.ProbLo, jb.ProbHi = finite(d.ProbLo), finite(d.ProbHi)
 			if jb.Lines == nil {
 				jb.Lines = []int{}
 			}
@@ -153,6 +191,14 @@ func FreqJSON(f *Freq) JSONFreq {
 	return out
 }
 
+// ruleName returns the rule's name, or the FreqSys rule the thresholds describe.
+func (f *Freq) ruleName() string {
+	if f.RuleName != "" {
+		return f.RuleName
+	}
+	return "freqsys-" + f.Rule.Moment.String()
+}
+
 // WriteFreqJSON writes the estimation as indented JSON.
 func WriteFreqJSON(w io.Writer, f *Freq) error {
 	enc := json.NewEncoder(w)
@@ -169,10 +215,17 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 	if f.Rule.Eps == 0 {
 		prec = fmt.Sprintf("±%g%%", 100*f.Rule.RelEps)
 	}
-	fmt.Fprintf(tw, "fragprof freq: %d trials, seed %d, precision %s at γ = %g, Berry–Esseen %s moment (C0 = %g)\n",
-		r.Trials, f.Seed, prec, f.Rule.Gamma, f.Rule.Moment, f.Rule.C0)
-	if f.Rule.Moment == stats.SignedMoment {
+	rule := f.ruleName()
+	if strings.HasPrefix(rule, "freqsys-") {
+		rule += fmt.Sprintf(" (C0 = %g)", f.Rule.C0)
+	}
+	fmt.Fprintf(tw, "fragprof freq: %d trials, seed %d, precision %s at γ = %g, rule %s\n",
+		r.Trials, f.Seed, prec, f.Rule.Gamma, rule)
+	if f.ruleName() == "freqsys-signed" {
 		fmt.Fprintln(tw, "warning: the signed third moment reproduces the paper but is not rigorous (see docs/freq.md)")
+	}
+	if !f.Anytime && r.Stopped != "" && !strings.Contains(r.Stopped, "decided") {
+		fmt.Fprintln(tw, "note: the run did not stop by its rule; the intervals hold for a number of trials fixed in advance, not for a stop chosen by watching them (--rule anytime holds at every n)")
 	}
 	fmt.Fprintf(tw, "stopped: %s after %.2fs\n", r.Stopped, r.Elapsed.Seconds())
 	for _, in := range f.Inputs {
@@ -199,6 +252,18 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 				if !math.IsNaN(d.Need) {
 					state += fmt.Sprintf(" (needs ~%.0f)", d.Need)
 				}
+			case stats.Unseen:
+				if !math.IsNaN(d.ProbHi) {
+					state += fmt.Sprintf(" (runs in < %.2g of executions)", d.ProbHi)
+				}
+			case stats.Rare:
+				if !math.IsNaN(d.ProbHi) {
+					state += fmt.Sprintf(" (ran in %d trials; runs in %.2g–%.2g of executions)", d.Ran, d.ProbLo, d.ProbHi)
+				}
+			case stats.Constant:
+				if !math.IsNaN(d.ProbHi) {
+					state += fmt.Sprintf(" (other counts in < %.2g)", d.ProbHi)
+				}
 			}
 			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", b.ID, b.Label, compactLines(b), num(d.Mean), hw, state, d.N, excerpt(lines, fn.File, b.Start))
 		}
@@ -217,8 +282,26 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 			fmt.Fprintln(tw)
 		}
 	}
-	fmt.Fprintln(tw, "\nstates: converged = mean known to the precision at γ; constant = same count in every trial;")
-	fmt.Fprintln(tw, "inadequate = the normal approximation cannot be certified (a rare block); unconverged = budget spent.")
+	if len(r.Causes) > 0 {
+		fmt.Fprintf(tw, "failures by cause:")
+		for _, c := range r.Causes {
+			fmt.Fprintf(tw, "  %s ×%d", c.Cause, c.Trials)
+		}
+		fmt.Fprintln(tw)
+	}
+	var codes []string
+	for code, n := range r.Exits {
+		if code != 0 {
+			codes = append(codes, fmt.Sprintf("status %d ×%d", code, n))
+		}
+	}
+	if len(codes) > 0 {
+		sort.Strings(codes)
+		fmt.Fprintf(tw, "warning: trials used exited non-zero: %s (their counts are in the estimates; --fail-nonzero leaves them out)\n", strings.Join(codes, ", "))
+	}
+	fmt.Fprintf(tw, "\nstates: converged = mean known to the precision at γ; constant = same count in every trial;\n")
+	fmt.Fprintf(tw, "unseen = ran in no trial (bound: the rule of three); rare = ran in too few trials to estimate (bound: Clopper–Pearson);\n")
+	fmt.Fprintf(tw, "inadequate = Berry–Esseen cannot be met (FreqSys rules); unconverged = budget spent.\n")
 	return tw.Flush()
 }
 
@@ -259,8 +342,10 @@ func WriteFreqDOT(w io.Writer, f *Freq) error {
 			switch d.State {
 			case stats.Constant:
 				style = ` style=dashed`
-			case stats.Inadequate:
+			case stats.Inadequate, stats.Rare:
 				style = ` color=orange penwidth=2`
+			case stats.Unseen:
+				style = ` style=dotted`
 			case stats.Unconverged:
 				style = ` color=red penwidth=2`
 			}

@@ -19,6 +19,9 @@ const StudentFrom = 30
 // distribution (gonum distuv.UnitNormal).
 func NormalQuantile(p float64) float64 { return distuv.UnitNormal.Quantile(p) }
 
+// NormalCDF returns Φ(x), the standard normal distribution function.
+func NormalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+
 // StudentQuantile returns t_{p,ν}, the quantile of order p of Student's t
 // distribution with ν degrees of freedom (gonum distuv.StudentsT).
 func StudentQuantile(p, nu float64) float64 {

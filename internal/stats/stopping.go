@@ -25,9 +25,22 @@ const (
 	// budget: the Berry–Esseen condition needs more trials than MaxTrials, as for a
 	// block that almost never runs.
 	Inadequate
+	// Rare: the block ran in too few trials for the normal approximation of its
+	// mean, and reaching enough would take more than the budget (or the user
+	// declared blocks this rare unimportant, --ignore-rare). [RunProbability]
+	// bounds the probability that it runs (Clopper–Pearson).
+	Rare
+	// Unseen: the block ran in none of the n trials. Its mean is not known, but the
+	// probability that it runs is below 1 − (1 − γ)^{1/n} at confidence γ (≈ 3/n
+	// at 95 %, the rule of three: [RuleOfThree]).
+	Unseen
 )
 
-var stateNames = [...]string{"unconverged", "converged", "constant", "inadequate"}
+var stateNames = [...]string{"unconverged", "converged", "constant", "inadequate", "rare", "unseen"}
+
+// Decided reports whether a block in state s no longer holds the run: every state
+// but Unconverged.
+func (s State) Decided() bool { return s != Unconverged }
 
 // String returns the state's name as the JSON output spells it.
 func (s State) String() string {
@@ -85,9 +98,14 @@ type Thresholds struct {
 	BELimit float64
 	// Moment selects the third moment of the Berry–Esseen condition.
 	Moment BEMoment
-	// MaxTrials is the trial budget, used to declare a block Inadequate; 0 means no
-	// budget, and then no block is ever Inadequate.
+	// MaxTrials is the trial budget, used to declare a block Inadequate (or Rare);
+	// 0 means no budget, and then no block is ever Inadequate.
 	MaxTrials uint64
+	// IgnoreRare, when positive, lets a block whose probability of running is below
+	// it at confidence γ (the Clopper–Pearson upper bound, or the rule of three)
+	// stop holding the run: it is reported Rare. Used by the rules of package
+	// stopping, not by FreqSys's.
+	IgnoreRare float64
 }
 
 // DefaultThresholds are the digest's defaults: γ = 0.95, n_min = 30, C0 = 0.4748,
@@ -119,6 +137,8 @@ func (t Thresholds) Validate() error {
 		return fmt.Errorf("stats: Berry–Esseen constant C0 = %v, want a finite value > 0", t.C0)
 	case !(t.BELimit >= 0 && t.BELimit < 1):
 		return fmt.Errorf("stats: Berry–Esseen limit = %v, want 0 (default) or a value in (0, 1)", t.BELimit)
+	case !(t.IgnoreRare >= 0 && t.IgnoreRare < 1):
+		return fmt.Errorf("stats: rare-block level = %v, want a probability in [0, 1)", t.IgnoreRare)
 	case t.Moment > SignedMoment:
 		return fmt.Errorf("stats: unknown Berry–Esseen moment %v", t.Moment)
 	}
@@ -153,6 +173,18 @@ type Decision struct {
 	// HalfWidth is u·s/√n: the mean is x̄ ± HalfWidth at confidence γ (once
 	// Converged, HalfWidth < ε).
 	HalfWidth float64
+	// Lo and Hi are the interval of the mean: x̄ ∓ HalfWidth for the symmetric
+	// intervals, or the exact binomial interval of a block that runs at most once
+	// per trial (then HalfWidth is max(Hi − x̄, x̄ − Lo)). NaN when undefined.
+	Lo, Hi float64
+	// Ran is the number of trials in which the block ran ([RunProbability] bounds
+	// the probability that it runs).
+	Ran uint64
+	// ProbLo and ProbHi are set (else NaN) for the states that bound a probability:
+	// for Unseen and Rare the interval of the probability that the block runs
+	// (rule of three, Clopper–Pearson), for Constant ProbHi bounds the probability
+	// of any other count (rule of three).
+	ProbLo, ProbHi float64
 	// BE is the Berry–Esseen bound C0·m3/(s³√n), with m3 the moment that
 	// Thresholds.Moment selects; BELimit is ε'.
 	BE      float64
@@ -191,6 +223,9 @@ func NewRule(t Thresholds) (*Rule, error) {
 
 // Thresholds returns the rule's thresholds.
 func (r *Rule) Thresholds() Thresholds { return r.t }
+
+// Name returns "freqsys-absolute" or "freqsys-signed".
+func (r *Rule) Name() string { return "freqsys-" + r.t.Moment.String() }
 
 // MinTrials returns the smallest n at which a non-constant block can be Converged.
 // Under the signed moment it is n_min + 1. Under the absolute moment the sample
@@ -239,6 +274,7 @@ func (r *Rule) Decide(s Summary) Decision {
 		StdDev: nan, Eps: nan, HalfWidth: nan, BE: nan, NeedCLT: nan, NeedBE: nan, Events: nan,
 	}
 	d.Need = float64(t.NMin + 1)
+	d.Lo, d.Hi, d.Ran, d.ProbLo, d.ProbHi = nan, nan, s.Ran(), nan, nan
 	if s.N < 2 {
 		return d
 	}
@@ -249,6 +285,7 @@ func (r *Rule) Decide(s Summary) Decision {
 	}
 	d.StdDev = s.StdDev()
 	d.HalfWidth = d.U * d.StdDev / math.Sqrt(n)
+	d.Lo, d.Hi = d.Mean-d.HalfWidth, d.Mean+d.HalfWidth
 	if s.M2 == 0 {
 		d.NeedCLT, d.NeedBE = 0, 0
 		if s.N > t.NMin {

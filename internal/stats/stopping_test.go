@@ -30,7 +30,7 @@ func TestDecideWorkedExample(t *testing.T) {
 	//   Events = n·s⁶/ρ̂² = 5·8/16 = 2.5, and C0/√2.5 = 0.30028989 = BE.
 	d := build([]uint64{2, 4, 4, 4, 6})
 	s := d.Summary()
-	if s != (Summary{N: 5, Mean: 4, M2: 8, M3: 0, Abs3: 16, Abs3Lo: 16}) {
+	if s != (Summary{N: 5, Mean: 4, M2: 8, M3: 0, Abs3: 16, Abs3Lo: 16, Min: 2, Max: 6}) {
 		t.Fatalf("Summary = %+v", s)
 	}
 	th := Thresholds{Eps: 2, Gamma: 0.95, NMin: 4, C0: 0.4748}

@@ -25,6 +25,28 @@ type Summary struct {
 	M3     float64
 	Abs3   float64
 	Abs3Lo float64
+	// Zeros is the number of trials in which the block did not run (count 0), and
+	// Min, Max the least and greatest count seen; all three are exact for a coarse
+	// CountDist too (0 always has a bucket of its own).
+	Zeros    uint64
+	Min, Max uint64
+}
+
+// Ran returns the number of trials in which the block ran at least once.
+func (s Summary) Ran() uint64 { return s.N - s.Zeros }
+
+// Indicator reports whether every count seen is 0 or 1: the block ran at most once
+// per trial, so its mean is the probability that it runs, a binomial proportion.
+func (s Summary) Indicator() bool { return s.N > 0 && s.Max <= 1 }
+
+// Skewness returns the sample skewness g₁ = √N·M3/M2^{3/2} (the moment estimator;
+// D. N. Joanes and C. A. Gill, "Comparing measures of sample skewness and
+// kurtosis", The Statistician 47(1), 1998), or NaN when M2 = 0.
+func (s Summary) Skewness() float64 {
+	if s.M2 == 0 || s.N < 2 {
+		return math.NaN()
+	}
+	return math.Sqrt(float64(s.N)) * s.M3 / math.Pow(s.M2, 1.5)
 }
 
 // Variance returns s² = M2/(N−1), the unbiased sample variance (SEEDS 000, step 3),
@@ -90,6 +112,18 @@ func (d *CountDist) Summary() Summary {
 		lo, c = bits.Add64(lo, l, 0)
 		hi += h + c
 		s.N += v.N
+	}
+	if len(d.Values) > 0 {
+		s.Min, s.Max = d.Values[0].V, d.Values[len(d.Values)-1].V
+		if d.Values[0].V == 0 {
+			s.Zeros = d.Values[0].N
+		}
+	}
+	if len(d.Buckets) > 0 {
+		s.Min, s.Max = d.Buckets[0].Min, d.Buckets[len(d.Buckets)-1].Max
+		if d.Buckets[0].Max == 0 {
+			s.Zeros = d.Buckets[0].N
+		}
 	}
 	for _, b := range d.Buckets {
 		h, l := bits.Mul64(b.Lo, b.N)

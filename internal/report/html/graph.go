@@ -55,8 +55,10 @@ func (p *Page) funcDOT(w io.Writer, fi int) {
 		switch b.State {
 		case "constant":
 			style = "rounded,filled,dashed"
-		case "inadequate":
+		case "inadequate", "rare":
 			style, extra = "rounded,filled,dotted", ` color="#7b3294" penwidth=3`
+		case "unseen":
+			style = "rounded,filled,dotted"
 		case "unconverged":
 			style, extra = "rounded,filled,dashed", ` color="#2166ac" penwidth=3`
 		}
@@ -116,6 +118,10 @@ func stateText(b *Block) string {
 		return "= constant"
 	case "inadequate":
 		return "⚠ inadequate"
+	case "rare":
+		return "⚠ rare"
+	case "unseen":
+		return "∅ unseen"
 	case "unconverged":
 		if b.NeedTrials != nil {
 			return fmt.Sprintf("✗ unconverged (needs ~%.0f)", *b.NeedTrials)

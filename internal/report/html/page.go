@@ -153,6 +153,7 @@ type freqDoc struct {
 	RelEps    float64        `json:"rel_eps"`
 	Gamma     float64        `json:"gamma"`
 	Moment    string         `json:"berry_esseen"`
+	Rule      string         `json:"rule"`
 	Stopped   string         `json:"stopped"`
 	Elapsed   float64        `json:"elapsed_s"`
 	Inputs    []string       `json:"inputs"`
@@ -246,7 +247,12 @@ func decodeFreq(data []byte, src report.Sources) (*Page, error) {
 	}
 	p.fact("trials", strconv.FormatUint(d.Trials, 10))
 	p.fact("precision", fmt.Sprintf("%s at γ = %s", prec, num(d.Gamma)))
-	p.fact("Berry–Esseen moment", d.Moment)
+	if d.Rule != "" {
+		p.fact("stopping rule", d.Rule)
+	}
+	if d.Moment != "" {
+		p.fact("Berry–Esseen moment", d.Moment)
+	}
 	p.fact("seed", strconv.FormatUint(d.Seed, 10))
 	p.fact("stopped", d.Stopped)
 	p.fact("elapsed", fmt.Sprintf("%.2f s", d.Elapsed))
@@ -258,7 +264,7 @@ func decodeFreq(data []byte, src report.Sources) (*Page, error) {
 	}
 	if len(d.States) > 0 {
 		var parts []string
-		for _, s := range []string{"converged", "constant", "inadequate", "unconverged"} {
+		for _, s := range []string{"converged", "constant", "unseen", "rare", "inadequate", "unconverged"} {
 			if n := d.States[s]; n > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", n, s))
 			}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fragprof/fragprof/internal/montecarlo"
+)
+
+// TestFreqBadNumbers: precisions and confidences out of range are refused with the
+// valid range, never silently replaced (issue 12, item 9: --eps 0 used to become
+// ±1 % relative).
+func TestFreqBadNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--eps", "0"}, "--eps 0: want an absolute precision > 0"},
+		{[]string{"--eps", "-1"}, "--eps -1: want an absolute precision > 0"},
+		{[]string{"--eps", "NaN"}, "--eps NaN: want an absolute precision > 0"},
+		{[]string{"--eps", "+Inf"}, "--eps +Inf: want an absolute precision > 0"},
+		{[]string{"--rel-eps", "0"}, "--rel-eps 0: want a relative precision > 0"},
+		{[]string{"--rel-eps", "-0.5"}, "--rel-eps -0.5: want a relative precision > 0"},
+		{[]string{"--gamma", "0"}, "--gamma 0: want a confidence with 0 < gamma < 1"},
+		{[]string{"--gamma", "1"}, "--gamma 1: want a confidence with 0 < gamma < 1"},
+		{[]string{"--gamma", "NaN"}, "--gamma NaN: want a confidence with 0 < gamma < 1"},
+		{[]string{"--ignore-rare", "1"}, "--ignore-rare 1: want a probability with 0 ≤ P < 1"},
+		{[]string{"--max-fail", "0"}, "--max-fail 0: want a fraction"},
+		{[]string{"--n-min", "0"}, "--n-min 0: want at least 1"},
+		{[]string{"--rule", "bogus"}, `--rule "bogus": want one of clt, anytime`},
+		{[]string{"--eps", "0.3", "--rel-eps", "0.1"}, "give --eps or --rel-eps, not both"},
+	} {
+		_, code, stderr := freq(t, append([]string{"../../examples/newton.c"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// writeC writes a C program to a temporary file.
+func writeC(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "prog.c")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestFreqFailFast: when more than 10 % of the first 100 trials fail, freq stops
+// early with a tally by cause and a replay command for one trial of each, and exits
+// 1; when no trial at all succeeded it is an error (issue 12, items 3 and 4).
+func TestFreqFailFast(t *testing.T) {
+	src := writeC(t, `#include <stdio.h>
+int main(void) {
+  int m;
+  if (scanf("%d", &m) != 1) return 2;
+  if (m == 0) for (;;) ;
+  if (m == 1) { volatile int *p = 0; *p = 1; }
+  return 0;
+}
+`)
+	// One trial in four hangs, one in four crashes: the run must stop soon after the
+	// 10th failure, long before 300 trials, and not spend a timeout on each.
+	start := time.Now()
+	var stdout, stderr strings.Builder
+	out := filepath.Join(t.TempDir(), "r.json")
+	code := run([]string{"freq", src, "--input", "m = choice(0, 1, 2, 2)", "--stdin", `{m}\n`,
+		"--trial-timeout", "100ms", "--eps", "0.01", "--jobs", "2", "--json", "-o", out}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	msg := stderr.String()
+	for _, want := range []string{"failed trials by cause", "timeout", "signal SIGSEGV", "--replay", "stopped early"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, msg)
+		}
+	}
+	// One replay line per cause, each naming a trial that failed of that cause.
+	if n := len(regexp.MustCompile(`(?m)^  (timeout|signal SIGSEGV)\s+\d+ trials\s+replay: .*--replay \d+$`).FindAllString(msg, -1)); n != 2 {
+		t.Errorf("%d replay lines, want 2:\n%s", n, msg)
+	}
+	t.Logf("stopped after %v:\n%s", time.Since(start), msg)
+
+	// Every trial crashes: an error naming the cause, exit 1, no report.
+	crash := writeC(t, `int main(void) { volatile int *p = 0; *p = 1; return 0; }`)
+	stderr.Reset()
+	code = run([]string{"freq", crash, "--eps", "0.5"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "every one of the") || !strings.Contains(stderr.String(), "signal SIGSEGV") {
+		t.Errorf("all trials crash: exit %d, stderr:\n%s", code, stderr.String())
+	}
+}
+
+// TestFreqExitStatuses: trials that exit non-zero are used, tallied in the report
+// and warned about; with --fail-nonzero they are left out, and when that leaves no
+// trial it is an error (issue 12, item 4).
+func TestFreqExitStatuses(t *testing.T) {
+	src := writeC(t, `#include <stdio.h>
+int main(void) { int m; if (scanf("%d", &m) != 1) return 2; return m < 5 ? 1 : 0; }
+`)
+	r, code, stderr := freq(t, src, "--input", "m = uniform_int(0, 9)", "--stdin", `{m}\n`, "--eps", "0.2", "--isolation", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if r.Exits["1"] == 0 || r.Exits["0"] == 0 || r.Exits["1"]+r.Exits["0"] != r.Trials {
+		t.Errorf("exits %v over %d trials, want both statuses tallied", r.Exits, r.Trials)
+	}
+	if !strings.Contains(stderr, "exited non-zero") {
+		t.Errorf("no warning of non-zero exits:\n%s", stderr)
+	}
+	all := writeC(t, `int main(void) { return 1; }`)
+	_, code, stderr = freq(t, all, "--eps", "0.5", "--fail-nonzero")
+	if code != 1 || !strings.Contains(stderr, "every one of the") || !strings.Contains(stderr, "exit status 1") {
+		t.Errorf("every trial left out: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestFreqRareAndOnly: a block in one function that runs in 1 of 1,000 trials would
+// hold a ±1 % run for millions of trials; --ignore-rare 0.01 lets the run stop with
+// it reported rare and its probability bounded, and --only main lets main's blocks
+// alone decide (issue 13, item 3).
+func TestFreqRareAndOnly(t *testing.T) {
+	src := writeC(t, `#include <stdio.h>
+int hit;
+void f(int x) {
+  if (x == 7)
+    hit++;
+}
+int main(void) {
+  int x, n;
+  if (scanf("%d %d", &x, &n) != 2) return 2;
+  for (int i = 0; i < n; i++) f(x);
+  return 0;
+}
+`)
+	base := []string{src, "--input", "x = uniform_int(1, 1000)", "--input", "n = uniform_int(1, 10)", "--stdin", `{x} {n}\n`,
+		"--rel-eps", "0.05", "--isolation", "none", "--max-trials", "30000"}
+	for _, extra := range [][]string{{"--ignore-rare", "0.01"}, {"--only", "main"}} {
+		r, code, stderr := freq(t, append(base, extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+		if r.Trials >= 30000 || !strings.Contains(r.Stopped, "decided") {
+			t.Errorf("%v: %d trials, stopped %q: the rare block held the run", extra, r.Trials, r.Stopped)
+		}
+		var then *float64
+		var state string
+		var prob [2]*float64
+		for _, fn := range r.Functions {
+			if fn.Name != "f" {
+				continue
+			}
+			for _, b := range fn.Blocks {
+				if b.Label == "if.then" {
+					then, state, prob = &b.Mean, b.State, [2]*float64{b.ProbLo, b.ProbHi}
+				}
+			}
+		}
+		if then == nil {
+			t.Fatalf("%v: no if.then in f", extra)
+		}
+		t.Logf("%v: %d trials, f:if.then %s mean %g", extra, r.Trials, state, *then)
+		if extra[0] == "--ignore-rare" {
+			if state != "rare" && state != "unseen" {
+				t.Errorf("f:if.then is %s, want rare or unseen", state)
+			} else if prob[1] == nil || *prob[1] >= 0.01 || (prob[0] != nil && *prob[0] > 1e-3) {
+				t.Errorf("f:if.then's probability bound [%v, %v] should hold 1e-3 and lie below 0.01", prob[0], prob[1])
+			}
+		}
+	}
+}
+
+// TestFreqOnlyUnknown: --only naming no function of the program is refused at the
+// first trial, with the functions it has.
+func TestFreqOnlyUnknown(t *testing.T) {
+	_, code, stderr := freq(t, "../../examples/newton.c", "--input", "ask = uniform(100, 800)", "--stdin", `{ask}\n`,
+		"--only", "nsqrtt", "--isolation", "none")
+	if code != 2 || !strings.Contains(stderr, "no function nsqrtt in the program (it has nsqrt, main)") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestProgressText: the progress line names the block deciding the budget, the
+// trials it projects and the time left.
+func TestProgressText(t *testing.T) {
+	got := progressText(montecarlo.Progress{Trials: 1500, Elapsed: 3 * time.Second, Decided: 10, Blocks: 12,
+		Deciding: "sort:for.body", Need: 4500, HalfWidth: 0.25, Left: 6 * time.Second})
+	want := "fragprof freq: 1500 trials, 500/s, 10/12 blocks decided; deciding: sort:for.body ±0.25, needs ~4500 trials (~6s left)"
+	if got != want {
+		t.Errorf("progress line\n got %q\nwant %q", got, want)
+	}
+	if s := progressText(montecarlo.Progress{Trials: 10, Elapsed: time.Second}); strings.Contains(s, "deciding") {
+		t.Errorf("no deciding block: %q", s)
+	}
+}

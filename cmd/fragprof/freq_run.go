@@ -1,0 +1,421 @@
+// This file implements what `fragprof freq` does once its flags are read: building
+// or checking the program, running the trials, judging stored profiles (--from),
+// replaying a trial, and the progress line.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fragprof/fragprof/internal/dist"
+	"github.com/fragprof/fragprof/internal/exec"
+	"github.com/fragprof/fragprof/internal/harness"
+	"github.com/fragprof/fragprof/internal/montecarlo"
+	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/internal/stopping"
+	"github.com/fragprof/fragprof/profile"
+)
+
+// run is freq: it checks the flags, then judges profiles (--from), replays a trial
+// (--replay) or runs the trials, and writes the report.
+func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
+	shard, shards, iso, err := f.checkArgs(c, args)
+	if err != nil {
+		return err
+	}
+	rule, err := f.stoppingRule(c)
+	if err != nil {
+		return err
+	}
+	writeFreq := func(fr *report.Freq) error {
+		return writeReport(e, f.outFile, func(w io.Writer) error {
+			switch f.format {
+			case "json":
+				return report.WriteFreqJSON(w, fr)
+			case "dot":
+				return report.WriteFreqDOT(w, fr)
+			}
+			return report.WriteFreqText(w, fr, sourceFiles)
+		})
+	}
+	if f.from {
+		return freqFrom(e, args, rule, f.profFile, writeFreq)
+	}
+	model, err := f.in.model(c)
+	if err != nil {
+		return err
+	}
+	dir, cleanup, err := workDir(e)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	var h *harness.Harness
+	if f.fn != "" {
+		if f.binary != "" {
+			return usagef("freq: --func needs the C files (the harness is built from their IR), not --binary")
+		}
+		if model.Stdin != nil || len(model.Args) > 0 || len(model.Files) > 0 {
+			return usagef("freq: --func binds inputs to parameters and globals by name: --stdin, --arg and --file do not apply")
+		}
+		if h, err = functionHarness(e, &f.build, args, f.fn, model, dir); err != nil {
+			return err
+		}
+	}
+	bin, counters, err := buildOrBinary(e, &f.build, args, f.binary, dir)
+	if err != nil {
+		return err
+	}
+	prog := &montecarlo.Program{
+		Binary: bin, Inputs: model, Seed: f.in.seed, Isolation: iso, Timeout: f.trialTimeout,
+		CountNonZero: !f.failNonZero, Dir: dir,
+	}
+	if h != nil {
+		prog.Encode = h.Encode
+	}
+	if f.replay >= 0 {
+		return replayTrial(e, prog, uint64(f.replay))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := montecarlo.Config{
+		Rule: rule, MaxTrials: f.maxTrials, MaxTime: f.maxTime, Jobs: f.jobs, NewWorker: prog.NewWorker,
+		Shard: shard, Shards: shards, MaxFailRate: f.maxFail, Only: f.only,
+	}
+	progress := newProgressLine(e.stderr)
+	if progress != nil {
+		cfg.Progress = progress.show
+	}
+	res, err := montecarlo.Run(ctx, cfg)
+	progress.clear()
+	replay := "fragprof freq ... --seed " + fmt.Sprint(f.in.seed) + " --replay %d"
+	if nt := (*montecarlo.NoTrialsError)(nil); errors.As(err, &nt) {
+		printCauses(e, nt.Causes, replay)
+		return fmt.Errorf("freq: every one of the %d trials run failed: no counts to estimate from (the tally above names the causes; replay one to see it)", len(nt.Failures))
+	}
+	if oe := (*montecarlo.OnlyError)(nil); errors.As(err, &oe) {
+		return usagef("freq: --only: %v", oe)
+	}
+	if err != nil {
+		return err
+	}
+	if shards > 1 {
+		res.Stopped = fmt.Sprintf("shard %d/%d: %s (the stopping rule judged this shard alone)", shard, shards, res.Stopped)
+	}
+	if f.profFile != "" {
+		p, err := res.Profile(counters)
+		if err != nil {
+			return fmt.Errorf("freq: --profile: %v", err)
+		}
+		if err := p.WriteFile(f.profFile); err != nil {
+			return fmt.Errorf("freq: writing the profile: %w", err)
+		}
+	}
+	fr := &report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()),
+		Seed: f.in.seed, Counters: counters, Inputs: inputLines(model), Replay: replay}
+	if err := writeFreq(fr); err != nil {
+		return err
+	}
+	if err := writeFreqHTML(e, f.htmlFile, fr); err != nil {
+		return err
+	}
+	warnExits(e, res)
+	if res.FailedOut {
+		printCauses(e, res.Causes, replay)
+		return fmt.Errorf("freq: stopped early: %s; the estimates above are from the %d trials that succeeded", res.Stopped, res.Trials)
+	}
+	if ctx.Err() != nil && res.Stopped == "interrupted" {
+		return exitError{130} // the partial result is out; say it was interrupted
+	}
+	return nil
+}
+
+// printCauses prints the tally of failed trials by cause, with a command that
+// replays the first trial of each.
+func printCauses(e *env, causes []montecarlo.Cause, replay string) {
+	if len(causes) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "fragprof freq: failed trials by cause:\n")
+	for _, c := range causes {
+		fmt.Fprintf(e.stderr, "  %-28s %6d trials   replay: %s\n", c.Cause, c.Trials, fmt.Sprintf(replay, c.First))
+	}
+}
+
+// warnExits warns when trials whose counts were used exited with a non-zero status.
+func warnExits(e *env, res *montecarlo.Result) {
+	var codes []int
+	var nonzero uint64
+	for code, n := range res.Exits {
+		if code != 0 {
+			codes = append(codes, code)
+			nonzero += n
+		}
+	}
+	if nonzero == 0 {
+		return
+	}
+	sort.Ints(codes)
+	var parts []string
+	for _, code := range codes {
+		parts = append(parts, fmt.Sprintf("status %d ×%d", code, res.Exits[code]))
+	}
+	fmt.Fprintf(e.stderr, "fragprof freq: warning: %d of the %d trials used exited non-zero (%s); their counts are in the estimates (--fail-nonzero leaves them out)\n",
+		nonzero, res.Trials, strings.Join(parts, ", "))
+}
+
+// parseShard parses "I/K" with 0 ≤ I < K.
+func parseShard(s string) (uint64, uint64, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
+	k, err2 := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
+	if !ok || err1 != nil || err2 != nil || k == 0 || i >= k {
+		return 0, 0, fmt.Errorf("%q: want I/K with 0 ≤ I < K, e.g. 0/4", s)
+	}
+	return i, k, nil
+}
+
+// freqFrom implements --from: it reads and merges the profiles, judges the merged
+// distributions by rule and writes the report (and the merged profile to profFile,
+// if given).
+func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write func(*report.Freq) error) error {
+	srcs := make([]*profile.Profile, len(files))
+	for i, name := range files {
+		p, err := profile.ParseFile(name)
+		if err != nil {
+			return err
+		}
+		if !p.HasStats() {
+			return fmt.Errorf("freq: --from: %s has no statistics section: it was not written by 'fragprof freq --profile' (or was merged with a profile without statistics)", name)
+		}
+		srcs[i] = p
+	}
+	p := srcs[0]
+	if len(srcs) > 1 {
+		var err error
+		var me *profile.MismatchError
+		if p, err = profile.Merge(srcs); errors.As(err, &me) {
+			return fmt.Errorf("freq: --from: function %s (%s) differs between %s and %s: the profiles are not of the same program",
+				me.Func, me.File, files[me.A], files[me.B])
+		} else if err != nil {
+			return fmt.Errorf("freq: --from: %v", err)
+		}
+	}
+	res, err := montecarlo.FromProfile(p, rule)
+	if err != nil {
+		return fmt.Errorf("freq: --from: %v", err)
+	}
+	undecided := 0
+	for fi := range res.Blocks {
+		for _, be := range res.Blocks[fi] {
+			if be.Decision.State == stats.Unconverged {
+				undecided++
+			}
+		}
+	}
+	verdict := "every block decided"
+	if undecided > 0 {
+		verdict = fmt.Sprintf("%d blocks undecided", undecided)
+	}
+	res.Stopped = fmt.Sprintf("judged from %d stored profile(s) holding %d trials: %s (the convergence series, the trial at which each block converged and the failed trials are not stored in profiles)",
+		len(files), res.Trials, verdict)
+	if profFile != "" {
+		if err := p.WriteFile(profFile); err != nil {
+			return fmt.Errorf("freq: writing the profile: %w", err)
+		}
+	}
+	return write(&report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()), Counters: p.Counters})
+}
+
+// functionHarness plans the driver of --func: it compiles the sources to IR, binds
+// the inputs to the function's parameters and the program's globals, and adds the
+// driver and the edit that sets the unit's main aside to the build.
+func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *dist.File, dir string) (*harness.Harness, error) {
+	spec, err := bf.spec(srcs)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := toolchain()
+	if err != nil {
+		return nil, err
+	}
+	var missing error
+	for i, src := range srcs {
+		ll := filepath.Join(dir, fmt.Sprintf("func-%d.ll", i))
+		if err := tc.EmitIR(bg(), e.stderr, src, ll, spec.CFlags); err != nil {
+			return nil, fmt.Errorf("%s: %v", src, err)
+		}
+		m, err := tc.ReadIR(ll, spec.CFlags)
+		if err != nil {
+			return nil, err
+		}
+		h, err := harness.New(m, fn, model.Model)
+		if err != nil {
+			missing = err
+			if strings.Contains(err.Error(), "no such function") {
+				continue
+			}
+			return nil, err
+		}
+		drv := filepath.Join(dir, "harness.ll")
+		if err := os.WriteFile(drv, []byte(h.IR()), 0o644); err != nil {
+			return nil, err
+		}
+		bf.edits = append(bf.edits, h.Edit())
+		bf.extra = append(bf.extra, drv)
+		return h, nil
+	}
+	return nil, missing
+}
+
+// buildOrBinary builds the sources into dir, or checks --binary, and returns the
+// program and its number of counters.
+func buildOrBinary(e *env, bf *buildFlags, srcs []string, binary, dir string) (string, int, error) {
+	if binary != "" {
+		abs, err := filepath.Abs(binary)
+		if err != nil {
+			return "", 0, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", 0, usagef("--binary: %v", err)
+		}
+		return abs, 0, nil
+	}
+	spec, err := bf.spec(srcs)
+	if err != nil {
+		return "", 0, err
+	}
+	tc, err := toolchain()
+	if err != nil {
+		return "", 0, err
+	}
+	bin := filepath.Join(dir, "prog")
+	units, err := tc.Build(bg(), e.stderr, spec, dir, bin)
+	if err != nil {
+		return "", 0, err
+	}
+	n := 0
+	for _, u := range units {
+		n += u.NumCounters()
+	}
+	return bin, n, nil
+}
+
+func inputLines(f *dist.File) []string {
+	var out []string
+	for _, in := range f.Model.Inputs {
+		out = append(out, in.Name+" = "+in.Dist)
+	}
+	return out
+}
+
+// replayTrial runs trial i once with its inputs, the program's output passed through,
+// and prints the inputs and the exact counts of that run.
+func replayTrial(e *env, p *montecarlo.Program, i uint64) error {
+	in, err := p.TrialInputs(i)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "fragprof freq: trial %d (seed %d)\n", i, p.Seed)
+	if in.Values != "" {
+		fmt.Fprintf(e.stderr, "inputs: %s\n", in.Values)
+	}
+	fmt.Fprintf(e.stderr, "args: %q\nstdin: %q\n", in.Args, in.Stdin)
+	wd := filepath.Join(p.Dir, "replay")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		return err
+	}
+	for name, data := range in.Files {
+		fmt.Fprintf(e.stderr, "file %s: %q\n", name, data)
+		if err := os.WriteFile(filepath.Join(wd, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	ctx := bg()
+	if p.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+	}
+	d, st, err := exec.Run(ctx, exec.Command{Path: p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
+		Stdout: e.stdout, Stderr: e.stderr, WorkDir: wd})
+	if ctx.Err() == context.DeadlineExceeded {
+		fmt.Fprintf(e.stderr, "fragprof freq: trial %d timed out after %v (--trial-timeout) and was killed\n", i, p.Timeout)
+		return exitError{124}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "fragprof freq: trial %d ended with %s\n", i, st)
+	prof, err := d.Profile()
+	if err != nil {
+		return err
+	}
+	if err := report.WriteText(e.stderr, prof, sourceFiles); err != nil {
+		return err
+	}
+	if code := st.ShellCode(); code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+// progressLine prints a self-overwriting progress line on a terminal.
+type progressLine struct {
+	w     io.Writer
+	shown bool
+}
+
+// newProgressLine returns nil when w is not a terminal: progress is only for people.
+func newProgressLine(w io.Writer) *progressLine {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return &progressLine{w: w}
+}
+
+func (p *progressLine) show(pr montecarlo.Progress) {
+	fmt.Fprintf(p.w, "\r%-110s", progressText(pr))
+	p.shown = true
+}
+
+// progressText is the progress line: trials done and their rate, blocks decided,
+// and the block that now decides the budget with the trials it projects and the
+// time they take at the rate so far.
+func progressText(pr montecarlo.Progress) string {
+	rate := float64(pr.Trials) / max(pr.Elapsed.Seconds(), 1e-9)
+	line := fmt.Sprintf("fragprof freq: %d trials, %.0f/s, %d/%d blocks decided", pr.Trials, rate, pr.Decided, pr.Blocks)
+	if pr.Deciding != "" {
+		line += fmt.Sprintf("; deciding: %s ±%.3g, needs ~%.0f trials", pr.Deciding, pr.HalfWidth, pr.Need)
+		if pr.Left > 0 {
+			line += fmt.Sprintf(" (~%v left)", pr.Left.Round(time.Second))
+		}
+	}
+	return line
+}
+
+func (p *progressLine) clear() {
+	if p != nil && p.shown {
+		fmt.Fprintf(p.w, "\r%-100s\r", "")
+	}
+}

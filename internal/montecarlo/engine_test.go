@@ -1,0 +1,170 @@
+package montecarlo
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/internal/stopping"
+)
+
+// fakeProgram has two functions: main, whose loop body runs 1..10 times (uniform),
+// and seldom, whose then-block runs in one trial of 1,000.
+func fakeProgram() *cfg.Program {
+	m := &cfg.Func{Name: "main"}
+	entry, body := m.AddBlock("entry"), m.AddBlock("body")
+	m.AddEdge(entry, body, cfg.Unconditional, "")
+	s := &cfg.Func{Name: "seldom"}
+	e2, then := s.AddBlock("entry"), s.AddBlock("then")
+	s.AddEdge(e2, then, cfg.Unconditional, "")
+	return &cfg.Program{Funcs: []*cfg.Func{m, s}}
+}
+
+// fakeWorker runs trial i from the seed (1, i) alone: its counts, or a failure when
+// fail says so.
+type fakeWorker struct {
+	prog *cfg.Program
+	fail func(i uint64) (reason, cause string)
+}
+
+func (w *fakeWorker) Trials(_ context.Context, is []uint64) ([]Outcome, error) {
+	var outs []Outcome
+	for _, i := range is {
+		if w.fail != nil {
+			if reason, cause := w.fail(i); reason != "" {
+				outs = append(outs, Outcome{Failure: reason, Cause: cause, Exit: 124})
+				continue
+			}
+		}
+		r := rand.New(rand.NewPCG(1, i))
+		n := 1 + r.Uint64N(10)
+		var hit uint64
+		if r.Uint64N(1000) == 0 {
+			hit = 1
+		}
+		outs = append(outs, Outcome{Prog: w.prog, Exit: 0, Counts: []cfg.Counts{
+			{Blocks: []uint64{1, n}, Edges: []uint64{1}},
+			{Blocks: []uint64{1, hit}, Edges: []uint64{hit}},
+		}})
+	}
+	return outs, nil
+}
+
+func (w *fakeWorker) Close() error { return nil }
+
+func fakeConfig(t *testing.T, jobs int, fail func(uint64) (string, string)) Config {
+	t.Helper()
+	th := stats.DefaultThresholds
+	th.Eps = 0.2
+	rule, err := stopping.New("clt", th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := fakeProgram()
+	return Config{Rule: rule, MaxTrials: 20000, Jobs: jobs,
+		NewWorker: func(int) (Worker, error) { return &fakeWorker{prog: prog, fail: fail}, nil }}
+}
+
+// TestRunWorkersAgree: the same trials give the same result on 1 and 3 workers (the
+// folding order and the check points depend on trial numbers only).
+func TestRunWorkersAgree(t *testing.T) {
+	var got [2]*Result
+	for k, jobs := range []int{1, 3} {
+		res, err := Run(context.Background(), fakeConfig(t, jobs, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Elapsed = 0
+		got[k] = res
+	}
+	a, b := *got[0], *got[1]
+	for fi := range a.Blocks {
+		for bi := range a.Blocks[fi] {
+			x, y := a.Blocks[fi][bi], b.Blocks[fi][bi]
+			if !reflect.DeepEqual(x.Dist, y.Dist) {
+				t.Errorf("function %d block %d: count distributions differ", fi, bi)
+			}
+			x.Dist, y.Dist = nil, nil
+			if fmt.Sprintf("%+v", x) != fmt.Sprintf("%+v", y) {
+				t.Errorf("function %d block %d: %+v and %+v", fi, bi, x, y)
+			}
+		}
+	}
+	for _, f := range []struct {
+		name string
+		x, y any
+	}{{"trials", a.Trials, b.Trials}, {"edges", a.Edges, b.Edges},
+		{"edge totals", a.EdgeTotals, b.EdgeTotals}, {"exits", a.Exits, b.Exits}, {"stopped", a.Stopped, b.Stopped}} {
+		// Printed, since the decisions hold NaNs (undefined fields), which
+		// DeepEqual never finds equal.
+		if fmt.Sprintf("%+v", f.x) != fmt.Sprintf("%+v", f.y) {
+			t.Errorf("1 and 3 workers differ in %s", f.name)
+		}
+	}
+	if got[0].Exits[0] != got[0].Trials {
+		t.Errorf("exit tally %v over %d trials", got[0].Exits, got[0].Trials)
+	}
+}
+
+// TestRunFailFast: with a quarter of the trials timing out and a seventh crashing,
+// the run stops at the 11th failure (more than 10 % of the first 100), with the
+// tally by cause and the first trial of each.
+func TestRunFailFast(t *testing.T) {
+	fail := func(i uint64) (string, string) {
+		switch {
+		case i%4 == 1:
+			return "timed out after 1s", "timeout"
+		case i%7 == 3:
+			return "killed by signal segmentation fault", "signal SIGSEGV"
+		}
+		return "", ""
+	}
+	res, err := Run(context.Background(), fakeConfig(t, 2, fail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.FailedOut || len(res.Failures) != 11 {
+		t.Fatalf("failed out %v after %d failures (%s)", res.FailedOut, len(res.Failures), res.Stopped)
+	}
+	want := []Cause{{"timeout", 0, 1}, {"signal SIGSEGV", 0, 3}}
+	for k := range want {
+		if k >= len(res.Causes) || res.Causes[k].Cause != want[k].Cause || res.Causes[k].First != want[k].First {
+			t.Fatalf("causes %+v, want first trials 1 (timeout) and 3 (signal)", res.Causes)
+		}
+	}
+	if res.Causes[0].Trials+res.Causes[1].Trials != 11 {
+		t.Errorf("causes %+v do not add up to 11", res.Causes)
+	}
+}
+
+// TestRunOnly: at ±5 %, a block that runs once in 1,000 trials holds the run to its
+// budget (no budget for declaring blocks rare here); with Only main, main's blocks
+// alone decide, and the run stops early.
+func TestRunOnly(t *testing.T) {
+	c := fakeConfig(t, 2, nil)
+	th := stats.DefaultThresholds
+	th.RelEps, th.MaxTrials = 0.05, 0
+	rule, err := stopping.New("clt", th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Rule, c.MaxTrials = rule, 5000
+	for _, only := range [][]string{nil, {"main"}} {
+		c.Only = only
+		res, err := Run(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held := res.Trials == 5000 && !res.Converged; held != (only == nil) {
+			t.Errorf("Only %v: %d trials, converged %v (%s)", only, res.Trials, res.Converged, res.Stopped)
+		}
+	}
+	c.Only = []string{"mian"}
+	if _, err := Run(context.Background(), c); err == nil || err.Error() != "no function mian in the program (it has main, seldom)" {
+		t.Errorf("Only mian: %v", err)
+	}
+}
