@@ -43,6 +43,9 @@
 #   -n        csmith seeds to keep (default 20)
 #   -r        rounds (default 5)
 #   -O        optimisation levels (default "-O2 -O0")
+#   -g GROUPS the groups to run (default "examples kernels csmith threads")
+#   -t FILE   only print the tables of the results file of a kept run
+#             (FRAGPROF_BENCH_KEEP=1 keeps $work/results.txt)
 # Work files go to a fresh directory under $TMPDIR (default /tmp), removed at the end
 # unless FRAGPROF_BENCH_KEEP=1. The load average is printed before and after: the
 # machine may be shared, and only ratios measured side by side mean anything.
@@ -54,10 +57,14 @@ nseeds=20
 runs=5
 levels="-O2 -O0"
 extra=()
+groups="examples kernels csmith threads"
+table=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-q) nseeds=5; runs=3; levels="-O2"; shift ;;
 	-v) extra=(vol cont); shift ;;
+	-g) groups=$2; shift 2 ;;
+	-t) table=$2; shift 2 ;;
 	-n) nseeds=$2; shift 2 ;;
 	-r) runs=$2; shift 2 ;;
 	-O) levels=$2; shift 2 ;;
@@ -65,6 +72,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# want GROUP: is GROUP among those to run?
+want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if [ -z "$table" ]; then
 scripts/deps.sh >/dev/null
 CLANG=${FRAGPROF_CLANG:-clang}
 export FRAGPROF_CLANG=$CLANG
@@ -170,6 +181,7 @@ echo "overhead.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average
 for level in $levels; do
 	# Examples.
 	for src in examples/*.c; do
+		want examples || break
 		name=$(basename "$src" .c)
 		stdin=$work/$name.stdin
 		s=$(header stdin "$src")
@@ -178,6 +190,7 @@ for level in $levels; do
 	done
 	# Kernels.
 	for src in bench/kernels/*.c; do
+		want kernels || break
 		name=$(basename "$src" .c)
 		[ "$name" = threads ] && continue
 		one kernels "k-$name$level" "$level" "" "$work/empty.stdin" 1 "$PWD/$src"
@@ -185,6 +198,7 @@ for level in $levels; do
 	# csmith programs.
 	kept=0
 	seed=0
+	want csmith || nseeds=0
 	while [ "$kept" -lt "$nseeds" ] && [ "$seed" -lt 400 ]; do
 		seed=$((seed + 1))
 		c=$work/cs$seed.c
@@ -207,13 +221,18 @@ for level in $levels; do
 	done
 	# The threaded program, with atomic counters and without.
 	name=threads$level
-	if build "$name" "$level" "$PWD/bench/kernels/threads.c"; then
-		(cd "$work" && FRAGPROF_ATOMIC=1 "$work/fragprof" cc "$level" "$PWD/bench/kernels/threads.c" -o "$name.atomic" -lpthread)
+	if want threads && build "$name" "$level" "$PWD/bench/kernels/threads.c"; then
+		(cd "$work" && FRAGPROF_ATOMIC=1 "$work/fragprof" cc "$level" "$root/bench/kernels/threads.c" -o "$name.atomic" -lpthread)
 		measure "$name" "$level" "" "$work/empty.stdin" 1 clang fragprof atomic | sed "s/^/threads /" >> "$results"
 	fi
 done
 
 echo "overhead.sh: load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+results_file=$results
+else
+	results_file=$table
+fi
 
 # The table: one row per program and level, then geometric means per group and level.
 awk '
@@ -265,7 +284,7 @@ awk '
 			printf "| %s | %s | %s | %s | %.2f | %s | %.2f |\n", n, lev[n], ms(cpu[n, "fragprof"]), ms(cpu[n, "vol"]), r(cpu[n, "vol"], cpu[n, "fragprof"]),
 				ms(cpu[n, "cont"]), r(cpu[n, "cont"], cpu[n, "fragprof"])
 		}
-	}' vol=${#extra[@]} "$results"
+	}' vol=${#extra[@]} "$results_file"
 for s in "${skipped[@]+"${skipped[@]}"}"; do
 	echo "skipped: $s"
 done
