@@ -26,8 +26,10 @@
 #             csmith programs' func_1 soon does next to nothing — below 10 ms for
 #             10^5 rounds they are left out — and some never end)
 #   kernels   bench/kernels/*.c: sorts, matrix products, a bytecode interpreter,
-#             hashing (each sized to run a fraction of a second)
-#   examples  examples/*.c with the stdin and args of their header comments; they run
+#             hashing (each sized to run a fraction of a second); bench/cxx_work.cpp
+#             (C++: virtual calls, templates, STL containers, exceptions), built with
+#             clang++, fragprof c++, g++ and g++ --coverage
+#   examples  examples/*.c and *.cpp with the stdin and args of their header comments; they run
 #             in about a millisecond, so each timing runs one EXAMPLE_REPS times and
 #             their ratios show the fixed cost of a run (start-up, writing counts)
 # With -v, two more builds of every program: fragprof-vol (FRAGPROF_VOLATILE=1:
@@ -96,16 +98,19 @@ header() { sed -n "s|^// $1: *||p" "$2" | head -1; }
 build() {
 	local name=$1 level=$2; shift 2
 	local cflags=(-w -I/usr/include/csmith -I "$root/runtime/c")
+	# C++ (a .cpp first): clang++, fragprof c++, g++.
+	local clang=$CLANG fp=cc gcc=gcc
+	case "$1" in *.cpp) clang=${CLANG/clang/clang++} fp=c++ gcc=g++ ;; esac
 	(
 		cd "$work"
-		"$CLANG" "$level" "${cflags[@]}" "$@" -o "$name.clang" -lm -lpthread
-		"$work/fragprof" cc "$level" "${cflags[@]}" "$@" -o "$name.fragprof" -lm -lpthread
-		gcc "$level" "${cflags[@]}" "$@" -o "$name.gcc" -lm -lpthread
+		"$clang" "$level" "${cflags[@]}" "$@" -o "$name.clang" -lm -lpthread
+		"$work/fragprof" $fp "$level" "${cflags[@]}" "$@" -o "$name.fragprof" -lm -lpthread
+		$gcc "$level" "${cflags[@]}" "$@" -o "$name.gcc" -lm -lpthread
 		mkdir -p "$name.gcovdir"
-		(cd "$name.gcovdir" && gcc --coverage "$level" "${cflags[@]}" "$@" -o "../$name.gcov" -lm -lpthread)
-		"$CLANG" -fprofile-generate "$level" "${cflags[@]}" "$@" -o "$name.irpgo" -lm -lpthread
+		(cd "$name.gcovdir" && $gcc --coverage "$level" "${cflags[@]}" "$@" -o "../$name.gcov" -lm -lpthread)
+		"$clang" -fprofile-generate "$level" "${cflags[@]}" "$@" -o "$name.irpgo" -lm -lpthread
 		if [ ${#extra[@]} -gt 0 ]; then
-			FRAGPROF_VOLATILE=1 "$work/fragprof" cc "$level" "${cflags[@]}" "$@" -o "$name.vol" -lm -lpthread
+			FRAGPROF_VOLATILE=1 "$work/fragprof" $fp "$level" "${cflags[@]}" "$@" -o "$name.vol" -lm -lpthread
 			cp "$name.vol" "$name.cont"
 		fi
 	) 2> "$work/$name.build.log"
@@ -180,18 +185,20 @@ echo "overhead.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average
 
 for level in $levels; do
 	# Examples.
-	for src in examples/*.c; do
+	for src in examples/*.c examples/*.cpp; do
 		want examples || break
-		name=$(basename "$src" .c)
+		name=$(basename "$src")
+		name=${name%.*}
 		stdin=$work/$name.stdin
 		s=$(header stdin "$src")
 		if [ -n "$s" ]; then printf '%s\n' "$s" > "$stdin"; else : > "$stdin"; fi
 		one examples "$name$level" "$level" "$(header args "$src")" "$stdin" "$EXAMPLE_REPS" "$PWD/$src"
 	done
 	# Kernels.
-	for src in bench/kernels/*.c; do
+	for src in bench/kernels/*.c bench/cxx_work.cpp; do
 		want kernels || break
-		name=$(basename "$src" .c)
+		name=$(basename "$src")
+		name=${name%.*}
 		[ "$name" = threads ] && continue
 		one kernels "k-$name$level" "$level" "" "$work/empty.stdin" 1 "$PWD/$src"
 	done

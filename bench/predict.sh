@@ -1,6 +1,18 @@
 #!/bin/sh
-# predict.sh: benchmark of the prediction metalayer (issue 7).
+# predict.sh: benchmark of prediction (issues 7 and 17).
 #
+# bench/predict.sh protocol [SEEDS]   (the default; SEEDS 5)
+#  0. The evaluation protocol (issue 17): PolyBench-style kernels of
+#     examples/predict/kernels; per kernel and seed, train on TR input points of small
+#     sizes n ∈ [LO, HI] (REP runs each, --clock thread), then predict, with
+#     model build --test, 4 points inside [LO, HI] (interpolation), n = 4·HI and
+#     n = 16·HI (extrapolation; XREP runs at 16×). Per kernel over the seeds: MAPE of
+#     the chosen predictor against each point's median run, the worst error, the
+#     best baseline fitted on the same training runs (PMNF, power law a + b·n^k, the
+#     count × arc-time composition) and the difference, the transition-graph model
+#     alone, and how many single runs fell in the 90% intervals.
+#
+# bench/predict.sh metalayer [TRIALS [REPEAT [RUNS]]]     (defaults 40, 7, 31)
 #  1. The cost of a checkpoint: bench/pred_overhead.c passes N checkpoints in a tight
 #     loop, traced (each clock) and untraced; per checkpoint, the difference of the
 #     loop's wall time, of its thread's CPU time and of the process's CPU time
@@ -19,11 +31,9 @@
 #  5. advise against real runs of brusselator_par.c on 1 and 2 threads, several K.
 #
 # Prints Markdown; the raw outputs stay in $OUT.
-# Usage: bench/predict.sh [TRIALS [REPEAT [RUNS]]]     (defaults 40, 7, 31)
 set -eu
-TRIALS=${1:-40}
-REPEAT=${2:-7}
-RUNS=${3:-31}
+MODE=${1:-protocol}
+[ $# -gt 0 ] && shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/fragprof-bench-predict.XXXXXX)}
 FP="$OUT/fragprof"
@@ -32,6 +42,121 @@ EX="$ROOT/examples/predict"
 CLANG=$(command -v clang || command -v clang-16)
 echo "Machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
+
+if [ "$MODE" = protocol ]; then
+	SEEDS=${1:-5}
+	TR=${TR:-16}
+	REP=${REP:-5}
+	XREP=${XREP:-3}
+	# kernel NAME LO HI STDIN [--input EXTRA]... : one row of the table.
+	kernel() {
+		name=$1; lo=$2; hi=$3; stdin=$4; shift 4
+		bin="$OUT/$name.bin"
+		"$FP" cc -O2 "$EX/kernels/$name.c" -o "$bin" 2> "$OUT/$name.cc.log"
+		models=
+		for s in $(seq "$SEEDS"); do
+			d="$OUT/$name.s$s"
+			rm -rf "$d"
+			mkdir -p "$d"
+			tr() { # DIR SEED TRIALS ROUND N-DIST [EXTRA FLAGS]...
+				td=$1; ts=$2; tt=$3; tround=$4; tn=$5; shift 5
+				"$FP" trace --binary "$bin" --input "n = $tn" "$@" --stdin "$stdin" --clock thread \
+					--seed "$ts" --trials "$tt" --repeat 1 --first-rep "$tround" -o "$d/$td" 2>> "$d/trace.log"
+			}
+			# The rounds of training and test runs are interleaved in time, so that
+			# the machine's changing load falls on both alike.
+			for r in $(seq 0 $((REP - 1))); do
+				tr train "$s" "$TR" "$r" "uniform_int($lo, $hi)" "$@"
+				tr interp $((s + 1000)) 4 "$r" "uniform_int($lo, $hi)" "$@"
+				tr x4 $((s + 2000)) 1 "$r" "choice($((4 * hi)))" "$@"
+				# 16× may take minutes (lu at n = 2048): a run over 30 s is left out.
+				if [ "$r" -lt "$XREP" ]; then
+					tr x16 $((s + 3000)) 1 "$r" "choice($((16 * hi)))" --trial-timeout 30s "$@" || true
+				fi
+			done
+			"$FP" model build "$d/train" --test "$d/interp" --test "$d/x4" --test "$d/x16" -o "$d.model" 2> "$d/build.log"
+			models="$models $d.model"
+		done
+		# shellcheck disable=SC2086
+		jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" -f "$ROOT/bench/predict_protocol.jq" $models
+	}
+	echo "## Protocol: train small, predict 4× and 16× larger ($SEEDS seeds; $TR points × $REP runs learnt, --clock thread)"
+	echo
+	echo "MAPE against each held-out point's median run; in parentheses the worst point. Baselines are"
+	echo "fitted on the same training runs; Δ = chosen − best baseline at 4×, in points. Coverage: single runs"
+	echo "inside the 90% interval (interpolation · 4× · 16×)."
+	echo
+	echo "| kernel | training sizes | chosen (seeds) | interpolation | 4× | 16× | best baseline at 4× | Δ | graph model at 4× | in 90% interval |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	for k in ${KERNELS:-gemm lu floyd jacobi2d seidel2d mergesort}; do
+		case $k in
+		gemm) kernel gemm 48 128 '{n}\n' ;;
+		lu) kernel lu 48 128 '{n}\n' ;;
+		floyd) kernel floyd 48 128 '{n}\n' ;;
+		jacobi2d) kernel jacobi2d 64 256 '{n} {T}\n' --input 'T = 20' ;;
+		seidel2d) kernel seidel2d 32 128 '{n} {T}\n' --input 'T = 10' ;;
+		mergesort) kernel mergesort 5000 20000 '{n} {s}\n' --input 's = uniform_int(1, 1000000)' --vary s ;;
+		esac
+	done
+	echo
+	# The plain program: traced with --auto-checkpoints (the outermost loops and
+	# main's entry and return, so that a run's traced time is all of main), the
+	# time predicted at 4× without the checkpoints' cost against the plain build
+	# (clang -O2, no fragprof): its process CPU time (user + sys, from wait4; the
+	# median of PREP runs) less that of an empty program (process start and exit).
+	PREP=${PREP:-5}
+	echo "## The plain program at 4× (--auto-checkpoints, --clock thread; plain build: median process CPU time of $PREP runs less an empty program's)"
+	echo
+	echo "| kernel | n | checkpoints per run | predicted (traced) | predicted without the checkpoints | plain build | ratio |"
+	echo "|---|---|---|---|---|---|---|"
+	printf 'int main(void) { return 0; }\n' > "$OUT/empty.c"
+	"$CLANG" -O2 "$OUT/empty.c" -o "$OUT/empty"
+	cputime() { # PROG STDIN: median CPU ns of PREP runs
+		python3 -c '
+import os, subprocess, sys, statistics
+prog, stdin, reps = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3])
+ts = []
+for _ in range(reps):
+    p = subprocess.Popen([prog], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    p.stdin.write(stdin); p.stdin.close()
+    _, _, ru = os.wait4(p.pid, 0)
+    ts.append((ru.ru_utime + ru.ru_stime) * 1e9)
+print(int(statistics.median(ts)))' "$1" "$2" "$PREP"
+	}
+	e0=$(cputime "$OUT/empty" "")
+	plain() { # NAME LO HI STDIN-TEMPLATE STDIN-AT-4x [INPUT FLAGS]...
+		name=$1; lo=$2; hi=$3; stdin=$4; at=$5; shift 5
+		d="$OUT/plain.$name"
+		rm -rf "$d"
+		"$FP" trace "$EX/kernels/$name.c" --auto-checkpoints --input "n = uniform_int($lo, $hi)" "$@" --stdin "$stdin" \
+			--clock thread --trials "$TR" --repeat "$REP" -o "$d" 2> "$d.log"
+		"$FP" model build "$d" --holdout 0 -o "$d.model" 2>> "$d.log"
+		set -- $(jq -r '.inputs | join(" ")' "$d.model")
+		sets="n=$((4 * hi))"
+		for in in "$@"; do [ "$in" = n ] || sets="$sets,$in=$(jq -r --arg in "$in" '.training.input_ranges[] | select(.name == $in) | .max' "$d.model")"; done
+		"$FP" model predict "$d.model" --set "$sets" --json > "$d.pred.json"
+		"$CLANG" -O2 -I "$ROOT/runtime/c" "$EX/kernels/$name.c" -o "$d.plain" -lm
+		p=$(cputime "$d.plain" "$at")
+		jq -r --arg name "$name" --arg n "$((4 * hi))" --arg plain "$((p - e0))" --arg ev "$(jq '.training.events / .training.runs | round' "$d.model")" \
+			'"| \($name) | \($n) | \($ev) | \(.predicted_ns/1e6*1000|round/1000) ms | \(if .untraced_ns then "\(.untraced_ns/1e6*1000|round/1000) ms" else "unknown" end) | \(($plain|tonumber)/1e6*1000|round/1000) ms | \(if .untraced_ns then (.untraced_ns/($plain|tonumber)*1000|round/1000) else "–" end) |"' "$d.pred.json"
+	}
+	for k in ${PLAIN_KERNELS:-gemm jacobi2d mergesort}; do
+		case $k in
+		gemm) plain gemm 48 128 '{n}\n' "512" ;;
+		floyd) plain floyd 48 128 '{n}\n' "512" ;;
+		jacobi2d) plain jacobi2d 64 256 '{n} {T}\n' "1024 20" --input 'T = 20' ;;
+		seidel2d) plain seidel2d 32 128 '{n} {T}\n' "512 10" --input 'T = 10' ;;
+		mergesort) plain mergesort 5000 20000 '{n} {s}\n' "80000 7" --input 's = uniform_int(1, 1000000)' --vary s ;;
+		esac
+	done
+	echo
+	echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). Raw traces and models: $OUT"
+	exit 0
+fi
+[ "$MODE" = metalayer ] || { echo "usage: bench/predict.sh [protocol [SEEDS] | metalayer [TRIALS [REPEAT [RUNS]]]]" >&2; exit 2; }
+TRIALS=${1:-40}
+REPEAT=${2:-7}
+RUNS=${3:-31}
 
 minof() { sort -g | head -1; }
 

@@ -109,9 +109,10 @@ const (
 	Indirect                      // indirectbr, or an indirect jump
 	Call                          // machine CFG: a call to the target block
 	Return                        // machine CFG: a return to the target block
+	Unwind                        // invoke's unwind edge to its landing pad, or an edge between exception-handling pads
 )
 
-var kindNames = [...]string{"unconditional", "true", "false", "case", "default", "indirect", "call", "return"}
+var kindNames = [...]string{"unconditional", "true", "false", "case", "default", "indirect", "call", "return", "unwind"}
 
 func (k EdgeKind) String() string {
 	if int(k) < len(kindNames) {
@@ -119,6 +120,9 @@ func (k EdgeKind) String() string {
 	}
 	return fmt.Sprintf("EdgeKind(%d)", k)
 }
+
+// Valid reports whether k is one of the edge kinds.
+func (k EdgeKind) Valid() bool { return int(k) < len(kindNames) }
 
 // ParseEdgeKind is the inverse of EdgeKind.String.
 func ParseEdgeKind(s string) (EdgeKind, error) {
@@ -233,10 +237,14 @@ func (f *Func) Checksum() uint64 {
 }
 
 // SortFuncs orders functions by source file, then line, then name: the source order
-// every report uses.
+// every report uses. The program's own files come first, then the system's headers
+// (the C++ library's templates and inline functions) and code without a file.
 func (p *Program) SortFuncs() {
 	sort.SliceStable(p.Funcs, func(i, j int) bool {
 		a, b := p.Funcs[i], p.Funcs[j]
+		if sa, sb := SystemFile(a.File), SystemFile(b.File); sa != sb {
+			return sb
+		}
 		if a.File != b.File {
 			return a.File < b.File
 		}
@@ -245,6 +253,12 @@ func (p *Program) SortFuncs() {
 		}
 		return a.Name < b.Name
 	})
+}
+
+// SystemFile reports a file of the system's headers (under /usr/, such as the C++
+// library's <vector>), or no file at all (code without debug locations).
+func SystemFile(file string) bool {
+	return file == "" || strings.HasPrefix(file, "/usr/")
 }
 
 // String dumps the function in a stable text form, for golden files and debugging.

@@ -128,6 +128,17 @@ func (f *Func) coldBlocks() []bool {
 // p ⊕ q = pq / (pq + (1−p)(1−q)).
 func (s *Static) twoWay(f *Func, b *Block, ipdom []int, cold []bool) {
 	e0, e1 := b.Succs[0], b.Succs[1]
+	if e0.Kind == Unwind || e1.Kind == Unwind {
+		// An invoke: the call returns normally. LLVM's BranchProbabilityInfo gives the
+		// unwind edge the weight 1 against 2²⁰ − 1.
+		pu := 1.0 / (1 << 20)
+		if e0.Kind == Unwind {
+			s.Prob[e0.ID], s.Prob[e1.ID] = pu, 1-pu
+		} else {
+			s.Prob[e0.ID], s.Prob[e1.ID] = 1-pu, pu
+		}
+		return
+	}
 	if e0.To == e1.To {
 		s.Prob[e0.ID], s.Prob[e1.ID] = 0.5, 0.5
 		return

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fragprof/fragprof/cfg"
 )
 
 // WriteDot writes g in Graphviz DOT, one cluster per function; edges that cross
@@ -17,7 +19,7 @@ func (g *Graph) WriteDot(w io.Writer) error {
 	sb.WriteString("digraph hotcfg {\n  node [shape=box fontname=monospace];\n")
 	node := func(b *Block) string { return fmt.Sprintf("b%x", b.Start) }
 	for i, f := range funcs {
-		fmt.Fprintf(&sb, "  subgraph cluster_%d {\n    label=%q;\n", i, f.Name)
+		fmt.Fprintf(&sb, "  subgraph cluster_%d {\n    label=%q;\n", i, cfg.Demangle(f.Name))
 		for _, b := range f.Blocks {
 			fmt.Fprintf(&sb, "    %s [label=\"%s\\n%g\"];\n", node(b), dotEscape(b.Label()), b.Count)
 		}

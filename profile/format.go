@@ -520,7 +520,7 @@ func decodeGraph(f *cfg.Func, b []byte, nb, ne uint64, name func(uint64) (string
 		if r.err != nil {
 			return fmt.Errorf("edge %d: %v", i, r.err)
 		}
-		if from >= nb || to >= nb || kind > uint64(cfg.Return) {
+		if from >= nb || to >= nb || kind > 255 || !cfg.EdgeKind(kind).Valid() {
 			return fmt.Errorf("edge %d: %d → %d (kind %d) out of range", i, from, to, kind)
 		}
 		if len(f.Edges) > 0 && int(from) < f.Edges[len(f.Edges)-1].From.ID {

@@ -8,6 +8,9 @@ set -euo pipefail
 declare -A need=(
   [clang]=clang          # Debian's default clang (14 on bookworm): typed pointers
   [clang-16]=clang-16    # a clang with opaque pointers: both IR dialects are tested
+  [clang-19]=clang-19    # the newest clang in Debian: C and C++ are tested on 14 and 19
+  [g++]=g++              # the C++ oracle (g++ --coverage)
+  [cmake]=cmake          # the unmodified CMake project of testdata/cxx/project
   [csmith]=csmith        # random C programs for the oracle tests
   [dot]=graphviz         # drawing CFGs
   [gcov]=gcc             # the oracle

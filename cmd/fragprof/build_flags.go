@@ -17,6 +17,7 @@ import (
 type buildFlags struct {
 	includes, defines, undefs []string
 	cflags                    string
+	lang                      string
 	ldflags                   string
 	opt                       string
 	counters                  string
@@ -32,6 +33,7 @@ func (b *buildFlags) add(c *cobra.Command) {
 	fs.StringArrayVarP(&b.includes, "include-dir", "I", nil, "add `DIR` to the include path, as clang -I")
 	fs.StringArrayVarP(&b.defines, "define", "D", nil, "define a macro, as clang -D (`NAME[=VALUE]`)")
 	fs.StringArrayVarP(&b.undefs, "undef", "U", nil, "undefine a macro, as clang -U")
+	fs.StringVarP(&b.lang, "language", "x", "", "compile every source as `LANG` (c or c++), as clang -x; by default by extension (.c is C; .cc, .cpp, .cxx, .C are C++)")
 	fs.StringVar(&b.cflags, "cflags", "", "more clang flags for every source, space-separated (e.g. \"-std=c11 -Wall\")")
 	fs.StringVar(&b.ldflags, "ldflags", "", "more link flags, space-separated (-lm is always added)")
 	fs.StringVar(&b.opt, "opt", "-O2", "optimisation level of the instrumented code (counts are those of the source-level CFG whatever the level)")
@@ -50,6 +52,13 @@ func (b *buildFlags) spec(sources []string) (build.Spec, error) {
 	}
 	for _, d := range b.undefs {
 		s.CFlags = append(s.CFlags, "-U"+d)
+	}
+	switch b.lang {
+	case "":
+	case "c", "c++":
+		s.CFlags = append(s.CFlags, "-x", b.lang)
+	default:
+		return s, usagef("-x %s: want c or c++", b.lang)
 	}
 	s.CFlags = append(s.CFlags, strings.Fields(b.cflags)...)
 	s.LDFlags = strings.Fields(b.ldflags)

@@ -68,9 +68,9 @@ Examples:
 				return err
 			}
 			if fn != "" {
-				f := prog.Func(fn)
-				if f == nil {
-					return usagef("cfg: no function %q in %v", fn, args)
+				f, err := prog.Lookup(fn)
+				if err != nil {
+					return usagef("cfg: --func: %v", err)
 				}
 				prog = &cfg.Program{Funcs: []*cfg.Func{f}}
 			}

@@ -33,7 +33,9 @@ func newCountCmd(e *env) *cobra.Command {
 		Long: `Count compiles the C files into an instrumented program (or takes one built by
 'fragprof cc' with --binary), runs it once with fragprof's own stdin and the ARGS after
 "--", and prints how many times every basic block and every edge ran, in source order,
-with the call count of each function.
+with the call count of each function. C++ files (.cc, .cpp, .cxx, .C) are C++, as is
+every file with -x c++: exceptions, templates and inline functions are counted as
+docs/cxx.md says, with names demangled.
 
 The program's stdin, stdout, stderr and exit status pass through untouched: the report
 goes to stderr, or to the file named by -o. Counts survive exit(), return from main,
@@ -47,7 +49,9 @@ program killed by a signal keeps its counts up to that moment, and fragprof exit
 128 + signal as a shell would. Ctrl-C stops the program, not fragprof: the counts so
 far are reported, marked "interrupted", and fragprof exits 130. --timeout stops a
 program that runs too long the same way, marked "timed out", exit status 124. The
-counts of processes the program forks are added in (docs/runtime.md).
+counts of processes the program forks (and of programs built by fragprof that they
+exec) are added in; fragprof waits up to 10 s after the program ends for the processes
+it started, and warns if some are still running (docs/runtime.md).
 
 Every count is exact and checked for flow conservation before it is printed: a block's
 count is the sum of its in-edges, and (when main returns) the sum of its out-edges.
@@ -122,6 +126,9 @@ Examples:
 			note := endNote(st, intr, timeout)
 			if note != "" {
 				fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
+			}
+			if st.Lingering {
+				fmt.Fprintf(e.stderr, "fragprof: warning: processes the program started were still running %v after it ended: their counts are not included\n", exec.Linger)
 			}
 			if err := pf.save(e, d, p); err != nil {
 				return err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fragprof/fragprof/internal/predict"
+	"github.com/fragprof/fragprof/internal/predict/advise"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -45,7 +46,8 @@ Predicting runs the graph event by event from the inputs.`,
 }
 
 func newModelBuildCmd(e *env) *cobra.Command {
-	var out, family string
+	var out, family, predictor string
+	var testDirs []string
 	var holdout float64
 	var maxRows, evalRuns int
 	c := &cobra.Command{
@@ -77,18 +79,31 @@ a model, written to FILE as JSON (docs/predict.md):
      split (--time-model gmdh), or whichever cross-validates better (auto). Exact forms
      (a copy, x + c, a constant) are recognised first. Time fits set aside the
      spikes of preempted runs.
-  5. A direct baseline, "inputs → total time" in Extra-P's form Σ c·x^i·log2(x)^j
-     with cross-validated choice of terms, and one per variable's final value.
+  5. Direct models of "inputs → total time": Extra-P's normal form
+     Σ c·x^i·log2(x)^j with cross-validated choice of terms (PMNF), and the best
+     power law a + b·x^k with k fitted; one per variable's final value.
+  6. The predictor: cross-validation on the training input points (5
+     interpolation folds, and 3 extrapolation cuts that learn from the smallest
+     third, half or three quarters and predict the rest) refits every candidate — the
+     transition-graph model, PMNF, the power law, the count × arc-time
+     composition, the mean of graph and PMNF — and keeps the lowest error
+     (--predictor forces one). Its 90% interval is cross-conformal: the held-out
+     runs' errors, widened per doubling beyond the training range as the
+     extrapolation cuts show, never narrower than the runs' own scatter.
 
---holdout keeps that share of the runs (spread evenly by trial number) out of
-learning; the model then predicts them, and the errors of the model and of the
-baseline (MAPE of the total time, relative errors of the final values) are stored
-and shown by 'model show'.
+--holdout keeps that share of the input points (spread evenly by trial number;
+never the smallest or largest value of an input) out of learning; the model then
+predicts them, and the errors of the model and of every candidate (MAPE of the
+total time, coverage of single runs by the interval, relative errors of the final
+values) are stored and shown by 'model show'. --test DIR evaluates on the traces
+of DIR instead — larger inputs, say, to measure extrapolation (--holdout is then
+0 unless given).
 
 Examples:
   fragprof model build traces/ -o bru.model
   fragprof model build traces/ -o bru.model --time-model gmdh --holdout 0.25
-  fragprof model build traces/ -o all.model --holdout 0     # learn from every run`,
+  fragprof model build traces/ -o all.model --holdout 0     # learn from every run
+  fragprof model build small/ --test large/ -o m.model      # measure extrapolation`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {
@@ -106,6 +121,17 @@ Examples:
 				return err
 			}
 			opt := predict.DefaultOptions
+			for _, d := range testDirs {
+				ts, err := trace.ReadDir(d)
+				if err != nil {
+					return err
+				}
+				opt.Test = append(opt.Test, ts)
+				if !c.Flags().Changed("holdout") {
+					holdout = 0
+				}
+			}
+			opt.Predictor = predictor
 			opt.Fit.Family = fam
 			opt.Holdout = holdout
 			opt.EvalRuns = evalRuns
@@ -119,12 +145,15 @@ Examples:
 			}
 			fmt.Fprintf(e.stderr, "fragprof model build: %s: %d checkpoints, %d transitions from %d runs in %.3g s\n",
 				out, len(m.Nodes)-2, len(m.Arcs), m.Training.Runs, m.Training.BuildSeconds)
+			if s := m.Selection; s != nil {
+				fmt.Fprintf(e.stderr, "%s\n", s.Summary())
+			}
 			if ev := m.Evaluation; ev != nil {
-				fmt.Fprintf(e.stderr, "%s: time MAPE %.3g%%, direct baseline %.3g%%", ev.Heading(), 100*ev.MAPE, 100*ev.BaselineMAPE)
+				fmt.Fprintf(e.stderr, "%s: time MAPE %.3g%% (%s), direct baseline %.3g%%", ev.Heading(), 100*ev.MAPE, ev.Chosen, 100*ev.BaselineMAPE)
 				if ev.RunsPerPoint > 1 {
 					fmt.Fprintf(e.stderr, "; the median's own error ±%.3g%%", 100*ev.TruthError)
 				}
-				fmt.Fprintln(e.stderr)
+				fmt.Fprintf(e.stderr, "; %d of %d runs inside the 90%% interval\n", ev.RunsCovered, ev.RunsTotal)
 			}
 			for _, w := range m.Warnings {
 				fmt.Fprintf(e.stderr, "warning: %s\n", w)
@@ -135,7 +164,9 @@ Examples:
 	fs := c.Flags()
 	fs.StringVarP(&out, "output", "o", "", "write the model to `FILE`")
 	fs.StringVar(&family, "time-model", "poly", "regression of times and data: poly (least squares), gmdh, or auto (the better of the two by cross-validation)")
-	fs.Float64Var(&holdout, "holdout", 0.2, "share of the runs kept out of learning to measure the model's error")
+	fs.Float64Var(&holdout, "holdout", 0.2, "share of the input points kept out of learning to measure the model's error (never the extremes)")
+	fs.StringArrayVar(&testDirs, "test", nil, "evaluate on the traces of `DIR` (e.g. larger inputs; repeatable); --holdout defaults to 0 then")
+	fs.StringVar(&predictor, "predictor", "auto", "time predictor: auto (lowest cross-validated error), graph, pmnf, power, composition or graph+pmnf")
 	fs.IntVar(&maxRows, "max-rows", 20000, "journal rows kept per arc (hot arcs are sampled)")
 	fs.IntVar(&evalRuns, "eval-runs", 10, "interpreted runs per held-out prediction when rules are probabilistic")
 	return c
@@ -343,7 +374,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var o predict.Overhead
+			var o advise.Overhead
 			if overhead == "measured" {
 				tc, err := toolchain()
 				if err != nil {
@@ -354,7 +385,7 @@ Examples:
 					return err
 				}
 				defer cleanup()
-				if o, err = predict.MeasureOverhead(context.Background(), tc.Clang, dir, procs, reps); err != nil {
+				if o, err = advise.MeasureOverhead(context.Background(), tc.Clang, dir, procs, reps); err != nil {
 					return err
 				}
 			} else {
@@ -362,9 +393,9 @@ Examples:
 				if err != nil {
 					return usagef("model advise: --overhead %q: want measured, or seconds (5e-5, 50us, 2ms)", overhead)
 				}
-				o = predict.Overhead{N: procs, Ns: s * 1e9}
+				o = advise.Overhead{N: procs, Ns: s * 1e9}
 			}
-			a := predict.Advise(p, procs, o)
+			a := advise.Advise(p, procs, o)
 			if jsonOut {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")

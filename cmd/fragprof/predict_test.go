@@ -76,7 +76,7 @@ func TestTraceModelCLI(t *testing.T) {
 		t.Errorf("prediction %+v", p)
 	}
 	out, _, code = runFragprof(t, "model", "predict", model, "--set", "K=100")
-	if code != 0 || !strings.Contains(out, "outside the training range") || !strings.Contains(out, "predicted time:") {
+	if code != 0 || !strings.Contains(out, "beyond the training range") || !strings.Contains(out, "predicted time:") {
 		t.Errorf("predict K=100: exit %d\n%s", code, out)
 	}
 	// Amdahl with a given P(2) of 50 µs: K = 32 takes ~10 ms (parallelise), K = 1

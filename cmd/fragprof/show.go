@@ -5,8 +5,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -90,19 +88,12 @@ Examples:
 	return c
 }
 
-// onlyFunc keeps the function named name, or says which names exist.
+// onlyFunc keeps the function named name (linkage or demangled name), or says which
+// names exist or which overloads name designates.
 func onlyFunc(p *profile.Profile, name, file string) (*profile.Profile, error) {
-	q := p.Filter(func(f *cfg.Func) bool { return f.Name == name })
-	if len(q.Program.Funcs) > 0 {
-		return q, nil
+	f, err := p.Program.Lookup(name)
+	if err != nil {
+		return nil, usagef("%s: %v", file, err)
 	}
-	var names []string
-	for _, f := range p.Program.Funcs {
-		names = append(names, f.Name)
-	}
-	sort.Strings(names)
-	if len(names) > 20 {
-		names = append(names[:20], "...")
-	}
-	return nil, usagef("no function %q in %s; it has: %s", name, file, strings.Join(names, ", "))
+	return p.Filter(func(g *cfg.Func) bool { return g == f }), nil
 }

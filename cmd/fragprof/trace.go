@@ -25,10 +25,12 @@ func newTraceCmd(e *env) *cobra.Command {
 	var in inputFlags
 	var binary, outDir, clock string
 	var trials, first, maxEvents uint64
-	var jobs, repeat int
+	var jobs, repeat, firstRep int
 	var vary []string
-	var auto, keepGoing bool
+	var keepGoing bool
+	var autoLevel string
 	var trialTimeout time.Duration
+	maxSize := byteSize(1 << 30)
 	c := &cobra.Command{
 		Use:   "trace [flags] FILE.c... -o DIR | trace --binary PROG [flags] -o DIR",
 		Short: "Record checkpoint traces of a program on drawn inputs, for 'fragprof model'",
@@ -50,11 +52,16 @@ or float, each under the text of its argument. Mark at least the start and the e
 of the computation; mark the places whose passage decides the control flow, and the
 variables that decide it. Outside fragprof the macros compile to nothing.
 
---auto-checkpoints marks programs that have no marks: a checkpoint at every
-function's entry (named after the function, recording its integer and floating
-parameters as f.param), before its returns ("f:ret", recording f.ret) and at the top
-of every loop header ("f:loop@LINE"). Loops in hot code get one event per
-iteration: prefer hand-placed checkpoints outside the innermost loops.
+--auto-checkpoints marks programs that have no marks, where the marks cost little:
+a checkpoint at the entry of each function not called from a loop (named after the
+function, recording its integer and floating parameters as f.param), before its
+returns ("f:ret", recording f.ret) and at the top of each outermost loop's header
+("f:loop@LINE"). An inner loop is summarised by its outermost loop's iterations (the
+model learns "one iteration costs c·n²" as well from one checkpoint per outer
+iteration), and a function called from a loop or recursively is left unmarked, so
+the events stay few and the traced program near the plain one's speed.
+--auto-checkpoints=all marks every function and every loop header: one event per
+iteration of every loop.
 
 The runtime keeps events in a per-thread lock-free buffer that a background thread
 drains, so a checkpoint costs its thread one timestamp (the TSC, calibrated against
@@ -98,6 +105,10 @@ Examples:
 			if binary != "" && len(args) > 0 {
 				return usagef("trace: --binary takes no C files (got %v)", args)
 			}
+			auto := autoLevel != ""
+			if auto && autoLevel != "outer" && autoLevel != "all" {
+				return usagef("trace: --auto-checkpoints=%s: want outer (the default) or all", autoLevel)
+			}
 			if binary != "" && auto {
 				return usagef("trace: --auto-checkpoints needs the C files (it inserts checkpoints when building)")
 			}
@@ -122,7 +133,10 @@ Examples:
 					return usagef("trace: --vary %s: no input of that name (inputs: %s)", v, strings.Join(model.Model.Names(), ", "))
 				}
 			}
-			if len(vary) > 0 && repeat < 2 {
+			if firstRep < 0 {
+				return usagef("trace: --first-rep must be at least 0")
+			}
+			if len(vary) > 0 && repeat < 2 && !c.Flags().Changed("first-rep") {
 				return usagef("trace: --vary needs --repeat of at least 2 (it draws %s anew in each repetition)", strings.Join(vary, ", "))
 			}
 			if err := os.MkdirAll(outDir, 0o755); err != nil {
@@ -148,7 +162,12 @@ Examples:
 				if err != nil {
 					return err
 				}
-				if auto {
+				// Checkpoints only: the counters' increments would slow the
+				// traced program (gemm's inner loop by ~15%) below the plain one.
+				spec.Instr.NoCounters = true
+				if autoLevel == "all" {
+					spec.Edits = append(spec.Edits, build.Edit(instrument.AutoCheckpointsAll))
+				} else if auto {
 					spec.Edits = append(spec.Edits, build.Edit(instrument.AutoCheckpoints))
 				}
 				tc, err := toolchain()
@@ -166,6 +185,7 @@ Examples:
 			col := &trace.Collector{
 				Binary: bin, Program: program, Inputs: model, Seed: in.seed, Timeout: trialTimeout,
 				Dir: dir, Auto: auto, Clock: clock, MaxEvents: maxEvents, Repeat: repeat, Vary: vary,
+				FirstRep: firstRep,
 			}
 			var sum traceSummary
 			sum.names = map[string]bool{}
@@ -180,7 +200,8 @@ Examples:
 					return nil
 				}
 				path := filepath.Join(outDir, trace.RepFileName(r.Header.Trial, r.Header.Rep))
-				if err := trace.WriteFile(path, r.Header, r.Extra); err != nil {
+				size, err := trace.WriteFile(path, r.Header, r.Extra)
+				if err != nil {
 					return fmt.Errorf("trace: writing %s: %v", path, err)
 				}
 				t, err := trace.ParseRecords(path, r.Extra)
@@ -188,7 +209,7 @@ Examples:
 					return fmt.Errorf("trial %d: %v", r.Header.Trial, err)
 				}
 				sum.add(r.Header, t)
-				return nil
+				return sum.budget(e, size, int64(trials)*int64(repeat), int64(maxSize))
 			})
 			sum.print(e, outDir)
 			if code := intr.code(); code != 0 {
@@ -213,18 +234,49 @@ Examples:
 	fs.Uint64Var(&trials, "trials", 40, "number of trials (traces)")
 	fs.Uint64Var(&first, "first", 0, "number of the first trial: with the same --seed, trials first… are the ones another run would draw")
 	fs.IntVar(&repeat, "repeat", 1, "runs of every trial (in rounds): model build compares its predictions with the median of each input's runs")
+	fs.IntVar(&firstRep, "first-rep", 0, "number of the first repetition round: --repeat 1 --first-rep 2 runs the third round only, as a longer --repeat would (to interleave the rounds of several trace runs in time)")
 	fs.StringSliceVar(&vary, "vary", nil, "input `NAME` drawn anew in every repetition (a nuisance input, such as random data's seed; repeatable)")
 	fs.IntVar(&jobs, "jobs", 1, "trials run at once (more than 1 disturbs the times)")
-	fs.BoolVar(&auto, "auto-checkpoints", false, "insert checkpoints at function entries and exits and loop headers")
+	fs.StringVar(&autoLevel, "auto-checkpoints", "", "insert checkpoints: `outer` (the flag alone: outermost loops, functions not called from loops) or all (every function and loop header)")
+	fs.Lookup("auto-checkpoints").NoOptDefVal = "outer"
 	fs.StringVar(&clock, "clock", "tsc", "timestamp source: tsc (fast, calibrated), monotonic (clock_gettime) or thread (the thread's CPU time: immune to preemption on a busy machine, ~1 µs a checkpoint)")
 	fs.Uint64Var(&maxEvents, "max-events", 0, "events recorded per trial at most (0: the runtime's 16M); later ones are dropped and the trace marked truncated")
 	fs.DurationVar(&trialTimeout, "trial-timeout", time.Minute, "a trial running longer is killed (its trace is kept, with its status)")
 	fs.BoolVar(&keepGoing, "keep-going", false, "go on when a trial cannot be run at all")
+	fs.Var(&maxSize, "max-size", "the trace files of this run may take at most `SIZE` in all (e.g. 500M, 4G; 0: no limit): a warning when the first trials project past it, an error (the traces written kept) when it is reached")
+	c.AddCommand(newTraceShowCmd(e))
 	return c
+}
+
+// budget adds a trace file of size bytes to the run's total; when the total
+// projected over all runs exceeds max it warns once (after the first trial, so
+// the user can stop before the disk fills), and when the total reaches max it
+// returns the error that stops the run.
+func (s *traceSummary) budget(e *env, size, runs, max int64) error {
+	s.bytes += size
+	s.files++
+	if max <= 0 {
+		return nil
+	}
+	if s.bytes >= max {
+		return fmt.Errorf("trace: stopped after %d of %d runs: their trace files take %s, the --max-size budget (%s); the files written are kept. "+
+			"Fewer --trials, a larger --max-size, --max-events, or checkpoints outside the innermost loops",
+			s.files, runs, fmtBytes(s.bytes), fmtBytes(max))
+	}
+	if projected := s.bytes * runs / s.files; projected > max && !s.warned {
+		s.warned = true
+		fmt.Fprintf(e.stderr, "fragprof trace: warning: at %s a run, the %d runs' trace files would take about %s, over the --max-size budget of %s: "+
+			"the run stops when it is reached (lower --trials, raise --max-size, or mark fewer checkpoints in hot loops)\n",
+			fmtBytes(s.bytes/s.files), runs, fmtBytes(projected), fmtBytes(max))
+	}
+	return nil
 }
 
 // traceSummary gathers what fragprof trace reports at the end.
 type traceSummary struct {
+	bytes, files        int64 // trace files written and their size
+	warned              bool  // the size budget warning was given
+	fallback            int   // runs timed with the monotonic clock for want of a stable TSC
 	trials, failed, bad int
 	reps                int // runs per trial (--repeat)
 	events              int64
@@ -242,6 +294,9 @@ func (s *traceSummary) add(h trace.Header, t *trace.Trace) {
 		s.truncated++
 	}
 	s.lost += t.Lost
+	if t.ClockFallback {
+		s.fallback++
+	}
 	for _, site := range t.Sites {
 		s.names[site.Name] = true
 	}
@@ -278,12 +333,19 @@ func (s *traceSummary) print(e *env, dir string) {
 	if s.trials > 0 {
 		fmt.Fprintf(e.stderr, "; traced time %s … %s", fmtNs(float64(s.minNs)), fmtNs(float64(s.maxNs)))
 	}
+	if s.files > 0 {
+		fmt.Fprintf(e.stderr, "; %s of trace files", fmtBytes(s.bytes))
+	}
 	fmt.Fprintln(e.stderr)
 	if s.bad > 0 {
 		fmt.Fprintf(e.stderr, "fragprof trace: %d trials ended badly (crash, timeout or non-zero exit); model build leaves them out\n", s.bad)
 	}
 	if s.failed > 0 {
 		fmt.Fprintf(e.stderr, "fragprof trace: %d trials could not be run\n", s.failed)
+	}
+	if s.fallback > 0 {
+		fmt.Fprintf(e.stderr, "fragprof trace: note: the TSC's calibration was unstable (its rate against CLOCK_MONOTONIC varied by more than 0.2%%): "+
+			"%d runs were timed with the monotonic clock instead; on a busy machine --clock thread leaves other programs' time out\n", s.fallback)
 	}
 	if s.truncated > 0 || s.lost > 0 {
 		fmt.Fprintf(e.stderr, "fragprof trace: %d traces truncated, %d events lost (--max-events)\n", s.truncated, s.lost)

@@ -34,7 +34,8 @@ type arg struct {
 	input    bool
 }
 
-// CC compiles and links as clang would with args, instrumenting every C source. The
+// CC compiles and links as clang would with args, instrumenting every C and C++
+// source (t in C++ mode is the drop-in clang++: see Toolchain.CXX). The
 // counter scheme comes from $FRAGPROF_COUNTERS (chords, edges or blocks) and atomic updates
 // from $FRAGPROF_ATOMIC=1.
 func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) error {
@@ -71,7 +72,7 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 			deps = true
 		case strings.HasPrefix(a, "-O"):
 			opt = a
-		case !strings.HasPrefix(a, "-") && strings.HasSuffix(a, ".c"):
+		case !strings.HasPrefix(a, "-") && IsSource(a):
 			srcs = append(srcs, len(parsed))
 			parsed = append(parsed, arg{opt: a, input: true})
 			continue
@@ -105,7 +106,7 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 	objs := map[int]string{}
 	for n, si := range srcs {
 		src := parsed[si].opt
-		stem := strings.TrimSuffix(filepath.Base(src), ".c")
+		stem := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 		var target string
 		switch {
 		case mode == "obj" && out != "":

@@ -182,7 +182,7 @@ func (t *Toolchain) Runtime(ctx context.Context) (string, error) {
 	// temporary object and renames it into place, which is atomic.
 	tmp := filepath.Join(srcDir, "fragprof_runtime.o")
 	var msg strings.Builder
-	if err := t.run(ctx, &msg, "-O2", "-fPIC", "-c", src, "-o", tmp); err != nil {
+	if err := t.C().run(ctx, &msg, "-O2", "-fPIC", "-c", src, "-o", tmp); err != nil {
 		return "", fmt.Errorf("compiling the fragprof runtime: %v\n%s", err, msg.String())
 	}
 	return obj, os.Rename(tmp, obj)

@@ -28,6 +28,31 @@ type Spec struct {
 	ExactFaults bool
 }
 
+// IsCXX reports whether the program is C++: a source with a C++ extension, or -x c++
+// among the flags. It is then linked with the C++ standard library.
+func (s Spec) IsCXX() bool {
+	for _, src := range s.Sources {
+		if IsCXXSource(src) {
+			return true
+		}
+	}
+	for i, f := range s.CFlags {
+		if f == "-xc++" || f == "-x" && i+1 < len(s.CFlags) && s.CFlags[i+1] == "c++" {
+			return true
+		}
+	}
+	return false
+}
+
+// For returns t in C++ mode if spec is a C++ program (Spec.IsCXX), else t: every
+// pipeline that compiles and links a Spec starts with it.
+func (t *Toolchain) For(spec Spec) *Toolchain {
+	if spec.IsCXX() {
+		return t.CXX()
+	}
+	return t
+}
+
 // Build compiles spec into the instrumented executable out, keeping intermediate
 // files in dir. It returns the units, one per source.
 func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir, out string) ([]*instrument.Unit, error) {
@@ -35,6 +60,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 	if opt == "" {
 		opt = "-O2"
 	}
+	t = t.For(spec)
 	var objs []string
 	var units []*instrument.Unit
 	for i, src := range spec.Sources {
@@ -63,7 +89,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 	for i, x := range spec.Extra {
 		obj := filepath.Join(dir, fmt.Sprintf("extra%d.o", i))
 		args := []string{"-c", "-O2", "-g", x, "-o", obj, "-Wno-override-module"}
-		if err := t.run(ctx, stderr, args...); err != nil {
+		if err := t.C().run(ctx, stderr, args...); err != nil {
 			return nil, fmt.Errorf("%s: %v", x, err)
 		}
 		objs = append(objs, obj)

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/fragprof/fragprof/internal/llvmir"
 )
@@ -22,7 +23,37 @@ type Toolchain struct {
 	Clang   string // path of the clang executable
 	Version string // its first --version line
 	Major   int    // major version
+	// Cxx makes every invocation a C++ one (clang++: --driver-mode=g++): .c files
+	// compile as C++ and links add the C++ standard library.
+	Cxx bool
 }
+
+// CXX returns the toolchain in C++ mode (see Toolchain.Cxx).
+func (t *Toolchain) CXX() *Toolchain {
+	c := *t
+	c.Cxx = true
+	return &c
+}
+
+// C returns the toolchain in C mode: the runtime and the harness are C.
+func (t *Toolchain) C() *Toolchain {
+	c := *t
+	c.Cxx = false
+	return &c
+}
+
+// IsCXXSource reports a file name clang compiles as C++ by its extension.
+func IsCXXSource(name string) bool {
+	for _, ext := range []string{".cc", ".cpp", ".cxx", ".c++", ".cp", ".C", ".CPP", ".CC", ".CXX"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsSource reports a file name that fragprof instruments: C or C++ by its extension.
+func IsSource(name string) bool { return strings.HasSuffix(name, ".c") || IsCXXSource(name) }
 
 // ErrNoClang explains how to get clang.
 var ErrNoClang = errors.New("clang not found: install it (Debian/Ubuntu: sudo apt-get install clang) or point FRAGPROF_CLANG at a clang ≥ 14")
@@ -74,6 +105,9 @@ func NewToolchain(path string) (*Toolchain, error) {
 
 // run runs clang with args; its diagnostics go to stderr as they are.
 func (t *Toolchain) run(ctx context.Context, stderr io.Writer, args ...string) error {
+	if t.Cxx {
+		args = append([]string{"--driver-mode=g++"}, args...)
+	}
 	cmd := exec.CommandContext(ctx, t.Clang, args...)
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr

@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/fragprof/fragprof/cfg"
@@ -142,6 +144,7 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 		promoted = promoted || u.Unit.Promoted
 	}
 	var adjusted []string
+	shared := sharedFuncs{}
 	for _, u := range d.Units {
 		off := 0
 		for _, fp := range u.Unit.Funcs {
@@ -171,9 +174,20 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("function %s %s", fp.Func.Name, fp.Fallback))
 			}
 			off += len(fp.Counters)
+			p.Counters += len(fp.Counters)
+			if fp.Shared {
+				if first := shared.find(fp.Func); first != nil {
+					// Another unit's copy of the same function: one function, counts added.
+					counts[first].Add(c)
+					continue
+				}
+				if shared.differs(fp.Func) {
+					d.Warnings = append(d.Warnings, fmt.Sprintf("function %s is defined with different CFGs in several translation units (different macros or flags, an ODR violation?): their counts are shown separately", fp.Func.Name))
+				}
+				shared.add(fp.Func)
+			}
 			p.Program.Funcs = append(p.Program.Funcs, fp.Func)
 			counts[fp.Func] = c
-			p.Counters += len(fp.Counters)
 		}
 	}
 	p.Program.SortFuncs()
@@ -237,5 +251,53 @@ func (d *Dump) stopText() string {
 	if !d.Finished {
 		return "was killed"
 	}
+	if syscall.Signal(d.Signal) == syscall.SIGABRT && d.isCXX() {
+		return "ended by signal aborted (in a C++ program, most often an exception that nothing caught: std::terminate calls abort(); the counts up to the throw are kept)"
+	}
 	return fmt.Sprintf("ended by signal %s", syscall.Signal(d.Signal))
+}
+
+// isCXX reports whether the program has C++ functions (Itanium-mangled names).
+func (d *Dump) isCXX() bool {
+	for _, u := range d.Units {
+		for _, fp := range u.Unit.Funcs {
+			if strings.HasPrefix(fp.Func.Name, "_Z") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sharedFuncs finds the copies of one function that several units define (C++
+// inline functions and templates): same name, same CFG. Each unit counted the
+// activations of its own copy (out of line or inlined), so the program's counts are
+// their sum — one function in the profile, not one per unit, nothing split or
+// doubled.
+type sharedFuncs map[string][]*cfg.Func
+
+func (s sharedFuncs) find(f *cfg.Func) *cfg.Func {
+	for _, g := range s[f.Name] {
+		if checksum(g) == checksum(f) && g.File == f.File && g.Line == f.Line {
+			return g
+		}
+	}
+	return nil
+}
+
+func (s sharedFuncs) differs(f *cfg.Func) bool { return len(s[f.Name]) > 0 }
+
+func (s sharedFuncs) add(f *cfg.Func) { s[f.Name] = append(s[f.Name], f) }
+
+// checksums caches cfg.Func.Checksum of the shared functions of decoded metadata,
+// which every dump of a binary shares (meta_cache.go).
+var checksums sync.Map // *cfg.Func → uint64
+
+func checksum(f *cfg.Func) uint64 {
+	if v, ok := checksums.Load(f); ok {
+		return v.(uint64)
+	}
+	c := f.Checksum()
+	checksums.Store(f, c)
+	return c
 }

@@ -343,3 +343,47 @@ func TestRunTimeout(t *testing.T) {
 		t.Errorf("took %v: the program should have ended at SIGTERM", el)
 	}
 }
+
+// lateChild's child outlives its parent: it sleeps argv[1] milliseconds, then calls
+// work 3 times; the parent calls it once and returns.
+const lateChild = `#include <stdlib.h>
+#include <unistd.h>
+static volatile int sink;
+static void work(int i) { sink += i; }
+int main(int argc, char **argv) {
+	if (fork() == 0) {
+		usleep(1000 * atoi(argv[1]));
+		for (int i = 0; i < 3; i++)
+			work(i);
+		return 0;
+	}
+	work(0);
+	return 0;
+}
+`
+
+// TestRunWaitsForItsProcesses: Run reads the dump when the last process of the run
+// has ended, not the first: a child that ends 200 ms after its parent has its counts
+// in it. One that outlives Command.Linger (here 0.5 s) is reported (Status.Lingering), its counts
+// missing. Before, Run read the dump at the first process's end: 1 call of work.
+func TestRunWaitsForItsProcesses(t *testing.T) {
+	bin := buildExample(t, "late.c", lateChild)
+	for _, c := range []struct {
+		sleep     string
+		linger    time.Duration
+		lingering bool
+		calls     uint64
+	}{{"200", 10 * time.Second, false, 4}, {"5000", 500 * time.Millisecond, true, 1}} {
+		d, st, err := Run(context.Background(), Command{Path: bin, Args: []string{c.sleep}, Linger: c.linger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := d.Profile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := countsOf(t, p, "work")[0]; n != c.calls || st.Lingering != c.lingering {
+			t.Errorf("child sleeping %s ms: work called %d times, lingering %v; want %d, %v", c.sleep, n, st.Lingering, c.calls, c.lingering)
+		}
+	}
+}

@@ -24,6 +24,9 @@ type Status struct {
 	TimedOut bool
 	// Interrupted reports that Command.Interrupt ended during the run (Ctrl-C).
 	Interrupted bool
+	// Lingering reports that processes of the run were still running Linger after
+	// its first process ended: their counts are not in the dump.
+	Lingering bool
 }
 
 // ShellCode returns the status a shell would report: the exit code, or 128+signal.
@@ -58,6 +61,9 @@ type Command struct {
 	// Timeout, when positive, stops a run that lasts longer: SIGTERM, on which the
 	// runtime writes the counts so far, then SIGKILL after Grace.
 	Timeout time.Duration
+	// Linger bounds the wait for the processes the program started, after its
+	// first process has ended (0: the default, Linger).
+	Linger time.Duration
 	// Interrupt, when set, is a context that Ctrl-C ends (signal.NotifyContext). A
 	// Ctrl-C at a terminal sends SIGINT to the whole foreground process group, so the
 	// program has it too: its runtime writes the counts so far and it dies of it. Run
@@ -66,6 +72,11 @@ type Command struct {
 	// SIGKILL after Grace.
 	Interrupt context.Context
 }
+
+// Linger is how long Run waits, after the program's first process has ended, for
+// the processes it started (forked, or exec'd from them), which add their counts to
+// the dump at their end.
+const Linger = 10 * time.Second
 
 // Grace is how long a program stopped by Command.Timeout or Command.Interrupt has to
 // end after its signal, before it is killed by SIGKILL (losing its counts, unless in
@@ -86,7 +97,9 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 		dir = d
 	}
 	out := filepath.Join(dir, "counts.fpd")
+	forks := out + ".forks" // in continuous mode, the counts of the other processes
 	os.Remove(out)
+	os.Remove(forks)
 	cmd := osexec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Env = append(append(os.Environ(), c.Env...), "FRAGPROF_OUT="+out)
 	if c.ExtraOut != "" {
@@ -94,8 +107,26 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
 	cmd.Dir = c.WorkDir
+	// Every process of the run holds the write end of the "live" pipe (the runtime
+	// moves it out of the program's way, to a high descriptor): its end of file says
+	// that the last of them has ended and added its counts.
+	liveR, liveW, err := os.Pipe()
+	if err != nil {
+		return nil, Status{}, err
+	}
+	defer liveR.Close()
+	cmd.ExtraFiles = []*os.File{liveW}
+	cmd.Env = append(cmd.Env, "FRAGPROF_LIVE_FD=3")
 	var st Status
-	err := wait(cmd, c, &st)
+	err = wait(cmd, c, &st)
+	liveW.Close()
+	if cmd.Process != nil {
+		linger := c.Linger
+		if linger <= 0 {
+			linger = Linger
+		}
+		st.Lingering = !awaitRest(liveR, linger, c.Interrupt)
+	}
 	// A run killed while the runtime wrote its dump leaves the temporary file
 	// (counts.fpd.tmp, or counts.fpd.PID.tmp when the program's processes merge).
 	os.Remove(out + ".tmp")
@@ -121,7 +152,51 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 		return nil, st, fmt.Errorf("%s wrote no counts (%s): it was not built by fragprof, or it ended by _exit or SIGKILL (--continuous keeps counts through both)", c.Path, st)
 	}
 	d, err := dump.Parse(c.Path, data)
-	return d, st, err
+	if err != nil {
+		return nil, st, err
+	}
+	if data, ferr := os.ReadFile(forks); ferr == nil {
+		f, err := dump.Parse(c.Path+" (its forked and exec'd processes)", data)
+		if err != nil {
+			return nil, st, err
+		}
+		if err := d.Add(f); err != nil {
+			return nil, st, fmt.Errorf("%s: %v", c.Path, err)
+		}
+	}
+	return d, st, nil
+}
+
+// awaitRest waits, up to linger or until interrupt ends, for the end of file on live,
+// and reports whether it came.
+func awaitRest(live *os.File, linger time.Duration, interrupt context.Context) bool {
+	live.SetReadDeadline(time.Now().Add(linger))
+	done := make(chan bool, 1)
+	go func() {
+		var b [64]byte
+		for {
+			_, err := live.Read(b[:])
+			if err == io.EOF {
+				done <- true
+				return
+			}
+			if err != nil {
+				done <- false
+				return
+			}
+		}
+	}()
+	var stop <-chan struct{}
+	if interrupt != nil {
+		stop = interrupt.Done()
+	}
+	select {
+	case ok := <-done:
+		return ok
+	case <-stop:
+		live.SetReadDeadline(time.Now()) // ends the reader
+		return false
+	}
 }
 
 // wait starts cmd and waits for it, stopping it as c.Timeout and c.Interrupt say.

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/instrument"
 	"github.com/fragprof/fragprof/internal/llvmir"
@@ -44,6 +45,8 @@ type Binding struct {
 	// Elem is the scalar type, or the element type when Pointer or Array is set.
 	Elem    Elem
 	Pointer bool // a pointer parameter: filled with a fresh array
+	Ref     bool // a C++ reference to a scalar: the address of a fresh copy
+	Vector  bool // a C++ std::vector<scalar>, by reference or by value: a fresh vector
 	Array   int  // a global array of this many elements; 0 otherwise
 	String  bool // the input is a string (char *)
 	kind    dist.Kind
@@ -68,13 +71,26 @@ func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
 	var names []string
 	for _, g := range m.Funcs {
 		names = append(names, g.Name)
-		if g.Name == fn {
-			f = g
+	}
+	switch match := cfg.MatchNames(names, fn); len(match) {
+	case 1:
+		fn = match[0]
+		for _, g := range m.Funcs {
+			if g.Name == fn {
+				f = g
+			}
 		}
+	case 0:
+	default:
+		return nil, fmt.Errorf("--func: %v", cfg.Ambiguous(fn, match))
 	}
 	if f == nil || fn == "main" {
-		sort.Strings(names)
-		return nil, fmt.Errorf("--func %s: no such function (defined: %s; clang emits no code for a static function that nothing calls)", fn, strings.Join(names, ", "))
+		var shown []string
+		for _, n := range names {
+			shown = append(shown, cfg.Demangle(n))
+		}
+		sort.Strings(shown)
+		return nil, fmt.Errorf("--func %s: no such function (defined: %s; clang emits no code for a static function that nothing calls)", fn, strings.Join(shown, ", "))
 	}
 	h := &Harness{Func: fn, RetType: f.RetType, nparams: len(f.Params), opaque: m.Opaque}
 	for _, l := range m.Lines {
@@ -116,6 +132,12 @@ func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
 		in := model.Inputs[k]
 		b := Binding{Input: name, Param: i, IRType: p.Type, Attrs: p.Attrs, kind: in.Kind, index: k}
 		if err := b.fill(p.Type, paramDIType(m, f, i), m); err != nil {
+			if w := writtenParams(fn); len(w) > 0 && i-(len(f.Params)-len(w)) >= 0 {
+				// C++: say the type as the source writes it.
+				t := w[i-(len(f.Params)-len(w))]
+				problems = append(problems, fmt.Sprintf("parameter %d '%s' has type %s, which --func cannot fill (scalars, references to scalars, pointers to scalars and arrays, std::vector of scalars can): %v", i+1, name, t, err))
+				continue
+			}
 			problems = append(problems, fmt.Sprintf("parameter %d '%s': %v", i+1, name, err))
 			continue
 		}
@@ -151,6 +173,35 @@ func isLengthOnly(name string, m *dist.Model) bool {
 func (b *Binding) fill(typ string, diType int, m *llvmir.Module) error {
 	isArrayKind := b.kind == dist.KindIntArray || b.kind == dist.KindFloatArray
 	switch {
+	case (typ == "ptr" || strings.HasSuffix(typ, "*")) && vectorElem(m, diType) != "":
+		// std::vector<T> of a scalar T, by reference or by value (which the Itanium
+		// ABI passes as a pointer to a temporary): the driver builds one.
+		et := vectorElem(m, diType)
+		e, ok := cxxScalar(et)
+		if !ok {
+			return fmt.Errorf("a std::vector of %s cannot be filled (vectors of scalars can)", et)
+		}
+		if !isArrayKind {
+			return fmt.Errorf("a std::vector takes an array(...) input, not a %s", b.kind)
+		}
+		b.Vector, b.Elem = true, e
+		if strings.Contains(typ, "%") {
+			// clang 14: a pointer to the class's named type, which the driver's
+			// module does not define; the driver, compiled apart, passes an i8*.
+			b.IRType = "i8*"
+		}
+		return nil
+	case (typ == "ptr" || strings.HasSuffix(typ, "*")) && isReference(m, diType):
+		// A C++ reference to a scalar: the driver passes the address of a fresh copy.
+		elem, err := pointee(m, diType)
+		if err != nil {
+			return err
+		}
+		if b.kind != dist.KindInt && b.kind != dist.KindFloat {
+			return fmt.Errorf("a reference to a scalar takes a number, not a %s", b.kind)
+		}
+		b.Ref, b.Elem = true, elem
+		return nil
 	case typ == "ptr" || strings.HasSuffix(typ, "*"):
 		elem, err := pointee(m, diType)
 		if err != nil {
@@ -219,7 +270,7 @@ func scalar(t string) (Elem, bool) {
 func pointee(m *llvmir.Module, id int) (Elem, error) {
 	n := m.Meta[id]
 	n = strip(m, n)
-	if n == nil || n.Kind != "DIDerivedType" || n.Fields["tag"] != "DW_TAG_pointer_type" {
+	if n == nil || n.Kind != "DIDerivedType" || n.Fields["tag"] != "DW_TAG_pointer_type" && !isReference(m, id) {
 		return Elem{}, fmt.Errorf("no debug type for the pointer (compile with -g)")
 	}
 	base := strip(m, m.Meta[n.Ref("baseType")])
@@ -243,6 +294,119 @@ func pointee(m *llvmir.Module, id int) (Elem, error) {
 		return Elem{}, fmt.Errorf("elements of type %s cannot be filled", base.Str("name"))
 	}
 	return Elem{IRType: t, Size: size, Float: float}, nil
+}
+
+// isReference reports a C++ reference (T&, T&&) debug type.
+func isReference(m *llvmir.Module, id int) bool {
+	n := strip(m, m.Meta[id])
+	if n == nil || n.Kind != "DIDerivedType" {
+		return false
+	}
+	t := n.Fields["tag"]
+	return t == "DW_TAG_reference_type" || t == "DW_TAG_rvalue_reference_type"
+}
+
+// vectorElem returns the element type of a std::vector<T> parameter ("int",
+// "double"), passed by reference or by value, from its debug type; "" for any other
+// type. The class is recognised by its ODR identifier (_ZTSSt6vectorI...),
+// demangled.
+func vectorElem(m *llvmir.Module, id int) string {
+	n := strip(m, m.Meta[id])
+	if isReference(m, id) {
+		n = strip(m, m.Meta[n.Ref("baseType")])
+	}
+	if n == nil || n.Kind != "DICompositeType" {
+		return ""
+	}
+	ident := n.Str("identifier")
+	if !strings.HasPrefix(ident, "_ZTSSt6vectorI") {
+		return ""
+	}
+	t := strings.TrimPrefix(cfg.Demangle(ident), "typeinfo name for ")
+	if !strings.HasPrefix(t, "std::vector<") {
+		return ""
+	}
+	args := t[len("std::vector<"):]
+	depth := 0
+	for i, c := range args {
+		switch c {
+		case '<':
+			depth++
+		case '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				return strings.TrimSpace(args[:i])
+			}
+		}
+	}
+	return ""
+}
+
+// cxxScalar maps a C++ scalar type name to its element description. bool is left out
+// (std::vector<bool> is a bit set).
+func cxxScalar(t string) (Elem, bool) {
+	switch t {
+	case "char", "signed char", "unsigned char":
+		return Elem{IRType: "i8", Size: 1}, true
+	case "short", "unsigned short":
+		return Elem{IRType: "i16", Size: 2}, true
+	case "int", "unsigned int":
+		return Elem{IRType: "i32", Size: 4}, true
+	case "long", "unsigned long", "long long", "unsigned long long":
+		return Elem{IRType: "i64", Size: 8}, true
+	case "float":
+		return Elem{IRType: "float", Size: 4, Float: true}, true
+	case "double":
+		return Elem{IRType: "double", Size: 8, Float: true}, true
+	}
+	return Elem{}, false
+}
+
+// writtenParams returns the parameter types of a C++ function as its demangled name
+// writes them ("int const&", "std::vector<int, std::allocator<int> > const&"), or
+// nil for a C function.
+func writtenParams(linkage string) []string {
+	d := cfg.Demangle(linkage)
+	if d == linkage || !strings.HasSuffix(strings.TrimSuffix(d, " const"), ")") {
+		return nil
+	}
+	d = strings.TrimSuffix(d, " const")
+	depth, open := 0, -1
+	for i := len(d) - 1; i >= 0; i-- {
+		switch d[i] {
+		case ')', '>', ']':
+			depth++
+		case '(', '<', '[':
+			depth--
+		}
+		if depth == 0 {
+			open = i
+			break
+		}
+	}
+	if open < 0 {
+		return nil
+	}
+	var out []string
+	depth, start := 0, open+1
+	for i := open + 1; i < len(d)-1; i++ {
+		switch d[i] {
+		case '(', '<', '[':
+			depth++
+		case ')', '>', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(d[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if last := strings.TrimSpace(d[start : len(d)-1]); last != "" && last != "void" {
+		out = append(out, last)
+	}
+	return out
 }
 
 // strip follows typedefs and const/volatile qualifiers.
@@ -394,6 +558,7 @@ func (h *Harness) IR() string {
 	fmt.Fprintf(&sb, "declare i64 @__fragprof_in_i64()\ndeclare double @__fragprof_in_f64()\n")
 	fmt.Fprintf(&sb, "declare %s @__fragprof_in_array(i32, i32)\ndeclare %s @__fragprof_in_string()\n", i8p, i8p)
 	fmt.Fprintf(&sb, "declare void @__fragprof_in_array_into(%s, i64, i32, i32)\n", i8p)
+	fmt.Fprintf(&sb, "declare void @__fragprof_in_vector(%s, i32, i32)\n", i8p)
 	params := make([]string, h.nparams)
 	args := make([]string, h.nparams)
 	var body strings.Builder
@@ -460,6 +625,26 @@ func (h *Harness) IR() string {
 				ref = fmt.Sprintf("bitcast (%s* @%s to i8*)", b.IRType, b.Global)
 			}
 			fmt.Fprintf(&body, "  call void @__fragprof_in_array_into(%s %s, i64 %d, i32 %d, i32 %d)\n", i8p, ref, b.Array, code, srcFloat)
+		case b.Vector:
+			// libstdc++'s and libc++'s vector: three pointers (begin, end, end of
+			// storage), filled by the runtime (runtime/c/harness.c).
+			val = next()
+			fmt.Fprintf(&body, "  %s = alloca [3 x %s], align 8\n", val, i8p)
+			raw := val
+			if !h.opaque {
+				raw = next()
+				fmt.Fprintf(&body, "  %s = bitcast [3 x i8*]* %s to i8*\n", raw, val)
+			}
+			fmt.Fprintf(&body, "  call void @__fragprof_in_vector(%s %s, i32 %d, i32 %d)\n", i8p, raw, code, srcFloat)
+			val = raw
+		case b.Ref:
+			kind := dist.KindInt
+			if srcFloat == 1 {
+				kind = dist.KindFloat
+			}
+			x := readScalar(b.Elem, kind)
+			val = next()
+			fmt.Fprintf(&body, "  %s = alloca %s, align 8\n  store %s %s, %s %s, align 8\n", val, b.Elem.IRType, b.Elem.IRType, x, p(b.Elem.IRType), val)
 		default:
 			kind := dist.KindInt
 			if srcFloat == 1 {

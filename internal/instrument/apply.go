@@ -6,6 +6,7 @@ package instrument
 import (
 	"fmt"
 	"hash/fnv"
+	"sort"
 	"strings"
 
 	"github.com/fragprof/fragprof/cfg"
@@ -26,6 +27,10 @@ type Options struct {
 	Volatile bool
 	// Source names the translation unit in reports (the file as given to clang).
 	Source string
+	// NoCounters plans the counters (the metadata stays whole) but increments
+	// none: fragprof trace's build, whose program is the plain one plus its
+	// checkpoints, so that the time it predicts is the plain program's.
+	NoCounters bool
 	// Promote lets the optimiser keep counters in registers: the counters of loops
 	// live in locals, added to their slots when control leaves the loop, and
 	// counter accesses carry an alias tag of their own (promote.go). Worth it only
@@ -85,14 +90,18 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		if err := g.Check(); err != nil {
 			return nil, err
 		}
-		u.Funcs = append(u.Funcs, PlanFunc(g, opt.Scheme))
+		p := PlanFunc(g, opt.Scheme)
+		p.Shared = isShared(m.Lines[f.Line])
+		u.Funcs = append(u.Funcs, p)
 		irFuncs = append(irFuncs, f)
 	}
 	n := u.NumCounters()
 	w := &writer{m: m, opt: opt, n: n, cap: PaddedCounters(n)}
 	slot := 0
 	for i, p := range u.Funcs {
-		w.function(irFuncs[i], p, slot)
+		if err := w.function(irFuncs[i], p, slot); err != nil {
+			return nil, err
+		}
 		slot += len(p.Counters)
 	}
 	renameMain(m)
@@ -104,6 +113,23 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 	}
 	w.register(blob)
 	return u, nil
+}
+
+// isShared reports a definition that other translation units may define too: its
+// linkage lets the linker keep one copy (linkonce, weak, their _odr forms) or it
+// belongs to a COMDAT group.
+func isShared(define string) bool {
+	head := define
+	if k := strings.IndexByte(head, '@'); k >= 0 {
+		head = head[:k]
+	}
+	for _, w := range strings.Fields(head) {
+		switch w {
+		case "linkonce", "linkonce_odr", "weak", "weak_odr":
+			return true
+		}
+	}
+	return strings.Contains(define, " comdat")
 }
 
 type writer struct {
@@ -178,11 +204,11 @@ func (w *writer) tbaa() string {
 }
 
 // function schedules the edits for one function whose first counter is slot base.
-func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
+func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 	w.tmp = 0
 	g := p.Func
 	pr := &promotion{local: make([]bool, len(p.Counters))}
-	if w.opt.Promote {
+	if w.opt.Promote && !w.opt.NoCounters {
 		pr = planPromotion(p)
 		w.promoted = w.promoted || len(pr.nests) > 0
 	}
@@ -202,6 +228,18 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 		}
 		return w.increment(base + i)
 	}
+	// Retargets per terminator: target index → new label.
+	retarget := map[*llvmir.Instr]map[int]string{}
+	setTarget := func(e *cfg.Edge, label string) {
+		t := f.Blocks[e.From.ID].Term()
+		if retarget[t] == nil {
+			retarget[t] = map[int]string{}
+		}
+		retarget[t][succIndex(e)] = label
+	}
+	// Counted unwind edges into landing pads that other edges enter too: landing pad
+	// block → edge → slot.
+	lpadSplits := map[int]map[int]int{}
 	// Code for new blocks that split edges, by edge, in the order first scheduled.
 	splits := map[int][]string{}
 	var splitOrder []int
@@ -211,7 +249,11 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 		}
 		splits[e.ID] = append(splits[e.ID], code)
 	}
-	for i, c := range p.Counters {
+	counters := p.Counters
+	if w.opt.NoCounters {
+		counters = nil
+	}
+	for i, c := range counters {
 		switch c.Place {
 		case AtEntry:
 			b := c.Block
@@ -219,12 +261,37 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 				b = g.Edges[c.Edge].To.ID
 			}
 			ir := f.Blocks[b]
-			w.m.InsertBefore(ir.Instrs[ir.FirstNonPhi()].Line, inc(i))
+			at, ok := ir.InsertionPoint()
+			if !ok {
+				return w.unsupported(f, ir, "a counter at the entry of a catchswitch block")
+			}
+			w.m.InsertBefore(at, inc(i))
 		case BeforeTerm:
 			ir := f.Blocks[g.Edges[c.Edge].From.ID]
 			w.m.InsertBefore(ir.Term().Line, inc(i))
 		case SplitEdge:
-			onEdge(g.Edges[c.Edge], inc(i))
+			e := g.Edges[c.Edge]
+			from, to := f.Blocks[e.From.ID], f.Blocks[e.To.ID]
+			switch to.EHPad() {
+			case "":
+			case "landingpad":
+				// Counted in memory (never promoted: planPromotion leaves loops
+				// with unwind edges alone).
+				if lpadSplits[e.To.ID] == nil {
+					lpadSplits[e.To.ID] = map[int]int{}
+				}
+				lpadSplits[e.To.ID][e.ID] = base + i
+				continue
+			default:
+				return w.unsupported(f, to, "a counter on a critical edge into a "+to.EHPad()+" (funclet-based exception handling)")
+			}
+			switch t := from.Term(); {
+			case t.Op == "callbr" && e.Kind == cfg.Indirect && !w.m.Opaque:
+				return w.unsupported(f, from, "a counter on a critical asm goto edge (clang < 15 takes the target's address)")
+			case t.Op == "indirectbr":
+				return w.unsupported(f, from, "a counter on a critical edge of a computed goto (the jump goes to the target's address)")
+			}
+			onEdge(e, inc(i))
 		}
 	}
 	// Flushes of promoted counters: on every edge that leaves their loop.
@@ -242,22 +309,20 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 			}
 		}
 	}
-	retarget := map[*llvmir.Instr]map[int]string{}
 	var split strings.Builder
 	for _, id := range splitOrder {
 		e := g.Edges[id]
 		from, to := f.Blocks[e.From.ID], f.Blocks[e.To.ID]
 		name := fmt.Sprintf("__fp.e%d", e.ID)
-		t := from.Term()
-		if retarget[t] == nil {
-			retarget[t] = map[int]string{}
-		}
-		retarget[t][succIndex(e)] = name
+		setTarget(e, name)
 		fmt.Fprintf(&split, "\n%s:\n%s\n  br label %s", name, strings.Join(splits[id], "\n"), llvmir.LabelRef(to.Name))
 		// The target's phis now see the new block instead of the source.
 		for _, in := range to.Instrs[:to.FirstNonPhi()] {
 			w.m.Replace(in.Line, renameIncoming(w.m.Text(in.Line), from.Name, name))
 		}
+	}
+	for _, b := range sortedKeys(lpadSplits) {
+		w.splitLandingPad(f, g.Blocks[b], lpadSplits[b], setTarget, &split)
 	}
 	for t, r := range retarget {
 		var lines []string
@@ -278,6 +343,7 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) {
 			}
 		}
 	}
+	return nil
 }
 
 // localIncrement returns the instructions that add one to the local of promoted
@@ -313,6 +379,92 @@ func (w *writer) flush(counters []int, base int) string {
 		fmt.Fprintf(&sb, "  store i64 0, %s %%__fp.l%d, align 8", p, i)
 	}
 	return sb.String()
+}
+
+// splitLandingPad counts unwind edges into a landing pad that several invokes share,
+// as LLVM's SplitLandingPadPredecessors does: every in-edge gets a landing pad of its
+// own (a clone of the original's landingpad instruction, with the counter of the
+// edge if it has one) that branches to the original block, where a phi of the clones'
+// values replaces the landingpad instruction. The unwinder then lands in the clone
+// of the invoke that threw, and the original block is entered by ordinary branches.
+func (w *writer) splitLandingPad(f *llvmir.Func, lb *cfg.Block, slots map[int]int, setTarget func(*cfg.Edge, string), split *strings.Builder) {
+	ir := f.Blocks[lb.ID]
+	lp := ir.Instrs[ir.FirstNonPhi()]
+	var lines []string
+	for k := lp.Line; k <= lp.EndLine; k++ {
+		lines = append(lines, w.m.Text(k))
+	}
+	first := strings.TrimSpace(lines[0])
+	body := first
+	if lp.Result != "" {
+		body = strings.TrimSpace(first[len(lp.Result)+len(" = "):])
+	}
+	typ := landingPadType(body)
+	var incoming []string
+	for _, e := range lb.Preds {
+		name := fmt.Sprintf("__fp.lp%d", e.ID)
+		val := fmt.Sprintf("%%__fp.lpv%d", e.ID)
+		setTarget(e, name)
+		fmt.Fprintf(split, "\n%s:\n  %s = %s", name, val, body)
+		for _, l := range lines[1:] {
+			fmt.Fprintf(split, "\n%s", l)
+		}
+		if slot, ok := slots[e.ID]; ok {
+			fmt.Fprintf(split, "\n%s", w.increment(slot))
+		}
+		fmt.Fprintf(split, "\n  br label %s", llvmir.LabelRef(ir.Name))
+		incoming = append(incoming, fmt.Sprintf("[ %s, %s ]", val, llvmir.LabelRef(name)))
+		from := f.Blocks[e.From.ID]
+		for _, in := range ir.Instrs[:ir.FirstNonPhi()] {
+			w.m.Replace(in.Line, renameIncoming(w.m.Text(in.Line), from.Name, name))
+		}
+	}
+	phi := ""
+	if lp.Result != "" {
+		phi = fmt.Sprintf("  %s = phi %s %s", lp.Result, typ, strings.Join(incoming, ", "))
+	}
+	w.m.Replace(lp.Line, phi)
+	for k := lp.Line + 1; k <= lp.EndLine; k++ {
+		w.m.Replace(k, "")
+	}
+}
+
+// landingPadType reads the result type of "landingpad TYPE clauses...".
+func landingPadType(body string) string {
+	t := strings.TrimSpace(strings.TrimPrefix(body, "landingpad"))
+	if strings.HasPrefix(t, "{") {
+		depth := 0
+		for i, c := range t {
+			switch c {
+			case '{':
+				depth++
+			case '}':
+				if depth--; depth == 0 {
+					return t[:i+1]
+				}
+			}
+		}
+	}
+	return strings.Fields(t)[0]
+}
+
+// unsupported is the error for IR whose counters cannot be placed.
+func (w *writer) unsupported(f *llvmir.Func, b *llvmir.Block, what string) error {
+	line := f.Line
+	if b.LabelLine >= 0 {
+		line = b.LabelLine
+	}
+	return &llvmir.Error{File: "IR of " + w.opt.Source, Line: line + 1, Func: f.Name,
+		Msg: fmt.Sprintf("block %s needs %s, which fragprof cannot place", b.Name, what)}
+}
+
+func sortedKeys(m map[int]map[int]int) []int {
+	var ks []int
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
 }
 
 // MainName is what an instrumented program's main is renamed to: the runtime's own

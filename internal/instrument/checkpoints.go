@@ -1,7 +1,9 @@
 // This file implements automatic checkpoints (fragprof trace --auto-checkpoints):
-// for programs where nobody marked FP_POINT, a checkpoint at every function's entry
-// (recording its scalar parameters), before every return (recording the returned
-// scalar) and at the top of every loop header (natural loops, cfg.FindLoops).
+// for programs where nobody marked FP_POINT, a checkpoint at a function's entry
+// (recording its scalar parameters), before its returns (recording the returned
+// scalar) and at the top of loop headers (natural loops, cfg.FindLoops) — by
+// default only the outermost loops and the functions not called from loops
+// (AutoOuter), or all of them (AutoAll).
 
 package instrument
 
@@ -11,11 +13,40 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/llvmir"
 )
 
-// AutoCheckpoints schedules the automatic checkpoints of m as text edits. It has the
-// signature of build.Edit and runs after Module (the counters): u is not used.
+// AutoCheckpoints schedules the automatic checkpoints of m as text edits, where they
+// cost little: the outermost level of every loop nest and the functions not called
+// from a loop (AutoOuter). It has the signature of build.Edit and runs after Module
+// (the counters): u is not used.
+func AutoCheckpoints(m *llvmir.Module, u *Unit) error { return autoCheckpoints(m, AutoOuter) }
+
+// AutoCheckpointsAll places a checkpoint at every function entry and return and
+// every loop header (AutoAll): one event per iteration of every inner loop.
+func AutoCheckpointsAll(m *llvmir.Module, u *Unit) error { return autoCheckpoints(m, AutoAll) }
+
+// An AutoLevel says where automatic checkpoints go.
+type AutoLevel int
+
+// The levels.
+const (
+	// AutoOuter marks the outermost loop of every nest only (an inner loop is
+	// summarised by its outermost loop's iterations: the model learns "one
+	// iteration costs c·n²" as well from one checkpoint per outer iteration as
+	// from n² of them, and the program is not slowed n² times; a loop without
+	// inner loops, whose iterations are cheap, is summarised by the checkpoints
+	// around it), and the entries and returns of the
+	// functions that are not hot: a function is hot when it is called from
+	// inside a loop, calls itself, or is called by a hot function — its
+	// checkpoints would pass once per iteration or recursion.
+	AutoOuter AutoLevel = iota
+	// AutoAll marks every function and every loop header.
+	AutoAll
+)
+
+// autoCheckpoints schedules the checkpoints of level lv.
 //
 // Checkpoints are named "f" (entry of function f), "f:ret" (its returns) and
 // "f:loop@L" (the header of a loop whose header starts on source line L; ".2", ".3"
@@ -23,8 +54,11 @@ import (
 // floating types are recorded as "f.param" and "f.ret". Each checkpoint is a call
 // to __fragprof_point_auto (runtime/c/trace.c), which costs nothing measurable
 // unless the program runs under fragprof trace.
-func AutoCheckpoints(m *llvmir.Module, _ *Unit) error {
-	a := &autoWriter{m: m}
+func autoCheckpoints(m *llvmir.Module, lv AutoLevel) error {
+	a := &autoWriter{m: m, level: lv}
+	if lv == AutoOuter {
+		a.hot = hotFunctions(m)
+	}
 	for _, f := range m.Funcs {
 		def := m.Lines[f.Line]
 		if strings.Contains(def, " available_externally ") || strings.Contains(def, " naked ") {
@@ -43,10 +77,58 @@ func AutoCheckpoints(m *llvmir.Module, _ *Unit) error {
 	return nil
 }
 
+// hotFunctions returns the functions of m called from inside a loop of a
+// function of m, calling themselves, or called by such a function (the closure).
+// main (the program's, renamed or not) is never hot.
+func hotFunctions(m *llvmir.Module) map[string]bool {
+	hot := map[string]bool{}
+	calls := map[string][]string{}
+	for _, f := range m.Funcs {
+		g := m.CFG(f)
+		loops := g.FindLoops()
+		inLoop := make([]bool, len(f.Blocks))
+		for _, l := range loops.Loops {
+			for _, b := range l.Blocks {
+				inLoop[b.ID] = true
+			}
+		}
+		for i, b := range f.Blocks {
+			for _, in := range b.Instrs {
+				if in.Callee == "" || strings.HasPrefix(in.Callee, "llvm.") || strings.HasPrefix(in.Callee, "__fragprof") {
+					continue
+				}
+				calls[f.Name] = append(calls[f.Name], in.Callee)
+				if inLoop[i] || in.Callee == f.Name {
+					hot[in.Callee] = true
+				}
+			}
+		}
+	}
+	work := make([]string, 0, len(hot))
+	for f := range hot {
+		work = append(work, f)
+	}
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, c := range calls[f] {
+			if !hot[c] {
+				hot[c] = true
+				work = append(work, c)
+			}
+		}
+	}
+	delete(hot, "main")
+	delete(hot, "__fragprof_main")
+	return hot
+}
+
 type autoWriter struct {
 	m      *llvmir.Module
-	n      int // checkpoints so far (globals @__fp.site.N, @__fp.desc.N)
-	tmp    int // temporaries
+	level  AutoLevel
+	hot    map[string]bool // AutoOuter: functions left unmarked
+	n      int             // checkpoints so far (globals @__fp.site.N, @__fp.desc.N)
+	tmp    int             // temporaries
 	gl     strings.Builder
 	source string
 }
@@ -58,6 +140,9 @@ type autoVal struct {
 }
 
 func (a *autoWriter) function(f *llvmir.Func) error {
+	if a.hot[f.Name] {
+		return nil
+	}
 	g := a.m.CFG(f)
 	file := g.File
 	if file == "" {
@@ -82,8 +167,20 @@ func (a *autoWriter) function(f *llvmir.Func) error {
 	// Loop headers.
 	loops := g.FindLoops()
 	var headers []int
+	nest := map[*cfg.Loop]bool{} // outermost loops that hold another
 	for _, l := range loops.Loops {
-		headers = append(headers, l.Header.ID)
+		if l.Parent != nil {
+			out := l.Parent
+			for out.Parent != nil {
+				out = out.Parent
+			}
+			nest[out] = true
+		}
+	}
+	for _, l := range loops.Loops {
+		if a.level == AutoAll || nest[l] {
+			headers = append(headers, l.Header.ID)
+		}
 	}
 	sort.Ints(headers)
 	seen := map[int]int{}

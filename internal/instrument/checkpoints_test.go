@@ -14,7 +14,7 @@ import (
 
 // TestAutoCheckpointsIR applies the automatic checkpoints to clang's IR of a small
 // program, after the counters as the build does, and checks the text: one call per
-// function entry, return and loop header, the descriptors naming them, the module
+// function entry, return and loop header (AutoAll), the descriptors naming them, the module
 // still readable by the IR reader. (That the program runs and records the right
 // events is checked end to end in internal/trace.)
 func TestAutoCheckpointsIR(t *testing.T) {
@@ -51,7 +51,7 @@ int main(void) { noop(0); return sum(10, 1.0); }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := AutoCheckpoints(m, u); err != nil {
+	if err := AutoCheckpointsAll(m, u); err != nil {
 		t.Fatal(err)
 	}
 	text := string(m.Bytes())

@@ -58,7 +58,17 @@ func planChords(f *cfg.Func) *FuncPlan {
 		cands = append(cands, cand{e.ID, st.EdgeFreq[e.ID]})
 	}
 	cands = append(cands, cand{-1, st.Freq[0]})
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].weight > cands[j].weight })
+	// Critical edges that cannot take a counter of their own come first, so that the
+	// tree takes as many as it can (LLVM's CFGMST does the same for landing pads):
+	// an unwind edge into a shared landing pad needs a cloned landing pad to be
+	// counted, an indirect edge (indirectbr, asm goto) cannot be split at all.
+	hard := func(c cand) bool { return c.edge >= 0 && hardToSplit(f.Edges[c.edge]) }
+	sort.SliceStable(cands, func(i, j int) bool {
+		if hi, hj := hard(cands[i]), hard(cands[j]); hi != hj {
+			return hi
+		}
+		return cands[i].weight > cands[j].weight
+	})
 	var chords []int
 	entryChord := false
 	for _, c := range cands {
@@ -84,6 +94,13 @@ func planChords(f *cfg.Func) *FuncPlan {
 		p.Counters = append(p.Counters, edgeCounter(f.Edges[id]))
 	}
 	return p
+}
+
+// hardToSplit reports a critical edge that a counter cannot sit on by an ordinary
+// split: an unwind edge (its target is an exception-handling pad, which only unwind
+// edges may enter) or an indirect edge (the target's address is taken elsewhere).
+func hardToSplit(e *cfg.Edge) bool {
+	return (e.Kind == cfg.Unwind || e.Kind == cfg.Indirect) && len(e.From.Succs) > 1 && len(e.To.Preds) > 1
 }
 
 // edgeCounter places the counter of edge e: before the source's terminator when the

@@ -32,6 +32,7 @@ type metaFunc struct {
 	Fallback string      `json:"fallback,omitempty"` // why
 	Exits    []int       `json:"exits,omitempty"`    // chords: blocks joined to the virtual exit
 	Setjmp   bool        `json:"setjmp,omitempty"`
+	Shared   bool        `json:"shared,omitempty"` // linkonce/weak/COMDAT: counts add up across units
 }
 
 type metaBlock struct {
@@ -66,7 +67,7 @@ func (u *Unit) Encode() ([]byte, error) {
 		if p.Scheme != u.Scheme {
 			mf.Scheme = p.Scheme.String()
 		}
-		mf.Fallback, mf.Exits, mf.Setjmp = p.Fallback, p.Exits, f.ReturnsTwice
+		mf.Fallback, mf.Exits, mf.Setjmp, mf.Shared = p.Fallback, p.Exits, f.ReturnsTwice, p.Shared
 		mu.Funcs = append(mu.Funcs, mf)
 	}
 	return json.Marshal(mu)
@@ -109,7 +110,7 @@ func Decode(blob []byte) (*Unit, error) {
 		if err := f.Check(); err != nil {
 			return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
 		}
-		p := &FuncPlan{Func: f, Scheme: s, Fallback: mf.Fallback}
+		p := &FuncPlan{Func: f, Scheme: s, Fallback: mf.Fallback, Shared: mf.Shared}
 		if mf.Scheme != "" {
 			if p.Scheme, err = ParseScheme(mf.Scheme); err != nil {
 				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: %v", mf.Name, err)

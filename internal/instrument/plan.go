@@ -69,6 +69,11 @@ type FuncPlan struct {
 	// Exits lists, for the chords scheme, the blocks joined to the virtual exit:
 	// blocks without successors and blocks with a call that may not return.
 	Exits []int
+	// Shared reports a function that several translation units may define (C++
+	// inline functions and templates: linkonce_odr, weak_odr, COMDAT). Each unit
+	// counts the activations of its own copy, out of line or inlined; the linked
+	// program's counts are the sum over the units (dump.Profile adds them up).
+	Shared bool
 }
 
 // PlanFunc places counters on f under scheme s.
@@ -101,17 +106,38 @@ func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan {
 		}
 	case Edges:
 		p.Counters = append(p.Counters, Counter{Block: 0, Edge: -1, Place: AtEntry})
+		counted := map[int]bool{0: true}
 		for _, e := range f.Edges {
+			if unsplittable(e) && derivedEdge(e.To) == e {
+				// Counted at its target's entry instead, and derived from the
+				// target's in-flow (Reconstruct solves the in-flow equations).
+				if !counted[e.To.ID] {
+					p.Counters = append(p.Counters, Counter{Block: e.To.ID, Edge: -1, Place: AtEntry})
+					counted[e.To.ID] = true
+				}
+				continue
+			}
 			edge(e)
 		}
 	}
 	return p
 }
 
-// derivedEdge chooses the in-edge of b whose count is derived rather than counted: a
-// retreating edge (source at or after b in layout order, in clang's output the loop
+// unsplittable reports a critical indirect edge (indirectbr, asm goto): no new block
+// can be put on it, because the target's address is what the jump goes to.
+func unsplittable(e *cfg.Edge) bool {
+	return e.Kind == cfg.Indirect && len(e.From.Succs) > 1 && len(e.To.Preds) > 1
+}
+
+// derivedEdge chooses the in-edge of b whose count is derived rather than counted: an
+// indirect edge that cannot be split if there is one, else a retreating edge (source at or after b in layout order, in clang's output the loop
 // latch, the hottest edge into a loop header) if there is one, else the last.
 func derivedEdge(b *cfg.Block) *cfg.Edge {
+	for _, e := range b.Preds {
+		if unsplittable(e) {
+			return e // the one edge that cannot carry a counter
+		}
+	}
 	for _, e := range b.Preds {
 		if e.From.ID >= b.ID {
 			return e

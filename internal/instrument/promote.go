@@ -66,6 +66,13 @@ func planPromotion(p *FuncPlan) *promotion {
 			if b.Traits&cfg.MayNotReturn != 0 {
 				ok[l] = false
 			}
+			// Exception edges and computed jumps: a flush cannot go at the top of a
+			// landing pad, nor on an edge whose target's address is taken.
+			for _, e := range b.Succs {
+				if e.Kind == cfg.Unwind || e.Kind == cfg.Indirect {
+					ok[l] = false
+				}
+			}
 		}
 	}
 	outermost := func(b *cfg.Block) *cfg.Loop {

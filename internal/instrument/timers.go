@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/llvmir"
 )
 
@@ -33,7 +34,7 @@ const (
 // Timers is applied to every translation unit of a build; Found then tells which of
 // the names were defined in some unit.
 type Timers struct {
-	Names []string        // function names (IR linkage names), without "func:"
+	Names []string        // function names (linkage or C++ demangled names), without "func:"
 	Found map[string]bool // filled by Apply: names defined in some unit
 	n     int             // globals made so far, for unique names across units
 }
@@ -57,26 +58,41 @@ func (t *Timers) Missing() []string {
 
 // Apply schedules the timer calls in m. Its signature is that of build.Edit.
 func (t *Timers) Apply(m *llvmir.Module, u *Unit) error {
-	want := map[string]bool{}
-	for _, n := range t.Names {
-		want[n] = true
-	}
 	ptr := func(elem string) string {
 		if m.Opaque {
 			return "ptr"
 		}
 		return elem + "*"
 	}
+	// Each name designates a function by its linkage name or, in C++, its demangled
+	// name (cfg.MatchNames); the fragment keeps the name as the user gave it.
+	var defined []string
+	for _, f := range m.Funcs {
+		if !strings.Contains(m.Lines[f.Line], " available_externally ") {
+			defined = append(defined, f.Name)
+		}
+	}
+	query := map[string]string{} // linkage name → the name that designates it
+	for _, n := range t.Names {
+		switch match := cfg.MatchNames(defined, n); len(match) {
+		case 0:
+		case 1:
+			query[match[0]] = n
+		default:
+			return fmt.Errorf("fragment func:%s: %v", n, cfg.Ambiguous(n, match))
+		}
+	}
 	timed := false
 	for _, f := range m.Funcs {
-		if !want[f.Name] || strings.Contains(m.Lines[f.Line], " available_externally ") {
+		q, ok := query[f.Name]
+		if !ok || strings.Contains(m.Lines[f.Line], " available_externally ") {
 			continue
 		}
-		t.Found[f.Name] = true
+		t.Found[q] = true
 		timed = true
 		k := t.n
 		t.n++
-		name := "func:" + f.Name
+		name := "func:" + q
 		slot := fmt.Sprintf("@__fragprof.tslot.%d", k)
 		str := fmt.Sprintf("@__fragprof.tname.%d", k)
 		strT := fmt.Sprintf("[%d x i8]", len(name)+1)

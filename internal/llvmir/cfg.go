@@ -10,7 +10,7 @@ import (
 
 var targetKind = map[TargetKind]cfg.EdgeKind{
 	Uncond: cfg.Unconditional, CondTrue: cfg.True, CondFalse: cfg.False,
-	SwitchCase: cfg.Case, SwitchDefault: cfg.Default, IndirectDest: cfg.Indirect,
+	SwitchCase: cfg.Case, SwitchDefault: cfg.Default, IndirectDest: cfg.Indirect, Unwind: cfg.Unwind,
 }
 
 // CFG returns the control-flow graph of f: one cfg.Block per IR block (same order, so

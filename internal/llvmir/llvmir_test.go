@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fragprof/fragprof/cfg"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -127,7 +129,7 @@ func TestErrors(t *testing.T) {
 		{"no terminator", "define void @f() {\nentry:\n  %x = add i32 1, 2\n}\n", "x.ll:4: in function @f: block entry has no terminator"},
 		{"stray text", "define void @f() {\nentry:\n  ret void\nwhat is this\n}\n", "x.ll:4: in function @f: unexpected text in a function body"},
 		{"unknown label", "define void @f() {\nentry:\n  br label %nowhere\n}\n", "x.ll:3: in function @f: branch to unknown block %nowhere"},
-		{"invoke", "define void @f() personality ptr null {\nentry:\n  invoke void @g() to label %a unwind label %b\na:\n  ret void\nb:\n  ret void\n}\n", "x.ll:3: in function @f: terminator 'invoke' is not supported"},
+		{"invoke without unwind", "define void @f() personality ptr null {\nentry:\n  invoke void @g() to label %a\na:\n  ret void\n}\n", "x.ll:3: in function @f: invoke without a normal and an unwind label"},
 		{"unclosed", "define void @f() {\nentry:\n  ret void\n", "x.ll:1: in function @f: function body is not closed"},
 		{"unclosed switch", "define void @f(i32 %x) {\nentry:\n  switch i32 %x, label %a [\n    i32 1, label %a\n", "switch is not closed"},
 		{"duplicate label", "define void @f() {\na:\n  br label %a\na:\n  ret void\n}\n", "duplicate block label a"},
@@ -225,4 +227,48 @@ func FuzzParse(f *testing.F) {
 			m.CFG(fn)
 		}
 	})
+}
+
+// TestEHParse reads an invoke and a landingpad whose operands continue on indented
+// lines, as clang prints them, and resume.
+func TestEHParse(t *testing.T) {
+	ir := `define i32 @f(i32 %x) personality ptr @__gxx_personality_v0 {
+entry:
+  %r = invoke i32 @g(i32 %x)
+          to label %ok unwind label %lpad, !dbg !7
+ok:
+  ret i32 %r
+lpad:
+  %lp = landingpad { ptr, i32 }
+          cleanup
+          catch ptr @_ZTIi, !dbg !8
+  resume { ptr, i32 } %lp
+}
+`
+	m, err := Parse("x.ll", []byte(ir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Funcs[0]
+	inv := f.Blocks[0].Term()
+	if inv.Op != "invoke" || inv.Callee != "g" || inv.EndLine != inv.Line+1 || inv.Dbg != 7 {
+		t.Errorf("invoke read as %+v", inv)
+	}
+	if len(inv.Targets) != 2 || inv.Targets[0] != (Target{Label: "ok", Kind: Uncond}) || inv.Targets[1] != (Target{Label: "lpad", Kind: Unwind}) {
+		t.Errorf("invoke targets %+v", inv.Targets)
+	}
+	lp := f.Blocks[2]
+	if lp.EHPad() != "landingpad" || lp.Instrs[0].EndLine != lp.Instrs[0].Line+2 || lp.Instrs[0].Dbg != 8 {
+		t.Errorf("landing pad read as %+v, pad %q", lp.Instrs[0], lp.EHPad())
+	}
+	if at, ok := lp.InsertionPoint(); !ok || at != lp.Instrs[1].Line {
+		t.Errorf("insertion point %d %v, want after the landingpad (line %d)", at, ok, lp.Instrs[1].Line)
+	}
+	if lp.Term().Op != "resume" || len(lp.Term().Targets) != 0 {
+		t.Errorf("resume read as %+v", lp.Term())
+	}
+	g := m.CFG(f)
+	if len(g.Edges) != 2 || g.Edges[1].Kind != cfg.Unwind || g.Blocks[0].Traits&cfg.MayNotReturn == 0 {
+		t.Errorf("CFG edges %v, entry traits %v: want an unwind edge and an invoke that may not return", g.Edges, g.Blocks[0].Traits)
+	}
 }

@@ -82,7 +82,36 @@ func (b *Block) FirstNonPhi() int {
 	return len(b.Instrs)
 }
 
-// An Instr is one instruction; a switch spans several lines.
+// EHPad returns the opcode of the exception-handling pad that opens b ("landingpad",
+// "catchpad", "cleanuppad", "catchswitch"), or "" for an ordinary block. Only an
+// unwind edge may enter a pad, and nothing may precede the pad instruction but phis.
+func (b *Block) EHPad() string {
+	if i := b.FirstNonPhi(); i < len(b.Instrs) {
+		switch op := b.Instrs[i].Op; op {
+		case "landingpad", "catchpad", "cleanuppad", "catchswitch":
+			return op
+		}
+	}
+	return ""
+}
+
+// InsertionPoint returns the line before which code may be inserted at the top of
+// b: after the phis, and after a landingpad, catchpad or cleanuppad. A catchswitch
+// block has none (ok is false).
+func (b *Block) InsertionPoint() (line int, ok bool) {
+	i := b.FirstNonPhi()
+	switch b.EHPad() {
+	case "catchswitch":
+		return 0, false
+	case "":
+	default:
+		i++
+	}
+	return b.Instrs[i].Line, true
+}
+
+// An Instr is one instruction; a switch, an invoke, a callbr or a landingpad may
+// span several lines.
 type Instr struct {
 	Line    int    // index of its first line
 	EndLine int    // index of its last line
@@ -112,6 +141,7 @@ const (
 	SwitchCase
 	SwitchDefault
 	IndirectDest
+	Unwind // invoke's unwind destination, an exception-handling pad's edges
 )
 
 // IsTerminator reports whether op ends a basic block.

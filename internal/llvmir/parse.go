@@ -203,7 +203,7 @@ func parseFunc(m *Module, i int) (*Func, int, error) {
 			}
 			cur.Instrs = append(cur.Instrs, in)
 			j = end
-			if in.Op == "call" && isReturnsTwice(in.Callee) {
+			if (in.Op == "call" || in.Op == "invoke") && isReturnsTwice(in.Callee) {
 				f.CallsSetjmp = true
 			}
 			if IsTerminator(in.Op) {
@@ -295,6 +295,13 @@ func parseInstr(lines []string, j int) (*Instr, int, *Error) {
 		op = firstWord(strings.TrimSpace(body[len(op):]))
 	}
 	in.Op = op
+	// invoke, callbr and landingpad continue on indented lines that start with a
+	// keyword no instruction starts with ("to label", "unwind", "catch", "filter",
+	// "cleanup").
+	for k := j + 1; k < len(lines) && isContinuation(lines[k]); k++ {
+		line += " " + strings.TrimSpace(lines[k])
+		in.EndLine = k
+	}
 	if op == "switch" && strings.HasSuffix(line, "[") {
 		// Multi-line: cases until a line that starts with "]".
 		var sb strings.Builder
@@ -323,14 +330,23 @@ func parseInstr(lines []string, j int) (*Instr, int, *Error) {
 		in.Targets, err = switchTargets(line)
 	case "indirectbr":
 		in.Targets, err = indirectTargets(line)
-	case "call":
+	case "call", "invoke":
 		if k := strings.IndexByte(body, '@'); k >= 0 {
 			if n, rest, ok := localName(body[k+1:]); ok && strings.HasPrefix(rest, "(") {
 				in.Callee = n
 			}
 		}
-	case "invoke", "callbr", "catchswitch", "catchret", "cleanupret", "resume":
-		return nil, 0, &Error{Line: j + 1, Msg: "terminator '" + op + "' is not supported (exceptions and asm goto are outside fragprof's C model)"}
+		if op == "invoke" {
+			in.Targets, err = invokeTargets(line)
+		}
+	case "callbr":
+		in.Targets, err = callbrTargets(line)
+	case "catchswitch":
+		in.Targets, err = catchswitchTargets(line)
+	case "catchret":
+		in.Targets, err = tailTargets(line, " to label ", Uncond)
+	case "cleanupret":
+		in.Targets, err = tailTargets(line, " unwind label ", Unwind)
 	}
 	if err != nil {
 		return nil, 0, &Error{Line: j + 1, Msg: err.Error() + ": " + line}
@@ -396,6 +412,78 @@ func labelRefs(s string) ([]string, error) {
 		out = append(out, name)
 		s = rest
 	}
+}
+
+// isContinuation reports a line that continues the instruction above it.
+func isContinuation(line string) bool {
+	if line == "" || line[0] != ' ' && line[0] != '\t' {
+		return false
+	}
+	t := strings.TrimSpace(line)
+	for _, w := range []string{"to label ", "unwind ", "catch ", "filter ", "cleanup"} {
+		if strings.HasPrefix(t, w) {
+			return w != "cleanup" || len(t) == len(w) || t[len(w)] == ',' || t[len(w)] == ' '
+		}
+	}
+	return false
+}
+
+// invokeTargets reads "... to label %normal unwind label %lpad".
+func invokeTargets(line string) ([]Target, error) {
+	k := strings.LastIndex(line, " to label %")
+	if k < 0 {
+		return nil, parseErr("invoke without 'to label'")
+	}
+	ls, err := labelRefs(line[k:])
+	if err != nil || len(ls) != 2 || !strings.Contains(line[k:], " unwind label %") {
+		return nil, parseErr("invoke without a normal and an unwind label")
+	}
+	return []Target{{Label: ls[0], Kind: Uncond}, {Label: ls[1], Kind: Unwind}}, nil
+}
+
+// callbrTargets reads "... to label %fallthrough [label %a, label %b]".
+func callbrTargets(line string) ([]Target, error) {
+	k := strings.LastIndex(line, " to label %")
+	if k < 0 {
+		return nil, parseErr("callbr without 'to label'")
+	}
+	ls, err := labelRefs(line[k:])
+	if err != nil || len(ls) == 0 {
+		return nil, parseErr("callbr without a default label")
+	}
+	out := []Target{{Label: ls[0], Kind: Uncond}}
+	for _, l := range ls[1:] {
+		out = append(out, Target{Label: l, Kind: IndirectDest})
+	}
+	return out, nil
+}
+
+// catchswitchTargets reads "catchswitch within %p [label %h, ...] unwind label %x"
+// (or "unwind to caller"): the handlers, then the unwind destination.
+func catchswitchTargets(line string) ([]Target, error) {
+	ls, err := labelRefs(line)
+	if err != nil || len(ls) == 0 {
+		return nil, parseErr("catchswitch without handlers")
+	}
+	out := make([]Target, len(ls))
+	for i, l := range ls {
+		out[i] = Target{Label: l, Kind: Unwind}
+	}
+	return out, nil
+}
+
+// tailTargets reads the one label after key, if the line has it ("unwind to caller"
+// has none).
+func tailTargets(line, key string, kind TargetKind) ([]Target, error) {
+	k := strings.LastIndex(line, key)
+	if k < 0 {
+		return nil, nil
+	}
+	ls, err := labelRefs(line[k:])
+	if err != nil || len(ls) != 1 {
+		return nil, parseErr("cannot read the destination")
+	}
+	return []Target{{Label: ls[0], Kind: kind}}, nil
 }
 
 func brTargets(body string) ([]Target, error) {

@@ -13,7 +13,8 @@ import (
 // mayNotReturn reports, for every function defined in m, whether a call of it may not
 // come back to its caller. A function may not return when it calls (directly or
 // through other definitions of m) anything defined outside m, an indirect target or
-// inline assembly: those may call exit(), longjmp() or raise a signal. The result is
+// inline assembly: those may call exit(), longjmp(), throw an exception or raise a
+// signal. The result is
 // the least fixed point, so recursion among functions that call nothing external
 // returns. Computed once per module.
 func (m *Module) mayNotReturn() map[string]bool {
@@ -30,7 +31,7 @@ func (m *Module) mayNotReturn() map[string]bool {
 			}
 			for _, b := range f.Blocks {
 				for _, in := range b.Instrs {
-					if in.Op == "call" && callMayNotReturn(in.Callee, defined, nr) {
+					if isCall(in.Op) && callMayNotReturn(in.Callee, defined, nr) {
 						nr[f.Name], changed = true, true
 					}
 				}
@@ -65,6 +66,10 @@ func callMayNotReturn(callee string, defined map[string]*Func, nr map[string]boo
 	return true
 }
 
+// isCall reports the instructions that call: call, invoke (a call with an unwind
+// edge) and callbr (asm goto).
+func isCall(op string) bool { return op == "call" || op == "invoke" || op == "callbr" }
+
 func isIntrinsic(callee string) bool { return strings.HasPrefix(callee, "llvm.") }
 
 // annotate fills the Traits and Cond of g's blocks and g.ReturnsTwice from f.
@@ -97,7 +102,7 @@ func (m *Module) annotate(g *cfg.Func, f *Func) {
 		var t cfg.Traits
 		for _, in := range b.Instrs {
 			switch in.Op {
-			case "call":
+			case "call", "invoke", "callbr":
 				if isIntrinsic(in.Callee) {
 					if isMemIntrinsic(in.Callee) {
 						t |= cfg.MayFault

@@ -118,7 +118,11 @@ func Compare(prog *report.JSONProgram, g GcovSide, mainReturned bool) Comparison
 		gf[f.Name] = f.ExecutionCount
 	}
 	for _, f := range prog.Functions {
-		gc, ok := gf[f.Name]
+		name := f.Name
+		if f.Mangled != "" {
+			name = f.Mangled // C++: gcov names functions by their linkage names
+		}
+		gc, ok := gf[name]
 		if filepath.Clean(f.File) != filepath.Clean(g.File) || !ok || f.Calls == nil {
 			continue
 		}

@@ -4,7 +4,8 @@
 // the readers and the comparison (gcov's JSON, gcc's .gcno notes file, the example
 // headers, the csmith corpus), and its tests run them on real programs built by real
 // compilers: every examples/*.c and the csmith programs of testdata/csmith-seeds.txt,
-// with clang 14 and clang 16, at -O0 and -O2.
+// with clang 14 and clang 19, at -O0 and -O2; and the C++ programs examples/*.cpp and
+// the CMake/Make project testdata/cxx/project against g++ --coverage.
 //
 // # The comparison
 //

@@ -85,8 +85,13 @@ var signals = map[string]syscall.Signal{
 
 // Examples returns the programs examples/*.c under root (the repository), sorted;
 // none if there are none yet.
-func Examples(root string) ([]Program, error) {
-	files, err := filepath.Glob(filepath.Join(root, "examples", "*.c"))
+func Examples(root string) ([]Program, error) { return examples(root, "*.c") }
+
+// CXXExamples returns the C++ programs examples/*.cpp under root, sorted.
+func CXXExamples(root string) ([]Program, error) { return examples(root, "*.cpp") }
+
+func examples(root, pattern string) ([]Program, error) {
+	files, err := filepath.Glob(filepath.Join(root, "examples", pattern))
 	if err != nil {
 		return nil, err
 	}

@@ -12,17 +12,18 @@ import (
 )
 
 // InstallHint is the command that installs every tool the oracle needs on Debian.
-const InstallHint = "scripts/deps.sh (as root: apt-get install -y clang clang-16 csmith libcsmith-dev gcc)"
+const InstallHint = "scripts/deps.sh (as root: apt-get install -y clang clang-19 csmith libcsmith-dev gcc g++)"
 
 // Tools are the external programs the oracle runs.
 type Tools struct {
 	Clang14, Clang16 *build.Toolchain
-	GCC, Gcov        string
+	Clang19          *build.Toolchain // the newest clang Debian packages: C++ is tested on 14 and 19
+	GCC, GXX, Gcov   string
 	Csmith           string
 }
 
 // FindTools locates clang 14 (clang-14, or a clang whose major version is 14),
-// clang 16, gcc, gcov and csmith with csmith.h. Its error names everything missing
+// clang 19, gcc, g++, gcov and csmith with csmith.h. Its error names everything missing
 // and how to install it.
 func FindTools() (*Tools, error) {
 	var missing []string
@@ -31,9 +32,9 @@ func FindTools() (*Tools, error) {
 	if t.Clang14 == nil {
 		missing = append(missing, "clang 14 (Debian package clang)")
 	}
-	t.Clang16 = clangMajor(16, "clang-16")
-	if t.Clang16 == nil {
-		missing = append(missing, "clang-16 (Debian package clang-16)")
+	t.Clang19 = clangMajor(19, "clang-19")
+	if t.Clang19 == nil {
+		missing = append(missing, "clang-19 (Debian package clang-19)")
 	}
 	look := func(name, pkg string) string {
 		p, err := exec.LookPath(name)
@@ -43,6 +44,7 @@ func FindTools() (*Tools, error) {
 		return p
 	}
 	t.GCC = look("gcc", "gcc")
+	t.GXX = look("g++", "g++")
 	t.Gcov = look("gcov", "gcc")
 	t.Csmith = look("csmith", "csmith")
 	if _, err := os.Stat(CsmithInclude + "/csmith.h"); err != nil {

@@ -394,7 +394,15 @@ func TestAgree(t *testing.T) {
 		{"calls", report.JSONProgram{Functions: []report.JSONFunc{
 			fn("f", []uint64{3, 2, 1}, [][]int{{1}, {2}, {3}}, e(0, 1, "true", 2), e(0, 2, "false", 1)),
 		}}, 1, 0, 4},
-		{"missing function", report.JSONProgram{Functions: []report.JSONFunc{}}, 0, 0, 2},
+		{"missing function", report.JSONProgram{Functions: []report.JSONFunc{}}, 0, 0, 1},
+		{"missing function never called", report.JSONProgram{Functions: []report.JSONFunc{
+			fn("f", []uint64{2, 1, 1}, [][]int{{1}, {2}, {3}}, e(0, 1, "true", 1), e(0, 2, "false", 1)),
+			fn("g", []uint64{0}, [][]int{{5}}),
+		}}, 1, 0, 0},
+		{"missing function that ran", report.JSONProgram{Functions: []report.JSONFunc{
+			fn("f", []uint64{2, 1, 1}, [][]int{{1}, {2}, {3}}, e(0, 1, "true", 1), e(0, 2, "false", 1)),
+			fn("g", []uint64{1}, [][]int{{5}}),
+		}}, 1, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			same, differ, errs := agree(&base, &tc.other)

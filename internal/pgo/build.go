@@ -25,6 +25,7 @@ const stub = "__attribute__((weak)) void __fragprof_dump(int sig) { (void)sig; }
 // links the result at spec.Opt (default -O2) into out, without instrumentation. The
 // annotated IR is kept in dir. It returns one report per source.
 func Build(ctx context.Context, tc *build.Toolchain, spec build.Spec, p *profile.Profile, dir, out string, stderr io.Writer) ([]*Report, error) {
+	tc = tc.For(spec) // C++: clang++ links the C++ library
 	opt := spec.Opt
 	if opt == "" {
 		opt = "-O2"
@@ -60,7 +61,10 @@ func Build(ctx context.Context, tc *build.Toolchain, spec build.Spec, p *profile
 	if err := os.WriteFile(stubC, []byte(stub), 0o644); err != nil {
 		return nil, err
 	}
-	args := append(append([]string{}, objs...), stubC, "-O2", "-lm")
+	args := append(append([]string{}, objs...), "-x", "c", stubC, "-x", "none", "-O2", "-lm")
+	if tc.Cxx {
+		args = append([]string{"--driver-mode=g++"}, args...)
+	}
 	args = append(args, spec.LDFlags...)
 	args = append(args, "-o", out)
 	cmd := osexec.CommandContext(ctx, tc.Clang, args...)

@@ -43,7 +43,7 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 		predictNs += float64(time.Since(start).Nanoseconds())
 		row := EvalRow{Trial: t.Header.Trial, ActualNs: actual, TimesNs: times, Predicted: p.TimeNs,
 			Lo: p.Interval[0], Hi: p.Interval[1], BaselineNs: p.Baseline,
-			Events: median(events), PredEvents: p.Events}
+			Events: median(events), PredEvents: p.Events, Factor: p.Factor, Candidates: p.Candidates}
 		for _, name := range m.Inputs {
 			row.Inputs = append(row.Inputs, in[name])
 		}
@@ -88,16 +88,46 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 			ev.TruthError += 1.2533 * 1.2533 * dev / math.Sqrt(R) / n
 		}
 	}
-	// The intervals the model gives from now on include its held-out error (Predict
-	// adds it once the evaluation exists): widen these the same way to count how
-	// many points they hold.
+	ev.Chosen = CandGraph
+	if m.Selection != nil {
+		ev.Chosen = m.Selection.Chosen
+		for _, c := range Candidates {
+			me := ModelError{Name: c}
+			ok := true
+			for _, r := range ev.Rows {
+				y, has := r.Candidates[c]
+				if !has {
+					ok = false
+					break
+				}
+				e := math.Abs(y-r.ActualNs) / r.ActualNs
+				me.MAPE += e / n
+				me.MaxAPE = math.Max(me.MaxAPE, e)
+			}
+			if ok {
+				ev.Models = append(ev.Models, me)
+			}
+		}
+	} else {
+		// Without a selection the graph model's own interval (formula errors) is
+		// widened by its held-out error, as Predict does once the evaluation exists.
+		for i := range ev.Rows {
+			r := &ev.Rows[i]
+			s := 2 * 1.2533 * ev.MAPE * r.Predicted
+			r.Lo = math.Max(0, r.Predicted-math.Hypot(r.Predicted-r.Lo, s))
+			r.Hi = r.Predicted + math.Hypot(r.Hi-r.Predicted, s)
+		}
+	}
 	for i := range ev.Rows {
 		r := &ev.Rows[i]
-		s := 2 * 1.2533 * ev.MAPE * r.Predicted
-		r.Lo = math.Max(0, r.Predicted-math.Hypot(r.Predicted-r.Lo, s))
-		r.Hi = r.Predicted + math.Hypot(r.Hi-r.Predicted, s)
 		if r.ActualNs >= r.Lo && r.ActualNs <= r.Hi {
 			ev.Covered++
+		}
+		for _, t := range r.TimesNs {
+			ev.RunsTotal++
+			if t >= r.Lo && t <= r.Hi {
+				ev.RunsCovered++
+			}
 		}
 	}
 	for k, v := range m.Vars {

@@ -21,9 +21,10 @@ const (
 	Shift                    // Vars[0] + Value: i := i + 1
 	Poly                     // Σ Coef[k]·Π Vars[v]^Terms[k][v]: least squares
 	GMDH                     // Net over Vars: group method of data handling
+	Power                    // Value + Coef[0]·Vars[0]^Exp: a power law, exponent fitted
 )
 
-var formulaKindNames = [...]string{"const", "copy", "shift", "poly", "gmdh"}
+var formulaKindNames = [...]string{"const", "copy", "shift", "poly", "gmdh", "power"}
 
 func (k FormulaKind) String() string {
 	if int(k) < len(formulaKindNames) {
@@ -75,6 +76,7 @@ type Formula struct {
 	Terms [][]int     `json:"terms,omitempty"`
 	Coef  []float64   `json:"coef,omitempty"`
 	Net   *Net        `json:"net,omitempty"`
+	Exp   float64     `json:"exp,omitempty"` // Power: the exponent
 	Fit   Quality     `json:"fit"`
 
 	idx []int       // the features of Vars in the state, set by compile
@@ -139,6 +141,10 @@ func (f *Formula) compile(sp *Space) error {
 		f.idx = append(f.idx, i)
 	}
 	switch f.Kind {
+	case Power:
+		if len(f.Vars) != 1 || len(f.Coef) != 1 {
+			return fmt.Errorf("power formula with %d variables and %d coefficients", len(f.Vars), len(f.Coef))
+		}
 	case Copy, Shift:
 		if len(f.Vars) != 1 {
 			return fmt.Errorf("%s formula with %d variables", f.Kind, len(f.Vars))
@@ -190,6 +196,12 @@ func (f *Formula) Eval(state []float64) float64 {
 		return state[f.idx[0]]
 	case Shift:
 		return state[f.idx[0]] + f.Value
+	case Power:
+		x := state[f.idx[0]]
+		if x <= 0 {
+			return f.Value
+		}
+		return f.Value + f.Coef[0]*math.Pow(x, f.Exp)
 	case Poly:
 		s := 0.0
 		for k, t := range f.Terms {
@@ -238,6 +250,12 @@ func (f *Formula) String() string {
 			return f.Vars[0] + " − " + fmtNum(-f.Value)
 		}
 		return f.Vars[0] + " + " + fmtNum(f.Value)
+	case Power:
+		sign := " + "
+		if f.Coef[0] < 0 {
+			sign = " − "
+		}
+		return fmtNum(f.Value) + sign + fmtNum(math.Abs(f.Coef[0])) + "·" + f.Vars[0] + "^" + fmt.Sprintf("%.3g", f.Exp)
 	case Poly:
 		var sb strings.Builder
 		for k, t := range f.Terms {

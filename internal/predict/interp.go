@@ -42,9 +42,19 @@ type Prediction struct {
 	// than the error of either figure.
 	UntracedNs float64 `json:"untraced_ns,omitempty"`
 	Events     float64 `json:"events"` // checkpoints passed
-	Runs       int     `json:"runs"`   // interpreted runs
-	Kept       int     `json:"kept"`   // runs in the largest cluster
-	Steps      int64   `json:"steps"`  // interpreter steps in all
+	// Chosen is the predictor behind TimeNs (Selection; "graph" without one);
+	// GraphNs the transition-graph model's prediction, CompositionNs the count ×
+	// mean arc time composition's, and Candidates every candidate's.
+	Chosen        string             `json:"chosen"`
+	GraphNs       float64            `json:"graph_ns"`
+	CompositionNs float64            `json:"composition_ns"`
+	Candidates    map[string]float64 `json:"candidates,omitempty"`
+	// Factor is how far the input lies beyond the training range (1 inside;
+	// ExtrapolationFactor).
+	Factor float64 `json:"extrapolation_factor"`
+	Runs   int     `json:"runs"`  // interpreted runs
+	Kept   int     `json:"kept"`  // runs in the largest cluster
+	Steps  int64   `json:"steps"` // interpreter steps in all
 	// Baseline is the direct model's prediction, with its interval.
 	Baseline         float64    `json:"baseline_ns"`
 	BaselineInterval [2]float64 `json:"baseline_interval_ns"`
@@ -366,14 +376,44 @@ func (m *Model) Predict(inputs map[string]float64, opt PredictOptions) (*Predict
 	if err != nil {
 		return nil, err
 	}
+	m.choose(in, p)
 	for _, r := range m.Training.Ranges {
 		v := inputs[r.Name]
 		if v < r.Min || v > r.Max {
-			p.Extrapolated = append(p.Extrapolated, fmt.Sprintf("%s = %g is outside the training range [%g, %g]", r.Name, v, r.Min, r.Max))
+			f := extrapFactor([]InputRange{r}, []string{r.Name}, []float64{v})
+			p.Extrapolated = append(p.Extrapolated, fmt.Sprintf("%s = %g is %.3g× beyond the training range [%g, %g]", r.Name, v, f, r.Min, r.Max))
 		}
 	}
 	p.Elapsed = time.Since(start)
 	return p, nil
+}
+
+// choose sets the prediction's time and interval from the model's Selection:
+// the chosen candidate's value, and its conformal interval widened for the
+// extrapolation factor.
+func (m *Model) choose(in []float64, p *Prediction) {
+	p.GraphNs = p.TimeNs
+	p.Chosen = CandGraph
+	p.Factor = m.ExtrapolationFactor(in)
+	s := m.Selection
+	if s == nil {
+		return
+	}
+	p.Candidates = m.candidateValues(in, p)
+	y, ok := p.Candidates[s.Chosen]
+	if !ok || math.IsNaN(y) {
+		return
+	}
+	p.Chosen = s.Chosen
+	p.TimeNs = y
+	h := s.Interval.HalfWidth(in, p.Factor)
+	p.Interval = [2]float64{y * math.Exp(-h), y * math.Exp(h)}
+	if !math.IsNaN(p.UntracedNs) {
+		p.UntracedNs = y - p.Events*m.Training.OverheadNs
+		if p.UntracedNs < 0.05*y {
+			p.UntracedNs = math.NaN()
+		}
+	}
 }
 
 func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
@@ -417,6 +457,11 @@ func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
 	for n, v := range p.Visits {
 		if n != "START" && n != "END" {
 			p.Events += v
+		}
+	}
+	for ai := range m.Arcs {
+		for _, r := range kept {
+			p.CompositionNs += r.arcN[ai] * m.Arcs[ai].MeanNs / float64(len(kept))
 		}
 	}
 	// The interval: the spread of the runs, the time formulas' errors, and the

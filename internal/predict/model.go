@@ -39,6 +39,12 @@ type Model struct {
 	Arcs     []ModelArc  `json:"arcs"`
 	Rules    []Rule      `json:"rules"`
 	Baseline *Baseline   `json:"baseline,omitempty"`
+	// Power is the best power law a + b·x^k of one input (powerlaw.go).
+	Power *PowerLaw `json:"power_law,omitempty"`
+	// Selection is the cross-validated choice among the transition-graph model,
+	// the direct models and their combination, with the interval of the chosen
+	// one (selection.go). Absent: the graph model with its own interval.
+	Selection *Selection `json:"selection,omitempty"`
 	// TimeScale multiplies every transition time the interpreter adds (0 reads as
 	// 1): the calibration of model build, the median over the training points of
 	// their traced time over the model's prediction (see Calibrate).
@@ -72,6 +78,9 @@ type ModelArc struct {
 	Resets bool       `json:"resets,omitempty"`
 	Time   Formula    `json:"time"`
 	Data   []DataRule `json:"data,omitempty"`
+	// MeanNs is the mean time of the arc's transitions in training: the block
+	// time of the count × time composition.
+	MeanNs float64 `json:"mean_ns,omitempty"`
 }
 
 // A DataRule gives the value of a variable recorded at the arc's target.
@@ -128,6 +137,14 @@ type Evaluation struct {
 	TruthScatter float64 `json:"truth_scatter"`
 	TruthError   float64 `json:"truth_error"`
 	Covered      int     `json:"covered"` // points whose time fell in the predicted interval
+	// RunsCovered of RunsTotal single runs fell in their point's predicted
+	// interval (IntervalLevel: 90%).
+	RunsCovered int `json:"runs_covered"`
+	RunsTotal   int `json:"runs_total"`
+	// Chosen is the predictor evaluated as the model (Selection.Chosen, or
+	// "graph"); Models every candidate's errors on the same points.
+	Chosen string       `json:"chosen"`
+	Models []ModelError `json:"models,omitempty"`
 	// EventsMAPE is the error of the predicted number of checkpoints passed: the
 	// structure's error alone, free of the machine's timing noise.
 	EventsMAPE float64    `json:"events_mape"`
@@ -137,6 +154,13 @@ type Evaluation struct {
 	PredictNs float64   `json:"predict_ns"`
 	ActualNs  float64   `json:"actual_ns"`
 	Rows      []EvalRow `json:"rows"`
+}
+
+// A ModelError is one candidate predictor's error on the held-out points.
+type ModelError struct {
+	Name   string  `json:"name"`
+	MAPE   float64 `json:"mape"`
+	MaxAPE float64 `json:"max_ape"`
 }
 
 // An EvalRow is one held-out input point.
@@ -152,6 +176,10 @@ type EvalRow struct {
 	BaselineNs float64   `json:"baseline_ns"`
 	Events     float64   `json:"events"` // checkpoints passed: the median over the runs
 	PredEvents float64   `json:"predicted_events"`
+	// Factor is the extrapolation factor of the point's inputs (1 inside the
+	// training range); Candidates every candidate's prediction.
+	Factor     float64            `json:"extrapolation_factor"`
+	Candidates map[string]float64 `json:"candidates,omitempty"`
 }
 
 // A VarError compares the final value of a variable predicted by the model and by
@@ -175,6 +203,13 @@ type Options struct {
 	Holdout float64
 	// EvalRuns is the number of interpreted runs per held-out prediction (10).
 	EvalRuns int
+	// Predictor names the candidate to use (Candidates), or "" / "auto" for the
+	// one with the lowest cross-validated error.
+	Predictor string
+	// Test holds sets of traces (each set from one trace directory: its input
+	// points are told apart by seed and trial) to evaluate on, besides the
+	// held-out share: typically larger inputs, to measure extrapolation.
+	Test [][]*trace.Trace
 }
 
 // DefaultOptions are model build's defaults.
@@ -225,16 +260,47 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 		return a.Trial < b.Trial || a.Trial == b.Trial && a.Rep < b.Rep
 	})
 	train, test := splitHoldout(ok, opt.Holdout)
-	m, err := buildFrom(train, opt)
+	fit := func(ts []*trace.Trace) (*Model, error) {
+		m, err := buildFrom(ts, opt)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.Calibrate(ts, opt.EvalRuns); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+	m, err := fit(train)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Calibrate(train, opt.EvalRuns); err != nil {
+	if err := m.selectPredictor(train, fit, opt.EvalRuns, opt.Predictor); err != nil {
 		return nil, err
 	}
 	m.Warnings = append(warnings, m.Warnings...)
 	m.Training.Skipped = skipped
 	m.Training.Holdout = opt.Holdout
+	for _, set := range opt.Test {
+		var usableTest []*trace.Trace
+		for _, t := range set {
+			if usable(t) == "" {
+				usableTest = append(usableTest, t)
+			}
+		}
+		sort.SliceStable(usableTest, func(i, j int) bool {
+			a, b := usableTest[i].Header, usableTest[j].Header
+			return a.Trial < b.Trial || a.Trial == b.Trial && a.Rep < b.Rep
+		})
+		idx := InputPoints(usableTest)
+		var groups [][]*trace.Trace
+		for i, t := range usableTest {
+			if idx[i] == len(groups) {
+				groups = append(groups, nil)
+			}
+			groups[idx[i]] = append(groups[idx[i]], t)
+		}
+		test = append(test, groups...)
+	}
 	if len(test) > 0 {
 		ev, err := m.evaluate(test, opt.EvalRuns)
 		if err != nil {
@@ -318,7 +384,8 @@ func (m *Model) timeScale() float64 {
 }
 
 // splitHoldout puts an evenly spread share h of the input points (by trial order)
-// in test, with all their repetitions, leaving at least 2 points for training. Each
+// in test, with all their repetitions, leaving at least 2 points for training and
+// never holding out an extreme point. Each
 // test element holds one point's runs.
 func splitHoldout(ts []*trace.Trace, h float64) (train []*trace.Trace, test [][]*trace.Trace) {
 	point := InputPoints(ts)
@@ -332,8 +399,64 @@ func splitHoldout(ts []*trace.Trace, h float64) (train []*trace.Trace, test [][]
 	if h <= 0 {
 		return ts, nil
 	}
+	// The extremes stay in training: the smallest and the largest value of every
+	// input, and the shortest and the longest point. A model is asked about the
+	// sizes users care about, at or beyond the largest run; held out, the largest
+	// would make every such prediction an extrapolation.
+	extreme := make([]bool, len(groups))
+	mark := func(key func(g []*trace.Trace) float64) {
+		lo, hi := -1, -1
+		for i, g := range groups {
+			v := key(g)
+			if math.IsNaN(v) {
+				continue
+			}
+			if lo < 0 || v < key(groups[lo]) {
+				lo = i
+			}
+			if hi < 0 || v > key(groups[hi]) {
+				hi = i
+			}
+		}
+		if lo >= 0 {
+			extreme[lo], extreme[hi] = true, true
+		}
+	}
+	for _, in := range ts[0].Header.Inputs {
+		name := in.Name
+		mark(func(g []*trace.Trace) float64 {
+			v, ok := g[0].Input(name)
+			if !ok {
+				return math.NaN()
+			}
+			return v
+		})
+	}
+	mark(func(g []*trace.Trace) float64 {
+		var times []float64
+		for _, t := range g {
+			if th := t.Main(); th != nil && th.Len() > 0 {
+				times = append(times, float64(th.Time[th.Len()-1]-th.Time[0]))
+			}
+		}
+		return median(times)
+	})
+	eligible := 0
+	for i := range groups {
+		if !extreme[i] {
+			eligible++
+		}
+	}
+	// An evenly spread share h of all the points, taken from the eligible ones.
+	h = math.Min(1, h*float64(len(groups))/math.Max(1, float64(eligible)))
+	k := 0
 	for i, g := range groups {
-		if math.Floor(float64(i+1)*h) > math.Floor(float64(i)*h) && len(groups)-len(test) > 2 {
+		if extreme[i] {
+			train = append(train, g...)
+			continue
+		}
+		k++
+		if math.Floor(float64(k)*h) > math.Floor(float64(k-1)*h) && len(groups)-len(test) > 2 {
 			test = append(test, g)
 		} else {
 			train = append(train, g...)
@@ -405,6 +528,18 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 		for f := range names {
 			p.cols = append(p.cols, pick(rows.X[f], idx))
 		}
+		var tw, tsum float64
+		for _, r := range idx {
+			w := rows.Weight[r]
+			if w <= 0 {
+				w = 1
+			}
+			tw += w
+			tsum += w * rows.Dt[r]
+		}
+		if tw > 0 {
+			ma.MeanNs = tsum / tw
+		}
 		if a.To.ID == End {
 			ma.Time = Formula{Kind: Const, Fit: Quality{N: len(idx), R2: 1}}
 		} else {
@@ -471,6 +606,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 		m.Training.Ranges = append(m.Training.Ranges, ir)
 	}
 	m.Baseline = fitBaseline("time", sp.Inputs, X, y, true)
+	m.Power = fitPowerLaw(sp.Inputs, X, y)
 	for k, v := range sp.Vars {
 		fy := make([]float64, 0, len(j.Runs))
 		var fx [][]float64
@@ -643,6 +779,19 @@ func (m *Model) compile() error {
 	}
 	if m.Baseline != nil && len(m.Baseline.Inputs) != len(m.Inputs) {
 		return fmt.Errorf("baseline over %d inputs, model has %d", len(m.Baseline.Inputs), len(m.Inputs))
+	}
+	if m.Power != nil {
+		if err := m.Power.compile(m.Inputs); err != nil {
+			return err
+		}
+	}
+	if s := m.Selection; s != nil {
+		if _, ok := s.Score(s.Chosen); !ok {
+			return fmt.Errorf("selection: chosen predictor %q has no score", s.Chosen)
+		}
+		if (s.Chosen == CandPMNF || s.Chosen == CandMix) && m.Baseline == nil || s.Chosen == CandPower && m.Power == nil {
+			return fmt.Errorf("selection: chosen predictor %q is not in the model", s.Chosen)
+		}
 	}
 	m.prepareFastForward()
 	return nil

@@ -140,9 +140,40 @@ func (m *Model) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "\ndirect baseline (Extra-P form, %d hypotheses): time = %s ns; cross-validated MAPE %.3g%%\n",
 			b.Tried, b.String(), 100*b.CVMAPE)
 	}
+	if p := m.Power; p != nil {
+		fmt.Fprintf(bw, "power law: time = %s ns; cross-validated MAPE %.3g%%\n", p.String(), 100*p.CVMAPE)
+	}
+	if s := m.Selection; s != nil {
+		fmt.Fprintf(bw, "\n%s\n", s.Summary())
+		tw := tabwriter.NewWriter(bw, 2, 8, 2, ' ', 0)
+		fmt.Fprintf(tw, "  predictor\tCV MAPE\t± s.e.\tinterpolating\textrapolating\tworst\t\n")
+		for _, cs := range s.Candidates {
+			mark := ""
+			if cs.Name == s.Chosen {
+				mark = "← chosen"
+			}
+			if cs.Unstable {
+				mark += fmt.Sprintf(" (unstable: 4× beyond the range, %.3g× its folds' fits)", cs.FarRatio)
+			}
+			fmt.Fprintf(tw, "  %s\t%.3g%%\t%.2g\t%.3g%%\t%.3g%%\t%.3g%%\t%s\n", cs.Name, 100*cs.MAPE, 100*cs.SE, 100*cs.InterpMAPE, 100*cs.ExtrapMAPE, 100*cs.MaxAPE, mark)
+		}
+		tw.Flush()
+		iv := s.Interval
+		fmt.Fprintf(bw, "  %.0f%% interval of a run: the model's error ×e^±%.3g (±%.3g%%) inside the range, from %d held-out points, ×(1 + %.3g·log2 f) at f× beyond it; with the runs' own scatter in quadrature\n",
+			100*iv.Level, iv.Q, 100*(math.Exp(iv.Q)-1), iv.Scores, iv.Widen)
+		if s.Apart != "" {
+			fmt.Fprintf(bw, "  %s\n", s.Apart)
+		}
+		for _, f := range s.Failed {
+			fmt.Fprintf(bw, "  warning: %s\n", f)
+		}
+	}
 	if ev := m.Evaluation; ev != nil {
-		fmt.Fprintf(bw, "\n%s: time MAPE %.3g%% (max %.3g%%), direct baseline %.3g%% (max %.3g%%); %d of %d inside the predicted interval\n",
-			ev.Heading(), 100*ev.MAPE, 100*ev.MaxAPE, 100*ev.BaselineMAPE, 100*ev.BaselineMax, ev.Covered, ev.Runs)
+		fmt.Fprintf(bw, "\n%s: time MAPE %.3g%% (max %.3g%%, %s), direct baseline %.3g%% (max %.3g%%); %d of %d inside the predicted interval, %d of %d single runs\n",
+			ev.Heading(), 100*ev.MAPE, 100*ev.MaxAPE, ev.Chosen, 100*ev.BaselineMAPE, 100*ev.BaselineMax, ev.Covered, ev.Runs, ev.RunsCovered, ev.RunsTotal)
+		for _, me := range ev.Models {
+			fmt.Fprintf(bw, "  %s: MAPE %.3g%% (max %.3g%%)\n", me.Name, 100*me.MAPE, 100*me.MaxAPE)
+		}
 		if ev.RunsPerPoint > 1 {
 			fmt.Fprintf(bw, "  the truth's own noise: one run lies %.3g%% from its input's median on average; the median's error ±%.3g%%\n",
 				100*ev.TruthScatter, 100*ev.TruthError)
@@ -155,6 +186,24 @@ func (m *Model) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "  a prediction took %s; the runs took %s (traced)\n", fmtNs(ev.PredictNs), fmtNs(ev.ActualNs))
 	}
 	return bw.err
+}
+
+// Summary says which predictor won the cross-validation and by how much.
+func (s *Selection) Summary() string {
+	ch, _ := s.Score(s.Chosen)
+	out := fmt.Sprintf("predictor: %s, cross-validated MAPE %.3g%% over %d training inputs (%d folds, %d extrapolation cuts)",
+		s.Chosen, 100*ch.MAPE, s.Points, s.Folds, s.Cuts)
+	if d, other := s.Margin(); other != "" {
+		switch {
+		case d >= 0:
+			out += fmt.Sprintf("; %.3g points better than the next, %s", 100*d, other)
+		case indexOf(Simplicity, s.Chosen) < indexOf(Simplicity, other):
+			out += fmt.Sprintf("; %.3g points behind %s, within one standard error: the simpler model is kept", -100*d, other)
+		default:
+			out += fmt.Sprintf("; forced: %.3g points worse than %s", -100*d, other)
+		}
+	}
+	return out
 }
 
 // Heading names the held-out set: "held-out runs (8)", or with repetitions
@@ -170,6 +219,13 @@ func (ev *Evaluation) Heading() string {
 func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	bw := &errWriter{w: w}
 	fmt.Fprintf(bw, "predicted time: %s  [%s, %s]", fmtNs(p.TimeNs), fmtNs(p.Interval[0]), fmtNs(p.Interval[1]))
+	if m.Selection != nil {
+		fmt.Fprintf(bw, "  (%s; %.0f%% interval", p.Chosen, 100*m.Selection.Interval.Level)
+		if p.Factor > 1 {
+			fmt.Fprintf(bw, ", widened for %.3g× beyond the training range", p.Factor)
+		}
+		fmt.Fprintf(bw, ")")
+	}
 	if p.Runs > 1 {
 		fmt.Fprintf(bw, "  (mean of %d of %d interpreted runs)", p.Kept, p.Runs)
 	}
@@ -182,6 +238,9 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	}
 	if m.Baseline != nil {
 		fmt.Fprintf(bw, "direct baseline: %s  [%s, %s]\n", fmtNs(p.Baseline), fmtNs(p.BaselineInterval[0]), fmtNs(p.BaselineInterval[1]))
+	}
+	if m.Selection != nil && p.Chosen != CandGraph {
+		fmt.Fprintf(bw, "transition-graph model: %s\n", fmtNs(p.GraphNs))
 	}
 	if len(p.Vars) > 0 {
 		names := make([]string, 0, len(p.Vars))

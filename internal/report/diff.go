@@ -3,6 +3,8 @@
 package report
 
 import (
+	"github.com/fragprof/fragprof/cfg"
+
 	"fmt"
 	"io"
 	"math"
@@ -23,7 +25,7 @@ func WriteDiff(w io.Writer, c *profile.Comparison, nameA, nameB string, top int)
 		if f.Status != profile.InBoth {
 			ov = f.Status.String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4g\t%.4g\t\n", f.Name, f.File, ov, f.CallsA, f.CallsB)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4g\t%.4g\t\n", cfg.Demangle(f.Name), f.File, ov, f.CallsA, f.CallsB)
 	}
 	if len(c.Moves) > 0 {
 		fmt.Fprintf(tw, "\nblocks that moved most (share of all block executions):\n")
@@ -32,7 +34,7 @@ func WriteDiff(w io.Writer, c *profile.Comparison, nameA, nameB string, top int)
 			if i == top || math.Abs(m.ShareA-m.ShareB) == 0 {
 				break
 			}
-			fmt.Fprintf(tw, "%s\t%d %s\t%d\t%.2f%%\t%.2f%%\t%+.2f%%\t%.4g\t%.4g\t\n", m.Func, m.Block.ID, m.Block.Label,
+			fmt.Fprintf(tw, "%s\t%d %s\t%d\t%.2f%%\t%.2f%%\t%+.2f%%\t%.4g\t%.4g\t\n", cfg.Demangle(m.Func), m.Block.ID, m.Block.Label,
 				m.Block.Start.Line, 100*m.ShareA, 100*m.ShareB, 100*(m.ShareB-m.ShareA), m.PerRunA, m.PerRunB)
 		}
 	}

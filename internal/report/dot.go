@@ -17,7 +17,7 @@ func WriteDOT(w io.Writer, p *profile.Profile) error {
 	var sb strings.Builder
 	sb.WriteString("digraph fragprof {\n  node [shape=box fontname=\"monospace\" fontsize=10];\n  edge [fontname=\"monospace\" fontsize=9];\n")
 	for i, f := range p.Program.Funcs {
-		fmt.Fprintf(&sb, "  subgraph cluster_%d {\n    label=%s;\n", i, quote(fmt.Sprintf("%s (%s:%d)", f.Name, f.File, f.Line)))
+		fmt.Fprintf(&sb, "  subgraph cluster_%d {\n    label=%s;\n", i, quote(fmt.Sprintf("%s (%s:%d)", f.DisplayName(), f.File, f.Line)))
 		for _, b := range f.Blocks {
 			label := b.Label + "\\n" + linesText(b)
 			if p.HasCounts() {

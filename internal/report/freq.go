@@ -71,12 +71,13 @@ type JSONCause struct {
 
 // JSONFreqFunc is one function with its estimates.
 type JSONFreqFunc struct {
-	Name   string          `json:"name"`
-	File   string          `json:"file"`
-	Line   int             `json:"line"`
-	Calls  float64         `json:"calls"` // the expected number of calls
-	Blocks []JSONFreqBlock `json:"blocks"`
-	Edges  []JSONFreqEdge  `json:"edges"`
+	Name    string          `json:"name"`              // the source-level name (C++ demangled)
+	Mangled string          `json:"mangled,omitempty"` // the linkage name, when it differs
+	File    string          `json:"file"`
+	Line    int             `json:"line"`
+	Calls   float64         `json:"calls"` // the expected number of calls
+	Blocks  []JSONFreqBlock `json:"blocks"`
+	Edges   []JSONFreqEdge  `json:"edges"`
 }
 
 // JSONFreqBlock is one block's estimate.
@@ -149,7 +150,7 @@ func FreqJSON(f *Freq) JSONFreq {
 		out.Failures = append(out.Failures, JSONFailure{Trial: fl.Trial, Reason: fl.Reason, Exit: fl.Exit})
 	}
 	for fi, fn := range r.Prog.Funcs {
-		jf := JSONFreqFunc{Name: fn.Name, File: fn.File, Line: fn.Line, Blocks: []JSONFreqBlock{}, Edges: []JSONFreqEdge{}}
+		jf := JSONFreqFunc{Name: fn.DisplayName(), Mangled: mangled(fn), File: fn.File, Line: fn.Line, Blocks: []JSONFreqBlock{}, Edges: []JSONFreqEdge{}}
 		for b, blk := range fn.Blocks {
 			be := r.Blocks[fi][b]
 			d := be.Decision
@@ -236,7 +237,7 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 		if src != nil {
 			lines = src(fn.File)
 		}
-		fmt.Fprintf(tw, "\n%s  (%s:%d)  expected calls %s\n", fn.Name, fn.File, fn.Line, num(r.Blocks[fi][0].Decision.Mean))
+		fmt.Fprintf(tw, "\n%s  (%s:%d)  expected calls %s\n", fn.DisplayName(), fn.File, fn.Line, num(r.Blocks[fi][0].Decision.Mean))
 		fmt.Fprintln(tw, "  block\tlabel\tlines\testimate\t± half-width\tstate\tn\tsource")
 		for _, b := range sourceOrder(fn) {
 			d := r.Blocks[fi][b.ID].Decision
@@ -331,7 +332,7 @@ func WriteFreqDOT(w io.Writer, f *Freq) error {
 	var sb strings.Builder
 	sb.WriteString("digraph fragprof {\n  node [shape=box fontname=\"monospace\" fontsize=10];\n  edge [fontname=\"monospace\" fontsize=9];\n")
 	for fi, fn := range r.Prog.Funcs {
-		fmt.Fprintf(&sb, "  subgraph cluster_%d {\n    label=%s;\n", fi, quote(fmt.Sprintf("%s (%s:%d)", fn.Name, fn.File, fn.Line)))
+		fmt.Fprintf(&sb, "  subgraph cluster_%d {\n    label=%s;\n", fi, quote(fmt.Sprintf("%s (%s:%d)", fn.DisplayName(), fn.File, fn.Line)))
 		for _, b := range fn.Blocks {
 			d := r.Blocks[fi][b.ID].Decision
 			est := num(d.Mean)

@@ -4,6 +4,8 @@
 package report
 
 import (
+	"github.com/fragprof/fragprof/cfg"
+
 	"encoding/json"
 	"io"
 
@@ -20,12 +22,13 @@ type JSONProgram struct {
 
 // JSONFunc is one function.
 type JSONFunc struct {
-	Name   string      `json:"name"`
-	File   string      `json:"file"`
-	Line   int         `json:"line"`
-	Calls  *uint64     `json:"calls,omitempty"`
-	Blocks []JSONBlock `json:"blocks"`
-	Edges  []JSONEdge  `json:"edges"`
+	Name    string      `json:"name"`              // the source-level name (C++ demangled)
+	Mangled string      `json:"mangled,omitempty"` // the linkage name, when it differs
+	File    string      `json:"file"`
+	Line    int         `json:"line"`
+	Calls   *uint64     `json:"calls,omitempty"`
+	Blocks  []JSONBlock `json:"blocks"`
+	Edges   []JSONEdge  `json:"edges"`
 }
 
 // JSONBlock is one basic block.
@@ -53,7 +56,7 @@ type JSONEdge struct {
 func JSON(p *profile.Profile) JSONProgram {
 	out := JSONProgram{Counters: p.Counters, Runs: p.Runs, Functions: []JSONFunc{}}
 	for i, f := range p.Program.Funcs {
-		jf := JSONFunc{Name: f.Name, File: f.File, Line: f.Line, Blocks: []JSONBlock{}, Edges: []JSONEdge{}}
+		jf := JSONFunc{Name: f.DisplayName(), Mangled: mangled(f), File: f.File, Line: f.Line, Blocks: []JSONBlock{}, Edges: []JSONEdge{}}
 		var c *[]uint64
 		var ce *[]uint64
 		if p.HasCounts() {
@@ -93,4 +96,12 @@ func WriteJSON(w io.Writer, p *profile.Profile) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(JSON(p))
+}
+
+// mangled returns f's linkage name when it differs from the name shown (C++).
+func mangled(f *cfg.Func) string {
+	if d := f.DisplayName(); d != f.Name {
+		return f.Name
+	}
+	return ""
 }

@@ -29,7 +29,7 @@ func Pprof(p *profile.Profile) (*pprof.Profile, error) {
 		Comments:          []string{"fragprof block execution counts"},
 	}
 	for i, f := range p.Program.Funcs {
-		fn := &pprof.Function{ID: uint64(len(out.Function) + 1), Name: f.Name, SystemName: f.Name, Filename: f.File, StartLine: int64(f.Line)}
+		fn := &pprof.Function{ID: uint64(len(out.Function) + 1), Name: f.DisplayName(), SystemName: f.Name, Filename: f.File, StartLine: int64(f.Line)}
 		out.Function = append(out.Function, fn)
 		c := p.Counts[i]
 		for _, b := range f.Blocks {

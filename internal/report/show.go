@@ -63,7 +63,7 @@ func WriteShow(w io.Writer, p *profile.Profile, opt ShowOptions) error {
 		f, c := p.Program.Funcs[i], p.Counts[i]
 		fs := sumOf(c)
 		fmt.Fprintf(tw, "\n%s  (%s:%d)  calls %d (%.4g per run)  %s of all block executions\n",
-			f.Name, f.File, f.Line, c.Calls(), float64(c.Calls())/runs, percent(fs, total))
+			f.DisplayName(), f.File, f.Line, c.Calls(), float64(c.Calls())/runs, percent(fs, total))
 		blocks := append([]*cfg.Block(nil), f.Blocks...)
 		if opt.Order == Hot {
 			sort.SliceStable(blocks, func(a, b int) bool { return c.Blocks[blocks[a].ID] > c.Blocks[blocks[b].ID] })

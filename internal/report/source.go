@@ -48,7 +48,7 @@ func WriteSource(w io.Writer, p *profile.Profile, src Sources) error {
 				li.count = max(li.count, n)
 			}
 			if b.Start.Line > 0 && b.Start.File == f.File {
-				s := fmt.Sprintf("block %d %s (%s): %d", b.ID, b.Label, f.Name, n)
+				s := fmt.Sprintf("block %d %s (%s): %d", b.ID, b.Label, f.DisplayName(), n)
 				if br := branches(b, c); br != "" {
 					s += "  → " + br
 				}

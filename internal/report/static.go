@@ -19,7 +19,7 @@ func WriteStatic(w io.Writer, p *cfg.Program, est []*cfg.Static) error {
 	fmt.Fprintf(tw, "fragprof: static estimates (Ball–Larus heuristics, Dempster–Shafer, Wu–Larus propagation) for %d functions\n", len(p.Funcs))
 	for i, f := range p.Funcs {
 		s := est[i]
-		fmt.Fprintf(tw, "\n%s  (%s:%d)  %d loops\n", f.Name, f.File, f.Line, len(s.Loops.Loops))
+		fmt.Fprintf(tw, "\n%s  (%s:%d)  %d loops\n", f.DisplayName(), f.File, f.Line, len(s.Loops.Loops))
 		fmt.Fprintln(tw, "  block\tlabel\tlines\tfreq/call\tloop depth\ttraits")
 		for _, b := range f.Blocks {
 			depth := 0

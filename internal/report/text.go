@@ -30,7 +30,7 @@ func WriteText(w io.Writer, p *profile.Profile, src Sources) error {
 		if src != nil {
 			lines = src(f.File)
 		}
-		fmt.Fprintf(tw, "\n%s  (%s:%d)", f.Name, f.File, f.Line)
+		fmt.Fprintf(tw, "\n%s  (%s:%d)", f.DisplayName(), f.File, f.Line)
 		if p.HasCounts() {
 			fmt.Fprintf(tw, "  calls %d", p.Counts[i].Calls())
 		}

@@ -45,6 +45,7 @@ func Build(ctx context.Context, tc *build.Toolchain, stderr io.Writer, spec buil
 
 // buildUncounted is build.Toolchain.Build without counters.
 func buildUncounted(ctx context.Context, tc *build.Toolchain, stderr io.Writer, spec build.Spec, timers *instrument.Timers, dir, out string) error {
+	tc = tc.For(spec) // C++: clang++ links the C++ library
 	opt := spec.Opt
 	if opt == "" {
 		opt = "-O2"

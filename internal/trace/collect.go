@@ -36,6 +36,10 @@ type Collector struct {
 	// except those named in Vary, which each repetition draws anew.
 	Repeat int
 	Vary   []string
+	// FirstRep numbers the first repetition round run: rounds FirstRep …
+	// FirstRep+Repeat−1, the ones a longer --repeat would run (so that the rounds
+	// of several trace runs can be interleaved in time).
+	FirstRep int
 }
 
 // A Result is one trial: its header and the extra channel's bytes as they came.
@@ -170,7 +174,7 @@ func (c *Collector) Run(ctx context.Context, first, n uint64, jobs int, sink fun
 	go func() {
 		defer close(jobsCh)
 		defer close(queue)
-		for r := 0; r < reps; r++ {
+		for r := c.FirstRep; r < c.FirstRep+reps; r++ {
 			for i := first; i < first+n; i++ {
 				if ctx.Err() != nil || stop.Load() {
 					return

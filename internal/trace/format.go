@@ -9,6 +9,7 @@ package trace
 
 import (
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -35,8 +36,9 @@ const (
 // FileMagic opens a trace file.
 const FileMagic = "FPTRACE\x00"
 
-// FileVersion is the version of the trace-file layout.
-const FileVersion = 1
+// FileVersion is the version of the trace-file layout Write writes: 2, the records
+// deflate-compressed (RFC 1951); version 1, the records verbatim, is still read.
+const FileVersion = 2
 
 // VarKind is the C type class of a recorded variable.
 type VarKind uint8
@@ -148,12 +150,15 @@ type Trace struct {
 	Name   string // the file (or stream) it was read from, for messages
 	Header Header // from the trace file; zero for a bare record stream
 
-	Clock      Clock
-	Pid        int
-	NsPerTick  float64 // the calibration used to convert ticks to ns
-	OverheadNs float64 // the runtime's estimate of one checkpoint's cost in its thread
-	Sites      []Site  // Sites[i].ID == i+1
-	Threads    []Thread
+	Clock     Clock
+	Pid       int
+	NsPerTick float64 // the calibration used to convert ticks to ns
+	// ClockFallback says the TSC was asked for but its calibration was unstable:
+	// the monotonic clock was used (Clock is Monotonic).
+	ClockFallback bool
+	OverheadNs    float64 // the runtime's estimate of one checkpoint's cost in its thread
+	Sites         []Site  // Sites[i].ID == i+1
+	Threads       []Thread
 
 	Finished  bool   // the END record is present: the runtime completed the trace
 	Signal    int    // the fatal signal that ended the process, or 0
@@ -212,8 +217,9 @@ func Parse(name string, data []byte) (*Trace, error) {
 		return nil, &Error{name, 0, "not a fragprof trace file (bad magic)"}
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(data[8:]); v != FileVersion {
-		return nil, &Error{name, 8, fmt.Sprintf("trace file version %d, this fragprof reads %d", v, FileVersion)}
+	v := le.Uint32(data[8:])
+	if v != 1 && v != 2 {
+		return nil, &Error{name, 8, fmt.Sprintf("trace file version %d, this fragprof reads 1 and 2", v)}
 	}
 	h := int64(le.Uint32(data[12:]))
 	if 16+h > int64(len(data)) {
@@ -225,7 +231,17 @@ func Parse(name string, data []byte) (*Trace, error) {
 	if err := dec.Decode(&hdr); err != nil {
 		return nil, &Error{name, 16, fmt.Sprintf("header: %v", err)}
 	}
-	t, err := parseRecords(name, data[16+h:], 16+h)
+	body, base := data[16+h:], 16+h
+	if v == 2 {
+		// Offsets in errors are then offsets in the decompressed records.
+		zr := flate.NewReader(bytes.NewReader(body))
+		raw, err := io.ReadAll(io.LimitReader(zr, maxRecord))
+		if err != nil {
+			return nil, &Error{name, 16 + h, fmt.Sprintf("compressed records: %v", err)}
+		}
+		body, base = raw, 0
+	}
+	t, err := parseRecords(name, body, base)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +296,7 @@ func parseRecords(name string, data []byte, base int64) (*Trace, error) {
 			header = true
 			t.Clock = Clock(le.Uint32(p[4:]))
 			t.Pid = int(le.Uint32(p[8:]))
+			t.ClockFallback = le.Uint32(p[12:])&1 != 0
 			tick0, ns0 = le.Uint64(p[16:]), le.Uint64(p[24:])
 			t.NsPerTick = math.Float64frombits(le.Uint64(p[32:]))
 			t.OverheadNs = math.Float64frombits(le.Uint64(p[40:]))
@@ -413,20 +430,23 @@ func parseSite(p []byte) (Site, error) {
 }
 
 // WriteFile writes a trace file: the header and the process's extra channel as it
-// came (every record, of every type).
-func WriteFile(path string, h Header, extra []byte) error {
+// came (every record, of every type), compressed. It returns the file's size.
+func WriteFile(path string, h Header, extra []byte) (int64, error) {
 	var b bytes.Buffer
 	if err := Write(&b, h, extra); err != nil {
-		return err
+		return 0, err
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return err
+		os.Remove(tmp)
+		return 0, err
 	}
-	return os.Rename(tmp, path)
+	return int64(b.Len()), os.Rename(tmp, path)
 }
 
-// Write writes a trace file to w.
+// Write writes a trace file to w (version 2: the records deflate-compressed at
+// flate.BestSpeed — checkpoint events, a timestamp and a site id repeated with
+// small changes, shrink about 8×).
 func Write(w io.Writer, h Header, extra []byte) error {
 	js, err := json.Marshal(h)
 	if err != nil {
@@ -442,8 +462,14 @@ func Write(w io.Writer, h Header, extra []byte) error {
 	if _, err := w.Write(js); err != nil {
 		return err
 	}
-	_, err = w.Write(extra)
-	return err
+	zw, err := flate.NewWriter(w, flate.BestSpeed)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(extra); err != nil {
+		return err
+	}
+	return zw.Close()
 }
 
 // FileName is the name of trial i's trace file in a trace directory.

@@ -177,7 +177,49 @@ func TestFileRoundTrip(t *testing.T) {
 	if !bytes.Equal(b.Bytes(), b2.Bytes()) {
 		t.Errorf("parse → write changed the file")
 	}
-	if _, err := Parse("x.fpt", []byte("FPTRACE\x00\x02\x00\x00\x00\x00\x00\x00\x00")); err == nil || !strings.Contains(err.Error(), "version 2") {
-		t.Errorf("version 2: %v", err)
+	if _, err := Parse("x.fpt", []byte("FPTRACE\x00\x03\x00\x00\x00\x00\x00\x00\x00")); err == nil || !strings.Contains(err.Error(), "version 3") {
+		t.Errorf("version 3: %v", err)
+	}
+	// Version 1 (the records verbatim) is still read.
+	js := b.Bytes()[16 : 16+binary.LittleEndian.Uint32(b.Bytes()[12:])]
+	v1 := append([]byte("FPTRACE\x00\x01\x00\x00\x00"), b.Bytes()[12:16]...)
+	v1 = append(append(v1, js...), r.b...)
+	tr1, err := Parse("v1.fpt", v1)
+	if err != nil || tr1.Main().Values(0)[0] != 1.5 || tr1.Header.Trial != 7 {
+		t.Errorf("version 1: %v", err)
+	}
+	// A corrupt compressed body is named.
+	bad := append([]byte(nil), b.Bytes()[:16+len(js)]...)
+	bad = append(bad, 0xff, 0xff, 0xff)
+	if _, err := Parse("z.fpt", bad); err == nil || !strings.Contains(err.Error(), "z.fpt: offset") {
+		t.Errorf("corrupt body: %v", err)
+	}
+}
+
+// TestFileCompact: a trace of many similar events is stored in a few bytes per
+// event (issue 12 item 13: 1.1 GB for 40 auto-checkpointed trials).
+func TestFileCompact(t *testing.T) {
+	var r records
+	r.header(uint32(Monotonic), 0, 0, 1)
+	var ev [][]uint64
+	for i := 0; i < 100000; i++ {
+		ev = append(ev, []uint64{uint64(1000 + 37*i + i%5), 1, uint64(i)})
+	}
+	r.events(0, ev...)
+	r.site(1, 3, "inner", "p.c", Var{"i", Signed})
+	r.end(0, 10, 10, 100000, 0, 0)
+	var b bytes.Buffer
+	if err := Write(&b, Header{Program: "p.c"}, r.b); err != nil {
+		t.Fatal(err)
+	}
+	if per := float64(b.Len()) / 100000; per > 6 {
+		t.Errorf("%.1f bytes per event (%d raw): want at most 6", per, len(r.b)/100000)
+	}
+	tr, err := Parse("c.fpt", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := tr.Main(); m.Len() != 100000 || m.Values(99999)[0] != 99999 {
+		t.Errorf("read back %d events", m.Len())
 	}
 }

@@ -304,7 +304,7 @@ func TestAutoCheckpoints(t *testing.T) {
 	}
 	for _, tc := range tcs {
 		t.Run(tc.Version, func(t *testing.T) {
-			bin := buildProg(t, tc, "auto", autoProg, build.Edit(instrument.AutoCheckpoints))
+			bin := buildProg(t, tc, "auto", autoProg, build.Edit(instrument.AutoCheckpointsAll))
 			tr := collect(t, bin, "10\n", 1)[0]
 			count := map[string]int{}
 			names := map[string]*Site{}
@@ -350,6 +350,35 @@ func TestAutoCheckpoints(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAutoCheckpointsOuter: the default level marks main and the outermost loop
+// of scale, and leaves fib (recursive) and the inner loop unmarked: a handful of
+// events instead of hundreds.
+func TestAutoCheckpointsOuter(t *testing.T) {
+	tc := toolchain(t)
+	bin := buildProg(t, tc, "auto-outer", autoProg, build.Edit(instrument.AutoCheckpoints))
+	tr := collect(t, bin, "10\n", 1)[0]
+	count := map[string]int{}
+	m := tr.Main()
+	for k := 0; k < m.Len(); k++ {
+		count[tr.Sites[m.Site[k]].Name]++
+	}
+	var loops []int
+	for name, c := range count {
+		if strings.HasPrefix(name, "scale:loop@") {
+			loops = append(loops, c)
+		}
+	}
+	// scale is called once from main (not in a loop): its entry, return and outer
+	// loop header (11 passes) are marked; fib calls itself: unmarked.
+	if count["main"] != 1 || count["main:ret"] != 1 || count["scale"] != 1 || count["scale:ret"] != 1 ||
+		count["fib"] != 0 || len(loops) != 1 || loops[0] != 11 {
+		t.Errorf("events by checkpoint %v, want main, scale and one loop of scale (11)", count)
+	}
+	if m.Len() != 15 {
+		t.Errorf("%d events, want 15", m.Len())
 	}
 }
 

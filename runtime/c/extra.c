@@ -5,6 +5,12 @@
  * the dump (forkserver.c). In a plain run the channel is the file named by
  * FRAGPROF_EXTRA_OUT (opened at the first use). Record types are assigned in
  * docs/runtime.md.
+ *
+ * The channel belongs to one process: the one that opened it, or the trial it was
+ * given to. A process it forks writes no records (its fragment times and traces
+ * would repeat the samples it inherited, and its records would interleave with its
+ * parent's or, outliving the trial, land in another trial's channel); its counts
+ * are added up all the same (fragprof_rt.c).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -14,10 +20,21 @@
 #include "fp_internal.h"
 
 static int extra_fd = -2; /* -2: not looked up yet */
+static pid_t extra_pid;    /* the process the channel belongs to */
 static void (*hooks[8])(int);
 static int nhooks;
 
+/* mine claims the channel for this process if nobody has, and reports whether it is
+ * this process's. */
+static int mine(void) {
+	if (!extra_pid)
+		extra_pid = getpid();
+	return extra_pid == getpid();
+}
+
 int __fragprof_extra_fd(void) {
+	if (!mine())
+		return -1;
 	if (extra_fd == -2) {
 		const char *p = getenv("FRAGPROF_EXTRA_OUT");
 		extra_fd = p && *p ? open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
@@ -25,9 +42,13 @@ int __fragprof_extra_fd(void) {
 	return extra_fd;
 }
 
-void __fragprof_set_extra_fd(int fd) { extra_fd = fd; }
+void __fragprof_set_extra_fd(int fd) {
+	extra_fd = fd;
+	extra_pid = getpid();
+}
 
 void __fragprof_on_dump(void (*fn)(int)) {
+	mine();
 	for (int i = 0; i < nhooks; i++)
 		if (hooks[i] == fn)
 			return;
@@ -36,6 +57,8 @@ void __fragprof_on_dump(void (*fn)(int)) {
 }
 
 void __fragprof_flush_extra(int sig) {
+	if (!mine())
+		return; /* a forked child: the channel is its parent's */
 	for (int i = 0; i < nhooks; i++)
 		hooks[i](sig);
 }

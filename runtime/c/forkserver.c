@@ -28,6 +28,14 @@
  * writes a reply before it has read the whole request). Trials run in the server's
  * process group: the client enforces timeouts, and stops everything, by killing
  * that group. A read of end-of-file on R ends the server.
+ *
+ * A trial is all the processes of the program: those its process forks, and those
+ * exec'd from them, add their counts to the trial's dump (fragprof_rt.c: merge_fd;
+ * an exec'd program finds the dump's descriptor in FRAGPROF_TRIAL_FD). The server is
+ * their subreaper (PR_SET_CHILD_SUBREAPER): it reports a trial when its last process
+ * has ended, so that no count is missing from the reply nor lands in the next
+ * trial's dump. A process that outlives the trial's timeout is killed with the
+ * server, and the trial reported as timed out.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,8 +103,8 @@ struct outfile {
 	size_t cap;
 };
 
-static struct outfile out_create(const char *name) {
-	struct outfile o = {memfd_create(name, MFD_CLOEXEC), 0, 1 << 20};
+static struct outfile out_create(const char *name, unsigned flags) {
+	struct outfile o = {memfd_create(name, flags), 0, 1 << 20};
 	if (o.fd < 0 || ftruncate(o.fd, (off_t)o.cap) < 0)
 		_exit(73);
 	o.map = mmap(0, o.cap, PROT_READ, MAP_SHARED, o.fd, 0);
@@ -164,6 +174,15 @@ static int await(pid_t pid) {
 	return status;
 }
 
+/* await_rest waits for the trial's other processes: its children, and theirs, which
+ * the server inherits as their subreaper when their parent ends first. The server
+ * has no other children. */
+static void await_rest(void) {
+	int status;
+	while (waitpid(-1, &status, 0) > 0 || errno == EINTR)
+		;
+}
+
 /* The server's own CPU mask, given back after every fork. */
 static cpu_set_t all_cpus;
 static int have_all_cpus;
@@ -195,7 +214,20 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 	int in = memfd_create("fragprof-stdin", MFD_CLOEXEC);
 	if (in < 0)
 		_exit(73);
-	struct outfile out = out_create("fragprof-dump"), extra = out_create("fragprof-extra");
+	/* The dump's descriptor stays open across exec: a program built by fragprof that
+	 * a trial execs adds its counts to it (FRAGPROF_TRIAL_FD). */
+	struct outfile out = out_create("fragprof-dump", 0), extra = out_create("fragprof-extra", MFD_CLOEXEC);
+	char tfd[48];
+	struct stat st;
+	if (fstat(out.fd, &st) < 0)
+		_exit(73);
+	/* The descriptor and its inode: a program that closed it, and opened another file
+	 * that got its number, does not take that file for the dump. */
+	snprintf(tfd, sizeof tfd, "%d:%llu", out.fd, (unsigned long long)st.st_ino);
+	setenv("FRAGPROF_TRIAL_FD", tfd, 1);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	__fragprof_serve_trials();
+	pid_t server = getpid();
 	rq.fd = rfd;
 	static char buf[1 << 16];
 	have_all_cpus = sched_getaffinity(0, sizeof all_cpus, &all_cpus) == 0;
@@ -242,10 +274,13 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			__fragprof_reset_for_child(out.fd);
 			__fragprof_set_extra_fd(extra.fd);
 			int code = __fragprof_main(n, av, envp);
+			if (getpid() != server)
+				exit(code); /* a child the trial forked returned from main */
 			fflush(stdout);
 			fflush(stderr);
 			__fragprof_dump(0);
 			status = (code & 0xff) << 8;
+			await_rest();
 		} else {
 			pid_t pid = fork_here();
 			if (pid < 0)
@@ -260,6 +295,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 				exit(__fragprof_main(n, av, envp));
 			}
 			status = await(pid);
+			await_rest();
 		}
 		if (av != argv) {
 			for (int i = 1; i < n; i++)

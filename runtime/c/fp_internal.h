@@ -32,6 +32,9 @@ extern int __fragprof_main_returned;
 /* __fragprof_reset_for_child prepares a forked trial process: counters zeroed, the
  * dump going to fd, this process the owner. */
 void __fragprof_reset_for_child(int fd);
+/* __fragprof_serve_trials prepares the fork server: a process forked by a trial
+ * counts afresh and adds its counts to the trial's dump. */
+void __fragprof_serve_trials(void);
 void __fragprof_dump(int sig);
 int __fragprof_write_all(int fd, const void *p, size_t n);
 

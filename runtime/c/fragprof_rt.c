@@ -17,7 +17,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <pthread.h>
 
@@ -39,12 +42,20 @@ static int out_fd = -1;
 #define FP_FINISHED 2u   /* the runtime completed the dump (at exit or on a signal) */
 #define FP_MERGED 4u     /* the counts of several processes of one run, added up */
 
-/* The run: the pid of its first process, which every process of the program
- * (forked, or exec'd with the environment) knows through FRAGPROF_RUN. A dump file
- * of the same run is added to; one of another run is replaced. */
+/* The run: a number drawn at random by its first process, with the top bit set so
+ * that it is never a process id, which every process of the program (forked, or
+ * exec'd with the environment) knows through FRAGPROF_RUN. A dump file of the same
+ * run is added to; one of another run is replaced. A process id would not do: a
+ * dump left by an earlier run whose first process had the same pid (every run
+ * started in a fresh pid namespace, a container, is pid 1) would be added to. */
 static uint32_t run_id;
 static int run_inherited; /* this process was exec'd by another of the run */
+/* merge_children: a forked child counts afresh and adds its counts to the dump
+ * (after_fork). trial_fd: out_fd is a fork-server trial's dump (a memfd shared by
+ * every process of the trial), to which each process adds its counts (merge_fd). */
+static int merge_children, trial_fd;
 static void join_run(void);
+static void keep_live(void);
 static void after_fork(void);
 
 static int cont_on; /* continuous mode is active: see the section at the end */
@@ -185,12 +196,13 @@ static int write_unit(int fd, uint32_t nc, const void *meta, uint32_t ml, const 
 	return 0;
 }
 
-/* dump_merged writes the dump to fd. With old (a valid dump of the same run, nold
+/* dump_merged writes the dump to fd, identified by id (a dump it adds to keeps its
+ * own). With old (a valid dump of the same run, nold
  * units) it adds this process's counts to it: its units in their order, each
  * summed with this process's unit of the same metadata, then this process's units
  * it lacked. At most nunits units of our own: a damaged list (a cycle) cannot make
  * the dump endless. */
-static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold) {
+static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold, uint32_t id) {
 	uint32_t total = nold, k = 0;
 	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++) {
 		int found = 0;
@@ -213,7 +225,7 @@ static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold)
 	put32(h + 12, total);
 	put32(h + 16, returned);
 	put32(h + 20, osig);
-	put32(h + 24, run_id ? run_id : (uint32_t)getpid());
+	put32(h + 24, old ? get32(old + 24) : id);
 	put32(h + 28, flags);
 	if (__fragprof_write_all(fd, h, sizeof h) < 0)
 		return -1;
@@ -240,7 +252,7 @@ static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold)
 	return 0;
 }
 
-static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0); }
+static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0, (uint32_t)getpid()); }
 
 /* merge_dump writes this process's dump to path, adding the counts already there
  * from other processes of the same run. The processes take turns under an flock of
@@ -300,7 +312,7 @@ static int merge_dump(const char *path, int sig) {
 	int bad = -1;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		bad = dump_merged(fd, sig, old, nold);
+		bad = dump_merged(fd, sig, old, nold, run_id);
 		close(fd);
 		if (bad == 0)
 			bad = rename(tmp, path);
@@ -311,6 +323,41 @@ static int merge_dump(const char *path, int sig) {
 		munmap((void *)old, oldn);
 	if (lock >= 0)
 		close(lock); /* releases the flock */
+	return bad;
+}
+
+/* merge_fd adds this process's counts to a fork-server trial's dump: the memfd fd,
+ * shared by every process of the trial (forked, or exec'd: FRAGPROF_TRIAL_FD), whose
+ * length is its shared offset. The processes take turns under a POSIX record lock
+ * (owned by the process, unlike flock, whose lock belongs to the shared open file
+ * and so excludes nobody; released if the process dies); each reads what is there,
+ * rewinds and writes the sums. The fork server reads the dump once the last process
+ * of the trial has ended. Async-signal-safe: system calls only. */
+static int merge_fd(int fd, int sig) {
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	int locked;
+	while (!(locked = fcntl(fd, F_SETLKW, &fl) == 0) && errno == EINTR)
+		;
+	off_t n = lseek(fd, 0, SEEK_CUR);
+	unsigned char *old = 0;
+	uint32_t nold = 0;
+	if (n >= 32) {
+		void *m = mmap(0, (size_t)n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED) {
+			old = m;
+			if (pread(fd, old, (size_t)n, 0) != n || !old_valid(old, (size_t)n, get32(old + 24), &nold)) {
+				munmap(m, (size_t)n);
+				old = 0; /* damaged: replaced */
+				nold = 0;
+			}
+		}
+	}
+	int bad = lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, sig, old, nold, run_id);
+	if (old)
+		munmap(old, (size_t)n);
+	fl.l_type = F_UNLCK;
+	if (locked)
+		fcntl(fd, F_SETLK, &fl);
 	return bad;
 }
 
@@ -326,7 +373,7 @@ void __fragprof_dump(int sig) {
 	}
 	if (out_fd >= 0) {
 		if (getpid() == owner)
-			dump_to(out_fd, sig);
+			trial_fd ? merge_fd(out_fd, sig) : dump_to(out_fd, sig);
 		return;
 	}
 	if (!out_path[0])
@@ -336,9 +383,8 @@ void __fragprof_dump(int sig) {
 	if (expand(path, sizeof path, &has_pid) < 0)
 		return;
 	if (!has_pid) {
-		/* Every process of the run adds its counts, but for a forked child in
-		 * continuous mode (the file is its parent's: owner is the parent) and an
-		 * exec'd one there (owner 0). */
+		/* Every process of the run adds its counts (but a vfork child, whose owner is
+		 * its parent). */
 		if (getpid() == owner)
 			merge_dump(path, sig);
 		return;
@@ -383,19 +429,34 @@ static void install(void) {
 	const char *fd = getenv("FRAGPROF_FD");
 	const char *path = getenv("FRAGPROF_OUT");
 	const char *ctl = getenv("FRAGPROF_CTL");
-	if (fd && *fd)
+	const char *tfd = getenv("FRAGPROF_TRIAL_FD");
+	int tn;
+	unsigned long long ino;
+	struct stat st;
+	if (tfd && !(ctl && *ctl) && sscanf(tfd, "%d:%llu", &tn, &ino) == 2 && fstat(tn, &st) == 0 &&
+	    (unsigned long long)st.st_ino == ino) {
+		/* exec'd by a process of a fork-server trial: add to the trial's dump */
+		out_fd = tn;
+		trial_fd = merge_children = 1;
+	} else if (fd && *fd)
 		out_fd = atoi(fd);
 	else if (path && strlen(path) < sizeof out_path)
 		strcpy(out_path, path);
 	if (out_fd < 0 && !out_path[0] && !(ctl && *ctl))
 		return; /* nobody asked for counts: stay out of the program's way */
-	if (out_path[0] && !(ctl && *ctl))
+	if (out_path[0] && !(ctl && *ctl)) {
 		join_run();
+		keep_live();
+	}
 	if (!(ctl && *ctl))
 		cont_init(); /* continuous mode, if asked for (section at the end); never
 		              * under the fork server, whose trials dump to their own memfd */
-	if (out_path[0] && !(ctl && *ctl) && !cont_on && owner)
+	if ((out_path[0] && !(ctl && *ctl)) || trial_fd) {
+		/* In continuous mode cont_after_fork, registered first, runs first: it turns
+		 * a child into an ordinary process of the run, adding to PATH.forks. */
+		merge_children = !cont_on;
 		pthread_atfork(0, 0, after_fork);
+	}
 	static char altstack[1 << 16];
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
 	sigaltstack(&ss, 0);
@@ -414,8 +475,8 @@ static void install(void) {
 /* after_fork starts a forked child's counts afresh (the parent's so far are the
  * parent's to write): at its end the child adds its own to the run's dump. */
 static void after_fork(void) {
-	if (cont_on)
-		return; /* continuous mode: cont_after_fork */
+	if (cont_on || !merge_children)
+		return; /* continuous mode: cont_after_fork; the fork server: its trials */
 	uint32_t k = 0;
 	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++)
 		memset(u->counters, 0, (size_t)u->ncounters * 8);
@@ -424,8 +485,27 @@ static void after_fork(void) {
 	owner = getpid();
 }
 
-/* join_run sets run_id: the run's, inherited through FRAGPROF_RUN, or this process's
- * own pid when it is the first. */
+/* keep_live moves the write end of fragprof's "live" pipe (FRAGPROF_LIVE_FD, set by
+ * internal/exec for the run's first process) out of the program's way, to a high
+ * descriptor that every process of the run inherits: fragprof reads its end of file
+ * when the last of them has ended, and then reads the dump. */
+static void keep_live(void) {
+	const char *l = getenv("FRAGPROF_LIVE_FD");
+	if (!l || !*l)
+		return;
+	int fd = atoi(l);
+	unsetenv("FRAGPROF_LIVE_FD"); /* an exec'd program inherits the high descriptor */
+	if (fcntl(fd, F_GETFD) < 0)
+		return;
+	struct rlimit rl;
+	int lo = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64 && rl.rlim_cur <= 1 << 20 ? (int)rl.rlim_cur - 32 : 0;
+	int hi = lo > fd ? fcntl(fd, F_DUPFD, lo) : -1;
+	if (hi >= 0)
+		close(fd);
+}
+
+/* join_run sets run_id: the run's, inherited through FRAGPROF_RUN, or a new one
+ * when this process is the first. */
 static void join_run(void) {
 	const char *r = getenv("FRAGPROF_RUN");
 	if (r && *r) {
@@ -433,7 +513,12 @@ static void join_run(void) {
 		run_inherited = 1;
 		return;
 	}
-	run_id = (uint32_t)getpid();
+	if (getrandom(&run_id, sizeof run_id, GRND_NONBLOCK) != sizeof run_id) {
+		struct timespec ts; /* no entropy yet (early boot): the clock and the pid */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		run_id = (uint32_t)ts.tv_nsec * 2654435761u ^ (uint32_t)ts.tv_sec ^ (uint32_t)getpid() << 8;
+	}
+	run_id |= 0x80000000u;
 	char b[24];
 	snprintf(b, sizeof b, "%u", run_id);
 	setenv("FRAGPROF_RUN", b, 1);
@@ -445,7 +530,7 @@ static void join_run(void) {
 void __fragprof_before_exec(void) {
 	/* Not in a vfork child (owner is its parent): it shares the parent's counters,
 	 * which the parent writes at its end. */
-	if (!out_path[0] || cont_on || dumped || getpid() != owner)
+	if ((!out_path[0] && !trial_fd) || cont_on || dumped || getpid() != owner)
 		return;
 	int saved = errno;
 	__fragprof_dump(0);
@@ -455,7 +540,7 @@ void __fragprof_before_exec(void) {
 /* __fragprof_after_exec runs when the exec failed: the counts so far are written, so
  * the process counts afresh and adds the rest at its end. */
 void __fragprof_after_exec(void) {
-	if (!out_path[0] || cont_on || !dumped || getpid() != owner)
+	if ((!out_path[0] && !trial_fd) || cont_on || !dumped || getpid() != owner)
 		return;
 	int saved = errno;
 	after_fork();
@@ -469,8 +554,12 @@ void __fragprof_reset_for_child(int fd) {
 	out_fd = fd;
 	out_path[0] = 0;
 	owner = getpid();
+	run_id = (uint32_t)owner;
 	dumped = 0;
+	trial_fd = merge_children = 1;
 }
+
+void __fragprof_serve_trials(void) { pthread_atfork(0, 0, after_fork); }
 
 void __fragprof_register(struct fp_unit *u) {
 	if (!installed)
@@ -504,8 +593,10 @@ __attribute__((destructor(101))) static void at_exit(void) { __fragprof_dump(0);
  * and the ordinary dump at exit replaces the file.
  *
  * After fork() the child stops sharing the parent's pages: with %p in the name it
- * gets a file of its own and counts afresh, without %p it keeps private counts and
- * writes nothing (the ordinary mode adds them to the run's dump instead).
+ * gets a file of its own and counts afresh; without %p it counts afresh in private
+ * memory and, at its end, adds its counts to PATH.forks, the ordinary dump of the
+ * run's other processes (merge_dump), which a program built by fragprof that a
+ * process of the run execs adds to as well. fragprof adds PATH.forks to PATH.
  *
  * Entry points used by the rest of the runtime: cont_init (from install), cont_add
  * (from __fragprof_register), cont_finish (from __fragprof_dump).
@@ -595,9 +686,26 @@ static int cont_map(struct fp_unit *u) {
 /* cont_abandon leaves continuous mode; the ordinary dump at exit takes over. */
 static void cont_abandon(void) {
 	cont_on = 0;
+	merge_children = 1; /* the ordinary mode's rule for forked children */
 	if (cont_fd >= 0)
 		close(cont_fd);
 	cont_fd = -1;
+}
+
+/* cont_forks makes this process an ordinary one of the run, counting afresh and
+ * adding its counts at its end to PATH.forks (a forked child, or a program exec'd by
+ * a process of the run); with no room for the name, it writes nothing. */
+static void cont_forks(void) {
+	size_t n = strlen(out_path);
+	if (n + sizeof ".forks" > sizeof out_path) {
+		owner = 0;
+		return;
+	}
+	memcpy(out_path + n, ".forks", sizeof ".forks");
+	__fragprof_main_returned = 0;
+	dumped = 0;
+	owner = getpid();
+	merge_children = 1;
 }
 
 static void cont_after_fork(void) {
@@ -621,7 +729,9 @@ static void cont_after_fork(void) {
 	close(cont_fd);
 	cont_fd = -1;
 	if (!has_pid) {
-		cont_on = 0; /* the parent owns the file; the child writes nothing */
+		/* The parent owns the file: the child adds its counts to PATH.forks. */
+		cont_on = 0;
+		cont_forks();
 		return;
 	}
 	__fragprof_main_returned = 0;
@@ -649,7 +759,7 @@ static void cont_init(void) {
 	if (!want || out_fd >= 0 || !out_path[0])
 		return;
 	if (run_inherited && !strstr(out_path, "%p")) {
-		owner = 0; /* exec'd by a process of a continuous run: the file is not ours */
+		cont_forks(); /* exec'd by a process of a continuous run: the file is not ours */
 		return;
 	}
 	if (cont_create() < 0) {

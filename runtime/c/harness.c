@@ -2,7 +2,8 @@
  * from stdin, in the binary layout of internal/harness (Encode): a scalar is 8
  * bytes (an int64, or the bits of a double); an array its length (u64) then 8 bytes
  * per element; a string its length then its bytes. A short read ends the trial with
- * exit status 65, which fragprof reports. */
+ * exit status 65, which fragprof reports. A C++ std::vector is filled like an array
+ * (__fragprof_in_vector). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,12 +53,17 @@ static void store(void *dst, int size, int isfloat, int srcfloat, const unsigned
 	}
 }
 
-/* code is the element size | isfloat << 8. */
-void *__fragprof_in_array(int32_t code, int32_t srcfloat) {
+/* operator new(size_t), present when the program is C++ (libstdc++ linked). */
+extern void *_Znwm(unsigned long) __attribute__((weak));
+
+/* read_array reads an array of the trial's stream into fresh memory (operator new's
+ * when cxx and the program is C++, so that the program may delete it). */
+static char *read_array(int32_t code, int32_t srcfloat, int cxx, uint64_t *len) {
 	int size = code & 0xff, isfloat = code >> 8;
 	uint64_t n;
 	need(&n, 8);
-	char *a = malloc(n ? n * (size_t)size : 1);
+	size_t bytes = n ? n * (size_t)size : 1;
+	char *a = cxx && _Znwm ? _Znwm(bytes) : malloc(bytes);
 	if (!a) {
 		fputs("fragprof harness: out of memory\n", stderr);
 		exit(66);
@@ -67,7 +73,24 @@ void *__fragprof_in_array(int32_t code, int32_t srcfloat) {
 		need(src, 8);
 		store(a + k * (size_t)size, size, isfloat, srcfloat, src);
 	}
+	*len = n;
 	return a;
+}
+
+/* code is the element size | isfloat << 8. */
+void *__fragprof_in_array(int32_t code, int32_t srcfloat) {
+	uint64_t n;
+	return read_array(code, srcfloat, 0, &n);
+}
+
+/* __fragprof_in_vector fills vec, the three pointers of a C++ std::vector (begin,
+ * end, end of storage: the layout of libstdc++ and libc++), with a fresh array. */
+void __fragprof_in_vector(void *vec, int32_t code, int32_t srcfloat) {
+	uint64_t n;
+	char *a = read_array(code, srcfloat, 1, &n);
+	char *end = a + n * (size_t)(code & 0xff);
+	char *p[3] = {a, end, end};
+	memcpy(vec, p, sizeof p);
 }
 
 void __fragprof_in_array_into(void *dst, int64_t cap, int32_t code, int32_t srcfloat) {

@@ -98,6 +98,9 @@ static uint64_t tr_max_words = (uint64_t)16 << 20 << 2; /* 16M events of ~4 word
 static double tr_ns_per_tick = 1;                         /* calibrated at start */
 static double tr_overhead_ns;                             /* cost of one checkpoint */
 static int tr_calibrated;
+/* tr_clock_fallback is set when the TSC's calibration was unstable and the
+ * monotonic clock is used instead (HEADER flag 1). */
+static uint32_t tr_clock_fallback;
 
 /* The generation: 0 before the first checkpoint of a process, TR_GEN_CLOSED once the
  * trace was written (or tracing is off), else the current one. A thread whose buffer
@@ -182,7 +185,7 @@ static void tr_write_header(void) {
 	tr_put32(b, TR_VERSION);
 	tr_put32(b + 4, tr_clock);
 	tr_put32(b + 8, (uint32_t)getpid());
-	tr_put32(b + 12, 0);
+	tr_put32(b + 12, tr_clock_fallback); /* flags: 1 = TSC unstable, monotonic used */
 	tr_put64(b + 16, tr_tick0);
 	tr_put64(b + 24, tr_ns0);
 	memcpy(b + 32, &tr_ns_per_tick, 8);
@@ -305,20 +308,54 @@ static void *tr_drain_loop(void *arg) {
 
 static void tr_measure_overhead(void);
 
-/* tr_calibrate measures the ticks per nanosecond against CLOCK_MONOTONIC over about
- * 2 ms, and the cost of one checkpoint's fast path. */
+#if defined(__x86_64__) || defined(__i386__)
+/* tr_pair reads CLOCK_MONOTONIC between two TSC reads, 5 times, and keeps the
+ * reading whose TSC bracket is the narrowest: a preemption between the two clocks'
+ * reads (on a loaded machine, milliseconds) would otherwise enter the calibration. */
+static void tr_pair(uint64_t *ns, uint64_t *tick) {
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = __builtin_ia32_rdtsc(), n = tr_mono(), b = __builtin_ia32_rdtsc();
+		if (b - a < best) {
+			best = b - a;
+			*ns = n;
+			*tick = a + (b - a) / 2;
+		}
+	}
+}
+#endif
+
+/* tr_calibrate measures the ticks per nanosecond against CLOCK_MONOTONIC over three
+ * windows of about 1 ms, and the cost of one checkpoint's fast path. When the three
+ * rates differ by more than 0.2% — a TSC that does not tick at a constant rate, or
+ * readings disturbed beyond what tr_pair filters — the TSC cannot be trusted to
+ * convert a run's ticks to time: the trace falls back to CLOCK_MONOTONIC and says
+ * so in its HEADER. */
 static void tr_calibrate(void) {
 	tr_calibrated = 1;
 	tr_ns_per_tick = 1;
 #if defined(__x86_64__) || defined(__i386__)
 	if (tr_clock == TR_CLOCK_TSC) {
-		uint64_t n0 = tr_mono(), t0 = __builtin_ia32_rdtsc(), n1, t1;
-		do {
-			n1 = tr_mono();
-			t1 = __builtin_ia32_rdtsc();
-		} while (n1 - n0 < 2000000);
-		if (t1 > t0)
-			tr_ns_per_tick = (double)(n1 - n0) / (double)(t1 - t0);
+		uint64_t ns[4], tick[4];
+		double lo = 0, hi = 0;
+		tr_pair(&ns[0], &tick[0]);
+		for (int w = 1; w <= 3; w++) {
+			do
+				tr_pair(&ns[w], &tick[w]);
+			while (ns[w] - ns[w - 1] < 1000000);
+			double r = tick[w] > tick[w - 1] ? (double)(ns[w] - ns[w - 1]) / (double)(tick[w] - tick[w - 1]) : 0;
+			if (w == 1 || r < lo)
+				lo = r;
+			if (w == 1 || r > hi)
+				hi = r;
+		}
+		const char *force = getenv("FRAGPROF_TRACE_TSC_UNSTABLE"); /* tests: act as if unstable */
+		if (lo > 0 && hi <= lo * 1.002 && tick[3] > tick[0] && !(force && *force == '1'))
+			tr_ns_per_tick = (double)(ns[3] - ns[0]) / (double)(tick[3] - tick[0]);
+		else {
+			tr_clock = TR_CLOCK_MONO;
+			tr_clock_fallback = 1;
+		}
 	}
 #endif
 	tr_measure_overhead();

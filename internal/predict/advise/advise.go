@@ -7,7 +7,10 @@
 // t comes from the model's prediction; P(N) is measured on this machine by a small
 // C probe (cprobe/probe.c) or given.
 
-package predict
+// Package advise decides from a prediction whether running on N processors pays
+// (Amdahl's condition, SEEDS.md §004), with the cost of starting N threads
+// measured on this machine by a C probe.
+package advise
 
 import (
 	"bytes"
@@ -19,8 +22,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fragprof/fragprof/internal/predict"
 )
 
 //go:embed cprobe/probe.c
@@ -93,7 +99,7 @@ type Advice struct {
 }
 
 // Advise applies Amdahl's condition to a prediction.
-func Advise(p *Prediction, n int, o Overhead) Advice {
+func Advise(p *predict.Prediction, n int, o Overhead) Advice {
 	cost := p.TimeNs - p.UntracedNs // the checkpoints' own cost
 	t := p.UntracedNs
 	if math.IsNaN(t) { // the checkpoints dominate: the traced time is all there is
@@ -129,18 +135,18 @@ func Advise(p *Prediction, n int, o Overhead) Advice {
 func (a Advice) WriteText(w io.Writer) error {
 	bw := &errWriter{w: w}
 	fmt.Fprintf(bw, "predicted sequential time: %s  [%s, %s]  (without the checkpoints' cost)\n",
-		fmtNs(a.TimeNs), fmtNs(a.Interval[0]), fmtNs(a.Interval[1]))
+		predict.FmtNs(a.TimeNs), predict.FmtNs(a.Interval[0]), predict.FmtNs(a.Interval[1]))
 	how := "given"
 	if a.Overhead.Measured {
 		how = fmt.Sprintf("measured: starting and joining %d threads, median of %d; quartiles %s … %s, least %s",
-			a.Overhead.N, a.Overhead.Reps, fmtNs(a.Overhead.Q1), fmtNs(a.Overhead.Q3), fmtNs(a.Overhead.Min))
+			a.Overhead.N, a.Overhead.Reps, predict.FmtNs(a.Overhead.Q1), predict.FmtNs(a.Overhead.Q3), predict.FmtNs(a.Overhead.Min))
 	}
-	fmt.Fprintf(bw, "P(%d) = %s (%s)\n", a.N, fmtNs(a.Overhead.Ns), how)
+	fmt.Fprintf(bw, "P(%d) = %s (%s)\n", a.N, predict.FmtNs(a.Overhead.Ns), how)
 	if a.Overhead.Available > 0 {
 		fmt.Fprintf(bw, "processors free during the probe: %.2g of %d\n", a.Overhead.Available, a.N)
 	}
 	fmt.Fprintf(bw, "Amdahl: parallelising on %d processors pays iff P(%d) < (%d−1)/%d · time = %s\n",
-		a.N, a.N, a.N, a.N, fmtNs(a.Bound))
+		a.N, a.N, a.N, a.N, predict.FmtNs(a.Bound))
 	verdict := "do not parallelise"
 	if a.Parallelise {
 		verdict = "parallelise"
@@ -152,10 +158,10 @@ func (a Advice) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "decision: %s%s\n", verdict, sure)
 	if a.Parallelise {
 		fmt.Fprintf(bw, "margin: P(%d) is %.3g times below the bound; expected time %s (speedup %.2f)\n",
-			a.N, a.Margin, fmtNs(a.TimeNs/float64(a.N)+a.Overhead.Ns), a.Speedup)
+			a.N, a.Margin, predict.FmtNs(a.TimeNs/float64(a.N)+a.Overhead.Ns), a.Speedup)
 	} else {
 		fmt.Fprintf(bw, "margin: P(%d) is %.3g times the bound; a parallel run would take %s (speedup %.2f)\n",
-			a.N, 1/a.Margin, fmtNs(a.TimeNs/float64(a.N)+a.Overhead.Ns), a.Speedup)
+			a.N, 1/a.Margin, predict.FmtNs(a.TimeNs/float64(a.N)+a.Overhead.Ns), a.Speedup)
 	}
 	if a.Busy {
 		now := "do not parallelise"
@@ -166,4 +172,31 @@ func (a Advice) WriteText(w io.Writer) error {
 			a.Overhead.Available, now, a.SpeedupNow)
 	}
 	return bw.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, nil
+}
+
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
