@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := fragprof
 DEMO    := demo-out
 
-.PHONY: all build deps test test-large test-short demo bench clean
+.PHONY: all build deps test test-large test-short test-slurm fuzz badinput demo bench clean
 
 all: build
 
@@ -15,10 +15,33 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/fragprof
 
-# The whole suite, as CI runs it: vet, then every test (nothing skipped).
+# The whole suite, as CI runs it: vet, then every test (nothing skipped), then every
+# fuzz target for a short fixed time.
 test: deps build
 	$(GO) vet ./...
 	$(GO) test -timeout 25m ./...
+	@$(MAKE) --no-print-directory fuzz
+
+# The fuzz targets of every reader of user files, FUZZTIME each, one worker (the
+# machine is shared). A crasher the fuzzer finds is written to the package's
+# testdata/fuzz/NAME/ and fails the run: commit it with the fix, so that 'go test'
+# replays it from then on.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := \
+	internal/dist:FuzzParse internal/dist:FuzzTemplate internal/dist:FuzzParseTOML \
+	profile:FuzzParse internal/trace:FuzzParse internal/predict:FuzzParse \
+	internal/report/html:FuzzDecode hotcfg:FuzzBatchReader hotcfg:FuzzReadJSON \
+	internal/llvmir:FuzzParse internal/instrument:FuzzModule
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "== fuzz ./$$pkg $$fn for $(FUZZTIME)"; \
+		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 1 || exit 1; \
+	done
+
+# freq --engine slurm on a real single-node Slurm cluster (scripts/slurm-local.sh
+# brings it up, installing Slurm when missing); `make test` runs these too.
+test-slurm: build
+	$(GO) test -count=1 -run TestFreqSlurm ./cmd/fragprof
 
 # The large tests: sqlite3.c (the SQLite amalgamation, fetched by scripts/sqlite.sh)
 # with a SQL workload, counted by fragprof with clang 14 against gcov.
@@ -28,6 +51,12 @@ test-large: deps build
 # The quick suite for the edit-compile-test loop: the large corpora are left out.
 test-short: build
 	$(GO) test -short ./...
+
+# More than 60 bad inputs (files, flags, distributions, profiles, programs that crash,
+# hang or fork), each under a timeout: a table, and 0 hangs, panics, exit-0 failures
+# and lost counts, or it fails. 'bench/badinput.sh -md docs/errors.md' rewrites the doc.
+badinput: deps
+	bench/badinput.sh
 
 # The main job: count the blocks of Newton's square root, draw its CFG, then estimate
 # every block's expected count under a distribution of its input, with the HTML page.

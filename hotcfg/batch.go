@@ -16,6 +16,9 @@ type Batch struct {
 	PID  int           // process
 	TID  int           // thread
 	PCs  []uint64
+	// Stack is the call stack at the burst's start: return addresses, innermost
+	// first (the caller of PCs[0]'s function first); nil when none was taken.
+	Stack []uint64
 }
 
 // A Mapping is an executable mapping of a file into the traced address space, as in

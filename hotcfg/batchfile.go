@@ -71,6 +71,14 @@ func (w *Writer) Batch(b Batch, code Code) {
 		return
 	}
 	var sb strings.Builder
+	if len(b.Stack) > 0 {
+		sb.WriteString("s")
+		for _, a := range b.Stack {
+			sb.WriteByte(' ')
+			sb.WriteString(strconv.FormatUint(a, 16))
+		}
+		sb.WriteByte('\n')
+	}
 	fmt.Fprintf(&sb, "b %d %d %d %d", b.Seq, b.Time.Microseconds(), b.PID, b.TID)
 	for _, pc := range b.PCs {
 		sb.WriteByte(' ')
@@ -110,6 +118,7 @@ type Reader struct {
 	info  map[string]string
 	bad   []*ParseError
 	err   error
+	stack []uint64 // an "s" line waiting for its batch
 }
 
 // NewReader returns a Reader of r.
@@ -198,6 +207,19 @@ func (r *Reader) Next() bool {
 				in.Target = t
 			}
 			r.code[a] = in
+		case "s":
+			st := make([]uint64, 0, len(f)-1)
+			ok := true
+			for _, x := range f[1:] {
+				a, err := strconv.ParseUint(x, 16, 64)
+				ok = ok && err == nil
+				st = append(st, a)
+			}
+			if !ok {
+				r.badf(text, "bad address in stack")
+				continue
+			}
+			r.stack = st
 		case "b":
 			if len(f) < 5 {
 				r.badf(text, "b wants seq time pid tid pcs...")
@@ -220,7 +242,8 @@ func (r *Reader) Next() bool {
 				r.badf(text, "bad number in batch")
 				continue
 			}
-			r.batch = Batch{Seq: int(nums[0]), Time: time.Duration(nums[1]) * time.Microsecond, PID: int(nums[2]), TID: int(nums[3]), PCs: pcs}
+			r.batch = Batch{Seq: int(nums[0]), Time: time.Duration(nums[1]) * time.Microsecond, PID: int(nums[2]), TID: int(nums[3]), PCs: pcs, Stack: r.stack}
+			r.stack = nil
 			return true
 		default:
 			// Unknown lines are ignored, so that later versions can add records.

@@ -133,7 +133,7 @@ func TestBatchFileRoundTrip(t *testing.T) {
 	w.Info("cmd", "prog a b")
 	in := []Batch{
 		{Seq: 1, Time: 3 * time.Millisecond, PID: 10, TID: 10, PCs: []uint64{0x1000, 0x1002, 0x1004}},
-		{Seq: 2, Time: 6 * time.Millisecond, PID: 10, TID: 11, PCs: []uint64{0x1006, 0x9000}},
+		{Seq: 2, Time: 6 * time.Millisecond, PID: 10, TID: 11, PCs: []uint64{0x1006, 0x9000}, Stack: []uint64{0x1234, 0x5678}},
 	}
 	for _, b := range in {
 		w.Batch(b, loopCode)
@@ -152,7 +152,7 @@ func TestBatchFileRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(in, out) {
 		t.Errorf("batches: got %+v, want %+v", out, in)
 	}
-	if len(r.Bad()) != 1 || r.Bad()[0].Line != 12 {
+	if len(r.Bad()) != 1 || r.Bad()[0].Line != 13 {
 		t.Errorf("bad lines: %v", r.Bad())
 	}
 	if r.Info()["cmd"] != "prog a b" || len(r.Maps()) != 1 {

@@ -9,7 +9,7 @@
 //	header (64 bytes)
 //	  0  [8]byte magic "\x89FPP\r\n\x1a\n"
 //	  8  uint16  major version (1): a reader refuses other majors
-//	 10  uint16  minor version (0): additions a reader may ignore
+//	 10  uint16  minor version (1): additions a reader may ignore
 //	 12  uint32  header size (64)
 //	 16  uint64  file size
 //	 24  uint32  number of sections
@@ -22,7 +22,7 @@
 //
 // Section types: 1 summary, 2 names, 3 functions, 4 cfg, 5 counts, 6 statistics
 // (the Monte Carlo engine's exact per-block count distributions; ancillary; its
-// encoding is in stats.go). A reader
+// encoding is in stats.go), 7 identity (since 1.1; ancillary; identity.go). A reader
 // refuses a file with a critical section it does not know and keeps ancillary ones it
 // does not know in Profile.Extra.
 package profile
@@ -47,17 +47,18 @@ const Magic = "\x89FPP\r\n\x1a\n"
 // The format version this package writes; it reads every minor version of Major.
 const (
 	Major = 1
-	Minor = 0
+	Minor = 1
 )
 
 // Section types.
 const (
-	SecSummary   = 1 // runs, counters, number of functions
-	SecNames     = 2 // the string table
-	SecFuncs     = 3 // the function headers
-	SecCFG       = 4 // blocks and edges of every function
-	SecCounts    = 5 // block and edge counts
-	SecStats     = 6 // per-block exact count distributions of Monte Carlo trials (stats.go)
+	SecSummary = 1 // runs, counters, number of functions
+	SecNames   = 2 // the string table
+	SecFuncs   = 3 // the function headers
+	SecCFG     = 4 // blocks and edges of every function
+	SecCounts  = 5 // block and edge counts
+	SecStats   = 6 // per-block exact count distributions of Monte Carlo trials (stats.go)
+	// SecIdentity  = 7: the program's identity (identity.go)
 	FlagCritical = 1 // section flag: a reader that does not know the type must refuse the file
 )
 
@@ -213,8 +214,11 @@ func (p *Profile) encode() ([]byte, error) {
 		}
 		secs = append(secs, Section{SecStats, 0, st})
 	}
+	if p.Identity != (Identity{}) {
+		secs = append(secs, Section{SecIdentity, 0, p.encodeIdentity()})
+	}
 	for _, x := range p.Extra {
-		if x.Type == SecStats && p.Stats != nil {
+		if x.Type == SecStats && p.Stats != nil || x.Type == SecIdentity && p.Identity != (Identity{}) {
 			continue
 		}
 		secs = append(secs, x)
@@ -333,7 +337,7 @@ func parse(data []byte) (*Profile, error) {
 		}
 		body := data[off : off+n]
 		switch typ {
-		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts, SecStats:
+		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts, SecStats, SecIdentity:
 			if _, dup := secs[typ]; dup {
 				return nil, bad(at, "section type %d appears twice", typ)
 			}
@@ -459,6 +463,11 @@ func parse(data []byte) (*Profile, error) {
 	}
 	if st, ok := secs[SecStats]; ok {
 		if err := p.decodeStats(st, secOff[SecStats]); err != nil {
+			return nil, err
+		}
+	}
+	if id, ok := secs[SecIdentity]; ok {
+		if err := p.parseIdentity(id, secOff[SecIdentity]); err != nil {
 			return nil, err
 		}
 	}

@@ -30,6 +30,11 @@ func FuzzParse(f *testing.F) {
 		statsProfile(trialRuns(7, 1100, spread)).Write(&sb)
 		f.Add(sb.Bytes())
 	}
+	// A profile with an identity section.
+	p.Identity = Identity{Name: "prog.c", BuildID: "abcd"}
+	var ib bytes.Buffer
+	p.Write(&ib)
+	f.Add(ib.Bytes())
 	f.Add([]byte(Magic))
 	f.Add(make([]byte, headerSize))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -57,7 +62,7 @@ func FuzzParse(f *testing.F) {
 				if err != nil {
 					t.Fatalf("re-parse: %v", err)
 				}
-				if r.String() != q.String() || !reflect.DeepEqual(r.Stats, q.Stats) {
+				if r.String() != q.String() || !reflect.DeepEqual(r.Stats, q.Stats) || r.Identity != q.Identity {
 					t.Fatalf("round trip changed the profile")
 				}
 			}

@@ -18,6 +18,9 @@ type MergeOptions struct {
 	// SkipMismatched drops a function whose CFG checksum differs between sources,
 	// from every source, instead of failing; MergeWith reports each one it dropped.
 	SkipMismatched bool
+	// Force merges profiles of different programs (DifferentPrograms), which is
+	// otherwise a *ProgramMismatchError.
+	Force bool
 }
 
 // A MismatchError is a function that two sources describe with different CFGs: the
@@ -43,7 +46,9 @@ type funcKey struct{ name, file string }
 // MergeWith sums profiles of the same program into a new profile and leaves the
 // sources unchanged. Functions are matched by name and source file; a function
 // present in some sources only is kept with the counts of those. Compatibility is
-// checked before anything is summed: a function whose CFG checksum differs between
+// checked before anything is summed: profiles of different programs (they share no
+// function and their hashes differ: DifferentPrograms) are a *ProgramMismatchError
+// unless opt.Force; a function whose CFG checksum differs between
 // two sources is a *MismatchError, unless opt.SkipMismatched drops it (the dropped
 // functions are returned). The header fields combine as follows:
 //
@@ -56,6 +61,8 @@ type funcKey struct{ name, file string }
 //     the same bits whatever the order or grouping); when some source has none, the
 //     result has none (a distribution over part of the runs would not describe the
 //     summed counts). Weights other than 1 with statistics are ErrWeightedStats.
+//   - Identity: the name and build-id the sources agree on; differing names
+//     joined with " + ", differing build-ids unknown (mergeIdentity).
 //   - Extra sections: dropped (their meaning is unknown, so no sum is safe).
 //
 // The CFG of a function (labels and positions, which the checksum ignores) comes
@@ -88,7 +95,14 @@ func MergeWith(srcs []*Profile, opt MergeOptions) (*Profile, []*MismatchError, e
 			return nil, nil, fmt.Errorf("profile: source %d is empty", i)
 		}
 	}
-	// Pass 1: compatibility.
+	// Pass 1: compatibility: the same program, then the same CFG per function.
+	if !opt.Force {
+		for i := 1; i < len(srcs); i++ {
+			if DifferentPrograms(srcs[0], srcs[i]) {
+				return nil, nil, &ProgramMismatchError{A: 0, B: i, DescA: srcs[0].Describe(), DescB: srcs[i].Describe()}
+			}
+		}
+	}
 	type seen struct {
 		src int
 		f   *cfg.Func
@@ -136,6 +150,7 @@ func MergeWith(srcs []*Profile, opt MergeOptions) (*Profile, []*MismatchError, e
 		hasCounts = hasCounts || p.Counts != nil
 	}
 	out.Counters = counters
+	out.Identity = mergeIdentity(srcs)
 	index := map[funcKey]int{}
 	for _, k := range order {
 		if bad[k] {

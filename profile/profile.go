@@ -31,6 +31,10 @@ type Profile struct {
 	// `fragprof freq --profile`): the statistics section (type 6; stats.go). Merge
 	// merges it exactly.
 	Stats [][]Dist
+	// Identity names the program (identity.go): the C files or binary it came from
+	// and the binary's build-id. It is written in the identity section (type 7) when
+	// not empty; Merge keeps what its sources agree on.
+	Identity Identity
 	// Extra holds the ancillary sections of a parsed file that this version of the
 	// package does not know, so that Parse → Write keeps them. Merge drops them.
 	// (A section of type SecStats is never here: Parse reads it into Stats.)

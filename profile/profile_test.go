@@ -299,7 +299,10 @@ func TestMergeSums(t *testing.T) {
 	// A function present in one source only is kept.
 	c := &Profile{Program: &cfg.Program{Funcs: []*cfg.Func{leafFunc("only", "c.c")}}, Runs: 1, Counters: 1,
 		Counts: []cfg.Counts{{Blocks: []uint64{5}, Edges: []uint64{}}}}
-	m2, err := Merge([]*Profile{a, c})
+	if _, err := Merge([]*Profile{a, c}); err == nil {
+		t.Errorf("merging profiles that share no function succeeded; want a ProgramMismatchError")
+	}
+	m2, _, err := MergeWith([]*Profile{a, c}, MergeOptions{Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,12 +325,14 @@ func TestMergeAlgebra(t *testing.T) {
 	ps = append(ps, extra)
 	merge := func(xs ...*Profile) *Profile {
 		t.Helper()
-		m, err := Merge(xs)
+		m, _, err := MergeWith(xs, MergeOptions{Force: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m
 	}
+	ps[0].Identity = Identity{Name: "a.c", BuildID: "0a"}
+	ps[1].Identity = Identity{Name: "b.c", BuildID: "0a"}
 	a, b, c, d := ps[0], ps[1], ps[2], ps[3]
 	want := encode(t, merge(a, b, c, d))
 	for name, got := range map[string]*Profile{

@@ -21,6 +21,11 @@ for cmd in "${!need[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${need[$cmd]}")
 done
 [ -f /usr/include/csmith/csmith.h ] || missing+=(libcsmith-dev)
+# Separate debug files of libc (by build ID, /usr/lib/debug/.build-id): the test of
+# symbols for stripped libraries; lua5.4 and sqlite3 are sampled by bench/sampling.sh.
+[ -d /usr/lib/debug/.build-id ] && ls /usr/lib/debug/.build-id/*/*.debug >/dev/null 2>&1 || missing+=(libc6-dbg)
+command -v lua5.4 >/dev/null 2>&1 || missing+=(lua5.4)
+command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 missing+=("$@")
 [ ${#missing[@]} -eq 0 ] && exit 0
 

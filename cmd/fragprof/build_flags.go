@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 
@@ -69,11 +70,36 @@ func (b *buildFlags) spec(sources []string) (build.Spec, error) {
 	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic, Volatile: b.volatile}
 	s.Edits, s.Extra = b.edits, b.extra
 	for _, src := range sources {
-		if _, err := os.Stat(src); err != nil {
+		fi, err := os.Stat(src)
+		var pe *os.PathError
+		switch {
+		case errors.As(err, &pe):
+			return s, usagef("%s: %v", src, pe.Err)
+		case err != nil:
 			return s, usagef("%v", err)
+		case fi.IsDir():
+			return s, usagef("%s is a directory: name the C files in it", src)
 		}
 	}
 	return s, nil
+}
+
+// checkBinary says what is wrong with the program path given with --binary, in the
+// user's words, before fragprof tries to run it.
+func checkBinary(path string) error {
+	fi, err := os.Stat(path)
+	var pe *os.PathError
+	switch {
+	case errors.As(err, &pe):
+		return usagef("--binary %s: %v", path, pe.Err)
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return usagef("--binary %s is a directory", path)
+	case fi.Mode()&0o111 == 0:
+		return usagef("--binary %s is not executable: name a program built by 'fragprof cc'", path)
+	}
+	return nil
 }
 
 // sourceFiles reads source files for excerpts in reports.

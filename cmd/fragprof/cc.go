@@ -23,10 +23,16 @@ Use it in any Makefile project unchanged:
   make CC="fragprof cc"
   fragprof count --binary ./prog -- args < input
 
+What it adds to clang: the instrumentation (counters on a spanning tree's chords,
+the CFG as metadata), the fragprof runtime at link time (counts written at exit and
+on fatal signals), and a renamed main so that fragprof's fork server can run trials.
+It takes no options of its own; every argument goes to clang. 'fragprof cc --help'
+prints this page; clang's own help is 'clang --help'.
+
 A binary built this way writes counts only when asked: set FRAGPROF_OUT=FILE (%p in
 FILE expands to the pid) or FRAGPROF_FD=N.
 
-Environment:
+Environment at build time:
   FRAGPROF_CLANG     the clang to use (default: clang, then clang-20 ... clang-14)
   FRAGPROF_COUNTERS  counter placement: chords (default), edges or blocks
   FRAGPROF_ATOMIC=1  atomic counter increments, for threaded programs
@@ -36,10 +42,18 @@ Environment:
                      is left (the default above -O0): exact counts even for runs that
                      fault or are killed inside a loop, at a higher cost
   FRAGPROF_KEEP=1    keep the intermediate IR files
+Environment when the built program runs:
+  FRAGPROF_OUT=FILE  write the counts to FILE at exit (%p: the pid)
+  FRAGPROF_FD=N      write the counts to the open file descriptor N
 Preprocessing-only and query invocations (-E, -M, --version, -print-*) go to clang
 unchanged.`,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
+			for _, a := range args {
+				if a == "--help" || a == "-help" || a == "-h" {
+					return c.Help()
+				}
+			}
 			tc, err := toolchain()
 			if err != nil {
 				return err

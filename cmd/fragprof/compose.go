@@ -205,7 +205,7 @@ Examples:
 	fs.StringVar(&total, "total", "", "the fragment whose time is the scheme's total (`FRAGMENT`, e.g. region:all)")
 	fs.StringVar(&markov, "markov", "", "compose over the CFG of function `FUNC` by an absorbing Markov chain (the lab schemes: scheme_X)")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/timing.md)")
-	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
+	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` (atomically) instead of stderr, or stdout with --json")
 	return c
 }
 

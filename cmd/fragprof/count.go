@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/profile"
@@ -38,11 +37,14 @@ every file with -x c++: exceptions, templates and inline functions are counted a
 docs/cxx.md says, with names demangled.
 
 The program's stdin, stdout, stderr and exit status pass through untouched: the report
-goes to stderr, or to the file named by -o. Counts survive exit(), return from main,
-and fatal signals (SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are
-lost only on _exit() and SIGKILL, unless --continuous keeps them in a mapped file.
---profile FILE also writes them to a profile file for 'fragprof merge', 'show',
-'export', 'diff' and 'pgo'.
+goes to stderr, or to the file named by -o. A --json or --format json/dot report
+without -o goes to stdout, so that 'count ... --json > counts.json' works; the
+program's own stdout then goes to stderr, or to the file named by --program-output.
+
+Counts survive exit(), return from main, and fatal signals (SIGSEGV, SIGABRT,
+SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are lost only on _exit() and SIGKILL,
+unless --continuous keeps them in a mapped file. --profile FILE also writes them to
+a profile file for 'fragprof merge', 'show', 'export', 'diff' and 'pgo'.
 
 How the program ended is said under the report (and in the JSON's "ended"): a
 program killed by a signal keeps its counts up to that moment, and fragprof exits
@@ -103,6 +105,8 @@ Examples:
 				if _, err := tc.Build(bg(), e.stderr, spec, dir, bin); err != nil {
 					return err
 				}
+			} else if err := checkBinary(binary); err != nil {
+				return err
 			} else if abs, err := filepath.Abs(binary); err == nil {
 				bin = abs
 			}
@@ -123,6 +127,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			p.Identity = programIdentity(bin, srcs)
 			note := endNote(st, intr, timeout)
 			if note != "" {
 				fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
@@ -160,7 +165,7 @@ Examples:
 	pf.add(c)
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/json.md); the same as --format json")
 	c.Flags().StringVar(&format, "format", "text", "report `FORMAT`: text, json or dot (the CFG with counts, for Graphviz)")
-	c.Flags().StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
+	c.Flags().StringVarP(&outFile, "output", "o", "", "write the report to `FILE` (atomically) instead of stderr, or stdout for --json/--format json|dot")
 	c.Flags().StringVar(&htmlFile, "report", "", "also write the HTML page of the counts ('fragprof report') to `FILE`")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "stop the program after `DURATION` (SIGTERM, then SIGKILL 5 s later) and report its counts so far, marked; fragprof then exits 124, as timeout(1) does (0: no limit)")
 	c.Flags().StringVar(&binary, "binary", "", "run `PROG`, a program built by 'fragprof cc', instead of building C files")
@@ -173,14 +178,6 @@ func splitDash(c *cobra.Command, args []string) (own, rest []string) {
 		return args[:k], args[k:]
 	}
 	return args, nil
-}
-
-// writeReport sends a report to stderr, or atomically to a file.
-func writeReport(e *env, file string, render func(io.Writer) error) error {
-	if file == "" {
-		return render(e.stderr)
-	}
-	return atomicfile.WriteWith(file, render)
 }
 
 // endNote says how a run that did not end normally ended, for the report: "" after

@@ -31,6 +31,7 @@ var (
 // TestMain removes the fragprof binary that fragprofBinary built.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	stopSlurm()
 	if fragprofDir != "" {
 		os.RemoveAll(fragprofDir)
 	}

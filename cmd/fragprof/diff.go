@@ -17,6 +17,7 @@ func init() { register(newDiffCmd) }
 func newDiffCmd(e *env) *cobra.Command {
 	var top int
 	var outFile string
+	var force bool
 	c := &cobra.Command{
 		Use:   "diff A.fpp B.fpp [--top N]",
 		Short: "Compare two profiles: overlap per function and the blocks that moved most",
@@ -31,6 +32,9 @@ profiles distribute execution identically (whatever their numbers of runs); 0%
 means they share nothing. Each function's own overlap is computed the same way
 within the function: it says whether its branches went the same ways. Functions
 found in one profile only, or whose control-flow graph differs, are listed as such.
+Profiles of different programs (their program hashes differ and they share no
+function) are not compared: diff says so, names both programs and exits with
+status 1, unless --force.
 
 Then the N blocks whose share of all block executions changed most, with their
 counts per run in each profile.
@@ -54,6 +58,10 @@ Examples:
 				}
 				ps[i] = p
 			}
+			if profile.DifferentPrograms(ps[0], ps[1]) && !force {
+				return fmt.Errorf("diff: %s and %s are profiles of different programs: %s is of %s, %s of %s; they share no function (--force compares them anyway)",
+					args[0], args[1], args[0], ps[0].Describe(), args[1], ps[1].Describe())
+			}
 			cmp := profile.Compare(ps[0], ps[1])
 			render := func(w io.Writer) error { return report.WriteDiff(w, cmp, args[0], args[1], top) }
 			if outFile == "" {
@@ -64,5 +72,6 @@ Examples:
 	}
 	c.Flags().IntVar(&top, "top", 10, "list the `N` blocks that moved most")
 	c.Flags().StringVarP(&outFile, "output", "o", "", "write to `FILE` instead of stdout")
+	c.Flags().BoolVar(&force, "force", false, "compare profiles of different programs (that share no function) instead of refusing")
 	return c
 }

@@ -5,10 +5,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fragprof/fragprof/hotcfg"
 	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/internal/sample"
 	"github.com/fragprof/fragprof/profile"
 )
 
@@ -31,6 +34,10 @@ func newExportCmd(e *env) *cobra.Command {
          × IR instructions, located at the file:line where the block starts, with
          the block's label as a tag. 'go tool pprof -top', '-list FUNC' (run from
          the sources' directory) and the web UI ('-http=:8080') open it.
+
+A batches file of a sampled run ('fragprof sample') exports to pprof too: one
+sample per sampled PC with its call stack, as 'fragprof hotcfg --format pprof'
+writes it.
 
 The output goes to stdout, or atomically to the file named by -o; pprof output is
 binary, so -o is required for it unless stdout is redirected.
@@ -57,6 +64,24 @@ Examples:
 			default:
 				return usagef("export: --format %q: want json, dot or pprof", format)
 			}
+			if isBatches(args[0]) {
+				// A sampled run: pprof with call stacks (hotcfg.Pprof).
+				if format != "pprof" {
+					return usagef("export: %s is a batches file: only --format pprof applies (use 'fragprof hotcfg' for JSON and DOT)", args[0])
+				}
+				d, err := readBatchFiles(args[:1])
+				if err != nil {
+					return err
+				}
+				files := sample.NewFiles(d.maps)
+				render := func(w io.Writer) error {
+					return hotcfg.WritePprof(w, d.batches, hotcfg.Chain{d.code, files}, files, d.maps)
+				}
+				if outFile == "" {
+					return render(e.stdout)
+				}
+				return writeReport(e, outFile, render)
+			}
 			p, err := profile.ParseFile(args[0])
 			if err != nil {
 				return err
@@ -79,4 +104,16 @@ Examples:
 	c.Flags().StringVar(&fn, "func", "", "export only the function `NAME`")
 	c.Flags().StringVarP(&outFile, "output", "o", "", "write to `FILE` instead of stdout")
 	return c
+}
+
+// isBatches reports whether the file begins like a batches file.
+func isBatches(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, len(hotcfg.Magic))
+	_, err = io.ReadFull(f, buf)
+	return err == nil && string(buf) == hotcfg.Magic
 }

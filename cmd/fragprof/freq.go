@@ -33,12 +33,13 @@ type freqFlags struct {
 	maxTime, trialTimeout              time.Duration
 	jobs                               int
 	replay                             int64
+	cl                                 clusterFlags
 }
 
 func newFreqCmd(e *env) *cobra.Command {
 	var f freqFlags
 	c := &cobra.Command{
-		Use:   "freq [flags] FILE.c... | freq --binary PROG [flags] | freq --from FILE.fpp... [flags]",
+		Use:   "freq [flags] FILE.c... | freq --binary PROG [flags] | freq --from FILE.fpp... [flags] | freq --status|--resume DIR",
 		Short: "Estimate every block's expected execution count under input distributions (Monte Carlo)",
 		Long: `Freq estimates the expected execution count e(b) of every basic block — how many
 times it runs per execution, on average over the distribution of the inputs — by
@@ -117,6 +118,20 @@ rule of the command line to every block on all their trials, and prints the same
 report (--format text, json or dot). A profile does not keep the convergence series,
 the trial at which a block converged, or the failed trials; the report says so.
 
+Clusters. --engine slurm runs the trials as Slurm array jobs in adaptive rounds:
+fragprof builds the program once and copies it and itself into --workdir (a
+directory the nodes share); each round is one array of --shards K tasks, task i
+running 'fragprof freq --binary ... --shard i/K --trial-range FROM:TO --profile ...'
+on its share of the round's trials. After a round the shares are merged exactly,
+the stopping rule judges all trials so far, and the next round is sized from the
+trials the open blocks still need; trial numbers continue, so the result is, bit
+for bit, that of one machine with the same seed and total trials. A task that
+fails, times out or is preempted is resubmitted with the same trials (at most
+--max-attempts times); a partial share is never merged. The work directory is the
+journal: --status DIR shows the rounds, the tasks and the estimate so far, and
+--resume DIR continues a run whose coordinator stopped (Ctrl-C leaves the tasks
+running). docs/scale.md has the set-up and the costs.
+
 Examples:
   fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' \
       --eps 0.3 --gamma 0.95
@@ -126,7 +141,10 @@ Examples:
   fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' --replay 17
   fragprof freq prog.c --inputs model.toml --shard 0/2 --max-trials 20000 --profile s0.fpp
   fragprof freq prog.c --inputs model.toml --shard 1/2 --max-trials 20000 --profile s1.fpp
-  fragprof merge s0.fpp s1.fpp -o all.fpp && fragprof freq --from all.fpp --eps 0.3`,
+  fragprof merge s0.fpp s1.fpp -o all.fpp && fragprof freq --from all.fpp --eps 0.3
+  fragprof freq prog.c --inputs model.toml --eps 0.1 --engine slurm --shards 64 \
+      --partition batch --time 00:20:00 --workdir /shared/run1
+  fragprof freq --status /shared/run1`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error { return f.run(e, c, args) },
 	}
@@ -159,6 +177,7 @@ Examples:
 	fs.StringVar(&f.profFile, "profile", "", "also write the run to the profile file `FILE` (atomically): counts summed over the trials, and each block's exact count distribution, for merge and --from")
 	fs.StringVar(&f.shardSpec, "shard", "", "run only shard `I/K` of the trials: trials I, I+K, I+2K, ...; --max-trials and the stopping rule then apply to this shard alone")
 	fs.BoolVar(&f.from, "from", false, "judge profiles written by freq --profile (the arguments, merged exactly) by the stopping rule, instead of running trials")
+	f.cl.add(c)
 	return c
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/harness"
@@ -34,7 +35,14 @@ import (
 // run is freq: it checks the flags, then judges profiles (--from), replays a trial
 // (--replay) or runs the trials, and writes the report.
 func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
+	if f.cl.status != "" || f.cl.resume != "" {
+		return f.cl.statusOrResume(e, c)
+	}
 	shard, shards, iso, err := f.checkArgs(c, args)
+	if err != nil {
+		return err
+	}
+	first, share, err := f.cl.task(c, shard, shards, f.profFile)
 	if err != nil {
 		return err
 	}
@@ -42,17 +50,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	writeFreq := func(fr *report.Freq) error {
-		return writeReport(e, f.outFile, func(w io.Writer) error {
-			switch f.format {
-			case "json":
-				return report.WriteFreqJSON(w, fr)
-			case "dot":
-				return report.WriteFreqDOT(w, fr)
-			}
-			return report.WriteFreqText(w, fr, sourceFiles)
-		})
-	}
+	writeFreq := freqWriter(e, f.format, f.outFile)
 	if f.from {
 		return freqFrom(e, args, rule, f.profFile, writeFreq)
 	}
@@ -81,6 +79,11 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.cl.engine != "local" {
+		return f.cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &f.in, rule: rule,
+			maxTrials: f.maxTrials, report: map[string]string{"format": f.format, "output": f.outFile,
+				"profile": f.profFile, "report": f.htmlFile, "inputs": strings.Join(inputLines(model), "\n")}})
+	}
 	prog := &montecarlo.Program{
 		Binary: bin, Inputs: model, Seed: f.in.seed, Isolation: iso, Timeout: f.trialTimeout,
 		CountNonZero: !f.failNonZero, Dir: dir,
@@ -96,6 +99,9 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	cfg := montecarlo.Config{
 		Rule: rule, MaxTrials: f.maxTrials, MaxTime: f.maxTime, Jobs: f.jobs, NewWorker: prog.NewWorker,
 		Shard: shard, Shards: shards, MaxFailRate: f.maxFail, Only: f.only,
+	}
+	if share > 0 {
+		cfg.First, cfg.MaxTrials, cfg.Exhaust = first, share, true
 	}
 	progress := newProgressLine(e.stderr)
 	if progress != nil {
@@ -122,9 +128,13 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		if err != nil {
 			return fmt.Errorf("freq: --profile: %v", err)
 		}
+		p.Identity = programIdentity(bin, args)
 		if err := p.WriteFile(f.profFile); err != nil {
 			return fmt.Errorf("freq: writing the profile: %w", err)
 		}
+	}
+	if f.cl.record != "" {
+		return f.cl.writeRecord(res)
 	}
 	fr := &report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()),
 		Seed: f.in.seed, Counters: counters, Inputs: inputLines(model), Replay: replay}
@@ -179,6 +189,22 @@ func warnExits(e *env, res *montecarlo.Result) {
 		nonzero, res.Trials, strings.Join(parts, ", "))
 }
 
+// freqWriter returns the writer of freq's report in format (text, json or dot) to
+// outFile ("" for stderr).
+func freqWriter(e *env, format, outFile string) func(*report.Freq) error {
+	return func(fr *report.Freq) error {
+		return writeReport(e, outFile, func(w io.Writer) error {
+			switch format {
+			case "json":
+				return report.WriteFreqJSON(w, fr)
+			case "dot":
+				return report.WriteFreqDOT(w, fr)
+			}
+			return report.WriteFreqText(w, fr, sourceFiles)
+		})
+	}
+}
+
 // parseShard parses "I/K" with 0 ≤ I < K.
 func parseShard(s string) (uint64, uint64, error) {
 	a, b, ok := strings.Cut(s, "/")
@@ -209,9 +235,13 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 	if len(srcs) > 1 {
 		var err error
 		var me *profile.MismatchError
+		var pm *profile.ProgramMismatchError
 		if p, err = profile.Merge(srcs); errors.As(err, &me) {
 			return fmt.Errorf("freq: --from: function %s (%s) differs between %s and %s: the profiles are not of the same program",
 				me.Func, me.File, files[me.A], files[me.B])
+		} else if errors.As(err, &pm) {
+			return fmt.Errorf("freq: --from: %s and %s are profiles of different programs: %s is of %s, %s of %s; they share no function",
+				files[pm.A], files[pm.B], files[pm.A], pm.DescA, files[pm.B], pm.DescB)
 		} else if err != nil {
 			return fmt.Errorf("freq: --from: %v", err)
 		}
@@ -262,7 +292,7 @@ func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *di
 		}
 		m, err := tc.ReadIR(ll, spec.CFlags)
 		if err != nil {
-			return nil, err
+			return nil, build.IRError(src, err)
 		}
 		h, err := harness.New(m, fn, model.Model)
 		if err != nil {
@@ -271,6 +301,9 @@ func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *di
 				continue
 			}
 			return nil, err
+		}
+		for _, w := range h.Warnings {
+			fmt.Fprintf(e.stderr, "fragprof: warning: %s\n", w)
 		}
 		drv := filepath.Join(dir, "harness.ll")
 		if err := os.WriteFile(drv, []byte(h.IR()), 0o644); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -24,7 +25,7 @@ func newHotcfgCmd(e *env) *cobra.Command {
 		p                          = hotcfg.DefaultParams
 		hot, keep                  float64
 		sweep, jsonOut, infer      bool
-		first                      int
+		first, top                 int
 	)
 	c := &cobra.Command{
 		Use:   "hotcfg FILE.batches... [flags]",
@@ -65,12 +66,28 @@ The comparison also counts G's inferred edges ("inferred") and how many of them 
 hot ("inferred_hot"). --first N builds from the first N batches only (to see how
 similarity grows with the number of bursts).
 
+--format pprof writes, instead of the graph, pprof's format (gzipped protocol
+buffers): one sample per sampled PC with its call stack (unwound at the burst's
+start by the in-process sampler, then followed through the burst's calls and
+returns), symbolized as --top is; 'go tool pprof -top -cum' then shows inclusive
+time. 'fragprof export run.batches --format pprof' does the same.
+
+--top N prints, instead of the graph, the N hottest functions and blocks (by their
+share of the sampled PCs, with module, source file and line) and edges (by their
+share of the graph's transitions; inferred ones marked *), the way
+'perf report --stdio' reads. Functions of stripped programs and libraries are named
+from their separate debug files (build ID or .gnu_debuglink under /usr/lib/debug,
+as installed by Debian's -dbgsym and -dbg packages), else from .dynsym; addresses
+without a name show as [module]+offset.
+
 --sweep (with --compare) runs GFCGaussiano over the thesis's 144 configurations
 and prints the best and worst three, like its Tables 3 and 4, then configuration #45
 and the Bursts builder for reference.
 
 Examples:
   fragprof hotcfg run.batches > hot.json
+  fragprof hotcfg run.batches --top 20
+  fragprof hotcfg run.batches --format pprof -o run.pb.gz && go tool pprof -top -cum run.pb.gz
   fragprof hotcfg run.batches --algo gfc --bin-size 10 --stdev 15 --window 13 --recurrent 5
   fragprof hotcfg run.batches --format dot | dot -Tsvg > hot.svg
   fragprof hotcfg run.batches --compare exact.cfg --hot 0.90 --json
@@ -83,8 +100,8 @@ Examples:
 			if algo != "gfc" && algo != "bursts" {
 				return usagef("hotcfg: --algo %q: want gfc or bursts", algo)
 			}
-			if format != "json" && format != "dot" {
-				return usagef("hotcfg: --format %q: want json or dot", format)
+			if format != "json" && format != "dot" && format != "pprof" {
+				return usagef("hotcfg: --format %q: want json, dot or pprof", format)
 			}
 			if sweep && compare == "" {
 				return usagef("hotcfg: --sweep needs --compare EXACT")
@@ -95,12 +112,18 @@ Examples:
 			if p.WindowSize <= 0 || p.Recurrent < 0 {
 				return usagef("hotcfg: --window must be positive")
 			}
+			if top < 0 {
+				return usagef("hotcfg: --top must be positive")
+			}
 			if first < 0 {
 				return usagef("hotcfg: --first must be positive")
 			}
 			data, err := readBatchFiles(args)
 			if err != nil {
 				return err
+			}
+			if len(data.batches) == 0 {
+				fmt.Fprintf(e.stderr, "fragprof: warning: hotcfg: %s hold no batches: the runs were too short to be sampled (sample with a shorter --interval or more --repeat)\n", strings.Join(args, ", "))
 			}
 			if first > 0 && first < len(data.batches) {
 				// The sampled share then counts the runs the kept batches span.
@@ -171,7 +194,11 @@ Examples:
 				defer f.Close()
 				w = f
 			}
-			if format == "dot" {
+			if top > 0 {
+				err = writeTop(w, g, data.batches, files, top)
+			} else if format == "pprof" {
+				err = hotcfg.WritePprof(w, data.batches, code, files, data.maps)
+			} else if format == "dot" {
 				err = g.WriteDot(w)
 			} else {
 				err = g.WriteJSON(w, cmp, files.Lines)
@@ -196,8 +223,9 @@ Examples:
 	fl.Float64Var(&hot, "hot", 0.90, "share of the exact graph's transitions that defines its hot part")
 	fl.BoolVar(&sweep, "sweep", false, "with --compare: run GFC over the thesis's 144 configurations")
 	fl.BoolVar(&jsonOut, "json", false, "with --compare: print only the comparison, as JSON")
-	fl.StringVar(&format, "format", "json", "graph output: json or dot")
+	fl.StringVar(&format, "format", "json", "graph output: json, dot, or pprof (the sampled PCs with their call stacks)")
 	fl.StringVarP(&out, "output", "o", "", "write the graph to this file instead of stdout")
+	fl.IntVar(&top, "top", 0, "print the N hottest functions, blocks and edges as text instead of the graph")
 	return c
 }
 
@@ -215,6 +243,10 @@ func readBatchFiles(names []string) (*batchData, error) {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, err
+		}
+		if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+			f.Close()
+			return nil, fmt.Errorf("%s is empty: not a batches file (want the first line %q, as 'fragprof sample' writes)", name, hotcfg.Magic)
 		}
 		r := hotcfg.NewReader(f)
 		for r.Next() {

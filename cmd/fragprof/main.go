@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/pprof"
 	"strings"
 
@@ -23,6 +24,11 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// report is where writeReport sends a report without -o: stderr unless nil
+	// (routeOutput sets it).
+	report io.Writer
+	// closers are called when the command ends (files routeOutput opened).
+	closers []func() error
 }
 
 // commands lists the constructors of the subcommands; each command's file adds its
@@ -55,10 +61,22 @@ distribution of inputs, with a stated precision and confidence.
 
 Programs are compiled with clang to LLVM IR, instrumented, and built into a
 self-describing binary; every method reads the same CFG, counts and profiles.
-Reports go to stderr (or -o FILE) so the program's own output stays untouched.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+Reports go to stderr (or -o FILE) so the program's own output stays untouched;
+a report asked for as --json or --format json/dot without -o goes to stdout, and
+the program's own stdout then goes to stderr (or to --program-output FILE).`,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: func(c *cobra.Command, args []string) error { return routeOutput(e, c) },
+		Args:              cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if v, _ := c.Flags().GetBool("version"); v {
+				writeVersion(e.stdout)
+				return nil
+			}
+			return c.Help()
+		},
 	}
+	root.Flags().Bool("version", false, "print fragprof's version and commit, and the Go and clang versions (for bug reports)")
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
@@ -66,6 +84,7 @@ Reports go to stderr (or -o FILE) so the program's own output stays untouched.`,
 	for _, c := range commands {
 		root.AddCommand(c(e))
 	}
+	addProgramOutput(root)
 	return root
 }
 
@@ -74,7 +93,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRoot(e)
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
+	for _, c := range e.closers {
+		if cerr := c(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	var ee exitError
 	var ue usageError
 	switch {
@@ -84,7 +108,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ee.code
 	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command"),
 		strings.HasPrefix(err.Error(), "accepts "), strings.HasPrefix(err.Error(), "requires "):
-		fmt.Fprintf(stderr, "fragprof: %v\n(see 'fragprof help')\n", err)
+		fmt.Fprintf(stderr, "fragprof: %v\n(see 'fragprof help%s')\n", usageText(cmd, err), strings.TrimPrefix(cmd.CommandPath(), "fragprof"))
 		return 2
 	default:
 		fmt.Fprintf(stderr, "fragprof: %v\n", err)
@@ -108,4 +132,36 @@ func main() {
 		os.Exit(code)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// reArgs matches cobra's messages about the number of arguments.
+var reArgs = regexp.MustCompile(`^(?:accepts|requires) .*received (\d+)$`)
+
+// reFlagValue matches pflag's message about a flag value that does not parse.
+var reFlagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (?:strconv\.(Parse\w+)|time: (?:unknown unit|invalid duration|missing unit))`)
+
+// usageText says what was wrong with how cmd was called, in fragprof's words: cobra's
+// "accepts 1 arg(s), received 0" becomes the command's usage line; flag errors are
+// prefixed with the command's name.
+func usageText(cmd *cobra.Command, err error) string {
+	name := strings.TrimPrefix(cmd.CommandPath(), "fragprof ")
+	msg := err.Error()
+	if m := reArgs.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s: wrong number of arguments (got %s): usage: %s", name, m[1], cmd.UseLine())
+	}
+	if m := reFlagValue.FindStringSubmatch(msg); m != nil {
+		if m[3] == "" {
+			m[3] = "ParseDuration"
+		}
+		want := map[string]string{"ParseFloat": "a number", "ParseInt": "an integer", "ParseUint": "a non-negative integer",
+			"ParseBool": "true or false", "ParseDuration": "a duration such as 10s, 500ms or 2m"}[m[3]]
+		if strings.HasSuffix(msg, "value out of range") {
+			want += " in range"
+		}
+		msg = fmt.Sprintf("%s %q: want %s", m[2], m[1], want)
+	}
+	if cmd != cmd.Root() && !strings.HasPrefix(msg, name+":") && !strings.HasPrefix(msg, "unknown command") {
+		return name + ": " + msg
+	}
+	return msg
 }

@@ -17,7 +17,7 @@ func init() { register(newMergeCmd) }
 
 func newMergeCmd(e *env) *cobra.Command {
 	var out, weights string
-	var skip bool
+	var skip, force bool
 	c := &cobra.Command{
 		Use:   "merge FILE.fpp... -o OUT.fpp [--weights W1,W2,...] [--skip-mismatched]",
 		Short: "Sum profile files from many runs or machines into one",
@@ -27,7 +27,11 @@ the number of runs. Profiles from different machines or shards merge the same wa
 merging is commutative and associative, so the order and the grouping of the inputs
 never change the result.
 
-Before summing, merge checks that the inputs describe the same program: a function
+Before summing, merge checks that the inputs describe the same program. Every
+profile carries its program's identity (the files it was built from, the binary's
+build-id, and a hash of all its functions' control-flow graphs): profiles of
+different programs — their hashes differ and they share no function — are refused,
+naming both, unless --force. Within one program, a function
 (matched by name and source file) whose control-flow graph differs between two
 inputs — the program was edited or built differently between the runs — is an error
 that names the function and both files. --skip-mismatched drops such functions from
@@ -56,7 +60,7 @@ Examples:
 			if out == "" {
 				return usagef("merge: name the output with -o FILE")
 			}
-			opt := profile.MergeOptions{SkipMismatched: skip}
+			opt := profile.MergeOptions{SkipMismatched: skip, Force: force}
 			if weights != "" {
 				for _, w := range strings.Split(weights, ",") {
 					v, err := strconv.ParseUint(strings.TrimSpace(w), 10, 64)
@@ -79,6 +83,11 @@ Examples:
 			}
 			m, skipped, err := profile.MergeWith(srcs, opt)
 			var me *profile.MismatchError
+			var pm *profile.ProgramMismatchError
+			if errors.As(err, &pm) {
+				return fmt.Errorf("merge: %s and %s are profiles of different programs: %s is of %s, %s of %s; they share no function (--force merges them anyway)",
+					args[pm.A], args[pm.B], args[pm.A], pm.DescA, args[pm.B], pm.DescB)
+			}
 			if errors.As(err, &me) {
 				return fmt.Errorf("merge: function %s (%s) differs between %s and %s: the program changed between the runs (use --skip-mismatched to drop it)",
 					me.Func, me.File, args[me.A], args[me.B])
@@ -98,6 +107,7 @@ Examples:
 	}
 	c.Flags().StringVarP(&out, "output", "o", "", "write the merged profile to `FILE`")
 	c.Flags().StringVar(&weights, "weights", "", "multiply the inputs' counts by `W1,W2,...` (one positive integer per input)")
+	c.Flags().BoolVar(&force, "force", false, "merge profiles of different programs (that share no function) instead of refusing")
 	c.Flags().BoolVar(&skip, "skip-mismatched", false, "drop functions whose CFG differs between inputs, with a warning, instead of failing")
 	return c
 }

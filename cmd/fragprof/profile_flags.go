@@ -5,6 +5,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +31,17 @@ func (f *profileFlags) env() []string {
 		return []string{"FRAGPROF_CONTINUOUS=1"}
 	}
 	return nil
+}
+
+// programIdentity is the identity of the program built at bin from srcs (or given
+// with --binary, when srcs is empty): the files the user named, and the binary's
+// build-id. Every command that writes a profile sets it (docs/profile-format.md).
+func programIdentity(bin string, srcs []string) profile.Identity {
+	name := strings.Join(srcs, " ")
+	if name == "" {
+		name = bin
+	}
+	return profile.Identity{Name: name, BuildID: profile.ReadBuildID(bin)}
 }
 
 // save prints the dump's warnings and writes the profile file, if asked.

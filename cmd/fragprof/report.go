@@ -108,7 +108,7 @@ Examples:
 				return usagef("report: give -o or --http, not both")
 			}
 			src := sourceReader(sourcePath)
-			opts := htmlreport.Options{Dot: dot}
+			opts := htmlreport.Options{Dot: dot, Warn: htmlWarn(e)}
 			build := func() ([]byte, error) {
 				p, err := loadPage(args[0], src)
 				if err != nil {
@@ -230,7 +230,19 @@ func writeHTML(e *env, file string, page func() (*htmlreport.Page, error)) error
 	if err != nil {
 		return err
 	}
-	return writeReport(e, file, func(w io.Writer) error { return htmlreport.Write(w, p, htmlreport.Options{}) })
+	return writeReport(e, file, func(w io.Writer) error { return htmlreport.Write(w, p, htmlreport.Options{Warn: htmlWarn(e)}) })
+}
+
+// htmlWarn prints on stderr what an HTML page could not do (draw its graphs without
+// Graphviz), once per command.
+func htmlWarn(e *env) func(string) {
+	said := false
+	return func(msg string) {
+		if !said {
+			fmt.Fprintf(e.stderr, "fragprof: warning: report: %s\n", msg)
+			said = true
+		}
+	}
 }
 
 // serveReport serves the page at addr until ctx is done. build is called for every

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	pprof "github.com/google/pprof/profile"
 )
 
 // TestSampleHotcfgCLI runs the documented workflow end to end: sample --exact, sample,
@@ -64,7 +68,7 @@ func TestSampleHotcfgCLI(t *testing.T) {
 		}
 	}
 	// The adaptive interval reports the sampler's own time.
-	_, errOut = cli(0, "sample", "--overhead", "5%", "--interval", "1ms", "-o", batches, "--", prog, "2000000")
+	_, errOut = cli(0, "sample", "--sampler", "ptrace", "--overhead", "5%", "--interval", "1ms", "-o", batches, "--", prog, "2000000")
 	if !strings.Contains(errOut, "sampler time") {
 		t.Errorf("sample --overhead: %s", errOut)
 	}
@@ -84,4 +88,71 @@ func TestSampleHotcfgCLI(t *testing.T) {
 	cli(2, "hotcfg", batches, "--algo", "nope")
 	cli(2, "sample")
 	cli(2, "hotcfg", batches, "--sweep")
+}
+
+// TestSampleInProcessStacks samples a program built without frame pointers with the
+// in-process sampler (the default) and checks the documented outputs: the pprof
+// export has the real call stacks (leaf ← mid ← top ← main, unwound through
+// .eh_frame), so that main's cumulative count is all of it and its flat count
+// none; --top names the hot function with its source line; and --measure-overhead
+// reports the CPU-time ratio with a confidence interval.
+func TestSampleInProcessStacks(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "deep")
+	if b, err := exec.Command("gcc", "-O2", "-g", "-fomit-frame-pointer", "-o", prog, "../../internal/sample/testdata/deep.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	batches := filepath.Join(dir, "d.batches")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"sample", "--interval", "1ms", "--repeat", "3", "--measure-overhead", "-o", batches, "--", prog, "30000000"},
+		strings.NewReader(""), &stdout, &stderr); got != 0 {
+		t.Fatalf("sample: exit %d\n%s", got, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "CPU time (user+sys, process tree) sampled/unsampled") || strings.Count(stdout.String(), "\n") != 3 {
+		t.Errorf("sample: stdout %q\n%s", stdout.String(), stderr.String())
+	}
+	pb := filepath.Join(dir, "d.pb.gz")
+	stderr.Reset()
+	if got := run([]string{"export", batches, "--format", "pprof", "-o", pb}, strings.NewReader(""), &stdout, &stderr); got != 0 {
+		t.Fatalf("export: exit %d\n%s", got, stderr.String())
+	}
+	f, err := os.Open(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pprof.Parse(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat, cum := map[string]int64{}, map[string]int64{}
+	var total, full int64
+	for _, s := range p.Sample {
+		total += s.Value[0]
+		var names []string
+		for _, l := range s.Location {
+			names = append(names, l.Line[0].Function.Name)
+		}
+		flat[names[0]] += s.Value[0]
+		seen := map[string]bool{}
+		for _, n := range names {
+			if !seen[n] {
+				cum[n] += s.Value[0]
+				seen[n] = true
+			}
+		}
+		if strings.HasPrefix(strings.Join(names, " "), "leaf mid top main") {
+			full += s.Value[0]
+		}
+	}
+	if total == 0 || full < total/2 || flat["main"] != 0 || cum["main"] < total*9/10 {
+		t.Errorf("pprof: %d PCs, %d with the stack leaf mid top main; flat %v, cum %v", total, full, flat, cum)
+	}
+	stdout.Reset()
+	if got := run([]string{"hotcfg", batches, "--top", "3"}, strings.NewReader(""), &stdout, &stderr); got != 0 {
+		t.Fatalf("hotcfg --top: exit %d\n%s", got, stderr.String())
+	}
+	if !regexp.MustCompile(`\n +[0-9.]+% +[0-9]+ +leaf +deep +deep\.c:\d+`).MatchString(stdout.String()) {
+		t.Errorf("hotcfg --top:\n%s", stdout.String())
+	}
 }

@@ -247,7 +247,7 @@ Repetitions run one at a time: parallel runs would disturb each other's times. B
 default the program is built without block counters, so the timed code is what the
 compiler makes of it (--counted adds them). --cpu N pins the program to one CPU.
 The report goes to stderr (the program's output is discarded unless --show-output),
-or to -o FILE. Without --stdin, --arg or --file, the program's stdin is the value of
+or to -o FILE; with --json and no -o it goes to stdout. Without --stdin, --arg or --file, the program's stdin is the value of
 every input, one per line, in the order defined.
 
 JSON (--json): {"timer", "overhead_ns", "fragments": [{"name", "n", "cut", "cut_ns",
@@ -339,6 +339,6 @@ Examples:
 	fs.StringVar(&binary, "binary", "", "use `PROG`, built by 'fragprof cc', instead of building C files (regions and program only)")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON (docs/timing.md)")
 	fs.DurationVar(&timeout, "timeout", 0, "stop after `DURATION` and report the repetitions measured so far, marked \"timed out\"; fragprof then exits 124, as timeout(1) does (0: no limit; --trial-timeout bounds one repetition)")
-	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
+	fs.StringVarP(&outFile, "output", "o", "", "write the report to `FILE` (atomically) instead of stderr, or stdout with --json")
 	return c
 }

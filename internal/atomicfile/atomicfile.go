@@ -5,9 +5,11 @@ package atomicfile
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write writes data to name atomically, with mode 0644.
@@ -19,17 +21,42 @@ func Write(name string, data []byte) error {
 }
 
 // WriteWith renders into name atomically: if render fails, name is left as it was.
+// Errors name the file asked for, never the temporary file.
 func WriteWith(name string, render func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := render(&buf); err != nil {
 		return err
+	}
+	if err := write(name, buf.Bytes()); err != nil {
+		return &os.PathError{Op: "write", Path: name, Err: cause(err)}
+	}
+	return nil
+}
+
+// cause strips the temporary file's name from err: the *os.PathError or
+// *os.LinkError's own error (ENOENT, EACCES, EISDIR, ENOSPC...).
+func cause(err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
+}
+
+func write(name string, data []byte) error {
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		return syscall.EISDIR
 	}
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	if _, err := f.Write(buf.Bytes()); err != nil {
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,17 @@ func TestWrite(t *testing.T) {
 	}
 	if st, _ := os.Stat(name); st.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
+// TestErrorsNameTheFile: a failed write names the file asked for, never the
+// temporary file.
+func TestErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{filepath.Join(dir, "no", "such", "dir", "out.json"), dir} {
+		err := Write(name, []byte("x"))
+		if err == nil || !strings.HasPrefix(err.Error(), "write "+name+": ") || strings.Contains(err.Error(), ".tmp") {
+			t.Errorf("Write(%s): %v", name, err)
+		}
 	}
 }

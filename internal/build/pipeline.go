@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,11 +50,11 @@ type Edit func(m *llvmir.Module, u *instrument.Unit) error
 func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
 	m, err := t.ReadIR(in, cflags)
 	if err != nil {
-		return nil, err
+		return nil, IRError(opt.Source, err)
 	}
 	u, err := instrument.Module(m, opt)
 	if err != nil {
-		return nil, err
+		return nil, IRError(opt.Source, err)
 	}
 	for _, e := range edits {
 		if err := e(m, u); err != nil {
@@ -201,4 +202,24 @@ func (t *Toolchain) Link(ctx context.Context, stderr io.Writer, inputs []string,
 	args = append(args, ldflags...)
 	args = append(args, "-Wl,-z,now", "-o", out)
 	return t.run(ctx, stderr, args...)
+}
+
+// IRError turns an error about the IR clang made of src into one about src: the
+// temporary IR file's name is replaced by the source's, and the message says that
+// the fault is fragprof's (the program is valid C: clang compiled it) and how to
+// keep the IR for a bug report.
+func IRError(src string, err error) error {
+	var ie *llvmir.Error
+	if !errors.As(err, &ie) {
+		return err
+	}
+	where := ""
+	if ie.Func != "" {
+		where = " in function " + ie.Func
+	}
+	if ie.SrcLine > 0 {
+		src = fmt.Sprintf("%s:%d:%d", src, ie.SrcLine, ie.SrcCol)
+	}
+	return fmt.Errorf("%s: fragprof cannot read the LLVM IR that clang made of this file%s: %s "+
+		"(line %d of the IR, kept with FRAGPROF_KEEP=1); a limit of fragprof, not an error in the program", src, where, ie.Msg, ie.Line)
 }

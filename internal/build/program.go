@@ -109,7 +109,7 @@ func (t *Toolchain) Analyze(ctx context.Context, stderr io.Writer, spec Spec, di
 		}
 		m, err := t.ReadIR(ll, spec.CFlags)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, IRError(src, err)
 		}
 		m.SetSource(src)
 		for _, f := range m.Funcs {

@@ -13,6 +13,7 @@ package harness
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -58,6 +59,9 @@ type Harness struct {
 	Func     string
 	RetType  string
 	Bindings []Binding // globals first, then parameters in order
+	// Warnings are what the harness cannot make right but the user should know: the
+	// globals the function reads that the program's main sets at run time.
+	Warnings []string
 	nparams  int
 	opaque   bool
 	triple   []string // the unit's datalayout and triple lines
@@ -108,11 +112,11 @@ func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
 			continue
 		}
 		b := Binding{Input: in.Name, Param: -1, Global: in.Name, Extern: g.extern, IRType: g.typ, kind: in.Kind, index: k}
-		if err := b.fill(g.typ, g.diType, m); err != nil {
+		used[in.Name] = true
+		if err := b.fill(g.typ, globalDIType(m, in.Name), m); err != nil {
 			problems = append(problems, fmt.Sprintf("global %s: %v", in.Name, err))
 			continue
 		}
-		used[in.Name] = true
 		h.Bindings = append(h.Bindings, b)
 	}
 	// An extern global without an input is left to the libraries (stderr, errno...);
@@ -126,11 +130,16 @@ func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
 		}
 		k, ok := model.Lookup(name)
 		if !ok {
-			problems = append(problems, fmt.Sprintf("parameter %d '%s' (%s) has no input: give it one with --input '%s = ...'", i+1, name, p.Type, name))
+			ct := p.Type
+			if id := paramDIType(m, f, i); id >= 0 {
+				ct = cType(m, id)
+			}
+			problems = append(problems, fmt.Sprintf("parameter %d '%s' (%s) has no input: give it one with --input '%s = ...'", i+1, name, ct, name))
 			continue
 		}
 		in := model.Inputs[k]
 		b := Binding{Input: name, Param: i, IRType: p.Type, Attrs: p.Attrs, kind: in.Kind, index: k}
+		used[name] = true
 		if err := b.fill(p.Type, paramDIType(m, f, i), m); err != nil {
 			if w := writtenParams(fn); len(w) > 0 && i-(len(f.Params)-len(w)) >= 0 {
 				// C++: say the type as the source writes it.
@@ -141,7 +150,6 @@ func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
 			problems = append(problems, fmt.Sprintf("parameter %d '%s': %v", i+1, name, err))
 			continue
 		}
-		used[name] = true
 		h.Bindings = append(h.Bindings, b)
 	}
 	for _, in := range model.Inputs {
@@ -151,6 +159,10 @@ func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
 	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("--func %s: cannot bind the inputs:\n  %s", fn, strings.Join(problems, "\n  "))
+	}
+	for _, g := range mainSetGlobals(m, fn, used) {
+		h.Warnings = append(h.Warnings, fmt.Sprintf("--func %s reads the global '%s', which main sets at run time; --func does not run main, "+
+			"so '%s' keeps its static initial value in every trial: bind it with --input '%s = ...' if the function depends on it", fn, g, g, g))
 	}
 	return h, nil
 }
@@ -169,9 +181,32 @@ func isLengthOnly(name string, m *dist.Model) bool {
 }
 
 // fill works out how a value of the input's kind reaches a C object of IR type typ
-// (with debug type diType for its pointee).
+// and debug type diType (-1 if unknown). Scalars take numbers; pointers to scalars
+// and arrays of scalars take array(...) inputs, arrays of any rank (int g[3][4],
+// int a[][4]) filled row-major from one flat array; char pointers take strings.
+// Anything else (structs, unions, pointers to pointers, function pointers) is refused
+// with its C type as the source writes it.
 func (b *Binding) fill(typ string, diType int, m *llvmir.Module) error {
+	if err := b.fillType(typ, diType, m); err != nil {
+		ctype := typ
+		if diType >= 0 {
+			ctype = cType(m, diType)
+		}
+		return fmt.Errorf("%v (its C type: %s)", err, ctype)
+	}
+	return nil
+}
+
+func (b *Binding) fillType(typ string, diType int, m *llvmir.Module) error {
 	isArrayKind := b.kind == dist.KindIntArray || b.kind == dist.KindFloatArray
+	if diType >= 0 {
+		// A struct or union passed by value (as a pointer with byval, or coerced to
+		// integers): never filled as what its IR type looks like. (A std::vector by
+		// value is filled below.)
+		if n := strip(m, m.Meta[diType]); n != nil && n.Kind == "DICompositeType" && n.Fields["tag"] != "DW_TAG_array_type" && vectorElem(m, diType) == "" {
+			return errors.New(unfillable(m, diType, "a value"))
+		}
+	}
 	switch {
 	case (typ == "ptr" || strings.HasSuffix(typ, "*")) && vectorElem(m, diType) != "":
 		// std::vector<T> of a scalar T, by reference or by value (which the Itanium
@@ -210,41 +245,62 @@ func (b *Binding) fill(typ string, diType int, m *llvmir.Module) error {
 		b.Pointer, b.Elem = true, elem
 		if b.kind == dist.KindString {
 			if elem.Size != 1 || elem.Float {
-				return fmt.Errorf("a string input needs a char pointer, not a pointer to %s", elem.IRType)
+				return errors.New("a string input needs a char pointer")
 			}
 			b.String = true
 			return nil
 		}
 		if !isArrayKind {
-			return fmt.Errorf("a pointer takes an array(...) or string(...) input, not a %s", b.kind)
+			return fmt.Errorf("a pointer takes an array(...) or string(...) input, not %s", article(b.kind))
 		}
 		return nil
 	case strings.HasPrefix(typ, "["):
-		var n int
-		var et string
-		if _, err := fmt.Sscanf(typ, "[%d x %s", &n, &et); err != nil {
-			return fmt.Errorf("type %s cannot be filled", typ)
-		}
-		et = strings.TrimSuffix(et, "]")
-		e, ok := scalar(et)
-		if !ok {
-			return fmt.Errorf("arrays of %s cannot be filled", et)
+		n, et, ok := irArray(typ)
+		e, ok2 := scalar(et)
+		if !ok || !ok2 {
+			return errors.New(unfillable(m, diType, "array elements"))
 		}
 		if !isArrayKind {
-			return fmt.Errorf("an array takes an array(...) input, not a %s", b.kind)
+			return fmt.Errorf("an array takes an array(...) input (%d elements, row-major), not %s", n, article(b.kind))
 		}
 		b.Array, b.Elem = n, e
 		return nil
 	}
 	e, ok := scalar(typ)
 	if !ok {
-		return fmt.Errorf("type %s cannot be filled (scalars, pointers to scalars and arrays of scalars can)", typ)
+		return errors.New(unfillable(m, diType, "a value"))
 	}
 	if b.kind != dist.KindInt && b.kind != dist.KindFloat {
-		return fmt.Errorf("a scalar of type %s takes a number, not a %s", typ, b.kind)
+		return fmt.Errorf("a scalar takes a number, not %s", article(b.kind))
 	}
 	b.Elem = e
 	return nil
+}
+
+// article names a kind with its article: "an int array".
+func article(k dist.Kind) string {
+	if s := k.String(); strings.HasPrefix(s, "int") {
+		return "an " + s
+	}
+	return "a " + k.String()
+}
+
+// unfillable says why an object of debug type id cannot be drawn, and what to do.
+func unfillable(m *llvmir.Module, id int, what string) string {
+	n := arrayElem(m, m.Meta[id])
+	kind := "this type"
+	if n != nil {
+		switch n.Fields["tag"] {
+		case "DW_TAG_structure_type":
+			kind = "a struct"
+		case "DW_TAG_union_type":
+			kind = "a union"
+		case "DW_TAG_pointer_type":
+			kind = "a pointer inside an array"
+		}
+	}
+	return fmt.Sprintf("%s of %s cannot be drawn (--func fills numbers, strings, and arrays of numbers of any rank from one flat array(...)); "+
+		"study a function that takes the fields as numbers or arrays, or fill the %s in a wrapper function and study that", what, kind, kind)
 }
 
 // scalar maps an IR scalar type to its description.
@@ -266,19 +322,21 @@ func scalar(t string) (Elem, bool) {
 	return Elem{}, false
 }
 
-// pointee returns the element type of a pointer from its debug type.
+// pointee returns the element type of a pointer from its debug type: a scalar, or
+// an array of scalars of any rank (int (*)[4], from a parameter int a[][4]), whose
+// elements are then filled row-major from one flat array.
 func pointee(m *llvmir.Module, id int) (Elem, error) {
 	n := m.Meta[id]
 	n = strip(m, n)
 	if n == nil || n.Kind != "DIDerivedType" || n.Fields["tag"] != "DW_TAG_pointer_type" && !isReference(m, id) {
 		return Elem{}, fmt.Errorf("no debug type for the pointer (compile with -g)")
 	}
-	base := strip(m, m.Meta[n.Ref("baseType")])
-	if base == nil {
-		return Elem{}, fmt.Errorf("a void pointer cannot be filled")
+	if m.Meta[n.Ref("baseType")] == nil {
+		return Elem{}, fmt.Errorf("a void pointer cannot be filled: give the parameter its element type")
 	}
-	if base.Kind != "DIBasicType" {
-		return Elem{}, fmt.Errorf("pointers to %s cannot be filled (only pointers to scalars)", strings.TrimPrefix(base.Fields["tag"], "DW_TAG_"))
+	base := arrayElem(m, m.Meta[n.Ref("baseType")])
+	if base == nil || base.Kind != "DIBasicType" {
+		return Elem{}, errors.New(unfillable(m, n.Ref("baseType"), "the pointed-to value"))
 	}
 	size := base.Int("size") / 8
 	float := base.Fields["encoding"] == "DW_ATE_float"
@@ -449,9 +507,9 @@ func paramDIType(m *llvmir.Module, f *llvmir.Func, i int) int {
 }
 
 type global struct {
-	typ    string
-	extern bool
-	diType int // its debug type; -1: unknown (pointer globals cannot be filled)
+	typ      string
+	extern   bool
+	constant bool
 }
 
 // moduleGlobals lists the module's global variables by name.
@@ -467,10 +525,13 @@ func moduleGlobals(m *llvmir.Module) map[string]global {
 		}
 		name := strings.Trim(l[1:eq], `"`)
 		rest := strings.Fields(l[eq+3:])
-		g := global{diType: -1}
+		g := global{}
 		for k, w := range rest {
 			if w == "external" {
 				g.extern = true
+			}
+			if w == "constant" {
+				g.constant = true
 			}
 			if (w == "global" || w == "constant") && k+1 < len(rest) {
 				g.typ = rest[k+1]

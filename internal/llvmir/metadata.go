@@ -10,11 +10,13 @@ import (
 )
 
 // An MDNode is a specialised metadata node such as !DILocation(line: 3, ...), with its
-// top-level fields as raw text. Other nodes (tuples, strings) have Kind "".
+// top-level fields as raw text. Other nodes (tuples, strings) have Kind ""; a tuple
+// of references, !{!1, !2}, has them in Elems.
 type MDNode struct {
 	Distinct bool
 	Kind     string            // "DILocation", "DISubprogram", ...
 	Fields   map[string]string // raw field values: `5`, `!17`, `"t.c"`
+	Elems    []int             // the metadata numbers of a tuple's elements (other elements: -1)
 }
 
 // Int returns field k as an integer (0 if absent or not a number).
@@ -47,6 +49,16 @@ func parseMD(s string) *MDNode {
 	if strings.HasPrefix(s, "distinct ") {
 		n.Distinct = true
 		s = s[len("distinct "):]
+	}
+	if strings.HasPrefix(s, "!{") && strings.HasSuffix(s, "}") {
+		for _, e := range strings.FieldsFunc(s[2:len(s)-1], func(r rune) bool { return r == ',' }) {
+			r, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(e), "!"))
+			if err != nil || !strings.HasPrefix(strings.TrimSpace(e), "!") {
+				r = -1
+			}
+			n.Elems = append(n.Elems, r)
+		}
+		return n
 	}
 	if !strings.HasPrefix(s, "!DI") && !strings.HasPrefix(s, "!Gen") {
 		return n

@@ -278,6 +278,9 @@ type Error struct {
 	Line int    // 1-based line in the IR
 	Func string // the enclosing function, if any
 	Msg  string
+	// SrcLine and SrcCol are the source position of the IR line (its !dbg
+	// DILocation), when it has one; 0 otherwise.
+	SrcLine, SrcCol int
 }
 
 func (e *Error) Error() string {

@@ -110,6 +110,7 @@ func parse(file string, data []byte) (*Module, error) {
 			if err != nil {
 				if e, ok := err.(*Error); ok {
 					e.File = file
+					e.SrcLine, e.SrcCol = sourcePos(m.Lines, e.Line-1)
 				}
 				return nil, err
 			}
@@ -672,19 +673,36 @@ func splitParams(rest string) ([]Param, string) {
 		if p == "" || p == "..." {
 			continue
 		}
+		// Types such as "{ i32, i32 }", "[2 x i64]" or "[4 x i32]*" span several
+		// fields: the type ends after its closing bracket and any '*'.
+		typ := ""
+		if p[0] == '{' || p[0] == '[' || p[0] == '<' {
+			depth, k := 0, 0
+			for k = 0; k < len(p); k++ {
+				if c := p[k]; c == '{' || c == '[' || c == '<' {
+					depth++
+				} else if c == '}' || c == ']' || c == '>' {
+					depth--
+					if depth == 0 {
+						break
+					}
+				}
+			}
+			for k++; k < len(p) && p[k] == '*'; k++ {
+			}
+			typ, p = p[:min(k, len(p))], p[min(k, len(p)):]
+		}
 		fs := strings.Fields(p)
-		prm := Param{Type: fs[0]}
-		last := len(fs)
-		if strings.HasPrefix(fs[len(fs)-1], "%") {
+		if typ == "" {
+			typ, fs = fs[0], fs[1:]
+		}
+		prm := Param{Type: typ}
+		if len(fs) > 0 && strings.HasPrefix(fs[len(fs)-1], "%") {
 			prm.Name = fs[len(fs)-1]
-			last--
+			fs = fs[:len(fs)-1]
 		}
-		if last > 1 {
-			prm.Attrs = strings.Join(fs[1:last], " ")
-		}
-		// Types such as "{ i32, i32 }" or "[2 x i64]" span several fields.
-		if strings.HasPrefix(fs[0], "{") || strings.HasPrefix(fs[0], "[") || strings.HasPrefix(fs[0], "<") {
-			prm.Type = p
+		if len(fs) > 0 {
+			prm.Attrs = strings.Join(fs, " ")
 		}
 		ps = append(ps, prm)
 	}
@@ -692,4 +710,35 @@ func splitParams(rest string) ([]Param, string) {
 		return ps, ""
 	}
 	return ps, rest[end+1:]
+}
+
+var reLocLine = regexp.MustCompile(`^!(\d+) = !DILocation\(line: (\d+)(?:, column: (\d+))?`)
+
+// sourcePos returns the source line and column of IR line i from its !dbg
+// DILocation, looked up in the module's text (for errors, before the metadata is
+// read); 0, 0 when the line has none.
+func sourcePos(lines []string, i int) (line, col int) {
+	if i < 0 || i >= len(lines) {
+		return 0, 0
+	}
+	// An instruction may continue on the next lines (callbr's "to label ...", a
+	// switch's cases), which are indented deeper; its !dbg is on the last.
+	sm := reDbg.FindStringSubmatch(lines[i])
+	for k := i + 1; sm == nil && k < len(lines) && k <= i+64 && strings.HasPrefix(lines[k], "    "); k++ {
+		sm = reDbg.FindStringSubmatch(lines[k])
+	}
+	if sm == nil {
+		return 0, 0
+	}
+	prefix := "!" + sm[1] + " = !DILocation("
+	for k := len(lines) - 1; k >= 0; k-- {
+		if strings.HasPrefix(lines[k], prefix) {
+			if m := reLocLine.FindStringSubmatch(lines[k]); m != nil {
+				line, _ = strconv.Atoi(m[2])
+				col, _ = strconv.Atoi(m[3])
+				return line, col
+			}
+		}
+	}
+	return 0, 0
 }

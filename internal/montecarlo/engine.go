@@ -97,14 +97,20 @@ type Config struct {
 	// MaxTrials and the stopping rule apply to this shard alone; failures are
 	// reported with their trial numbers. Shards 0 or 1: every trial.
 	Shard, Shards uint64
+	// First offsets the trial numbers: the i-th trial is First + Shard + i·Shards.
+	// With Exhaust, the run does every one of its MaxTrials trials (the rule judges
+	// the blocks at the end but never stops the run early): a slice of trials run by
+	// a task of a cluster round (package cluster) is complete or useless.
+	First   uint64
+	Exhaust bool
 }
 
 // trialNumber maps the i-th trial of this run to its trial number.
 func (c *Config) trialNumber(i uint64) uint64 {
 	if c.Shards <= 1 {
-		return i
+		return c.First + i
 	}
-	return c.Shard + i*c.Shards
+	return c.First + c.Shard + i*c.Shards
 }
 
 // Progress is a snapshot for a progress line.
@@ -504,7 +510,7 @@ func (f *folder) check() {
 			}
 		}
 	}
-	if all {
+	if all && !f.c.Exhaust {
 		f.done = true
 	}
 }

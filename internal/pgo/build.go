@@ -40,7 +40,7 @@ func Build(ctx context.Context, tc *build.Toolchain, spec build.Spec, p *profile
 		}
 		m, err := tc.ReadIR(ll, spec.CFlags)
 		if err != nil {
-			return nil, err
+			return nil, build.IRError(src, err)
 		}
 		r, err := Annotate(m, p)
 		if err != nil {

@@ -5,6 +5,7 @@
 package predict
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/fragprof/fragprof/internal/jsonerr"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -828,10 +830,14 @@ func (m *Model) Write(w io.Writer) error {
 // Parse reads a model file; name is used in errors.
 func Parse(name string, r io.Reader) (*Model, error) {
 	var m Model
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: not a valid model file: %v", name, err)
+		return nil, fmt.Errorf("%s: not a valid model file ('fragprof model build' writes them): %v", name, jsonerr.Explain(data, err))
 	}
 	if err := m.compile(); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)

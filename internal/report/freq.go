@@ -248,7 +248,9 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 			state := d.State.String()
 			switch d.State {
 			case stats.Converged:
-				state += fmt.Sprintf(" @%d", r.Blocks[fi][b.ID].DecidedAt)
+				if at := r.Blocks[fi][b.ID].DecidedAt; at > 0 {
+					state += fmt.Sprintf(" @%d", at)
+				}
 			case stats.Unconverged:
 				if !math.IsNaN(d.Need) {
 					state += fmt.Sprintf(" (needs ~%.0f)", d.Need)

@@ -46,6 +46,11 @@ func WriteShow(w io.Writer, p *profile.Profile, opt ShowOptions) error {
 		title += ": "
 	}
 	fmt.Fprintf(tw, "%s%d run(s), %d functions, %d counters, %d block executions\n", title, p.Runs, len(p.Program.Funcs), p.Counters, total)
+	fmt.Fprintf(tw, "%s", p.Describe())
+	if p.Identity.BuildID != "" {
+		fmt.Fprintf(tw, ", build-id %s", p.Identity.BuildID)
+	}
+	fmt.Fprintln(tw)
 	idx := make([]int, len(p.Program.Funcs))
 	for i := range idx {
 		idx[i] = i

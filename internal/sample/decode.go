@@ -42,9 +42,18 @@ func decode(src []byte, addr uint64) (insn, bool) {
 	if vexEncoded(src) {
 		return insn{Insn: hotcfg.Insn{Addr: addr, Len: 1}, trap: true, unsure: true}, true
 	}
+	if len(src) >= 4 && src[0] == 0xf3 && src[1] == 0x0f && src[2] == 0x1e && (src[3] == 0xfa || src[3] == 0xfb) {
+		// endbr64/endbr32, which x86asm reads as a lone REP prefix of length 1.
+		return insn{Insn: hotcfg.Insn{Addr: addr, Len: 4}}, true
+	}
 	inst, err := x86asm.Decode(src, 64)
 	if err != nil || inst.Len == 0 {
 		return insn{}, false
+	}
+	if inst.Op == 0 {
+		// Prefixes x86asm could not attach to an opcode it knows: its length is
+		// not to be trusted; learned from a step, like VEX.
+		return insn{Insn: hotcfg.Insn{Addr: addr, Len: 1}, trap: true, unsure: true}, true
 	}
 	in := insn{Insn: hotcfg.Insn{Addr: addr, Len: uint8(inst.Len)}}
 	rel := func() (uint64, bool) {

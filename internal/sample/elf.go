@@ -4,22 +4,36 @@
 package sample
 
 import (
+	"bytes"
 	"debug/dwarf"
 	"debug/elf"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
+	"sync"
+
+	"github.com/go-delve/delve/pkg/dwarf/frame"
 
 	"github.com/fragprof/fragprof/hotcfg"
 )
 
 // An elfFile is one mapped file's symbols and line table.
 type elfFile struct {
-	f     *elf.File
-	progs []*elf.Prog
-	syms  []elf.Symbol // functions sorted by Value
-	lines []lineRow    // sorted by address
+	f       *elf.File
+	debug   *elf.File                     // the separate debug file, if found
+	fdes    frame.FrameDescriptionEntries // .eh_frame, parsed on first use (cfi)
+	cfiOnce sync.Once
+	progs   []*elf.Prog
+	syms    []elf.Symbol // functions sorted by Value
+	// sources are the files symbols and lines come from: the file, its debug file.
+	sources   []*elf.File
+	linesOnce sync.Once
+	lines     []lineRow // sorted by address; read on first use (lineTable)
 }
 
 type lineRow struct {
@@ -28,6 +42,15 @@ type lineRow struct {
 	line int
 }
 
+// DebugDirs are where separate debug files are looked for, as gdb and perf do:
+// DIR/.build-id/xx/yyyy.debug by build ID, and DIR/<the file's directory>/NAME by
+// .gnu_debuglink.
+var DebugDirs = []string{"/usr/lib/debug"}
+
+// openELF opens a mapped file with its symbols and line table: from the file itself,
+// from its separate debug file when there is one (stripped distribution binaries and
+// libraries with their -dbg/-dbgsym package installed), and from .dynsym, the
+// exported functions, when nothing else names them.
 func openELF(path string) (*elfFile, error) {
 	f, err := elf.Open(path)
 	if err != nil {
@@ -39,18 +62,128 @@ func openELF(path string) (*elfFile, error) {
 			e.progs = append(e.progs, p)
 		}
 	}
-	syms, _ := f.Symbols()
-	dyn, _ := f.DynamicSymbols()
-	for _, s := range append(syms, dyn...) {
-		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
-			e.syms = append(e.syms, s)
+	sources := []*elf.File{f}
+	if d := debugFile(f, path); d != nil {
+		sources = append(sources, d)
+		e.debug = d
+	}
+	seen := map[uint64]bool{}
+	add := func(syms []elf.Symbol) {
+		for _, s := range syms {
+			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 && !seen[s.Value] {
+				seen[s.Value] = true
+				e.syms = append(e.syms, s)
+			}
 		}
 	}
-	sort.Slice(e.syms, func(i, j int) bool { return e.syms[i].Value < e.syms[j].Value })
-	if d, err := f.DWARF(); err == nil {
-		e.lines = readLines(d)
+	for _, src := range sources {
+		syms, _ := src.Symbols()
+		add(syms)
 	}
+	dyn, _ := f.DynamicSymbols()
+	add(dyn)
+	sort.Slice(e.syms, func(i, j int) bool { return e.syms[i].Value < e.syms[j].Value })
+	e.sources = sources
 	return e, nil
+}
+
+// lineTable reads the line table on first use (from the debug file first): a
+// sampled run that is only unwound or decoded never needs it.
+func (e *elfFile) lineTable() []lineRow {
+	e.linesOnce.Do(func() {
+		for i := len(e.sources) - 1; i >= 0; i-- {
+			if d, err := e.sources[i].DWARF(); err == nil {
+				if e.lines = readLines(d); len(e.lines) > 0 {
+					break
+				}
+			}
+		}
+	})
+	return e.lines
+}
+
+// buildID returns the NT_GNU_BUILD_ID of f, hex-encoded, or "".
+func buildID(f *elf.File) string {
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOTE {
+			continue
+		}
+		b, err := s.Data()
+		if err != nil {
+			continue
+		}
+		for len(b) >= 12 {
+			nsz, dsz, typ := f.ByteOrder.Uint32(b), f.ByteOrder.Uint32(b[4:]), f.ByteOrder.Uint32(b[8:])
+			name := 12 + (int(nsz)+3)&^3
+			end := name + (int(dsz)+3)&^3
+			if end > len(b) || name > len(b) || 12+int(nsz) > len(b) {
+				break
+			}
+			if typ == 3 && nsz == 4 && string(b[12:15]) == "GNU" && int(dsz) <= end-name {
+				return hex.EncodeToString(b[name : name+int(dsz)])
+			}
+			b = b[end:]
+		}
+	}
+	return ""
+}
+
+// debugFile finds the separate debug file of f (opened from path): by build ID
+// under each of DebugDirs, then by the .gnu_debuglink name next to the file, in its
+// .debug directory and under DebugDirs, checking the link's CRC-32 (as gdb does).
+// A candidate whose build ID differs from f's is refused.
+func debugFile(f *elf.File, path string) *elf.File {
+	id := buildID(f)
+	try := func(p string, crc uint32, checkCRC bool) *elf.File {
+		if p == path {
+			return nil
+		}
+		if checkCRC {
+			b, err := os.ReadFile(p)
+			if err != nil || crc32.ChecksumIEEE(b) != crc {
+				return nil
+			}
+		}
+		d, err := elf.Open(p)
+		if err != nil {
+			return nil
+		}
+		if did := buildID(d); id != "" && did != "" && did != id {
+			d.Close()
+			return nil
+		}
+		return d
+	}
+	if len(id) > 2 {
+		for _, dir := range DebugDirs {
+			if d := try(filepath.Join(dir, ".build-id", id[:2], id[2:]+".debug"), 0, false); d != nil {
+				return d
+			}
+		}
+	}
+	if s := f.Section(".gnu_debuglink"); s != nil {
+		if b, err := s.Data(); err == nil {
+			if i := bytes.IndexByte(b, 0); i > 0 && len(b) >= 4 {
+				name := string(b[:i])
+				crc := f.ByteOrder.Uint32(b[len(b)-4:])
+				real, err := filepath.EvalSymlinks(path)
+				if err != nil {
+					real = path
+				}
+				dir := filepath.Dir(real)
+				cands := []string{filepath.Join(dir, name), filepath.Join(dir, ".debug", name)}
+				for _, d := range DebugDirs {
+					cands = append(cands, filepath.Join(d, dir, name))
+				}
+				for _, c := range cands {
+					if d := try(c, crc, true); d != nil {
+						return d
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func readLines(d *dwarf.Data) []lineRow {
@@ -113,11 +246,12 @@ func (e *elfFile) sym(va uint64) (elf.Symbol, bool) {
 }
 
 func (e *elfFile) line(va uint64) (string, int) {
-	i := sort.Search(len(e.lines), func(i int) bool { return e.lines[i].addr > va })
+	lines := e.lineTable()
+	i := sort.Search(len(lines), func(i int) bool { return lines[i].addr > va })
 	if i == 0 {
 		return "", 0
 	}
-	r := e.lines[i-1]
+	r := lines[i-1]
 	return r.file, r.line
 }
 
@@ -139,11 +273,35 @@ func (fs *Files) file(path string) *elfFile {
 	if e, ok := fs.files[path]; ok {
 		return e
 	}
+	e := sharedELF(path)
+	fs.files[path] = e
+	return e
+}
+
+// The ELF files opened so far, shared by every Files of this process (a sampled
+// --repeat run opens the same libraries each run), keyed by path, size,
+// modification time (a rebuilt file is read again) and DebugDirs.
+var (
+	elfMu    sync.Mutex
+	elfCache = map[string]*elfFile{}
+)
+
+func sharedELF(path string) *elfFile {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%q", path, st.Size(), st.ModTime().UnixNano(), DebugDirs)
+	elfMu.Lock()
+	defer elfMu.Unlock()
+	if e, ok := elfCache[key]; ok {
+		return e
+	}
 	e, err := openELF(path)
 	if err != nil {
 		e = nil
 	}
-	fs.files[path] = e
+	elfCache[key] = e
 	return e
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/fragprof/fragprof/hotcfg"
@@ -54,11 +55,20 @@ type Stats struct {
 	TickTime     time.Duration // wall time the tracer spent in ticks: the sampler's direct cost
 	Instructions uint64        // exact runs: instructions executed
 	Wall         time.Duration // wall time of the traced run
-	ExitCode     int           // the program's exit status (128+signal when killed)
-	Exited       bool          // the program ended (as opposed to detached)
-	Interrupted  bool          // stopped early by Ctrl-C or a bound; the tracee was detached
-	Maps         hotcfg.Maps   // executable mappings of the root process
-	Notes        []string      // forks, execs, signals worth reporting
+	// CPU is the user + system time of the run: the program's whole process tree
+	// (as wait4 reports it) plus, under ptrace, the tracer thread's own.
+	CPU time.Duration
+	// SelfCost is the sampler's own estimate of its cost: under ptrace the wall
+	// time of the ticks; in process the CPU time of the bursts.
+	SelfCost time.Duration
+	// Conflict is the signal (SIGPROF, SIGTRAP) the program took over, which
+	// stopped the in-process sampler; 0 when none.
+	Conflict    syscall.Signal
+	ExitCode    int         // the program's exit status (128+signal when killed)
+	Exited      bool        // the program ended (as opposed to detached)
+	Interrupted bool        // stopped early by Ctrl-C or a bound; the tracee was detached
+	Maps        hotcfg.Maps // executable mappings of the root process
+	Notes       []string    // forks, execs, signals worth reporting
 }
 
 // locked runs f on a new goroutine locked to its own OS thread, which exits with it
@@ -95,6 +105,7 @@ func newTracer(t Target, cancel *atomic.Bool) (*tracer, func()) {
 // begin starts or attaches to the target.
 func (tr *tracer) begin() error {
 	tr.start = time.Now()
+	tr.cpu0 = threadCPU()
 	if tr.t.PID != 0 {
 		return tr.attach()
 	}
@@ -104,6 +115,10 @@ func (tr *tracer) begin() error {
 // stats fills the common fields of s.
 func (tr *tracer) stats(s *Stats) {
 	s.Wall = time.Since(tr.start)
+	if v, ok := exitUsage.LoadAndDelete(tr.root); ok {
+		s.CPU = v.(time.Duration)
+	}
+	s.CPU += threadCPU() - tr.cpu0
 	s.ExitCode = tr.exitCode
 	s.Exited = tr.exited
 	s.Notes = tr.notes

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -77,6 +78,7 @@ type tracer struct {
 	cpu      int  // the CPU the tracer thread is bound to (-1: none)
 	pin      bool // bind tracer and tracee to one CPU for the whole run (exact mode) // the root process's latest executable mappings
 	start    time.Time
+	cpu0     time.Duration // the tracer thread's CPU time at the start
 }
 
 func (tr *tracer) notef(format string, args ...any) {
@@ -86,13 +88,28 @@ func (tr *tracer) notef(format string, args ...any) {
 // wait waits for a state change of pid (-1: any tracee).
 func wait(pid int, flags int) (int, unix.WaitStatus, error) {
 	var ws unix.WaitStatus
+	var ru unix.Rusage
 	for {
-		wpid, err := unix.Wait4(pid, &ws, flags|unix.WALL, nil)
+		wpid, err := unix.Wait4(pid, &ws, flags|unix.WALL, &ru)
 		if err == unix.EINTR {
 			continue
 		}
+		if wpid > 0 && (ws.Exited() || ws.Signaled()) {
+			exitUsage.Store(wpid, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
+		}
 		return wpid, ws, err
 	}
+}
+
+// exitUsage holds the CPU time (user + system, with its waited-for descendants) of
+// each reaped tracee, by pid, as wait4 reported it.
+var exitUsage sync.Map
+
+// threadCPU returns the calling thread's CPU time.
+func threadCPU() time.Duration {
+	var ru unix.Rusage
+	unix.Getrusage(unix.RUSAGE_THREAD, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ptraceRaw(req, pid int, addr, data uintptr) error {

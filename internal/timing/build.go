@@ -59,7 +59,7 @@ func buildUncounted(ctx context.Context, tc *build.Toolchain, stderr io.Writer, 
 		}
 		m, err := tc.ReadIR(ll, spec.CFlags)
 		if err != nil {
-			return err
+			return build.IRError(src, err)
 		}
 		u, err := instrument.Uncounted(m, src)
 		if err != nil {

@@ -13,6 +13,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/atomicfile"
+	"github.com/fragprof/fragprof/internal/jsonerr"
 	"io"
 	"math"
 	"os"
@@ -229,7 +231,7 @@ func Parse(name string, data []byte) (*Trace, error) {
 	dec := json.NewDecoder(bytes.NewReader(data[16 : 16+h]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&hdr); err != nil {
-		return nil, &Error{name, 16, fmt.Sprintf("header: %v", err)}
+		return nil, &Error{name, 16, fmt.Sprintf("header: %v", jsonerr.Explain(data[16:16+h], err))}
 	}
 	body, base := data[16+h:], 16+h
 	if v == 2 {
@@ -436,12 +438,10 @@ func WriteFile(path string, h Header, extra []byte) (int64, error) {
 	if err := Write(&b, h, extra); err != nil {
 		return 0, err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(path, b.Bytes()); err != nil {
 		return 0, err
 	}
-	return int64(b.Len()), os.Rename(tmp, path)
+	return int64(b.Len()), nil
 }
 
 // Write writes a trace file to w (version 2: the records deflate-compressed at

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fragprof/fragprof/internal/jsonerr"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/profile"
 )
@@ -29,7 +30,7 @@ func Decode(data []byte, src report.Sources) (*Page, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(data, &keys); err != nil {
 		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-			return nil, fmt.Errorf("reading JSON: %w", err)
+			return nil, fmt.Errorf("reading JSON: %w", jsonerr.Explain(data, err))
 		}
 		return nil, ErrFormat
 	}

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fragprof/fragprof/internal/jsonerr"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/profile"
 )
@@ -345,10 +346,11 @@ func hasCounts(fs []funcDoc) bool {
 func unmarshalOne(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
-		return err
+		return jsonerr.Explain(data, err)
 	}
 	if dec.More() {
-		return fmt.Errorf("unexpected data after the JSON object")
+		l, c := jsonerr.Position(data, dec.InputOffset())
+		return fmt.Errorf("line %d, column %d: unexpected data after the JSON object", l, c)
 	}
 	return nil
 }

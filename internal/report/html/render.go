@@ -35,6 +35,9 @@ type Options struct {
 	Dot string
 	// MaxPlots bounds the number of convergence plots; 0 means DefaultMaxPlots.
 	MaxPlots int
+	// Warn, when not nil, is told what the page could not do (no Graphviz), so that
+	// the command says it on stderr as well as on the page.
+	Warn func(msg string)
 }
 
 // DataID is the id of the <script type="application/json"> element that holds the
@@ -136,6 +139,9 @@ func Write(w io.Writer, p *Page, o Options) error {
 	if err != nil {
 		v.Notes = append(v.Notes, err.Error())
 		graphs = make([][]byte, len(p.Funcs))
+		if o.Warn != nil {
+			o.Warn(err.Error())
+		}
 	}
 	maxPlots := o.MaxPlots
 	if maxPlots <= 0 {

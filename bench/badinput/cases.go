@@ -1,0 +1,286 @@
+// This file holds the fixtures (programs and files) and the bad inputs tried on them.
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// programs are the C fixtures. Crashing ones call work() three times first, so that
+// the report of a crashed run must show work called 3 times: counts not lost.
+var programs = map[string]string{
+	"ok.c":     "int main(void) { return 0; }\n",
+	"hello.c":  "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n",
+	"syntax.c": "int main(void) { return x; }\n",
+	"nomain.c": "int f(int a) { return a + 1; }\n",
+	"empty.c":  "",
+	"missinc.c": "#include \"missing.h\"\nint main(void) { return 0; }\n",
+	"error.c":   "#error this file is not meant to be compiled\nint main(void) { return 0; }\n",
+	"readint.c": `#include <stdio.h>
+static int step(int i) { return i % 3 == 0; }
+int main(void) {
+  int n = 0, s = 0;
+  if (scanf("%d", &n) != 1) return 2;
+  for (int i = 0; i < n; i++) s += step(i);
+  printf("%d\n", s);
+  return 0;
+}
+`,
+	"nullstore.c": crashing(`int *p = 0; *p = s;`),
+	"oob.c":       crashing(`int a[4]; volatile long k = -(1L << 42) * (s + 1); a[k] = s; printf("%d\n", a[0]);`), /* 7·2^44 bytes below the stack: unmapped */
+	"abort.c":     crashing(`abort();`),
+	"assert.c":    crashing(`assert(s == 1000);`),
+	"stack.c": `#include <stdio.h>
+static int work(int i) { return i * 2; }
+static int down(int n) { volatile char buf[4096]; buf[0] = (char)n; return down(n + 1) + buf[0]; }
+int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += work(i); printf("%d\n", s); fflush(stdout); return down(s); }
+`,
+	"divzero.c": crashing(`volatile int z = 0; printf("%d\n", s / z);`),
+	"sigbus.c":  crashing(`raise(SIGBUS);`),
+	"sigterm.c": crashing(`raise(SIGTERM);`),
+	"exit3.c":   crashing(`exit(3);`),
+	"loop.c": `#include <stdio.h>
+static int work(int i) { return i * 2; }
+int main(void) { volatile int s = 0; for (int i = 0; i < 3; i++) s += work(i); printf("%d\n", s); fflush(stdout); for (;;) s++; }
+`,
+	"fork.c": `#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static int child_work(int x) { return x + 1; }
+static int parent_work(int x) { return x + 2; }
+int main(void) {
+  pid_t pid = fork();
+  if (pid == 0) { printf("%d\n", child_work(1)); return 0; }
+  int st;
+  waitpid(pid, &st, 0);
+  printf("%d\n", parent_work(1));
+  return 0;
+}
+`,
+	"exit1.c":    "#include <stdio.h>\nint main(void) { int n; if (scanf(\"%d\", &n) != 1) return 2; return 1; }\n",
+	"crashall.c": "#include <stdio.h>\nint main(void) { int n; if (scanf(\"%d\", &n) != 1) return 2; volatile int *p = 0; *p = n; return 0; }\n",
+	"hangall.c":  "#include <stdio.h>\nint main(void) { int n; if (scanf(\"%d\", &n) != 1) return 2; for (volatile int i = 0;; i++) ; }\n",
+	"silent.c":   "#include <stdio.h>\nint main(void) { char b[64]; while (fgets(b, sizeof b, stdin)) ; return 0; }\n",
+	"structfn.c": `struct pt { int x; double y; };
+int norm(struct pt p) { return p.x > 0 ? p.x : -p.x; }
+int main(void) { struct pt p = {1, 2}; return norm(p); }
+`,
+	"grid.c": `int grid[3][4];
+int sum(int rows) { int s = 0; for (int i = 0; i < rows; i++) for (int j = 0; j < 4; j++) s += grid[i][j]; return s; }
+int main(void) { return sum(3); }
+`,
+}
+
+// crashing returns a program that calls work() three times, prints, then does body.
+func crashing(body string) string {
+	return `#include <assert.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+static int work(int i) { return i * 2; }
+int main(void) {
+  int s = 0;
+  for (int i = 0; i < 3; i++) s += work(i);
+  printf("%d\n", s);
+  fflush(stdout);
+  ` + body + `
+  return 0;
+}
+`
+}
+
+// files are the other fixtures.
+var files = map[string]string{
+	"bad.toml":       "[inputs\nn = \"uniform_int(1, 9)\"\n",
+	"unknown.toml":   "stdin = \"{n}\\n\"\ncolour = 3\n[inputs]\nn = \"uniform_int(1, 9)\"\n",
+	"baddist.toml":   "stdin = \"{n}\\n\"\n[inputs]\nn = \"uniform_int(9, 1)\"\n",
+	"notjson.json":   "{\n  \"functions\": [1,\n}\n",
+	"notmodel.json":  "{\"nodes\": 3}\n",
+	"empty.txt":      "",
+	"text.txt":       "just some text\n",
+	"script.sh":      "#!/bin/sh\necho hi\n",
+	"truncated.json": `{"counters": 8, "runs": 1, "functions": [{"name": "main", "file": "a.c", "calls": 1, "blocks": [`,
+	"notbatches.txt": "fragprof-batches 7\nb 1 2\n",
+}
+
+// setUp writes the fixtures to work/fix and derives the profiles and binaries the
+// cases need with fragprof itself.
+func setUp(bin, work string) error {
+	fix := filepath.Join(work, "fix")
+	if err := os.MkdirAll(fix, 0o755); err != nil {
+		return err
+	}
+	for name, text := range programs {
+		if err := os.WriteFile(filepath.Join(fix, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(fix, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(filepath.Join(fix, "script.sh"), 0o755); err != nil {
+		return err
+	}
+	run := func(stdin string, args ...string) error {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = fix
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("fragprof %v: %v\n%s", args, err, out)
+		}
+		return nil
+	}
+	steps := []struct {
+		stdin string
+		args  []string
+	}{
+		{"5\n", []string{"count", "readint.c", "--profile", "a.fpp", "-o", "a.txt"}},
+		{"", []string{"count", "hello.c", "--profile", "b.fpp", "-o", "b.txt"}},
+		{"7\n", []string{"count", "readint.c", "--json", "-o", "counts.json"}},
+		{"", []string{"cc", "nullstore.c", "-o", "nullstore.bin"}},
+		{"", []string{"freq", "readint.c", "--input", "n = uniform_int(1, 9)", "--stdin", "{n}\\n", "--max-trials", "200", "--eps", "1", "--profile", "stats.fpp", "-o", "freq.txt"}},
+	}
+	for _, s := range steps {
+		if err := run(s.stdin, s.args...); err != nil {
+			return err
+		}
+	}
+	a, err := os.ReadFile(filepath.Join(fix, "a.fpp"))
+	if err != nil {
+		return err
+	}
+	flipped := append([]byte(nil), a...)
+	flipped[len(flipped)/2] ^= 0x40
+	for name, data := range map[string][]byte{"trunc.fpp": a[:len(a)/2], "flipped.fpp": flipped} {
+		if err := os.WriteFile(filepath.Join(fix, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return os.Symlink("/bin/true", filepath.Join(fix, "true.bin"))
+}
+
+// cases returns every bad input, by category.
+func cases() []*testCase {
+	c := func(cat, name string, want check, args ...string) *testCase {
+		return &testCase{cat: cat, name: name, args: args, want: want}
+	}
+	usage := check{exit: 2}
+	fail := check{exit: 1}
+	nonzero := check{exit: anyNonZero}
+	crash := func(sig int) check { return check{exit: 128 + sig, counts: []string{"work=3", "main=1"}} }
+	with := func(tc *testCase, stdin string, timeout time.Duration) *testCase {
+		tc.stdin, tc.timeout = stdin, timeout
+		return tc
+	}
+	freqBase := []string{"--stdin", "{n}\\n", "--max-trials", "300", "--eps", "1"}
+	freqWith := func(src string, extra ...string) []string {
+		return append(append([]string{"freq", src}, freqBase...), extra...)
+	}
+	return []*testCase{
+		// Files and flags.
+		c("files", "count: no such file", usage, "count", "nosuch.c"),
+		c("files", "count: a directory", usage, "count", "/tmp"),
+		c("files", "count: syntax error", fail, "count", "syntax.c"),
+		c("files", "count: an empty file (no main)", nonzero, "count", "empty.c"),
+		c("files", "count: no main", check{exit: anyNonZero, message: "no main"}, "count", "nomain.c"),
+		c("files", "cc: no main", nonzero, "cc", "nomain.c", "-o", "nomain.bin"),
+		c("files", "count: a missing header", check{exit: 1, message: "missinc.c"}, "count", "missinc.c"),
+		c("files", "count --binary: no such file", nonzero, "count", "--binary", "nosuch.bin"),
+		c("files", "count --binary: a text file", nonzero, "count", "--binary", "text.txt"),
+		c("files", "count --binary: not built by fragprof", nonzero, "count", "--binary", "true.bin"),
+		c("files", "count --binary: a script", nonzero, "count", "--binary", "script.sh"),
+		c("files", "count -o into a missing directory", check{exit: 1, message: "no/such/dir/x.txt"}, "count", "ok.c", "-o", "no/such/dir/x.txt"),
+		c("files", "count -o a directory", check{exit: 1, message: "is a directory"}, "count", "ok.c", "-o", "."),
+		c("files", "cfg: no C file", usage, "cfg"),
+		c("files", "cfg: #error", check{exit: 1, message: "error.c"}, "cfg", "error.c"),
+		c("flags", "count: unknown --format", usage, "count", "ok.c", "--format", "xml"),
+		c("flags", "count: --opt without a value", usage, "count", "ok.c", "--opt"),
+		c("flags", "count: unknown flag", usage, "count", "ok.c", "--colour"),
+		c("flags", "count: no arguments", usage, "count"),
+		c("flags", "count: --binary with C files", usage, "count", "--binary", "nullstore.bin", "ok.c"),
+		c("flags", "unknown command", usage, "cnt", "ok.c"),
+		c("flags", "model show: no file", usage, "model", "show"),
+		c("flags", "time: no --fragment", usage, "time", "ok.c"),
+		c("flags", "trace: no -o", usage, "trace", "ok.c"),
+		c("flags", "freq --eps abc", usage, freqWith("readint.c", "--input", "n = 3", "--eps", "abc")...),
+		c("flags", "freq --eps 0", usage, freqWith("readint.c", "--input", "n = 3", "--eps", "0")...),
+		c("flags", "freq --eps -1", usage, freqWith("readint.c", "--input", "n = 3", "--eps", "-1")...),
+		c("flags", "freq --eps NaN", usage, freqWith("readint.c", "--input", "n = 3", "--eps", "NaN")...),
+		c("flags", "freq --gamma 1.5", usage, freqWith("readint.c", "--input", "n = 3", "--gamma", "1.5")...),
+		c("flags", "freq --gamma 0", usage, freqWith("readint.c", "--input", "n = 3", "--gamma", "0")...),
+		c("flags", "freq --trial-timeout without unit", usage, freqWith("readint.c", "--input", "n = 3", "--trial-timeout", "5")...),
+		c("flags", "freq --max-trials -3", usage, freqWith("readint.c", "--input", "n = 3", "--max-trials", "-3")...),
+		c("flags", "merge --weights not numbers", usage, "merge", "a.fpp", "a.fpp", "--weights", "1,x", "-o", "m.fpp"),
+		c("flags", "merge --weights count", usage, "merge", "a.fpp", "a.fpp", "--weights", "1", "-o", "m.fpp"),
+		c("flags", "merge: no -o", usage, "merge", "a.fpp"),
+		c("flags", "export: no --format", usage, "export", "a.fpp"),
+		c("flags", "diff: one file", usage, "diff", "a.fpp"),
+		// Distributions and models.
+		c("inputs", "unclosed call", usage, freqWith("readint.c", "--input", "n = uniform_int(1")...),
+		c("inputs", "unknown distribution", usage, freqWith("readint.c", "--input", "n = foo(1)")...),
+		c("inputs", "empty bounds lo > hi", usage, freqWith("readint.c", "--input", "n = uniform_int(9, 1)")...),
+		c("inputs", "negative standard deviation", usage, freqWith("readint.c", "--input", "n = normal(0, -1)")...),
+		c("inputs", "negative array length", usage, freqWith("readint.c", "--input", "n = 3", "--input", "a = array(-3, 1)")...),
+		c("inputs", "choice of nothing", usage, freqWith("readint.c", "--input", "n = choice()")...),
+		c("inputs", "template names no input", usage, "freq", "readint.c", "--input", "n = 3", "--stdin", "{m}\\n", "--max-trials", "100"),
+		c("inputs", "input defined twice", usage, freqWith("readint.c", "--input", "n = 3", "--input", "n = 4")...),
+		c("inputs", "TOML syntax error", fail, "freq", "readint.c", "--inputs", "bad.toml"),
+		c("inputs", "TOML unknown key", fail, "freq", "readint.c", "--inputs", "unknown.toml"),
+		c("inputs", "TOML bad distribution", fail, "freq", "readint.c", "--inputs", "baddist.toml"),
+		c("inputs", "TOML file missing", nonzero, "freq", "readint.c", "--inputs", "nosuch.toml"),
+		c("inputs", "--func: no such function", nonzero, "freq", "readint.c", "--func", "nosuch", "--input", "i = 1"),
+		c("inputs", "--func: parameter without input", nonzero, "freq", "readint.c", "--func", "step"),
+		c("inputs", "--func: struct parameter", check{exit: anyNonZero, message: "struct pt"}, "freq", "structfn.c", "--func", "norm", "--input", "p = 1"),
+		c("inputs", "--func: 2-D global from a scalar", check{exit: anyNonZero, message: "int [3][4]"}, "freq", "grid.c", "--func", "sum", "--input", "rows = 3", "--input", "grid = 5"),
+		// Profiles and result files.
+		c("profiles", "show: a C file", fail, "show", "ok.c"),
+		c("profiles", "show: truncated profile", fail, "show", "trunc.fpp"),
+		c("profiles", "show: damaged profile", fail, "show", "flipped.fpp"),
+		c("profiles", "show: empty file", fail, "show", "empty.txt"),
+		c("profiles", "show: no such file", nonzero, "show", "nosuch.fpp"),
+		c("profiles", "merge: different programs", check{exit: 1, message: "different programs"}, "merge", "a.fpp", "b.fpp", "-o", "m.fpp"),
+		c("profiles", "diff: different programs", check{exit: 1, message: "different programs"}, "diff", "a.fpp", "b.fpp"),
+		c("profiles", "merge: a damaged input", fail, "merge", "a.fpp", "flipped.fpp", "-o", "m.fpp"),
+		c("profiles", "freq --from: a profile without statistics", fail, "freq", "--from", "a.fpp"),
+		c("profiles", "freq --from: not a profile", fail, "freq", "--from", "ok.c"),
+		c("profiles", "report: a C file", fail, "report", "ok.c", "-o", "r.html"),
+		c("profiles", "report: truncated JSON", check{exit: 1, message: "line 1"}, "report", "truncated.json", "-o", "r.html"),
+		c("profiles", "report: malformed JSON", check{exit: 1, message: "line 3"}, "report", "notjson.json", "-o", "r.html"),
+		c("profiles", "model show: not a model", check{exit: 1, message: "notmodel.json"}, "model", "show", "notmodel.json"),
+		c("profiles", "model show: a profile", fail, "model", "show", "a.fpp"),
+		c("profiles", "hotcfg: not a batches file", fail, "hotcfg", "notbatches.txt"),
+		c("profiles", "hotcfg: empty file", fail, "hotcfg", "empty.txt"),
+		// Programs that crash, hang, fork, exit non-zero or print nothing.
+		c("programs", "count: null store (-O2)", crash(11), "count", "nullstore.c", "--json", "-o", "out.json"),
+		c("programs", "count --binary: null store", crash(11), "count", "--binary", "nullstore.bin", "--json", "-o", "out.json"),
+		c("programs", "count: out-of-bounds write", crash(11), "count", "oob.c", "--json", "-o", "out.json"),
+		c("programs", "count: abort()", crash(6), "count", "abort.c", "--json", "-o", "out.json"),
+		c("programs", "count: failed assert", crash(6), "count", "assert.c", "--json", "-o", "out.json"),
+		c("programs", "count: stack overflow", check{exit: 139, counts: []string{"work=3", "main=1"}}, "count", "stack.c", "--json", "-o", "out.json"),
+		c("programs", "count: division by zero", crash(8), "count", "divzero.c", "--json", "-o", "out.json"),
+		c("programs", "count: raise(SIGBUS)", crash(7), "count", "sigbus.c", "--json", "-o", "out.json"),
+		c("programs", "count: uncaught SIGTERM", crash(15), "count", "sigterm.c", "--json", "-o", "out.json"),
+		c("programs", "count: exit(3) after work", check{exit: 3, counts: []string{"work=3", "main=1"}}, "count", "exit3.c", "--json", "-o", "out.json"),
+		with(c("programs", "count --timeout: a loop that never ends", check{exit: anyNonZero, counts: []string{"work=3", "main=1"}}, "count", "loop.c", "--timeout", "2s", "--json", "-o", "out.json"), "", 90*time.Second),
+		c("programs", "count: fork (both processes counted)", check{exit: 0, counts: []string{"child_work=1", "parent_work=1", "main=1"}}, "count", "fork.c", "--json", "-o", "out.json"),
+		c("programs", "count: prints nothing", check{exit: 0, counts: []string{"main=1"}}, "count", "silent.c", "--json", "-o", "out.json"),
+		with(c("programs", "count --json: report on stdout", check{exit: 0, stdout: `"functions"`}, "count", "readint.c", "--json"), "4\n", 0),
+		c("programs", "count: reads stdin, gets none", check{exit: 2}, "count", "readint.c", "-o", "out.txt"),
+		with(c("programs", "freq: every trial exits 1", check{exit: 0, message: "status 1"}, freqWith("exit1.c", "--input", "n = uniform_int(1, 9)")...), "", 120*time.Second),
+		with(c("programs", "freq --fail-nonzero: every trial left out", nonzero, freqWith("exit1.c", "--input", "n = uniform_int(1, 9)", "--fail-nonzero")...), "", 120*time.Second),
+		with(c("programs", "freq: every trial crashes", nonzero, freqWith("crashall.c", "--input", "n = uniform_int(1, 9)")...), "", 120*time.Second),
+		with(c("programs", "freq: every trial hangs", nonzero, freqWith("hangall.c", "--input", "n = uniform_int(1, 9)", "--trial-timeout", "1s")...), "", 150*time.Second),
+		with(c("programs", "time: a program that crashes", nonzero, "time", "nullstore.c", "--fragment", "func:work", "--reps", "5"), "", 120*time.Second),
+		// What must succeed.
+		c("good", "cc --help", check{exit: 0, stdout: "FRAGPROF_COUNTERS"}, "cc", "--help"),
+		c("good", "--version", check{exit: 0, stdout: "clang"}, "--version"),
+	}
+}

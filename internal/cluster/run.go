@@ -1,0 +1,558 @@
+// This file is the coordinator: rounds planned, submitted, watched, repaired,
+// merged and judged, with the journal written at every step.
+
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fragprof/fragprof/internal/montecarlo"
+	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/profile"
+)
+
+// ErrDetached is returned when the coordinator was interrupted: the run's tasks go
+// on in the batch system, and Resume continues the run.
+var ErrDetached = errors.New("the coordinator was interrupted; the tasks submitted go on running")
+
+// A Coordinator drives one run.
+type Coordinator struct {
+	Dir    string
+	J      *Journal
+	Engine Engine
+	Judge  Judge
+	// Log receives one line per event (submissions, failures, rounds judged).
+	Log io.Writer
+	// Look is the shortest time between looks for the tasks' records (0: 100 ms)
+	// and Ask between questions to the batch system about tasks without one (0:
+	// 1 s): a round that has run for t is looked at every t/100 (at most every
+	// 10 s) and asked about every t/20 (at most every minute), so that watching a
+	// long round costs the file system and the scheduler little and delays the round
+	// by about 1 %. Grace is how long a task that ended without a record may take
+	// for its record to appear on a shared file system (0: 2 s); it is only an
+	// economy: the attempt resubmitted runs the same trials, and only the attempt
+	// accepted is merged.
+	Look, Ask, Grace time.Duration
+
+	unlock io.Closer
+	// The running total of the shares of round foldRound folded so far (fold).
+	acc       *profile.Profile
+	pending   []*profile.Profile
+	folded    map[int]bool
+	foldRound int
+}
+
+// Outcome is the result of a finished run: the estimates judged on every trial, and
+// the merged profile of every trial.
+type Outcome struct {
+	Result  *montecarlo.Result
+	Profile *profile.Profile
+}
+
+// Create makes the run directory dir (which must not hold a journal), copies the
+// executables into it and writes the journal of a new run. fragprof and binary are
+// the executables the tasks run; spec.TaskArgs must already name files inside dir
+// where they name files (the input model: see InputsFile).
+func Create(dir, fragprof, binary string, spec Spec) (*Journal, error) {
+	if _, err := os.Stat(journalPath(dir)); err == nil {
+		return nil, fmt.Errorf("%s already holds a run: continue it with 'fragprof freq --resume %s', or choose another --workdir", dir, dir)
+	}
+	if spec.Tasks < 1 {
+		return nil, fmt.Errorf("a run needs at least one task per round")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := copyExecutable(fragprof, filepath.Join(dir, "bin", "fragprof")); err != nil {
+		return nil, fmt.Errorf("copying fragprof into the run directory: %v", err)
+	}
+	if err := copyExecutable(binary, filepath.Join(dir, "bin", "prog")); err != nil {
+		return nil, fmt.Errorf("copying the program into the run directory: %v", err)
+	}
+	spec.Attempts = max(spec.Attempts, 1)
+	j := &Journal{Version: journalVersion, Started: time.Now().UTC(), Spec: spec,
+		Name: "fragprof-" + strconv.FormatInt(time.Now().UnixNano()%(1<<40), 36)}
+	return j, j.save(dir)
+}
+
+// InputsFile is where Create's caller puts a copy of the input model file.
+func InputsFile(dir string) string { return filepath.Join(dir, "inputs.toml") }
+
+// Judge applies the stopping rule to every block of a merged profile, on all its
+// trials (montecarlo.FromProfile with the run's rule), and says how many trials the
+// rule needs at least before it can decide a varying block (the first round's size).
+type Judge struct {
+	Profile   func(*profile.Profile) (*montecarlo.Result, error)
+	MinTrials uint64
+}
+
+// Open takes the run in dir for this process (Create first for a new run); judge
+// is the rule of the journal's Spec (Rule, Thresholds).
+func Open(dir string, eng Engine, judge Judge, log io.Writer) (*Coordinator, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	j, err := ReadJournal(abs)
+	if err != nil {
+		return nil, err
+	}
+	if eng.Name() != j.Spec.Engine {
+		return nil, fmt.Errorf("%s is a run of engine %s, not %s", dir, j.Spec.Engine, eng.Name())
+	}
+	l, err := lock(abs)
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	// A task that used up its attempts stopped the last coordinator; this one,
+	// started after the cause was fixed, grants it as many again.
+	if n := len(j.Rounds); n > 0 {
+		for _, t := range j.Rounds[n-1].Tasks {
+			if !t.Accepted && t.Seq < 0 && t.Attempts >= max(t.Allowed, j.Spec.Attempts) {
+				t.Allowed = t.Attempts + j.Spec.Attempts
+			}
+		}
+	}
+	return &Coordinator{Dir: abs, J: j, Engine: eng, Judge: judge, Log: log, unlock: l}, nil
+}
+
+// Retune changes the settings of the run (the Slurm options, the attempts per task)
+// for the rounds and submissions to come, and saves them.
+func (c *Coordinator) Retune(f func(*Spec)) error {
+	f(&c.J.Spec)
+	return c.J.save(c.Dir)
+}
+
+// Close releases the run.
+func (c *Coordinator) Close() error { return c.unlock.Close() }
+
+func (c *Coordinator) logf(format string, a ...any) {
+	fmt.Fprintf(c.Log, "fragprof freq: "+format+"\n", a...)
+}
+
+// Run drives the run to its end: until the rule decides every block or the trial
+// budget is spent. Interrupted through ctx, it returns ErrDetached and leaves the
+// journal and the submitted tasks for Resume.
+func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
+	look, ask, grace := c.Look, c.Ask, c.Grace
+	if look == 0 {
+		look = 100 * time.Millisecond
+	}
+	if ask == 0 {
+		ask = time.Second
+	}
+	if grace == 0 {
+		grace = 2 * time.Second
+	}
+	j := c.J
+	var asked time.Time
+	for {
+		if ctx.Err() != nil {
+			return nil, ErrDetached
+		}
+		n := len(j.Rounds)
+		if n > 0 && !j.Rounds[n-1].Merged {
+			age := time.Duration(0)
+			if js := j.Rounds[n-1].Jobs; len(js) > 0 {
+				age = time.Since(js[0].At)
+			}
+			askNow := time.Since(asked) >= min(max(ask, age/20), time.Minute)
+			if askNow {
+				asked = time.Now()
+			}
+			done, err := c.advance(ctx, n-1, grace, askNow)
+			if err != nil {
+				return nil, err
+			}
+			if !done {
+				select {
+				case <-ctx.Done():
+				case <-time.After(min(max(look, age/100), 10*time.Second)):
+				}
+			}
+			continue
+		}
+		// Every round is merged: judge, then finish or plan the next round.
+		var merged *profile.Profile
+		var res *montecarlo.Result
+		var trials uint64
+		if n > 0 {
+			var err error
+			if merged, err = profile.ParseFile(mergedFile(c.Dir, n-1)); err != nil {
+				return nil, err
+			}
+			if res, err = c.Judge.Profile(merged); err != nil {
+				return nil, fmt.Errorf("%s: %v", mergedFile(c.Dir, n-1), err)
+			}
+			trials = j.Rounds[n-1].To
+		}
+		budget := j.Spec.MaxTrials
+		switch {
+		case res != nil && res.Converged:
+			j.Stopped = "every block decided"
+		case trials >= budget:
+			j.Stopped = fmt.Sprintf("trial budget (%d) spent", budget)
+		}
+		if j.Stopped != "" {
+			if err := j.save(c.Dir); err != nil {
+				return nil, err
+			}
+			return c.finish(merged, res)
+		}
+		size := nextRound(trials, need(res), j.Spec.Tasks, c.Judge.MinTrials, budget)
+		r := &Round{From: trials, To: trials + size}
+		for range j.Spec.Tasks {
+			r.Tasks = append(r.Tasks, &Task{Seq: -1})
+		}
+		if err := os.MkdirAll(roundDir(c.Dir, n), 0o755); err != nil {
+			return nil, err
+		}
+		j.Rounds = append(j.Rounds, r)
+		if err := j.save(c.Dir); err != nil {
+			return nil, err
+		}
+		if res != nil {
+			c.logf("round %d done %.1fs after its submission: %d trials so far, %s; next %d trials",
+				n, time.Since(j.Rounds[n-1].Jobs[0].At).Seconds(), trials, decidedLine(res), size)
+		}
+	}
+}
+
+// need is the largest projected sample size of the blocks still open (0 with none,
+// +Inf when unknown).
+func need(res *montecarlo.Result) float64 {
+	if res == nil {
+		return 0
+	}
+	m := 0.0
+	for fi := range res.Blocks {
+		for _, be := range res.Blocks[fi] {
+			if be.Decision.State == stats.Unconverged {
+				nd := be.Decision.Need
+				if math.IsNaN(nd) {
+					nd = math.Inf(1)
+				}
+				m = max(m, nd)
+			}
+		}
+	}
+	return m
+}
+
+// nextRound sizes the round after trials trials, of which the open blocks need
+// about need in all: the first round runs the fewest trials at which the rule can
+// decide a varying block (Rule.MinTrials); later ones 10 % more than the
+// projection asks, at least a tenth of the trials so far (projections from few
+// trials are low as often as high, and each round costs a submission), at least
+// one trial per task, and never past the budget.
+func nextRound(trials uint64, need float64, tasks int, minTrials, budget uint64) uint64 {
+	var n uint64
+	if trials == 0 {
+		n = minTrials
+	} else {
+		want := math.Ceil(need * 1.1)
+		if want > float64(budget) || math.IsInf(want, 0) {
+			want = float64(budget)
+		}
+		if w := uint64(want); w > trials {
+			n = w - trials
+		}
+		n = max(n, trials/10)
+	}
+	n = max(n, uint64(tasks))
+	return min(n, budget-trials)
+}
+
+// advance looks at round r once: accepts the tasks whose records are in, submits
+// the round the first time, and merges it when every task is in. With ask, it also
+// asks the batch system which tasks still run, and resubmits those that ended
+// without a record. It reports whether the round is merged.
+func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, ask bool) (bool, error) {
+	j := c.J
+	round := j.Rounds[r]
+	var ids []string
+	for _, s := range round.Jobs {
+		ids = append(ids, s.ID)
+	}
+	var active map[TaskRef]string
+	if len(ids) > 0 && ask {
+		var err error
+		if active, err = c.Engine.Active(ctx, j.Name, ids); err != nil {
+			if ctx.Err() != nil {
+				return false, nil
+			}
+			c.logf("asking the batch system: %v (will ask again)", err)
+			return false, nil
+		}
+	}
+	var again []int
+	changed := false
+	for i, t := range round.Tasks {
+		if t.Accepted {
+			continue
+		}
+		if t.Seq < 0 {
+			again = append(again, i)
+			continue
+		}
+		id := round.Jobs[t.Seq].ID
+		rec, p, err := c.share(r, i, t.Seq)
+		if err == nil && rec != nil {
+			if err := c.fold(r, i, p); err != nil {
+				return false, err
+			}
+			t.Accepted, changed = true, true
+			continue
+		}
+		if _, running := active[TaskRef{id, i}]; running || (!ask && err == nil) {
+			continue
+		}
+		why := ""
+		if err != nil {
+			why = err.Error()
+		} else {
+			// Ended without a record: wait a little for a shared file system to show it.
+			if t.endedAt.IsZero() {
+				t.endedAt = time.Now()
+			}
+			if time.Since(t.endedAt) < grace {
+				continue
+			}
+			why = "ended without a record"
+			if st := c.Engine.Ended(ctx, id, i); st != "" {
+				why += " (" + st + ")"
+			}
+		}
+		why = fmt.Sprintf("attempt %d (job %s_%d): %s; its output is %s", t.Attempts, id, i, why, taskFile(c.Dir, r, i, t.Seq, "log"))
+		t.Errors = append(t.Errors, why)
+		changed = true
+		c.logf("round %d, task %d: %s", r+1, i, why)
+		if t.Attempts >= max(t.Allowed, j.Spec.Attempts) {
+			t.Seq = -1 // a resumed run submits it again
+			if err := j.save(c.Dir); err != nil {
+				return false, err
+			}
+			return false, fmt.Errorf("round %d, task %d (trials %d, %d, ... of %d:%d) failed %d times, the limit (--max-attempts); the last: %s",
+				r+1, i, round.From+uint64(i), round.From+uint64(i+len(round.Tasks)), round.From, round.To, t.Attempts, why)
+		}
+		t.endedAt = time.Time{}
+		again = append(again, i)
+	}
+	if len(again) > 0 {
+		if err := c.submit(ctx, r, again); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	if changed {
+		if err := j.save(c.Dir); err != nil {
+			return false, err
+		}
+	}
+	for _, t := range round.Tasks {
+		if !t.Accepted {
+			return false, nil
+		}
+	}
+	if err := c.merge(r); err != nil {
+		return false, err
+	}
+	round.Merged = true
+	return true, j.save(c.Dir)
+}
+
+// share reads task i's record and profile of submission seq in round r.
+func (c *Coordinator) share(r, i, seq int) (*Record, *profile.Profile, error) {
+	round := c.J.Rounds[r]
+	return readShare(taskFile(c.Dir, r, i, seq, "json"), taskFile(c.Dir, r, i, seq, "fpp"),
+		round.From, round.To, uint64(i), uint64(len(round.Tasks)))
+}
+
+// submit writes the script of a new submission of round r and submits tasks.
+func (c *Coordinator) submit(ctx context.Context, r int, tasks []int) error {
+	j := c.J
+	round := j.Rounds[r]
+	seq := len(round.Jobs)
+	script := filepath.Join(roundDir(c.Dir, r), fmt.Sprintf("job.s%d.sh", seq))
+	k := len(round.Tasks)
+	base := filepath.Join(roundDir(c.Dir, r), "t${FRAGPROF_TASK}.s"+strconv.Itoa(seq))
+	args := []string{filepath.Join(c.Dir, "bin", "fragprof"), "freq", "--binary", filepath.Join(c.Dir, "bin", "prog")}
+	args = append(args, j.Spec.TaskArgs...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "#!/bin/sh\n# fragprof freq: round %d (trials %d:%d), submission %d, by the coordinator of %s\n",
+		r+1, round.From, round.To, seq, c.Dir)
+	b.WriteString(": \"${FRAGPROF_TASK:=${SLURM_ARRAY_TASK_ID:?no task number}}\"\n")
+	b.WriteString("exec")
+	for _, a := range args {
+		b.WriteString(" " + shellQuote(a))
+	}
+	fmt.Fprintf(&b, " --shard \"${FRAGPROF_TASK}/%d\" --trial-range %d:%d --profile \"%s.fpp\" --task-record \"%s.json\"\n",
+		k, round.From, round.To, base, base)
+	if err := os.WriteFile(script, []byte(b.String()), 0o755); err != nil {
+		return err
+	}
+	job := Job{Name: j.Name, Script: script, Tasks: tasks, CPUs: j.Spec.CPUs,
+		Log: filepath.Join(roundDir(c.Dir, r), "t{task}.s"+strconv.Itoa(seq)+".log")}
+	id, err := c.Engine.Submit(ctx, job)
+	if err != nil {
+		return err
+	}
+	round.Jobs = append(round.Jobs, &Submission{Seq: seq, ID: id, Tasks: tasks, At: time.Now().UTC()})
+	for _, i := range tasks {
+		round.Tasks[i].Seq = seq
+		round.Tasks[i].Attempts++
+	}
+	c.logf("round %d: trials %d:%d, tasks %s submitted as job %s", r+1, round.From, round.To, taskList(tasks), id)
+	return nil
+}
+
+// fold adds task i's profile p to the running total of round r's shares as soon as
+// the task is accepted, so that each profile is read once and the merging overlaps
+// the round's last tasks. Profiles wait in groups of mergeGroup, merged at once
+// (checking the functions of the total once per group rather than once per
+// profile), which also bounds the profiles held in memory. The total lives in
+// memory only; a coordinator that resumes folds again the shares accepted before
+// it (merge).
+func (c *Coordinator) fold(r, i int, p *profile.Profile) error {
+	if c.folded == nil || c.foldRound != r {
+		c.acc, c.pending, c.folded, c.foldRound = nil, nil, map[int]bool{}, r
+	}
+	if c.folded[i] {
+		return nil
+	}
+	c.folded[i] = true
+	if p == nil { // every trial of the share failed
+		return nil
+	}
+	p.Counters = c.J.Spec.Counters
+	c.pending = append(c.pending, p)
+	if len(c.pending) < mergeGroup {
+		return nil
+	}
+	return c.flush(r)
+}
+
+// mergeGroup is how many profiles fold gathers before merging them into the total.
+const mergeGroup = 64
+
+// flush merges the profiles waiting into the total of round r.
+func (c *Coordinator) flush(r int) error {
+	group := c.pending
+	if c.acc != nil {
+		group = append([]*profile.Profile{c.acc}, group...)
+	}
+	c.pending = nil
+	switch len(group) {
+	case 0:
+		return nil
+	case 1:
+		c.acc = group[0]
+		return nil
+	}
+	m, err := profile.Merge(group)
+	if err != nil {
+		return fmt.Errorf("merging round %d: %v", r+1, err)
+	}
+	c.acc = m
+	return nil
+}
+
+// merge writes rNNN/merged.fpp: the previous round's merged profile and every
+// accepted share of round r, merged exactly (the result does not depend on the
+// order or grouping, profile.MergeDists).
+func (c *Coordinator) merge(r int) error {
+	round := c.J.Rounds[r]
+	for i, t := range round.Tasks {
+		if c.foldRound == r && c.folded[i] {
+			continue
+		}
+		_, p, err := c.share(r, i, t.Seq)
+		if err != nil {
+			return err
+		}
+		if err := c.fold(r, i, p); err != nil {
+			return err
+		}
+	}
+	if err := c.flush(r); err != nil {
+		return err
+	}
+	total := c.acc
+	if total == nil {
+		return fmt.Errorf("round %d: no trial of any task produced counts", r+1)
+	}
+	if r > 0 {
+		prev, err := profile.ParseFile(mergedFile(c.Dir, r-1))
+		if err != nil {
+			return err
+		}
+		if total, err = profile.Merge([]*profile.Profile{prev, total}); err != nil {
+			return fmt.Errorf("merging round %d: %v", r+1, err)
+		}
+	}
+	c.acc, c.pending, c.folded = nil, nil, nil
+	return total.WriteFile(mergedFile(c.Dir, r))
+}
+
+// finish assembles the outcome: the judged estimates with the failures of every
+// accepted task, sorted by trial.
+func (c *Coordinator) finish(merged *profile.Profile, res *montecarlo.Result) (*Outcome, error) {
+	j := c.J
+	if res == nil {
+		return nil, fmt.Errorf("the run has no trials (--max-trials 0?)")
+	}
+	for r, round := range j.Rounds {
+		for i, t := range round.Tasks {
+			rec, err := readRecord(taskFile(c.Dir, r, i, t.Seq, "json"))
+			if err != nil {
+				return nil, err
+			}
+			if rec == nil {
+				return nil, fmt.Errorf("round %d, task %d: the record of the accepted attempt is gone", r+1, i)
+			}
+			for _, f := range rec.Failures {
+				res.Failures = append(res.Failures, montecarlo.Failure{Trial: f.Trial, Reason: f.Reason, Exit: f.Exit})
+			}
+		}
+	}
+	slices.SortFunc(res.Failures, func(a, b montecarlo.Failure) int { return cmp.Compare(a.Trial, b.Trial) })
+	res.Elapsed = time.Since(j.Started)
+	res.Stopped = fmt.Sprintf("%s after %d rounds of %d %s tasks (%d trials; judged on the merged profile: the trial at which each block converged and the convergence series are not kept)",
+		j.Stopped, len(j.Rounds), j.Spec.Tasks, j.Spec.Engine, j.Rounds[len(j.Rounds)-1].To)
+	return &Outcome{Result: res, Profile: merged}, nil
+}
+
+func decidedLine(res *montecarlo.Result) string {
+	decided, all := 0, 0
+	for fi := range res.Blocks {
+		for _, be := range res.Blocks[fi] {
+			all++
+			if be.Decision.State != stats.Unconverged {
+				decided++
+			}
+		}
+	}
+	return fmt.Sprintf("%d/%d blocks decided", decided, all)
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,474 @@
+// This file implements the in-process sampler: the preloaded library
+// (preload/fragprof_sample.c), its compilation, a run under it and the reading of
+// the bursts it leaves.
+
+package sample
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"debug/elf"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fragprof/fragprof/hotcfg"
+)
+
+//go:embed preload/fragprof_sample.c
+var preloadSource []byte
+
+// The layout of the sampler's file (see the C source's struct header, chunk, rec, burst).
+const (
+	fpsMagic  = 0x31534d53504650
+	fpsHeader = 4096
+	fpsChunk  = 64 * 1024
+	// fpsSize is the file's size: sparse, so only what is written takes room. At
+	// 25 PCs and 4 KiB of stack a burst takes 4.3 KiB: 240,000 bursts.
+	fpsSize = 1 << 30
+
+	recBurst, recMaps, recNote, recMem = 1, 2, 3, 4
+)
+
+var preloadMu sync.Mutex
+
+// PreloadLib returns the path of the in-process sampler library, compiling it with
+// the system's C compiler (cc, gcc or clang) on first use and caching it by the hash
+// of its source in fragprof's cache directory ($FRAGPROF_CACHE, or the user's cache
+// directory).
+func PreloadLib() (string, error) {
+	preloadMu.Lock()
+	defer preloadMu.Unlock()
+	dir := os.Getenv("FRAGPROF_CACHE")
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "fragprof")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(preloadSource)
+	lib := filepath.Join(dir, "fragprof_sample-"+hex.EncodeToString(sum[:])[:16]+".so")
+	if _, err := os.Stat(lib); err == nil {
+		return lib, nil
+	}
+	var cc string
+	for _, c := range []string{"cc", "gcc", "clang"} {
+		if p, err := exec.LookPath(c); err == nil {
+			cc = p
+			break
+		}
+	}
+	if cc == "" {
+		return "", errors.New("sample: no C compiler (cc, gcc or clang) to build the in-process sampler")
+	}
+	tmp, err := os.MkdirTemp(dir, "sample-src")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "fragprof_sample.c")
+	if err := os.WriteFile(src, preloadSource, 0o644); err != nil {
+		return "", err
+	}
+	out := filepath.Join(tmp, "fragprof_sample.so")
+	msg, err := exec.Command(cc, "-O2", "-fPIC", "-shared", "-fno-stack-protector", "-o", out, src, "-ldl", "-lrt", "-pthread").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("sample: compiling the in-process sampler: %v\n%s", err, msg)
+	}
+	return lib, os.Rename(out, lib) // atomic: concurrent builders each rename their own
+}
+
+// Preloadable reports whether the program at path can take the in-process sampler:
+// an x86-64 ELF executable with a dynamic loader (PT_INTERP). Statically linked
+// programs cannot (LD_PRELOAD needs the loader); the reason is returned.
+func Preloadable(path string) (bool, string) {
+	if !strings.Contains(path, "/") {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return false, err.Error()
+		}
+		path = p
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return false, fmt.Sprintf("%s is not an ELF executable (%v)", path, err)
+	}
+	defer f.Close()
+	if f.Machine != elf.EM_X86_64 {
+		return false, fmt.Sprintf("%s is not an x86-64 program", path)
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("%s is statically linked (LD_PRELOAD needs the dynamic loader)", path)
+}
+
+// A Stack is the raw material of a call stack, taken at a burst's start: the
+// registers and a copy of the stack from rsp up. Unwind turns it into return
+// addresses.
+type Stack struct {
+	PC, SP, BP uint64
+	Mem        []byte // the stack from SP
+}
+
+// A Burst is a batch with the stack taken at its start (nil when none was taken).
+type Burst struct {
+	hotcfg.Batch
+	Stack *Stack
+	Cost  time.Duration // the thread's CPU time from the burst's start to its end
+}
+
+// Preload runs the target with the in-process sampler preloaded and returns its
+// bursts in time order, through sink, once the program has ended. o.Overhead makes
+// each thread's interval adaptive (its mean is the larger of o.Interval and the
+// thread's mean burst cost / o.Overhead); stackBytes is how much stack each burst
+// copies (0: none). Ctrl-C reaches the program (it is in the same process group);
+// Preload waits for it to end and keeps what it recorded.
+func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code)) (*Stats, error) {
+	if o.Burst <= 0 || o.Burst > 1024 {
+		return nil, fmt.Errorf("sample: burst must be in 1..1024 with the in-process sampler")
+	}
+	if o.Interval <= 0 {
+		return nil, fmt.Errorf("sample: interval must be positive")
+	}
+	lib, err := PreloadLib()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "fragprof-sample-*.bin")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	var h [56]byte
+	binary.LittleEndian.PutUint64(h[0:], fpsMagic)
+	binary.LittleEndian.PutUint64(h[8:], fpsSize)
+	binary.LittleEndian.PutUint64(h[16:], fpsHeader)
+	binary.LittleEndian.PutUint64(h[24:], fpsChunk)
+	_, err = f.Write(h[:])
+	if err == nil {
+		err = f.Truncate(fpsSize)
+	}
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	env := t.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env, userPreload := withoutVar(env, "LD_PRELOAD")
+	posixTimer := 1
+	if o.TaskClock {
+		posixTimer = 0
+	}
+	trapFlag := 0 // --stepping singlestep: the trap flag; otherwise breakpoints
+	if o.Stepping == SingleStep {
+		trapFlag = 1
+	}
+	preload := lib
+	if userPreload != "" {
+		preload = lib + ":" + userPreload
+	}
+	env = append(env,
+		"LD_PRELOAD="+preload,
+		"FRAGPROF_SAMPLE_LD_PRELOAD="+userPreload,
+		"FRAGPROF_SAMPLE_FILE="+f.Name(),
+		fmt.Sprintf("FRAGPROF_SAMPLE=%d %d %d %d %d %d %d", o.Interval.Nanoseconds(), o.Burst, o.Seed,
+			int64(o.Overhead*1e6), stackBytes, trapFlag, posixTimer))
+	t.Env = env
+	// Ctrl-C goes to the whole foreground process group: the program decides what
+	// to do with it; we wait for it and keep what it recorded.
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	defer signal.Stop(ch)
+	run, err := runPlain(t)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stats{Wall: run.Wall, CPU: run.CPU, ExitCode: run.ExitCode, Exited: true}
+	select {
+	case <-ch:
+		s.Interrupted = true
+		s.Notes = append(s.Notes, "interrupted: the program ended on Ctrl-C; the bursts it recorded are kept")
+	default:
+	}
+	if run.Signal != 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("program killed by %v", run.Signal))
+	}
+	data, err := readUsed(f.Name())
+	if err != nil {
+		return nil, err
+	}
+	r, err := readSamples(data)
+	if err != nil {
+		return nil, err
+	}
+	if !r.started {
+		return nil, fmt.Errorf("sample: the in-process sampler did not start in %s (was LD_PRELOAD honoured? a set-user-ID program ignores it)", t.Path)
+	}
+	s.Maps = r.maps
+	code := &burstCode{files: NewFiles(r.maps), mem: r.mem, learned: map[uint64]hotcfg.Insn{}}
+	for _, b := range r.bursts {
+		code.learn(b.PCs)
+	}
+	for _, b := range r.bursts {
+		b.Batch.Stack = code.files.Unwind(b.Stack, 64)
+		s.Batches++
+		s.Sampled += uint64(len(b.PCs))
+		s.SelfCost += b.Cost
+		sink(b, code)
+	}
+	s.Skipped = int(r.skipped)
+	if r.lost > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d bursts lost: the sample file (%d MiB) was full", r.lost, fpsSize>>20))
+	}
+	if r.conflict != 0 {
+		s.Conflict = syscall.Signal(r.conflict)
+		s.Notes = append(s.Notes, fmt.Sprintf("the program installed its own %s handler: in-process sampling stopped there (%d bursts kept) and handed %s to the program's handler; sample it with --sampler ptrace",
+			unix.SignalName(s.Conflict), s.Batches, unix.SignalName(s.Conflict)))
+	}
+	return s, nil
+}
+
+// readUsed reads the part of the sampler's (sparse) file that holds chunks.
+func readUsed(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := make([]byte, fpsHeader)
+	if _, err := io.ReadFull(f, h); err != nil {
+		return nil, fmt.Errorf("sample: the sampler's file: %v", err)
+	}
+	next := min(binary.LittleEndian.Uint64(h[16:]), fpsSize)
+	data := make([]byte, max(next, fpsHeader))
+	copy(data, h)
+	if next > fpsHeader {
+		if _, err := f.ReadAt(data[fpsHeader:], fpsHeader); err != nil {
+			return nil, fmt.Errorf("sample: the sampler's file: %v", err)
+		}
+	}
+	return data, nil
+}
+
+// withoutVar returns env without the variable name, and its value.
+func withoutVar(env []string, name string) ([]string, string) {
+	out := make([]string, 0, len(env)+4)
+	val := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			val = v
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out, val
+}
+
+// samples is what a sampler file holds.
+type samples struct {
+	started       bool // the library mapped the file and wrote its mappings
+	bursts        []Burst
+	maps          hotcfg.Maps
+	mem           map[uint64][]byte // memory images (the vDSO) by start address
+	lost, skipped uint64
+	conflict      int
+	notes         []string
+}
+
+// readSamples parses a sampler file. A malformed chunk is an error naming its offset.
+func readSamples(data []byte) (*samples, error) {
+	le := binary.LittleEndian
+	if len(data) < fpsHeader || le.Uint64(data) != fpsMagic {
+		return nil, errors.New("sample: the sampler's file has no valid header")
+	}
+	next := min(le.Uint64(data[16:]), uint64(len(data)))
+	r := &samples{mem: map[uint64][]byte{}, lost: le.Uint64(data[32:]), conflict: int(le.Uint64(data[40:])), skipped: le.Uint64(data[48:])}
+	for off := uint64(fpsHeader); off+fpsChunk <= next; off += fpsChunk {
+		c := data[off : off+fpsChunk]
+		pid, tid, used := int(le.Uint32(c)), int(le.Uint32(c[4:])), int(le.Uint32(c[8:]))
+		recs := c[16:]
+		if used > len(recs) {
+			return nil, fmt.Errorf("sample: sampler file: chunk at %#x claims %d bytes", off, used)
+		}
+		for p := 0; p < used; {
+			if p+8 > used {
+				return nil, fmt.Errorf("sample: sampler file: truncated record at %#x", off+16+uint64(p))
+			}
+			typ, n := le.Uint32(recs[p:]), int(le.Uint32(recs[p+4:]))
+			if n < 8 || p+n > used {
+				return nil, fmt.Errorf("sample: sampler file: record of %d bytes at %#x", n, off+16+uint64(p))
+			}
+			body := recs[p+8 : p+n]
+			switch typ {
+			case recBurst:
+				if len(body) < 40 {
+					return nil, fmt.Errorf("sample: sampler file: short burst at %#x", off+16+uint64(p))
+				}
+				np, ns := int(le.Uint32(body[16:])), int(le.Uint32(body[20:]))
+				if 40+8*np+ns > len(body) {
+					return nil, fmt.Errorf("sample: sampler file: burst of %d PCs overruns its record at %#x", np, off+16+uint64(p))
+				}
+				b := Burst{Batch: hotcfg.Batch{Time: time.Duration(le.Uint64(body)), PID: pid, TID: tid, PCs: make([]uint64, np)},
+					Cost: time.Duration(le.Uint64(body[8:]))}
+				for i := range b.PCs {
+					b.PCs[i] = le.Uint64(body[40+8*i:])
+				}
+				if ns > 0 {
+					b.Stack = &Stack{PC: b.PCs[0], SP: le.Uint64(body[24:]), BP: le.Uint64(body[32:]),
+						Mem: bytes.Clone(body[40+8*np : 40+8*np+ns])}
+				}
+				r.bursts = append(r.bursts, b)
+			case recMaps:
+				r.started = true
+				for _, m := range parseMaps(string(bytes.TrimRight(body, "\x00"))) {
+					r.maps.Add(m)
+				}
+			case recMem:
+				if len(body) > 8 {
+					r.mem[le.Uint64(body)] = bytes.Clone(body[8:])
+				}
+			case recNote:
+				r.notes = append(r.notes, string(bytes.TrimRight(body, "\x00")))
+			}
+			p += n
+		}
+	}
+	sort.SliceStable(r.bursts, func(i, j int) bool { return r.bursts[i].Time < r.bursts[j].Time })
+	return r, nil
+}
+
+// burstCode decodes the PCs of a sampled run offline: from the mapped files, from
+// the memory images the library saved (the vDSO), and with the lengths of VEX
+// instructions (which x86asm does not decode) learned from consecutive PCs.
+type burstCode struct {
+	files   *Files
+	mem     map[uint64][]byte
+	learned map[uint64]hotcfg.Insn
+}
+
+func (c *burstCode) raw(addr uint64) (insn, bool) {
+	for start, b := range c.mem {
+		if addr >= start && addr < start+uint64(len(b)) {
+			return decode(b[addr-start:], addr)
+		}
+	}
+	if m, ok := c.files.Maps.Find(addr); ok {
+		if f, err := openReaderAt(m.Path); err == nil {
+			var buf [16]byte
+			n, _ := f.ReadAt(buf[:], int64(addr-m.Start+m.Offset))
+			return decode(buf[:n], addr)
+		}
+	}
+	return insn{}, false
+}
+
+// learn records the length of each unsure instruction followed by another in pcs.
+func (c *burstCode) learn(pcs []uint64) {
+	for i := 0; i+1 < len(pcs); i++ {
+		if _, ok := c.learned[pcs[i]]; ok {
+			continue
+		}
+		in, ok := c.raw(pcs[i])
+		if !ok {
+			continue
+		}
+		if in.unsure {
+			if d := pcs[i+1] - pcs[i]; pcs[i+1] > pcs[i] && d <= 15 {
+				c.learned[pcs[i]] = hotcfg.Insn{Addr: pcs[i], Len: uint8(d), Kind: hotcfg.Other}
+			}
+			continue
+		}
+		c.learned[pcs[i]] = in.Insn
+	}
+}
+
+// Insn implements hotcfg.Code.
+func (c *burstCode) Insn(addr uint64) (hotcfg.Insn, bool) {
+	if in, ok := c.learned[addr]; ok {
+		return in, true
+	}
+	in, ok := c.raw(addr)
+	if !ok || in.unsure {
+		return hotcfg.Insn{}, false
+	}
+	c.learned[addr] = in.Insn
+	return in.Insn, true
+}
+
+// A PlainRun is the cost and outcome of one run of a program.
+type PlainRun struct {
+	Wall     time.Duration
+	CPU      time.Duration // user + system time of the program and its waited-for descendants
+	ExitCode int           // 128+signal when killed
+	Signal   syscall.Signal
+}
+
+// runPlain runs the target (with the same address-space layout as a traced run).
+func runPlain(t Target) (PlainRun, error) {
+	var r PlainRun
+	err := locked(func() error {
+		path := t.Path
+		if !strings.Contains(path, "/") {
+			p, err := exec.LookPath(path)
+			if err != nil {
+				return err
+			}
+			path = p
+		}
+		cmd := exec.Command(path, t.Args...)
+		cmd.Args[0] = t.Path
+		cmd.Env = t.Env
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = t.Stdin, t.Stdout, t.Stderr
+		if !t.ASLR {
+			old := personality(0xffffffff)
+			personality(old | addrNoRandomize)
+			defer personality(old)
+		}
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		err := cmd.Wait()
+		r.Wall = time.Since(start)
+		if cmd.ProcessState != nil {
+			r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+				if ws.Signaled() {
+					r.Signal = ws.Signal()
+					r.ExitCode = 128 + int(ws.Signal())
+				} else {
+					r.ExitCode = ws.ExitStatus()
+				}
+			}
+		}
+		if _, ok := err.(*exec.ExitError); ok {
+			return nil
+		}
+		return err
+	})
+	return r, err
+}

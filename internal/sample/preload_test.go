@@ -1,0 +1,89 @@
+package sample
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fragprof/fragprof/hotcfg"
+)
+
+// TestPreloadUndisturbed runs testdata/busy.c (threads running the same code, fork,
+// a handler on an alternate stack, masked signals; with "prof" and "trap" its own
+// SIGPROF or SIGTRAP handler) plainly and under the in-process sampler, stepping
+// with breakpoints and with the trap flag: the outputs must be identical,
+// the bursts must come from the threads and the forked child, their consecutive PCs
+// must agree with the decoded instructions, and a program's own SIGPROF or SIGTRAP
+// handler must be reported and still run.
+func TestPreloadUndisturbed(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "busy")
+	if b, err := exec.Command("gcc", "-O2", "-g", "-pthread", "-o", prog, "testdata/busy.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	for _, c := range []struct {
+		mode      string
+		st        Stepping
+		taskClock bool
+	}{{"", Breakpoints, false}, {"", SingleStep, true}, {"single", Breakpoints, false}, {"single", Breakpoints, true},
+		{"prof", Breakpoints, false}, {"trap", Breakpoints, false}} {
+		mode := c.mode
+		args := []string{"4000000"}
+		if mode == "single" {
+			args[0] = "20000000" // about 100 ms: 20 ticks of 4 ms
+		}
+		if mode != "" {
+			args = append(args, mode)
+		}
+		var plain, sampled bytes.Buffer
+		if _, err := Plain(Target{Path: prog, Args: args, Stdout: &plain}); err != nil {
+			t.Fatal(err)
+		}
+		pids, tids := map[int]bool{}, map[int]bool{}
+		checked := 0
+		s, err := Preload(Target{Path: prog, Args: args, Stdout: &sampled},
+			Options{Interval: time.Millisecond, Burst: 25, Seed: 1, Stepping: c.st, TaskClock: c.taskClock}, 4096,
+			func(b Burst, code hotcfg.Code) {
+				pids[b.PID], tids[b.TID] = true, true
+				if b.Stack == nil || b.Stack.SP == 0 {
+					t.Errorf("burst at %v: no stack", b.Time)
+				}
+				for i := 0; i+1 < len(b.PCs); i++ {
+					in, ok := code.Insn(b.PCs[i])
+					if ok && in.Kind == hotcfg.Other && b.PCs[i+1] != in.Next() {
+						t.Errorf("burst at %v: %#x (len %d) followed by %#x", b.Time, b.PCs[i], in.Len, b.PCs[i+1])
+					}
+					checked++
+				}
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.String() != sampled.String() || plain.Len() == 0 {
+			t.Errorf("mode %q, %v, task clock %v: output changed under the sampler (exit %d, notes %q):\nplain:\n%s\nsampled:\n%s", mode, c.st, c.taskClock, s.ExitCode, s.Notes, plain.String(), sampled.String())
+		}
+		switch mode {
+		case "":
+			if s.Batches < 10 || len(pids) < 2 || len(tids) < 3 || checked < 100 {
+				t.Errorf("%v: %d batches from %d processes and %d threads (%d steps checked): want bursts from the threads and the forked child",
+					c.st, s.Batches, len(pids), len(tids), checked)
+			}
+			if s.Conflict != 0 || s.CPU <= 0 || s.SelfCost <= 0 || s.SelfCost > s.CPU {
+				t.Errorf("conflict %v, CPU %v, self cost %v", s.Conflict, s.CPU, s.SelfCost)
+			}
+		case "single":
+			if s.Batches < 10 || s.Conflict != 0 {
+				t.Errorf("single: %d batches, conflict %v", s.Batches, s.Conflict)
+			}
+		case "prof", "trap":
+			want := map[string]unix.Signal{"prof": unix.SIGPROF, "trap": unix.SIGTRAP}[mode]
+			if s.Conflict != want || !strings.Contains(strings.Join(s.Notes, "\n"), "--sampler ptrace") {
+				t.Errorf("mode %q: conflict %v, notes %q", mode, s.Conflict, s.Notes)
+			}
+		}
+	}
+}
