@@ -10,6 +10,7 @@ import (
 )
 
 var (
+	reDbg      = regexp.MustCompile(`!dbg !(\d+)`) // for error positions only; the reader uses lastDbg
 	reMetaDef  = regexp.MustCompile(`^!(\d+) = `)
 	reNumbered = regexp.MustCompile(`%(\d+)\b`)
 )
