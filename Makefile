@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := fragprof
 DEMO    := demo-out
 
-.PHONY: all build deps test test-short test-slurm fuzz badinput demo bench clean
+.PHONY: all build deps test test-large test-short test-slurm fuzz badinput demo bench clean
 
 all: build
 
@@ -42,6 +42,11 @@ fuzz:
 # brings it up, installing Slurm when missing); `make test` runs these too.
 test-slurm: build
 	$(GO) test -count=1 -run TestFreqSlurm ./cmd/fragprof
+
+# The large tests: sqlite3.c (the SQLite amalgamation, fetched by scripts/sqlite.sh)
+# with a SQL workload, counted by fragprof with clang 14 against gcov.
+test-large: deps build
+	FRAGPROF_SQLITE=$$(scripts/sqlite.sh) $(GO) test -tags large -run TestSQLiteGcov -timeout 60m -v ./internal/oracle
 
 # The quick suite for the edit-compile-test loop: the large corpora are left out.
 test-short: build

@@ -1,57 +1,89 @@
 #!/usr/bin/env bash
-# overhead.sh: the run-time cost of fragprof's block counters, against its peers
-# measured in the same run on the same programs.
+# overhead.sh: the run-time cost of fragprof's counters, against its peers measured
+# in the same run on the same programs, at -O2 and at -O0.
 #
-# For every program it builds, at -O2:
-#   clang         plain clang (Debian's default, clang 14)
-#   fragprof      fragprof cc (the same clang, instrumented; counts dumped at exit)
-#   gcc           plain gcc
-#   gcc-cov       gcc --coverage (arc counters; .gcda merged at exit)
-#   clang-pgo     clang -fprofile-instr-generate (LLVM's counters; .profraw at exit)
-#   fragprof-vol  FRAGPROF_VOLATILE=1 fragprof cc (volatile increments: every count in
-#                 memory at every moment, what count --timeout and --continuous build)
-#   fragprof-cont the fragprof-vol build run in continuous mode (FRAGPROF_CONTINUOUS=1:
-#                 the counters in the mapped dump file)
-# and times them with hyperfine. It prints one markdown table: the median wall time
-# of one run of each build, and the ratios fragprof/clang, gcc-cov/gcc,
-# clang-pgo/clang, fragprof-vol/fragprof and fragprof-cont/fragprof of the wall time
-# and of the CPU time (user + system).
+# Every program is built five ways at each optimisation level:
+#   clang      plain clang (FRAGPROF_CLANG or Debian's default clang, 14)
+#   fragprof   fragprof cc with the same clang (chord counters, promoted out of loops
+#              above -O0; counts written at exit to $FRAGPROF_OUT)
+#   gcc        plain gcc
+#   gcov       gcc --coverage (arc counters; .gcda merged at exit)
+#   irpgo      clang -fprofile-generate (LLVM's IR PGO counters, which LLVM promotes
+#              out of loops; .profraw at exit)
+# and the five are run in turn, RUNS rounds (interleaved, so that a change of load
+# hits all of them alike). Each cell is the median over the rounds of the CPU time
+# (user + system) of one run; ratios are each instrumented build's CPU time over its
+# own compiler's plain build: fragprof/clang, gcov/gcc, irpgo/clang. Geometric-mean
+# rows close each group. Every build must print what the plain clang build prints; a
+# program whose builds disagree (undefined behaviour in a csmith program) is skipped
+# and named.
 #
-# C++ programs (examples/*.cpp and bench/cxx_work.cpp, CPU-bound: virtual calls,
-# templates, STL containers, an exception per 64 rounds) are built the same way with
-# clang++, fragprof c++, g++ and g++ --coverage.
+# Programs:
+#   csmith    csmith programs (csmith's default limits) wrapped by bench/csmith_loop.c,
+#             which calls func_1 ROUNDS times; seeds are taken in order from 1, keeping
+#             the first NSEEDS whose plain clang build runs 0.2 s to 5 s after ROUNDS
+#             is scaled from a calibration run of 10^5 rounds at that level (most
+#             csmith programs' func_1 soon does next to nothing — below 10 ms for
+#             10^5 rounds they are left out — and some never end)
+#   kernels   bench/kernels/*.c: sorts, matrix products, a bytecode interpreter,
+#             hashing (each sized to run a fraction of a second); bench/cxx_work.cpp
+#             (C++: virtual calls, templates, STL containers, exceptions), built with
+#             clang++, fragprof c++, g++ and g++ --coverage
+#   examples  examples/*.c and *.cpp with the stdin and args of their header comments; they run
+#             in about a millisecond, so each timing runs one EXAMPLE_REPS times and
+#             their ratios show the fixed cost of a run (start-up, writing counts)
+# With -v, two more builds of every program: fragprof-vol (FRAGPROF_VOLATILE=1:
+# volatile increments, every count in memory at every moment, what count --timeout
+# and --continuous build) and the same run in continuous mode (FRAGPROF_CONTINUOUS=1,
+# the counters in the mapped dump file), in a table of their ratios to fragprof.
+# And bench/kernels/threads.c, two threads, counted with fragprof's atomic counters
+# (FRAGPROF_ATOMIC=1) and without: the row gives both ratios and atomic/non-atomic.
 #
-# Programs: every examples/*.c (with the stdin and args their header comments name;
-# they run in about a millisecond, so their ratios show the cost of process
-# start-up and of writing the counts at exit, not of counting),
-# and the CPU-bound csmith programs listed in CSMITH below, each wrapped by
-# bench/csmith_loop.c so that its func_1 runs ROUNDS times (a csmith program alone
-# ends within milliseconds or never). Every build must print what clang's prints.
-#
-# Usage: bench/overhead.sh [-r RUNS] [-c] [-p PROGRAM.c|PROGRAM.cpp ...]
-#   -r RUNS   hyperfine's --runs for each build (default 15)
-#   -c        the csmith programs only
-#   -p        these programs only (no csmith)
-#   FRAGPROF_BENCH_KEEP=1 keeps the work directory.
+# Usage: bench/overhead.sh [-q] [-v] [-n NSEEDS] [-r RUNS] [-O "LEVELS"]
+#   -q        quick mode: 5 csmith seeds, 3 rounds, -O2 only (about a tenth of the time)
+#   -v        also the volatile build and continuous mode
+#   -n        csmith seeds to keep (default 20)
+#   -r        rounds (default 5)
+#   -O        optimisation levels (default "-O2 -O0")
+#   -g GROUPS the groups to run (default "examples kernels csmith threads")
+#   -t FILE   only print the tables of the results file of a kept run
+#             (FRAGPROF_BENCH_KEEP=1 keeps $work/results.txt)
+# Work files go to a fresh directory under $TMPDIR (default /tmp), removed at the end
+# unless FRAGPROF_BENCH_KEEP=1. The load average is printed before and after: the
+# machine may be shared, and only ratios measured side by side mean anything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 
-runs=15
-only=()
-csmith_only=
+nseeds=20
+runs=5
+levels="-O2 -O0"
+extra=()
+groups="examples kernels csmith threads"
+table=
 while [ $# -gt 0 ]; do
 	case "$1" in
+	-q) nseeds=5; runs=3; levels="-O2"; shift ;;
+	-v) extra=(vol cont); shift ;;
+	-g) groups=$2; shift 2 ;;
+	-t) table=$2; shift 2 ;;
+	-n) nseeds=$2; shift 2 ;;
 	-r) runs=$2; shift 2 ;;
-	-c) csmith_only=1; shift ;;
-	-p) shift; while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do only+=("$1"); shift; done ;;
-	*) echo "usage: bench/overhead.sh [-r RUNS] [-c] [-p PROGRAM.c ...]" >&2; exit 2 ;;
+	-O) levels=$2; shift 2 ;;
+	*) echo "usage: bench/overhead.sh [-q] [-v] [-n NSEEDS] [-r RUNS] [-O \"LEVELS\"]" >&2; exit 2 ;;
 	esac
 done
 
-scripts/deps.sh
-command -v hyperfine >/dev/null 2>&1 || scripts/deps.sh hyperfine
+# want GROUP: is GROUP among those to run?
+want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
 
-work=$(mktemp -d /tmp/fragprof-overhead.XXXXXX)
+if [ -z "$table" ]; then
+scripts/deps.sh >/dev/null
+CLANG=${FRAGPROF_CLANG:-clang}
+export FRAGPROF_CLANG=$CLANG
+EXAMPLE_REPS=${FRAGPROF_BENCH_EXAMPLE_REPS:-100}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fragprof-overhead.XXXXXX")
 if [ -z "${FRAGPROF_BENCH_KEEP:-}" ]; then
 	trap 'rm -rf "$work"' EXIT
 else
@@ -59,109 +91,207 @@ else
 fi
 go build -o "$work/fragprof" ./cmd/fragprof
 
-# CSMITH are csmith programs (csmith 2.3.0 with its default size limits, 45 to 130
-# KB of C) as SEED:ROUNDS: bench/csmith_loop.c calls the program's func_1 ROUNDS
-# times, which takes 0.2 s to 0.5 s at clang -O2 on a 2-core AMD EPYC, nearly all
-# of it in the generated code (perf: func_1 and its callees 89-99%). Chosen by
-# scanning seeds 1-110 with 10^6 rounds: most programs' func_1 soon does next to
-# nothing, some never end; these five do steady work, and their repeated calls
-# stay free of undefined behaviour (clang -fsanitize=address,undefined at these
-# rounds; seeds 2 and 56 were dropped for a null and a misaligned load).
-read -r -a CSMITH <<< "${FRAGPROF_BENCH_CSMITH:-9:400000 40:500000 92:2000000 97:3000000 15:3000000}"
-# EXAMPLE_REPS: the examples run in about a millisecond, below what hyperfine can
-# time through a shell, so each timing runs one EXAMPLE_REPS times in a row.
-EXAMPLE_REPS=${FRAGPROF_BENCH_EXAMPLE_REPS:-100}
-
 # header KEY FILE: the value of a "// KEY: value" header comment.
 header() { sed -n "s|^// $1: *||p" "$2" | head -1; }
 
-# build NAME SRC... : builds the five variants of one program into $work/NAME.*
+# build NAME LEVEL SRC... : the five builds of one program, $work/NAME.VARIANT
 build() {
-	local name=$1; shift
-	local cflags=(-w -I/usr/include/csmith -I runtime/c)
-	local clang=clang fp=cc gcc=gcc
-	case "$1" in *.cpp) clang=clang++ fp=c++ gcc=g++ ;; esac
-	$clang -O2 "${cflags[@]}" "$@" -o "$work/$name.clang" -lm
-	"$work/fragprof" $fp -O2 "${cflags[@]}" "$@" -o "$work/$name.fragprof" -lm
-	$gcc -O2 "${cflags[@]}" "$@" -o "$work/$name.gcc" -lm
-	$gcc --coverage -O2 "${cflags[@]}" "$@" -o "$work/$name.gcc-cov" -lm
-	$clang -fprofile-instr-generate -O2 "${cflags[@]}" "$@" -o "$work/$name.clang-pgo" -lm
-	FRAGPROF_VOLATILE=1 "$work/fragprof" $fp -O2 "${cflags[@]}" "$@" -o "$work/$name.fragprof-vol" -lm
-	cp "$work/$name.fragprof-vol" "$work/$name.fragprof-cont"
-}
-
-# run V: how the loop runs build V (fragprof-cont in continuous mode).
-run() {
-	if [ "$1" = fragprof-cont ]; then echo "FRAGPROF_CONTINUOUS=1 "; fi
-}
-
-# measure NAME STDIN ARGS REPS: checks that the five builds print the same, times
-# REPS runs in a row of each and prints a table row with the time of one run.
-measure() {
-	local name=$1 stdin=$2 args=$3 reps=$4
-	local csv="$work/$name.csv"
-	printf '%s' "$stdin" > "$work/$name.stdin"
-	local want got
-	# shellcheck disable=SC2086 # ARGS are split at spaces, as the header says
-	want=$("$work/$name.clang" $args < "$work/$name.stdin" 2>&1 | cksum) || true
-	for v in fragprof gcc gcc-cov clang-pgo fragprof-vol fragprof-cont; do
-		# shellcheck disable=SC2086
-		got=$(FRAGPROF_OUT="$work/$name.fpd" LLVM_PROFILE_FILE="$work/$name.profraw" \
-			FRAGPROF_CONTINUOUS=$([ $v = fragprof-cont ] && echo 1) \
-			"$work/$name.$v" $args < "$work/$name.stdin" 2>&1 | cksum) || true
-		if [ "$got" != "$want" ]; then
-			echo "overhead.sh: $name: the $v build prints other output than clang's" >&2
-			exit 1
+	local name=$1 level=$2; shift 2
+	local cflags=(-w -I/usr/include/csmith -I "$root/runtime/c")
+	# C++ (a .cpp first): clang++, fragprof c++, g++.
+	local clang=$CLANG fp=cc gcc=gcc
+	case "$1" in *.cpp) clang=${CLANG/clang/clang++} fp=c++ gcc=g++ ;; esac
+	(
+		cd "$work"
+		"$clang" "$level" "${cflags[@]}" "$@" -o "$name.clang" -lm -lpthread
+		"$work/fragprof" $fp "$level" "${cflags[@]}" "$@" -o "$name.fragprof" -lm -lpthread
+		$gcc "$level" "${cflags[@]}" "$@" -o "$name.gcc" -lm -lpthread
+		mkdir -p "$name.gcovdir"
+		(cd "$name.gcovdir" && $gcc --coverage "$level" "${cflags[@]}" "$@" -o "../$name.gcov" -lm -lpthread)
+		"$clang" -fprofile-generate "$level" "${cflags[@]}" "$@" -o "$name.irpgo" -lm -lpthread
+		if [ ${#extra[@]} -gt 0 ]; then
+			FRAGPROF_VOLATILE=1 "$work/fragprof" $fp "$level" "${cflags[@]}" "$@" -o "$name.vol" -lm -lpthread
+			cp "$name.vol" "$name.cont"
 		fi
-	done
-	local cmds=()
-	for v in clang fragprof gcc gcc-cov clang-pgo fragprof-vol fragprof-cont; do
-		cmds+=("-n" "$v" "for i in \$(seq $reps); do $(run $v)$work/$name.$v $args < $work/$name.stdin > /dev/null 2>&1; done")
-	done
-	FRAGPROF_OUT="$work/$name.fpd" LLVM_PROFILE_FILE="$work/$name.profraw" \
-		hyperfine -i --style basic --warmup 2 --runs "$runs" --export-csv "$csv" "${cmds[@]}" > /dev/null
-	# Columns: command,mean,stddev,median,user,system,min,max (seconds). The wall
-	# time is the median; the CPU time (user + system, the shell loop included) is
-	# the mean, and grows less than the wall time when other processes load the
-	# machine.
-	awk -F, -v name="$name" -v reps="$reps" '
-		NR > 1 { wall[$1] = $4 / reps; cpu[$1] = ($5 + $6) / reps }
-		function r(a, b) { return b > 0 ? sprintf("%.2f / %.2f", wall[a] / wall[b], cpu[a] / cpu[b]) : "-" }
-		END {
-			printf "| %s | %.2f | %.2f | **%s** | %.2f | %.2f | **%s** | %.2f | **%s** | %.2f | **%s** | %.2f | **%s** |\n", name,
-				1000*wall["clang"], 1000*wall["fragprof"], r("fragprof", "clang"),
-				1000*wall["gcc"], 1000*wall["gcc-cov"], r("gcc-cov", "gcc"),
-				1000*wall["clang-pgo"], r("clang-pgo", "clang"),
-				1000*wall["fragprof-vol"], r("fragprof-vol", "fragprof"),
-				1000*wall["fragprof-cont"], r("fragprof-cont", "fragprof")
-		}' "$csv"
+	) 2> "$work/$name.build.log"
 }
 
-echo "| program | clang -O2 (ms) | fragprof (ms) | fragprof / clang (wall / CPU) | gcc -O2 (ms) | gcc --coverage (ms) | gcov / gcc (wall / CPU) | clang -fprofile-instr-generate (ms) | instr-gen / clang (wall / CPU) | fragprof volatile (ms) | volatile / fragprof (wall / CPU) | continuous (ms) | continuous / fragprof (wall / CPU) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+# run1 FILE CMD: runs the shell command CMD once, appending "wall cpu" (seconds, to
+# the millisecond: bash's time, where /usr/bin/time has 10 ms) to FILE.
+run1() {
+	local TIMEFORMAT='%3R %3U %3S'
+	{ time sh -c "$2" > /dev/null 2>&1; } 2> "$work/time.out" || true
+	awk 'NF == 3 { w = $1; c = $2 + $3 } END { print w, c }' "$work/time.out" >> "$1"
+}
 
-programs=("${only[@]}")
-if [ ${#programs[@]} -eq 0 ] && [ -z "$csmith_only" ]; then
-	programs=(examples/*.c examples/*.cpp bench/cxx_work.cpp)
-fi
-for src in "${programs[@]}"; do
-	[ -f "$src" ] || continue
-	name=$(basename "$src")
-	name=${name%.*}
-	build "$name" "$src"
-	stdin=$(header stdin "$src")
-	[ -n "$stdin" ] && stdin="$stdin"$'\n'
-	reps=$EXAMPLE_REPS
-	[ "$src" = bench/cxx_work.cpp ] && reps=1
-	measure "$name" "$stdin" "$(header args "$src")" "$reps"
+# cpu CMD...: the CPU time (user + system, seconds) of a command that succeeds, or
+# nothing when it fails (a timeout).
+cpu() {
+	local TIMEFORMAT='%3U %3S'
+	{ time { "$@" > /dev/null 2>&1 && echo ok; }; } > "$work/cpu.ok" 2> "$work/cpu.out" || true
+	grep -q ok "$work/cpu.ok" && awk 'NF == 2 { print $1 + $2 }' "$work/cpu.out"
+	return 0
+}
+
+# same NAME ARGS STDIN VARIANTS...: do the builds print what the clang build prints?
+same() {
+	local name=$1 args=$2 stdin=$3; shift 3
+	local want got v
+	# shellcheck disable=SC2086
+	want=$(cd "$work" && FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw "./$name.clang" $args < "$stdin" 2>&1 | cksum) || true
+	for v in "$@"; do
+		# shellcheck disable=SC2086
+		got=$(cd "$work" && FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw FRAGPROF_CONTINUOUS=$([ "$v" = cont ] && echo 1) "./$name.$v" $args < "$stdin" 2>&1 | cksum) || true
+		[ "$got" = "$want" ] || { echo "$v"; return 1; }
+	done
+}
+
+# measure NAME LEVEL ARGS STDIN REPS VARIANTS...: times the variants, interleaved,
+# and prints "name level variant wall cpu" (medians, seconds per run) per variant.
+measure() {
+	local name=$1 level=$2 args=$3 stdin=$4 reps=$5; shift 5
+	local v r
+	for v in "$@"; do : > "$work/$name.$v.t"; done
+	for r in $(seq "$runs"); do
+		for v in "$@"; do
+			run1 "$work/$name.$v.t" "cd $work && export FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw FRAGPROF_CONTINUOUS=$([ "$v" = cont ] && echo 1); for i in \$(seq $reps); do ./$name.$v $args < $stdin; done"
+		done
+	done
+	for v in "$@"; do
+		sort -n -k2 "$work/$name.$v.t" | awk -v n="$name" -v l="$level" -v v="$v" -v reps="$reps" '
+			{ w[NR] = $1; c[NR] = $2 }
+			END { m = int((NR + 1) / 2); printf "%s %s %s %.6f %.6f\n", n, l, v, w[m] / reps, c[m] / reps }'
+	done
+}
+
+results=$work/results.txt
+: > "$results"
+skipped=()
+
+# one GROUP NAME LEVEL ARGS STDIN REPS SRC...: builds, checks and times one program.
+one() {
+	local group=$1 name=$2 level=$3 args=$4 stdin=$5 reps=$6; shift 6
+	build "$name" "$level" "$@" || { skipped+=("$name $level (build failed: $(tail -1 "$work/$name.build.log"))"); return; }
+	local bad
+	if ! bad=$(same "$name" "$args" "$stdin" fragprof gcc gcov irpgo "${extra[@]+"${extra[@]}"}"); then
+		skipped+=("$name $level (the $bad build prints other output)")
+		return
+	fi
+	measure "$name" "$level" "$args" "$stdin" "$reps" clang fragprof gcc gcov irpgo "${extra[@]+"${extra[@]}"}" | sed "s/^/$group /" >> "$results"
+}
+
+echo "overhead.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+: > "$work/empty.stdin"
+
+for level in $levels; do
+	# Examples.
+	for src in examples/*.c examples/*.cpp; do
+		want examples || break
+		name=$(basename "$src")
+		name=${name%.*}
+		stdin=$work/$name.stdin
+		s=$(header stdin "$src")
+		if [ -n "$s" ]; then printf '%s\n' "$s" > "$stdin"; else : > "$stdin"; fi
+		one examples "$name$level" "$level" "$(header args "$src")" "$stdin" "$EXAMPLE_REPS" "$PWD/$src"
+	done
+	# Kernels.
+	for src in bench/kernels/*.c bench/cxx_work.cpp; do
+		want kernels || break
+		name=$(basename "$src")
+		name=${name%.*}
+		[ "$name" = threads ] && continue
+		one kernels "k-$name$level" "$level" "" "$work/empty.stdin" 1 "$PWD/$src"
+	done
+	# csmith programs.
+	kept=0
+	seed=0
+	want csmith || nseeds=0
+	while [ "$kept" -lt "$nseeds" ] && [ "$seed" -lt 400 ]; do
+		seed=$((seed + 1))
+		c=$work/cs$seed.c
+		[ -f "$c" ] || csmith --seed "$seed" -o "$c"
+		cal=$work/cal$seed
+		"$CLANG" "$level" -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS=100000 bench/csmith_loop.c -o "$cal" 2>/dev/null || continue
+		t=$(cpu timeout 5 "$cal")
+		# A func_1 that costs next to nothing (plain -O2 deleted its work) or never
+		# ends is no benchmark. Else scale ROUNDS so that the plain build takes about
+		# 0.3 s.
+		[ -n "$t" ] && awk -v t="$t" 'BEGIN { exit !(t >= 0.01) }' || continue
+		rounds=$(awk -v t="$t" 'BEGIN { r = int(100000 * 0.3 / t); if (r > 10000000) r = 10000000; if (r < 1) r = 1; print r }')
+		"$CLANG" "$level" -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS="$rounds" bench/csmith_loop.c -o "$cal" 2>/dev/null || continue
+		t=$(cpu timeout 10 "$cal")
+		[ -n "$t" ] || continue
+		awk -v t="$t" 'BEGIN { exit !(t >= 0.2 && t <= 5) }' || continue
+		n_before=$(wc -l < "$results")
+		one csmith "csmith$seed$level" "$level" "" "$work/empty.stdin" 1 "$PWD/bench/csmith_loop.c" "-DCSMITH_SRC=\"$c\"" -DROUNDS="$rounds"
+		[ "$(wc -l < "$results")" -gt "$n_before" ] && kept=$((kept + 1))
+	done
+	# The threaded program, with atomic counters and without.
+	name=threads$level
+	if want threads && build "$name" "$level" "$PWD/bench/kernels/threads.c"; then
+		(cd "$work" && FRAGPROF_ATOMIC=1 "$work/fragprof" cc "$level" "$root/bench/kernels/threads.c" -o "$name.atomic" -lpthread)
+		measure "$name" "$level" "" "$work/empty.stdin" 1 clang fragprof atomic | sed "s/^/threads /" >> "$results"
+	fi
 done
 
-if [ ${#only[@]} -eq 0 ]; then
-	for sr in "${CSMITH[@]}"; do
-		seed=${sr%%:*} rounds=${sr##*:}
-		src="$work/csmith$seed.c"
-		csmith --seed "$seed" -o "$src"
-		build "csmith$seed" bench/csmith_loop.c "-DCSMITH_SRC=\"$src\"" -DROUNDS="$rounds"
-		measure "csmith$seed" "" "" 1
-	done
+echo "overhead.sh: load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+results_file=$results
+else
+	results_file=$table
 fi
+
+# The table: one row per program and level, then geometric means per group and level.
+awk '
+	{ g = $1; n = $2; l = $3; v = $4; cpu[n, v] = $6; wall[n, v] = $5; grp[n] = g; lev[n] = l
+	  if (!(n in seen)) { seen[n] = 1; order[++k] = n } }
+	function r(a, b) { return b > 0 ? a / b : 0 }
+	function ms(x) { return sprintf("%.1f", 1000 * x) }
+	END {
+		print "| program | level | clang (ms) | fragprof (ms) | **fragprof / clang** | gcc (ms) | gcov (ms) | **gcov / gcc** | IR PGO (ms) | **IR PGO / clang** |"
+		print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+		for (i = 1; i <= k; i++) {
+			n = order[i]
+			if (grp[n] == "threads") continue
+			a = r(cpu[n, "fragprof"], cpu[n, "clang"]); b = r(cpu[n, "gcov"], cpu[n, "gcc"]); c = r(cpu[n, "irpgo"], cpu[n, "clang"])
+			printf "| %s | %s | %s | %s | %.2f | %s | %s | %.2f | %s | %.2f |\n", n, lev[n], ms(cpu[n, "clang"]), ms(cpu[n, "fragprof"]), a, ms(cpu[n, "gcc"]), ms(cpu[n, "gcov"]), b, ms(cpu[n, "irpgo"]), c
+			key = grp[n] SUBSEP lev[n]
+			if (a > 0 && b > 0 && c > 0) {
+				la[key] += log(a); lb[key] += log(b); lc[key] += log(c); cnt[key]++
+				la["all", lev[n]] += log(a); lb["all", lev[n]] += log(b); lc["all", lev[n]] += log(c); cnt["all", lev[n]]++
+			}
+			levels[lev[n]] = 1
+		}
+		print ""
+		print "| geometric mean | level | programs | **fragprof / clang** | **gcov / gcc** | **IR PGO / clang** |"
+		print "|---|---|---:|---:|---:|---:|"
+		split("examples kernels csmith all", gs, " ")
+		for (lv in levels)
+			for (j = 1; j <= 4; j++) {
+				key = gs[j] SUBSEP lv
+				if (cnt[key] > 0)
+					printf "| %s | %s | %d | %.2f | %.2f | %.2f |\n", gs[j], lv, cnt[key], exp(la[key] / cnt[key]), exp(lb[key] / cnt[key]), exp(lc[key] / cnt[key])
+			}
+		print ""
+		print "| threaded program | level | clang (ms) | fragprof (ms) | fragprof --atomic (ms) | fragprof / clang | atomic / clang | **atomic / non-atomic** |"
+		print "|---|---|---:|---:|---:|---:|---:|---:|"
+		for (i = 1; i <= k; i++) {
+			n = order[i]
+			if (grp[n] != "threads") continue
+			printf "| %s | %s | %s | %s | %s | %.2f | %.2f | %.2f |\n", n, lev[n], ms(cpu[n, "clang"]), ms(cpu[n, "fragprof"]), ms(cpu[n, "atomic"]),
+				r(cpu[n, "fragprof"], cpu[n, "clang"]), r(cpu[n, "atomic"], cpu[n, "clang"]), r(cpu[n, "atomic"], cpu[n, "fragprof"])
+		}
+		if (!vol) exit
+		print ""
+		print "| program | level | fragprof (ms) | volatile (ms) | **volatile / fragprof** | continuous (ms) | **continuous / fragprof** |"
+		print "|---|---|---:|---:|---:|---:|---:|"
+		for (i = 1; i <= k; i++) {
+			n = order[i]
+			if (grp[n] == "threads" || !((n, "vol") in cpu)) continue
+			printf "| %s | %s | %s | %s | %.2f | %s | %.2f |\n", n, lev[n], ms(cpu[n, "fragprof"]), ms(cpu[n, "vol"]), r(cpu[n, "vol"], cpu[n, "fragprof"]),
+				ms(cpu[n, "cont"]), r(cpu[n, "cont"], cpu[n, "fragprof"])
+		}
+	}' vol=${#extra[@]} "$results_file"
+for s in "${skipped[@]+"${skipped[@]}"}"; do
+	echo "skipped: $s"
+done

@@ -67,7 +67,7 @@ func main() {
 		funcs := 0
 		for i := 0; i < *n; i++ {
 			start, startCPU := time.Now(), cpuTime()
-			m, err := llvmir.Parse(ll, ir)
+			m, err := llvmir.ParseDialect(ll, ir, tc.OpaquePointers(cflags))
 			if err != nil {
 				log.Fatal(err)
 			}

@@ -38,6 +38,9 @@ Environment at build time:
   FRAGPROF_ATOMIC=1  atomic counter increments, for threaded programs
   FRAGPROF_VOLATILE=1 volatile counter increments: counts exact at every moment,
                      for runs stopped from outside (Ctrl-C, timeouts, --continuous)
+  FRAGPROF_PROMOTE=0 keep loops' counters in memory, not in registers until the loop
+                     is left (the default above -O0): exact counts even for runs that
+                     fault or are killed inside a loop, at a higher cost
   FRAGPROF_KEEP=1    keep the intermediate IR files
 Environment when the built program runs:
   FRAGPROF_OUT=FILE  write the counts to FILE at exit (%p: the pid)

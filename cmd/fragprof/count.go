@@ -57,6 +57,10 @@ it started, and warns if some are still running (docs/runtime.md).
 
 Every count is exact and checked for flow conservation before it is printed: a block's
 count is the sum of its in-edges, and (when main returns) the sum of its out-edges.
+The program count builds keeps every counter in memory in program order, so that
+a run that crashes is counted exactly too; 'fragprof cc' (and freq) keep loops'
+counters in registers above -O0, which is cheaper but loses increments just before
+a fault (FRAGPROF_PROMOTE=0 turns that off).
 
 Examples:
   fragprof count examples/newton.c <<< 400
@@ -90,6 +94,9 @@ Examples:
 				if err != nil {
 					return err
 				}
+				// One run, counted exactly however it ends: counters stay in memory in
+				// program order, even at -O2 where cc and freq promote them.
+				spec.ExactFaults = true
 				tc, err := toolchain()
 				if err != nil {
 					return err

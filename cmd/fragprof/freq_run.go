@@ -25,7 +25,6 @@ import (
 	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/harness"
-	"github.com/fragprof/fragprof/internal/llvmir"
 	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/internal/stats"
@@ -292,11 +291,7 @@ func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *di
 		if err := tc.EmitIR(bg(), e.stderr, src, ll, spec.CFlags); err != nil {
 			return nil, fmt.Errorf("%s: %v", src, err)
 		}
-		data, err := os.ReadFile(ll)
-		if err != nil {
-			return nil, err
-		}
-		m, err := llvmir.Parse(ll, data)
+		m, err := tc.ReadIR(ll, spec.CFlags)
 		if err != nil {
 			return nil, build.IRError(src, err)
 		}

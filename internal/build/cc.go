@@ -95,7 +95,7 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 			return fmt.Errorf("FRAGPROF_COUNTERS: %v", err)
 		}
 	}
-	iopt := instrument.Options{Scheme: scheme, Atomic: os.Getenv("FRAGPROF_ATOMIC") == "1", Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1"}
+	iopt := instrument.Options{Scheme: scheme, Atomic: os.Getenv("FRAGPROF_ATOMIC") == "1", Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt)}
 	tmp, err := os.MkdirTemp("", "fragprof-cc")
 	if err != nil {
 		return err
@@ -144,11 +144,11 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 		fll := filepath.Join(tmp, fmt.Sprintf("%d-%s.fp.ll", n, stem))
 		o := iopt
 		o.Source = src
-		if _, err := InstrumentFile(ll, fll, o); err != nil {
+		if _, err := t.InstrumentFile(ll, fll, front, o); err != nil {
 			return err
 		}
 		// The back end sees code-generation options only.
-		back := []string{opt}
+		back := append([]string{opt}, t.IRReaderFlags(front)...)
 		for _, p := range parsed {
 			if p.input || p.opt == "-o" || p.opt == "-c" || p.opt == "-S" || cppOnly[p.opt] ||
 				strings.HasPrefix(p.opt, "-O") || strings.HasPrefix(p.opt, "-M") ||

@@ -45,14 +45,10 @@ func (t *Toolchain) EmitIR(ctx context.Context, stderr io.Writer, src, out strin
 // fragment timers, checkpoints. It schedules text edits on m.
 type Edit func(m *llvmir.Module, u *instrument.Unit) error
 
-// InstrumentFile reads the IR at in, instruments it, applies the further edits and
-// writes it to out.
-func InstrumentFile(in, out string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
-	data, err := os.ReadFile(in)
-	if err != nil {
-		return nil, err
-	}
-	m, err := llvmir.Parse(in, data)
+// InstrumentFile reads the IR at in (printed by EmitIR with cflags), instruments it,
+// applies the further edits and writes it to out.
+func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
+	m, err := t.ReadIR(in, cflags)
 	if err != nil {
 		return nil, IRError(opt.Source, err)
 	}
@@ -65,10 +61,22 @@ func InstrumentFile(in, out string, opt instrument.Options, edits ...Edit) (*ins
 			return nil, err
 		}
 	}
-	if err := atomicfile.Write(out, m.Bytes()); err != nil {
+	err = atomicfile.WriteWith(out, func(w io.Writer) error {
+		_, err := m.WriteTo(w)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return u, nil
+}
+
+// Promote says whether to keep loops' counters in locals (instrument.Options.Promote)
+// for code compiled at optimisation level opt: yes unless -O0, where the locals would
+// stay in memory, or FRAGPROF_PROMOTE=0, which keeps every count exact even for runs
+// that end by a fault inside a loop.
+func Promote(opt string) bool {
+	return opt != "-O0" && os.Getenv("FRAGPROF_PROMOTE") != "0"
 }
 
 // CompileIR compiles IR to an object file. flags carry the optimisation level and

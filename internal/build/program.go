@@ -7,13 +7,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/instrument"
-	"github.com/fragprof/fragprof/internal/llvmir"
 )
 
 // A Spec describes a C program to build.
@@ -25,6 +23,9 @@ type Spec struct {
 	Instr   instrument.Options
 	Edits   []Edit   // further edits after the counters (timers, checkpoints)
 	Extra   []string // further sources compiled plainly and linked (a harness)
+	// ExactFaults keeps every counter in memory, in program order (no promotion,
+	// instrument.Options.Promote): runs that fault are counted exactly above -O0 too.
+	ExactFaults bool
 }
 
 // IsCXX reports whether the program is C++: a source with a C++ extension, or -x c++
@@ -70,13 +71,14 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		}
 		o := spec.Instr
 		o.Source = src
-		u, err := InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), o, spec.Edits...)
+		o.Promote = Promote(opt) && !spec.ExactFaults
+		u, err := t.InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), spec.CFlags, o, spec.Edits...)
 		if err != nil {
 			return nil, err
 		}
 		units = append(units, u)
 		obj := filepath.Join(dir, base+".o")
-		if err := t.CompileIR(ctx, stderr, filepath.Join(dir, base+".fp.ll"), obj, []string{opt}); err != nil {
+		if err := t.CompileIR(ctx, stderr, filepath.Join(dir, base+".fp.ll"), obj, append([]string{opt}, t.IRReaderFlags(spec.CFlags)...)); err != nil {
 			return nil, fmt.Errorf("%s: compiling instrumented IR: %v", src, err)
 		}
 		objs = append(objs, obj)
@@ -105,11 +107,7 @@ func (t *Toolchain) Analyze(ctx context.Context, stderr io.Writer, spec Spec, di
 		if err := t.EmitIR(ctx, stderr, src, ll, spec.CFlags); err != nil {
 			return nil, 0, fmt.Errorf("%s: %v", src, err)
 		}
-		data, err := os.ReadFile(ll)
-		if err != nil {
-			return nil, 0, err
-		}
-		m, err := llvmir.Parse(ll, data)
+		m, err := t.ReadIR(ll, spec.CFlags)
 		if err != nil {
 			return nil, 0, IRError(src, err)
 		}

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/fragprof/fragprof/internal/llvmir"
 )
 
 // A Toolchain is the clang fragprof uses.
@@ -113,4 +115,56 @@ func (t *Toolchain) run(ctx context.Context, stderr io.Writer, args ...string) e
 		return fmt.Errorf("clang failed (%v)", err)
 	}
 	return nil
+}
+
+// OpaquePointers reports whether the IR this clang prints with flags writes pointers
+// opaquely (ptr) rather than typed (i8*). It is what clang's version and flags say,
+// never a guess from the IR's text: clang ≥ 15 prints opaque pointers unless told
+// -Xclang -no-opaque-pointers (clang 15 and 16 only), clang 14 typed pointers unless
+// told -Xclang -opaque-pointers; -mllvm -opaque-pointers[=true|false] sets the same
+// option. The last such flag wins, as in clang.
+func (t *Toolchain) OpaquePointers(flags []string) bool {
+	opaque := t.Major >= 15
+	for i := 0; i+1 < len(flags); i++ {
+		switch flags[i] {
+		case "-Xclang":
+			switch flags[i+1] {
+			case "-opaque-pointers":
+				opaque = true
+			case "-no-opaque-pointers":
+				opaque = false
+			}
+		case "-mllvm":
+			switch flags[i+1] {
+			case "-opaque-pointers", "-opaque-pointers=true", "-opaque-pointers=1":
+				opaque = true
+			case "-opaque-pointers=false", "-opaque-pointers=0":
+				opaque = false
+			}
+		}
+	}
+	if t.Major >= 17 {
+		return true // typed pointers are gone from LLVM 17
+	}
+	return opaque
+}
+
+// IRReaderFlags are the flags that make this clang read back, as IR input, the IR it
+// printed with cflags: clang 14 prints opaque pointers when told -Xclang
+// -opaque-pointers but reads them only with -mllvm -opaque-pointers.
+func (t *Toolchain) IRReaderFlags(cflags []string) []string {
+	if t.Major == 14 && t.OpaquePointers(cflags) {
+		return []string{"-mllvm", "-opaque-pointers"}
+	}
+	return nil
+}
+
+// ReadIR reads the IR file ll that EmitIR printed with cflags, in the pointer
+// dialect this clang prints with those flags.
+func (t *Toolchain) ReadIR(ll string, cflags []string) (*llvmir.Module, error) {
+	data, err := os.ReadFile(ll)
+	if err != nil {
+		return nil, err
+	}
+	return llvmir.ParseDialect(ll, data, t.OpaquePointers(cflags))
 }

@@ -139,7 +139,10 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 	counts := map[*cfg.Func]cfg.Counts{}
 	d.Warnings = nil
 	abrupt := d.stoppedAbruptly()
-	chords := false
+	chords, promoted := false, false
+	for _, u := range d.Units {
+		promoted = promoted || u.Unit.Promoted
+	}
 	var adjusted []string
 	shared := sharedFuncs{}
 	for _, u := range d.Units {
@@ -158,6 +161,9 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 				c, err = fp.Reconstruct(vals)
 			}
 			if err != nil {
+				if abrupt && promoted {
+					return nil, fmt.Errorf("%v (the run %s inside a loop whose counters were kept in registers; count it with a build made with FRAGPROF_PROMOTE=0 and --counters blocks or edges)", err, d.stopText())
+				}
 				if abrupt {
 					return nil, fmt.Errorf("%v (the run %s where chord counters cannot tell; count it with --counters blocks or edges)", err, d.stopText())
 				}
@@ -206,6 +212,9 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 		}
 		d.Warnings = append(d.Warnings, w)
 	}
+	if promoted && d.Finished && isFault(d.Signal) {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s: counters the optimiser keeps in registers (promoted, above -O0) may miss the increments made just before the fault; build with FRAGPROF_PROMOTE=0 for exact counts of runs that fault", d.stopText()))
+	}
 	flow := d.Flow()
 	for i, f := range p.Program.Funcs {
 		if err := f.CheckFlow(p.Counts[i], flow); err != nil {
@@ -223,6 +232,15 @@ func (d *Dump) stoppedFromOutside() bool {
 	}
 	switch syscall.Signal(d.Signal) {
 	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGALRM, syscall.SIGXCPU:
+		return true
+	}
+	return false
+}
+
+// isFault reports whether sig is raised by a faulting instruction.
+func isFault(sig int) bool {
+	switch syscall.Signal(sig) {
+	case syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL:
 		return true
 	}
 	return false

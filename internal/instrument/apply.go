@@ -31,16 +31,28 @@ type Options struct {
 	// none: fragprof trace's build, whose program is the plain one plus its
 	// checkpoints, so that the time it predicts is the plain program's.
 	NoCounters bool
+	// Promote lets the optimiser keep counters in registers: the counters of loops
+	// live in locals, added to their slots when control leaves the loop, and
+	// counter accesses carry an alias tag of their own (promote.go). Worth it only
+	// when the IR is optimised. It gives up exact counts for runs that stop by a
+	// fault or an outside signal: the optimiser may then hold an increment past the
+	// faulting instruction.
+	Promote bool
 }
 
 // A Unit is an instrumented translation unit: its plans, in counter-slot order.
 type Unit struct {
 	Source string
 	Scheme Scheme
-	// InMemory reports atomic or volatile increments (Options): the counts in memory
+	// InMemory reports volatile increments, or atomic ones not promoted out of
+	// loops (Options): the counts in memory
 	// are exact at every moment, not only when the program ends through the runtime.
 	InMemory bool
 	Funcs    []*FuncPlan
+	// Promoted reports that some counters are kept in locals inside loops
+	// (promote.go): a run that stops inside such a loop without a call (a fault, a
+	// signal from outside) loses their iterations since the loop was entered.
+	Promoted bool
 }
 
 // NumCounters returns the number of counter slots of the unit.
@@ -62,7 +74,10 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 			return nil, fmt.Errorf("%s: module is already instrumented by fragprof", opt.Source)
 		}
 	}
-	u := &Unit{Source: opt.Source, Scheme: opt.Scheme, InMemory: opt.Atomic || opt.Volatile}
+	if opt.Volatile {
+		opt.Promote = false // volatile counters are in memory at every moment
+	}
+	u := &Unit{Source: opt.Source, Scheme: opt.Scheme, InMemory: opt.Volatile || opt.Atomic && !opt.Promote}
 	if opt.Source != "" {
 		m.SetSource(opt.Source)
 	}
@@ -90,6 +105,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		slot += len(p.Counters)
 	}
 	renameMain(m)
+	u.Promoted = w.promoted
 	hookExec(m, irFuncs)
 	blob, err := u.Encode()
 	if err != nil {
@@ -117,11 +133,13 @@ func isShared(define string) bool {
 }
 
 type writer struct {
-	m   *llvmir.Module
-	opt Options
-	n   int // counters in the unit
-	cap int // length of the counter array: n padded to whole pages
-	tmp int // per-function temporary counter
+	m        *llvmir.Module
+	opt      Options
+	n        int  // counters in the unit
+	cap      int  // length of the counter array: n padded to whole pages
+	tmp      int  // per-function temporary counter
+	tbaaTag  int  // metadata number of the counters' TBAA tag, once defined
+	promoted bool // some counter is promoted
 }
 
 // CounterPage is the alignment and size granule of a unit's counter array, so that
@@ -159,18 +177,57 @@ func (w *writer) increment(k int) string {
 	if w.opt.Atomic {
 		return fmt.Sprintf("  %%__fp.%d = atomicrmw add %s %s, i64 1 monotonic", t, p, addr)
 	}
-	vol := ""
+	vol, tbaa := "", ""
 	if w.opt.Volatile {
 		vol = "volatile "
 	}
-	return fmt.Sprintf("  %%__fp.%d = load %si64, %s %s, align 8\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store %si64 %%__fp.%d.1, %s %s, align 8",
-		t, vol, p, addr, t, t, vol, t, p, addr)
+	if w.opt.Promote {
+		tbaa = w.tbaa()
+	}
+	return fmt.Sprintf("  %%__fp.%d = load %si64, %s %s, align 8%s\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store %si64 %%__fp.%d.1, %s %s, align 8%s",
+		t, vol, p, addr, tbaa, t, t, vol, t, p, addr, tbaa)
+}
+
+// tbaa returns the type-based alias tag of counter accesses (", !tbaa !N"), defining
+// it on first use: a scalar type of its own under C's "omnipotent char", so that the
+// optimiser knows that no store through an int, long, double or struct pointer of
+// the program changes a counter and can keep counters in registers across them
+// (LICM's promotion; clang's TBAA nodes with the same content are the same nodes).
+func (w *writer) tbaa() string {
+	if w.tbaaTag == 0 {
+		root, char, typ, tag := w.m.NewMeta(), w.m.NewMeta(), w.m.NewMeta(), w.m.NewMeta()
+		w.m.Append(fmt.Sprintf("!%d = !{!\"Simple C/C++ TBAA\"}\n!%d = !{!\"omnipotent char\", !%d, i64 0}\n!%d = !{!\"fragprof counter\", !%d, i64 0}\n!%d = !{!%d, !%d, i64 0}",
+			root, char, root, typ, char, tag, typ, typ))
+		w.tbaaTag = tag
+	}
+	return fmt.Sprintf(", !tbaa !%d", w.tbaaTag)
 }
 
 // function schedules the edits for one function whose first counter is slot base.
 func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 	w.tmp = 0
 	g := p.Func
+	pr := &promotion{local: make([]bool, len(p.Counters))}
+	if w.opt.Promote && !w.opt.NoCounters {
+		pr = planPromotion(p)
+		w.promoted = w.promoted || len(pr.nests) > 0
+	}
+	// The locals of promoted counters, zero at the function's entry.
+	var locals strings.Builder
+	for i, on := range pr.local {
+		if on {
+			fmt.Fprintf(&locals, "  %%__fp.l%d = alloca i64, align 8\n  store i64 0, %s %%__fp.l%d, align 8\n", i, w.ptrTo("i64"), i)
+		}
+	}
+	if locals.Len() > 0 {
+		w.m.InsertBefore(f.Blocks[0].Instrs[0].Line, strings.TrimSuffix(locals.String(), "\n"))
+	}
+	inc := func(i int) string {
+		if pr.local[i] {
+			return w.localIncrement(i)
+		}
+		return w.increment(base + i)
+	}
 	// Retargets per terminator: target index → new label.
 	retarget := map[*llvmir.Instr]map[int]string{}
 	setTarget := func(e *cfg.Edge, label string) {
@@ -183,13 +240,20 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 	// Counted unwind edges into landing pads that other edges enter too: landing pad
 	// block → edge → slot.
 	lpadSplits := map[int]map[int]int{}
-	var split strings.Builder
+	// Code for new blocks that split edges, by edge, in the order first scheduled.
+	splits := map[int][]string{}
+	var splitOrder []int
+	onEdge := func(e *cfg.Edge, code string) {
+		if _, ok := splits[e.ID]; !ok {
+			splitOrder = append(splitOrder, e.ID)
+		}
+		splits[e.ID] = append(splits[e.ID], code)
+	}
 	counters := p.Counters
 	if w.opt.NoCounters {
 		counters = nil
 	}
 	for i, c := range counters {
-		slot := base + i
 		switch c.Place {
 		case AtEntry:
 			b := c.Block
@@ -201,20 +265,22 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 			if !ok {
 				return w.unsupported(f, ir, "a counter at the entry of a catchswitch block")
 			}
-			w.m.InsertBefore(at, w.increment(slot))
+			w.m.InsertBefore(at, inc(i))
 		case BeforeTerm:
 			ir := f.Blocks[g.Edges[c.Edge].From.ID]
-			w.m.InsertBefore(ir.Term().Line, w.increment(slot))
+			w.m.InsertBefore(ir.Term().Line, inc(i))
 		case SplitEdge:
 			e := g.Edges[c.Edge]
 			from, to := f.Blocks[e.From.ID], f.Blocks[e.To.ID]
 			switch to.EHPad() {
 			case "":
 			case "landingpad":
+				// Counted in memory (never promoted: planPromotion leaves loops
+				// with unwind edges alone).
 				if lpadSplits[e.To.ID] == nil {
 					lpadSplits[e.To.ID] = map[int]int{}
 				}
-				lpadSplits[e.To.ID][e.ID] = slot
+				lpadSplits[e.To.ID][e.ID] = base + i
 				continue
 			default:
 				return w.unsupported(f, to, "a counter on a critical edge into a "+to.EHPad()+" (funclet-based exception handling)")
@@ -225,13 +291,34 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 			case t.Op == "indirectbr":
 				return w.unsupported(f, from, "a counter on a critical edge of a computed goto (the jump goes to the target's address)")
 			}
-			name := fmt.Sprintf("__fp.e%d", e.ID)
-			setTarget(e, name)
-			fmt.Fprintf(&split, "\n%s:\n%s\n  br label %s", name, w.increment(slot), llvmir.LabelRef(to.Name))
-			// The target's phis now see the new block instead of the source.
-			for _, in := range to.Instrs[:to.FirstNonPhi()] {
-				w.m.Replace(in.Line, renameIncoming(w.m.Text(in.Line), from.Name, name))
+			onEdge(e, inc(i))
+		}
+	}
+	// Flushes of promoted counters: on every edge that leaves their loop.
+	for _, n := range pr.nests {
+		for _, e := range n.loop.Exits {
+			code := w.flush(n.counters, base)
+			switch {
+			case len(e.From.Succs) == 1:
+				w.m.InsertBefore(f.Blocks[e.From.ID].Term().Line, code)
+			case len(e.To.Preds) == 1 && e.To.ID != 0:
+				ir := f.Blocks[e.To.ID]
+				w.m.InsertBefore(ir.Instrs[ir.FirstNonPhi()].Line, code)
+			default:
+				onEdge(e, code)
 			}
+		}
+	}
+	var split strings.Builder
+	for _, id := range splitOrder {
+		e := g.Edges[id]
+		from, to := f.Blocks[e.From.ID], f.Blocks[e.To.ID]
+		name := fmt.Sprintf("__fp.e%d", e.ID)
+		setTarget(e, name)
+		fmt.Fprintf(&split, "\n%s:\n%s\n  br label %s", name, strings.Join(splits[id], "\n"), llvmir.LabelRef(to.Name))
+		// The target's phis now see the new block instead of the source.
+		for _, in := range to.Instrs[:to.FirstNonPhi()] {
+			w.m.Replace(in.Line, renameIncoming(w.m.Text(in.Line), from.Name, name))
 		}
 	}
 	for _, b := range sortedKeys(lpadSplits) {
@@ -257,6 +344,41 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 		}
 	}
 	return nil
+}
+
+// localIncrement returns the instructions that add one to the local of promoted
+// counter i.
+func (w *writer) localIncrement(i int) string {
+	p := w.ptrTo("i64")
+	w.tmp++
+	t := w.tmp
+	return fmt.Sprintf("  %%__fp.%d = load i64, %s %%__fp.l%d, align 8\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %%__fp.l%d, align 8",
+		t, p, i, t, t, t, p, i)
+}
+
+// flush returns the instructions that add the locals of the promoted counters (plan
+// indices; the function's first slot is base) to their slots and zero them.
+func (w *writer) flush(counters []int, base int) string {
+	p := w.ptrTo("i64")
+	var sb strings.Builder
+	for _, i := range counters {
+		w.tmp++
+		t := w.tmp
+		addr := w.slotAddr(base + i)
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		fmt.Fprintf(&sb, "  %%__fp.%d = load i64, %s %%__fp.l%d, align 8\n", t, p, i)
+		if w.opt.Atomic {
+			fmt.Fprintf(&sb, "  %%__fp.%d.2 = atomicrmw add %s %s, i64 %%__fp.%d monotonic\n", t, p, addr, t)
+		} else {
+			tbaa := w.tbaa()
+			fmt.Fprintf(&sb, "  %%__fp.%d.1 = load i64, %s %s, align 8%s\n  %%__fp.%d.2 = add i64 %%__fp.%d.1, %%__fp.%d\n  store i64 %%__fp.%d.2, %s %s, align 8%s\n",
+				t, p, addr, tbaa, t, t, t, t, p, addr, tbaa)
+		}
+		fmt.Fprintf(&sb, "  store i64 0, %s %%__fp.l%d, align 8", p, i)
+	}
+	return sb.String()
 }
 
 // splitLandingPad counts unwind edges into a landing pad that several invokes share,

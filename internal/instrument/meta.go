@@ -17,6 +17,8 @@ type metaUnit struct {
 	Scheme  string     `json:"scheme"`
 	Mem     bool       `json:"mem,omitempty"` // Unit.InMemory
 	Funcs   []metaFunc `json:"funcs"`
+	// Promoted: some counters live in locals inside loops (Unit.Promoted).
+	Promoted bool `json:"promoted,omitempty"`
 }
 
 type metaFunc struct {
@@ -43,7 +45,7 @@ type metaBlock struct {
 
 // Encode returns the unit's metadata blob.
 func (u *Unit) Encode() ([]byte, error) {
-	mu := metaUnit{Version: FormatVersion, Source: u.Source, Scheme: u.Scheme.String(), Mem: u.InMemory}
+	mu := metaUnit{Version: FormatVersion, Source: u.Source, Scheme: u.Scheme.String(), Mem: u.InMemory, Promoted: u.Promoted}
 	for _, p := range u.Funcs {
 		f := p.Func
 		mf := metaFunc{Name: f.Name, File: f.File, Line: f.Line}
@@ -84,7 +86,7 @@ func Decode(blob []byte) (*Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Unit{Source: mu.Source, Scheme: s, InMemory: mu.Mem}
+	u := &Unit{Source: mu.Source, Scheme: s, InMemory: mu.Mem, Promoted: mu.Promoted}
 	for _, mf := range mu.Funcs {
 		f := &cfg.Func{Name: mf.Name, File: mf.File, Line: mf.Line, ReturnsTwice: mf.Setjmp}
 		for _, mb := range mf.Blocks {

@@ -7,6 +7,7 @@
 package llvmir
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -24,7 +25,10 @@ type Module struct {
 	Funcs []*Func
 	// Meta are the metadata nodes "!N = ...", by number.
 	Meta map[int]*MDNode
-	// Opaque is true when the module uses opaque pointers (ptr), as clang ≥ 15 prints.
+	// Opaque is true when the module uses opaque pointers (ptr), as clang ≥ 15 prints
+	// by default, and false for typed pointers (i8*), as clang 14 prints: what the
+	// caller of ParseDialect said, or what Parse read from the first load or store.
+	// Instrumentation writes in this dialect.
 	Opaque bool
 	// SourceFilename is the source_filename of the module.
 	SourceFilename string
@@ -32,9 +36,10 @@ type Module struct {
 	maxMeta  int
 	edits    []edit
 	replaced map[int]string
-	given    string          // the main source as given on the command line (SetSource)
-	givenAbs string          // its absolute path
-	noReturn map[string]bool // see mayNotReturn
+	given    string           // the main source as given on the command line (SetSource)
+	givenAbs string           // its absolute path
+	noReturn map[string]bool  // see mayNotReturn
+	defined  map[string]*Func // see definitions
 }
 
 // A Func is a function definition.
@@ -196,10 +201,8 @@ func (m *Module) NewMeta() int {
 // Edited reports whether any edit is pending.
 func (m *Module) Edited() bool { return len(m.edits) > 0 || len(m.replaced) > 0 }
 
-// WriteTo writes the module with all scheduled edits applied. Without edits the output
-// is byte-identical to the input.
-func (m *Module) WriteTo(w io.Writer) (int64, error) {
-	var buf bytes.Buffer
+// size returns the number of bytes WriteTo writes, at most.
+func (m *Module) size() int {
 	size := len(m.Lines)
 	for _, l := range m.Lines {
 		size += len(l)
@@ -210,7 +213,15 @@ func (m *Module) WriteTo(w io.Writer) (int64, error) {
 	for _, t := range m.replaced {
 		size += len(t)
 	}
-	buf.Grow(size)
+	return size
+}
+
+// WriteTo writes the module with all scheduled edits applied, streaming through a
+// buffer of its own (the module is not copied whole). Without edits the output is
+// byte-identical to the input.
+func (m *Module) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	buf := bufio.NewWriterSize(cw, 1<<20)
 	es := append([]edit(nil), m.edits...)
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].line != es[j].line {
@@ -238,13 +249,25 @@ func (m *Module) WriteTo(w io.Writer) (int64, error) {
 			buf.WriteByte('\n')
 		}
 	}
-	n, err := w.Write(buf.Bytes())
-	return int64(n), err
+	err := buf.Flush()
+	return cw.n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Bytes returns the module as text, edits applied.
 func (m *Module) Bytes() []byte {
 	var b bytes.Buffer
+	b.Grow(m.size())
 	m.WriteTo(&b)
 	return b.Bytes()
 }

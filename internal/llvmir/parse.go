@@ -6,19 +6,95 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 var (
-	reDbg      = regexp.MustCompile(`!dbg !(\d+)`)
+	reDbg      = regexp.MustCompile(`!dbg !(\d+)`) // for error positions only; the reader uses lastDbg
 	reMetaDef  = regexp.MustCompile(`^!(\d+) = `)
 	reNumbered = regexp.MustCompile(`%(\d+)\b`)
 )
 
-// Parse reads a module. file names the IR in error messages. It fails only on text
+// Parse reads a module. file names the IR in error messages. The module keeps data's
+// bytes: data must not be modified afterwards. It fails only on text
 // inside a function body that it cannot place (a stray line, an unterminated block,
 // a branch to an unknown label); everything else is kept verbatim.
+//
+// The pointer dialect (Module.Opaque) is read from the pointer operand of the first
+// load or store, the one place where the type printed is always a pointer type:
+// "ptr" in the opaque dialect, "T*" in the typed one. Callers that know which clang
+// printed the module, and with which flags, say so with ParseDialect instead.
 func Parse(file string, data []byte) (*Module, error) {
-	text := string(data)
+	m, err := parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	m.Opaque = opaqueOperands(m)
+	return m, nil
+}
+
+// ParseDialect reads a module printed in the given pointer dialect: opaque (ptr), as
+// clang ≥ 15 prints by default, or typed (i8*), as clang 14 does. The dialect is a
+// property of the compiler and its flags (build.Toolchain.OpaquePointers), not of the
+// text: a typed module may well contain " ptr " in a string or a name. Like Parse,
+// it keeps data's bytes.
+func ParseDialect(file string, data []byte, opaque bool) (*Module, error) {
+	m, err := parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	m.Opaque = opaque
+	return m, nil
+}
+
+// opaqueOperands reports whether the first load or store of m has an opaque pointer
+// operand (false for a module with neither).
+func opaqueOperands(m *Module) bool {
+	for _, f := range m.Funcs {
+		for _, b := range f.Blocks {
+			for _, in := range b.Instrs {
+				if in.Op != "load" && in.Op != "store" {
+					continue
+				}
+				// load [volatile] T, PTRTYPE %p ...; store [volatile] T %v, PTRTYPE %p ...
+				// The pointer operand follows the first top-level comma.
+				ops := strings.TrimSpace(m.Lines[in.Line])
+				if k := topLevelComma(ops); k >= 0 {
+					rest := strings.TrimSpace(ops[k+1:])
+					return strings.HasPrefix(rest, "ptr ") || strings.HasPrefix(rest, "ptr addrspace(")
+				}
+			}
+		}
+	}
+	return false
+}
+
+// topLevelComma returns the index of the first comma of s outside brackets, or -1.
+func topLevelComma(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[', '{', '<':
+			depth++
+		case ')', ']', '}', '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		case '"':
+			if j := strings.IndexByte(s[i+1:], '"'); j >= 0 {
+				i += j + 1
+			}
+		}
+	}
+	return -1
+}
+
+func parse(file string, data []byte) (*Module, error) {
+	// The lines share data's bytes rather than a copy (a 47 MB module such as
+	// sqlite3.c's would otherwise be held twice): callers hand data over.
+	text := unsafe.String(unsafe.SliceData(data), len(data))
 	m := &Module{Meta: map[int]*MDNode{}}
 	m.FinalNewline = strings.HasSuffix(text, "\n")
 	text = strings.TrimSuffix(text, "\n")
@@ -53,10 +129,6 @@ func Parse(file string, data []byte) (*Module, error) {
 			if s, ok := unquote(strings.TrimPrefix(line, "source_filename = ")); ok {
 				m.SourceFilename = s
 			}
-		}
-		if !m.Opaque && (strings.Contains(line, " ptr ") || strings.Contains(line, "(ptr ") ||
-			strings.Contains(line, " ptr,") || strings.Contains(line, "(ptr)")) {
-			m.Opaque = true
 		}
 	}
 	return m, nil
@@ -251,9 +323,7 @@ func parseInstr(lines []string, j int) (*Instr, int, *Error) {
 		in.EndLine = k
 		line = sb.String()
 	}
-	if sm := reDbg.FindAllStringSubmatch(tailAttachments(line), -1); sm != nil {
-		in.Dbg, _ = strconv.Atoi(sm[len(sm)-1][1])
-	}
+	in.Dbg = lastDbg(tailAttachments(line))
 	var err error
 	switch op {
 	case "br":
@@ -284,6 +354,27 @@ func parseInstr(lines []string, j int) (*Instr, int, *Error) {
 		return nil, 0, &Error{Line: j + 1, Msg: err.Error() + ": " + line}
 	}
 	return in, in.EndLine, nil
+}
+
+// lastDbg returns N of the last "!dbg !N" in s, or -1 (without a regular
+// expression's allocations on every instruction).
+func lastDbg(s string) int {
+	for {
+		k := strings.LastIndex(s, "!dbg !")
+		if k < 0 {
+			return -1
+		}
+		j := k + len("!dbg !")
+		e := j
+		for e < len(s) && s[e] >= '0' && s[e] <= '9' {
+			e++
+		}
+		if e > j {
+			n, _ := strconv.Atoi(s[j:e])
+			return n
+		}
+		s = s[:k]
+	}
 }
 
 // tailAttachments returns the part of an instruction line that may hold metadata

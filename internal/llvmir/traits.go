@@ -21,10 +21,7 @@ func (m *Module) mayNotReturn() map[string]bool {
 	if m.noReturn != nil {
 		return m.noReturn
 	}
-	defined := map[string]*Func{}
-	for _, f := range m.Funcs {
-		defined[f.Name] = f
-	}
+	defined := m.definitions()
 	nr := map[string]bool{}
 	for changed := true; changed; {
 		changed = false
@@ -43,6 +40,18 @@ func (m *Module) mayNotReturn() map[string]bool {
 	}
 	m.noReturn = nr
 	return nr
+}
+
+// definitions maps the name of every function defined in m to it; built once per
+// module (rebuilding it for each function made annotating sqlite3.c quadratic).
+func (m *Module) definitions() map[string]*Func {
+	if m.defined == nil {
+		m.defined = make(map[string]*Func, len(m.Funcs))
+		for _, f := range m.Funcs {
+			m.defined[f.Name] = f
+		}
+	}
+	return m.defined
 }
 
 // callMayNotReturn says whether a call of callee ("" for indirect calls and inline
@@ -67,10 +76,7 @@ func isIntrinsic(callee string) bool { return strings.HasPrefix(callee, "llvm.")
 func (m *Module) annotate(g *cfg.Func, f *Func) {
 	g.ReturnsTwice = f.CallsSetjmp
 	nr := m.mayNotReturn()
-	defined := map[string]*Func{}
-	for _, d := range m.Funcs {
-		defined[d.Name] = d
-	}
+	defined := m.definitions()
 	locals := map[string]bool{}
 	safe := map[string]bool{} // values that are addresses of variables
 	for _, b := range f.Blocks {

@@ -251,7 +251,10 @@ func fragprof(p Program, tc *build.Toolchain, opt string) (*fragRun, error) {
 		}
 		var msg bytes.Buffer
 		bin := filepath.Join(dir, "prog")
-		spec := build.Spec{Sources: []string{p.Source}, CFlags: p.CFlags, Opt: opt}
+		// A program that must end by a fault is built with every counter kept in
+		// memory in program order: above -O0, promoted counters (the default) may
+		// lose the increments just before a fault (docs/edge-profiling.md).
+		spec := build.Spec{Sources: []string{p.Source}, CFlags: p.CFlags, Opt: opt, ExactFaults: isFault(p.Signal)}
 		if _, err := tc.Build(context.Background(), &msg, spec, dir, bin); err != nil {
 			return nil, fmt.Errorf("fragprof build with %s %s: %v\n%s", tc.Clang, opt, err, msg.String())
 		}
@@ -380,6 +383,11 @@ func gcovOf(p Program, tl *Tools) (*gcovRun, error) {
 		}
 		return g, nil
 	})
+}
+
+// isFault reports whether sig is raised by a faulting instruction.
+func isFault(sig syscall.Signal) bool {
+	return sig == syscall.SIGSEGV || sig == syscall.SIGBUS || sig == syscall.SIGFPE || sig == syscall.SIGILL
 }
 
 // toolchains returns the oldest and the newest clang fragprof supports, clang 14

@@ -13,7 +13,6 @@ import (
 
 	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/build"
-	"github.com/fragprof/fragprof/internal/llvmir"
 	"github.com/fragprof/fragprof/profile"
 )
 
@@ -39,11 +38,7 @@ func Build(ctx context.Context, tc *build.Toolchain, spec build.Spec, p *profile
 		if err := tc.EmitIR(ctx, stderr, src, ll, spec.CFlags); err != nil {
 			return nil, fmt.Errorf("%s: %v", src, err)
 		}
-		data, err := os.ReadFile(ll)
-		if err != nil {
-			return nil, err
-		}
-		m, err := llvmir.Parse(ll, data)
+		m, err := tc.ReadIR(ll, spec.CFlags)
 		if err != nil {
 			return nil, build.IRError(src, err)
 		}
@@ -57,7 +52,7 @@ func Build(ctx context.Context, tc *build.Toolchain, spec build.Spec, p *profile
 			return nil, err
 		}
 		obj := filepath.Join(dir, base+".o")
-		if err := tc.CompileIR(ctx, stderr, pll, obj, []string{opt}); err != nil {
+		if err := tc.CompileIR(ctx, stderr, pll, obj, append([]string{opt}, tc.IRReaderFlags(spec.CFlags)...)); err != nil {
 			return nil, fmt.Errorf("%s: compiling the annotated IR: %v", src, err)
 		}
 		objs = append(objs, obj)

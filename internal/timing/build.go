@@ -7,14 +7,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/instrument"
-	"github.com/fragprof/fragprof/internal/llvmir"
 )
 
 // Build compiles spec into out with timers on the func: fragments among frags, keeping
@@ -59,11 +57,7 @@ func buildUncounted(ctx context.Context, tc *build.Toolchain, stderr io.Writer, 
 		if err := tc.EmitIR(ctx, stderr, src, ll, spec.CFlags); err != nil {
 			return fmt.Errorf("%s: %v", src, err)
 		}
-		data, err := os.ReadFile(ll)
-		if err != nil {
-			return err
-		}
-		m, err := llvmir.Parse(ll, data)
+		m, err := tc.ReadIR(ll, spec.CFlags)
 		if err != nil {
 			return build.IRError(src, err)
 		}
@@ -84,7 +78,7 @@ func buildUncounted(ctx context.Context, tc *build.Toolchain, stderr io.Writer, 
 			return err
 		}
 		obj := filepath.Join(dir, base+".o")
-		if err := tc.CompileIR(ctx, stderr, tll, obj, []string{opt}); err != nil {
+		if err := tc.CompileIR(ctx, stderr, tll, obj, append([]string{opt}, tc.IRReaderFlags(spec.CFlags)...)); err != nil {
 			return fmt.Errorf("%s: compiling the timed IR: %v", src, err)
 		}
 		objs = append(objs, obj)
