@@ -45,7 +45,7 @@ func useOf(m *llvmir.Module, f *llvmir.Func) globalUse {
 			if eq := strings.Index(text, " = "); in.Result != "" && eq >= 0 {
 				text = text[eq+3:]
 			}
-			ops := operands(text)
+			ops := llvmir.SplitOperands(text)
 			switch in.Op {
 			case "getelementptr", "bitcast", "addrspacecast":
 				if gs := refs(text); len(gs) > 0 && in.Result != "" {
@@ -80,27 +80,6 @@ func useOf(m *llvmir.Module, f *llvmir.Func) globalUse {
 		}
 	}
 	return u
-}
-
-// operands splits an instruction's text after its opcode at the commas outside
-// brackets: "store i32 %5, ptr @n, align 4" → ["store i32 %5", "ptr @n", "align 4"].
-func operands(text string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '(', '[', '{', '<':
-			depth++
-		case ')', ']', '}', '>':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, strings.TrimSpace(text[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	return append(out, strings.TrimSpace(text[start:]))
 }
 
 // mainSetGlobals returns, sorted, the globals of m that fn (or a function it calls)

@@ -126,7 +126,7 @@ func (m *Module) annotate(g *cfg.Func, f *Func) {
 					t |= cfg.MayFault
 				}
 			case "sdiv", "udiv", "srem", "urem":
-				ops := splitTop(afterOp(m.Lines[in.Line], in.Op))
+				ops := SplitOperands(afterOp(m.Lines[in.Line], in.Op))
 				if len(ops) < 2 || !isConst(strings.TrimSpace(ops[1])) || strings.TrimSpace(ops[1]) == "0" {
 					t |= cfg.MayFault
 				}
@@ -146,7 +146,7 @@ func (m *Module) annotate(g *cfg.Func, f *Func) {
 // storeTarget returns the pointer operand of a store instruction line, if it is a
 // local value ("%x"), or "".
 func storeTarget(line string) string {
-	ops := splitTop(afterOp(line, "store"))
+	ops := SplitOperands(afterOp(line, "store"))
 	if len(ops) < 2 {
 		return ""
 	}
@@ -168,9 +168,9 @@ func afterOp(line, op string) string {
 	return line[k+len(op)+1:]
 }
 
-// splitTop splits s at commas outside brackets, stopping at the first metadata
-// attachment or "align".
-func splitTop(s string) []string {
+// SplitOperands splits an instruction's operand text at the commas outside brackets:
+// "i32 %5, ptr @n, align 4" → ["i32 %5", "ptr @n", "align 4"].
+func SplitOperands(s string) []string {
 	var out []string
 	depth, start := 0, 0
 	for i := 0; i < len(s); i++ {
@@ -191,7 +191,7 @@ func splitTop(s string) []string {
 
 // branchCond classifies the condition of the conditional branch ending b.
 func (m *Module) branchCond(b *Block, brLine string) cfg.Cond {
-	ops := splitTop(afterOp(strings.TrimSpace(brLine), "br"))
+	ops := SplitOperands(afterOp(strings.TrimSpace(brLine), "br"))
 	if len(ops) == 0 {
 		return cfg.CondUnknown
 	}
@@ -206,7 +206,7 @@ func (m *Module) branchCond(b *Block, brLine string) cfg.Cond {
 		switch def.Op {
 		case "xor":
 			// %lnot = xor i1 %tobool, true
-			xs := splitTop(afterOp(line, "xor"))
+			xs := SplitOperands(afterOp(line, "xor"))
 			if len(xs) == 2 && xs[1] == "true" {
 				c = strings.TrimPrefix(xs[0], "i1 ")
 				neg = !neg
@@ -236,7 +236,7 @@ func definition(b *Block, name string) *Instr {
 
 // classifyCmp reads "PRED TYPE A, B" of an icmp or fcmp.
 func classifyCmp(op, rest string) cfg.Cond {
-	ops := splitTop(rest)
+	ops := SplitOperands(rest)
 	if len(ops) < 2 {
 		return cfg.CondUnknown
 	}
@@ -326,7 +326,7 @@ func isVariable(ptr string, safe map[string]bool) bool {
 // loadSource returns the pointer operand of a load instruction line; a constant
 // getelementptr expression on a global stands for the global.
 func loadSource(line string) string {
-	ops := splitTop(afterOp(line, "load"))
+	ops := SplitOperands(afterOp(line, "load"))
 	if len(ops) < 2 {
 		return ""
 	}
@@ -350,7 +350,7 @@ func pointerOperand(op string) string {
 // addressOfVariable reports whether a getelementptr with constant indices or a
 // bitcast applies to the address of a variable.
 func addressOfVariable(line, op string, safe map[string]bool) bool {
-	ops := splitTop(afterOp(line, op))
+	ops := SplitOperands(afterOp(line, op))
 	if op == "bitcast" {
 		// bitcast TYPE %x to TYPE2
 		fs := strings.Fields(ops[0])
