@@ -110,7 +110,11 @@ func sameAsLocal(t *testing.T, workdir, clusterProf string, args ...string) *clu
 
 var (
 	slurmNewtonArgs = []string{"../../examples/newton.c", "--input", "ask = uniform(100, 800)", "--stdin", `{ask}\n`, "--seed", "7"}
-	slowArgs        = []string{"testdata/slowtrial.c", "--input", "n = uniform_int(1, 20)", "--stdin", `{n}\n`, "--seed", "3"}
+	// slowNMin makes round 1 of the slow program about 150 trials, so each of its two
+	// tasks runs for seconds: long enough that a test that sees a task running can
+	// still cancel it before it ends, however slowly squeue answers on a busy machine.
+	slowNMin = "150"
+	slowArgs = []string{"testdata/slowtrial.c", "--input", "n = uniform_int(1, 20)", "--stdin", `{n}\n`, "--seed", "3"}
 )
 
 // TestFreqSlurmEqualsLocal: a run in adaptive rounds on Slurm converges to the
@@ -192,7 +196,7 @@ func TestFreqSlurmTaskCancelled(t *testing.T) {
 	fp := slurmUp(t)
 	dir := t.TempDir()
 	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
-	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", "60",
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", slowNMin,
 		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--fragprof", fp, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
 	type ran struct {
 		stderr string
@@ -261,7 +265,7 @@ func TestFreqSlurmResume(t *testing.T) {
 	fp := slurmUp(t)
 	dir := t.TempDir()
 	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
-	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", "60",
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", slowNMin,
 		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
 	var stderr bytes.Buffer
 	cmd := exec.Command(fp, args...)
@@ -297,7 +301,7 @@ func TestFreqSlurmAttempts(t *testing.T) {
 	fp := slurmUp(t)
 	dir := t.TempDir()
 	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
-	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", "60", "--max-attempts", "1",
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", slowNMin, "--max-attempts", "1",
 		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--fragprof", fp, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
 	type ran struct {
 		stderr string
