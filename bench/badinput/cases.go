@@ -14,11 +14,11 @@ import (
 // programs are the C fixtures. Crashing ones call work() three times first, so that
 // the report of a crashed run must show work called 3 times: counts not lost.
 var programs = map[string]string{
-	"ok.c":     "int main(void) { return 0; }\n",
-	"hello.c":  "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n",
-	"syntax.c": "int main(void) { return x; }\n",
-	"nomain.c": "int f(int a) { return a + 1; }\n",
-	"empty.c":  "",
+	"ok.c":      "int main(void) { return 0; }\n",
+	"hello.c":   "#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n",
+	"syntax.c":  "int main(void) { return x; }\n",
+	"nomain.c":  "int f(int a) { return a + 1; }\n",
+	"empty.c":   "",
 	"missinc.c": "#include \"missing.h\"\nint main(void) { return 0; }\n",
 	"error.c":   "#error this file is not meant to be compiled\nint main(void) { return 0; }\n",
 	"readint.c": `#include <stdio.h>
