@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -228,11 +229,24 @@ func contains(es []*Edge, e *Edge) bool {
 // stays valid across edits that move code without changing control flow; any change
 // of the graph changes it (with the probability of a 64-bit FNV-1a collision).
 func (f *Func) Checksum() uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d;", len(f.Blocks))
+	// The bytes hashed are those of fmt's "%d;" and, per edge, "%d>%d:%d:%s;" (the
+	// stored profiles' checksums depend on them), appended without fmt: merging
+	// large profiles spent a third of its time formatting here.
+	b := make([]byte, 0, 16+16*len(f.Edges))
+	b = strconv.AppendInt(b, int64(len(f.Blocks)), 10)
+	b = append(b, ';')
 	for _, e := range f.Edges {
-		fmt.Fprintf(h, "%d>%d:%d:%s;", e.From.ID, e.To.ID, e.Kind, e.Case)
+		b = strconv.AppendInt(b, int64(e.From.ID), 10)
+		b = append(b, '>')
+		b = strconv.AppendInt(b, int64(e.To.ID), 10)
+		b = append(b, ':')
+		b = strconv.AppendUint(b, uint64(e.Kind), 10)
+		b = append(b, ':')
+		b = append(b, e.Case...)
+		b = append(b, ';')
 	}
+	h := fnv.New64a()
+	h.Write(b)
 	return h.Sum64()
 }
 
