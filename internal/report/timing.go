@@ -56,7 +56,7 @@ func WriteTimersText(w io.Writer, p *timing.Probe) error {
 	fmt.Fprintln(tw, "timer\tclaimed res.\tobserved res.\tread (median)\tread (min)\tread in a loop\tempty fragment\t")
 	for _, t := range p.Timers {
 		if !t.Available {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t(not on this machine)\n", t.Timer)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t  not on this CPU\n", t.Timer)
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Timer, ns(t.ClaimedNs), ns(t.ResolutionNs), ns(t.ReadNs),
@@ -160,6 +160,7 @@ type Time struct {
 // JSONTime is the object `time --json` prints.
 type JSONTime struct {
 	Timer        string         `json:"timer"`
+	TimerAsked   string         `json:"timer_asked"` // differs from timer when the CPU lacks it
 	TimerMethod  string         `json:"timer_method"`
 	NsPerTick    float64        `json:"ns_per_tick"`
 	OverheadNs   float64        `json:"overhead_ns"` // subtracted from every sample
@@ -279,7 +280,7 @@ func intervalRule(s stats.TimingSummary) string {
 // TimeJSON converts a measurement.
 func TimeJSON(t *Time) JSONTime {
 	r := t.Result
-	j := JSONTime{Timer: r.Timer.String(), TimerMethod: r.Timer.Doc(), NsPerTick: r.NsPerTick, OverheadNs: r.OverheadNs,
+	j := JSONTime{Timer: r.Timer.String(), TimerAsked: r.Asked.String(), TimerMethod: r.Timer.Doc(), NsPerTick: r.NsPerTick, OverheadNs: r.OverheadNs,
 		OverheadMin: r.OverheadMinNs, InvariantTSC: r.InvariantTSC, Pinned: r.Pinned, Reps: r.Reps, Warmup: r.Warmup,
 		Confidence: r.Confidence, RelEps: r.RelEps, Pilot: r.Pilot, Needed: r.Needed, ElapsedS: r.Elapsed.Seconds(),
 		Failures: []JSONFailure{}, Fragments: []JSONFragment{}, Scaling: t.System.Scaling(), Stopped: t.Stopped}
@@ -330,6 +331,9 @@ func writeTimerLine(w io.Writer, r *timing.Result) {
 	if r.NsPerTick == 0 {
 		fmt.Fprintln(w, "no fragment inside the program was timed: the program's runs are timed from outside, nothing subtracted")
 		return
+	}
+	if r.Asked != r.Timer {
+		fmt.Fprintf(w, "--timer %s: this CPU has no such instruction (cpuid), so the runtime used %s\n", r.Asked, r.Timer)
 	}
 	fmt.Fprintf(w, "timer %s: %s", r.Timer, r.Timer.Doc())
 	if r.Timer.IsTSC() {

@@ -112,7 +112,10 @@ type Config struct {
 
 // Result is a finished measurement.
 type Result struct {
-	Timer Timer
+	// Timer is the timer the runtime used; Asked the one asked for. They differ
+	// when the CPU lacks the instruction asked (no TSC, or no rdtscp: cpuid), and
+	// the runtime then uses CLOCK_MONOTONIC.
+	Timer, Asked Timer
 	// NsPerTick converts every sample: the median over the repetitions' own
 	// calibrations (1 for clocks). One process calibrates over its lifetime, a
 	// millisecond or two for a short exec'd run, so one run's figure can be off by
@@ -218,7 +221,7 @@ func Measure(ctx context.Context, c Config) (*Result, error) {
 	start := time.Now()
 	m := &measurer{c: c, exe: exe, env: env}
 	defer m.close()
-	res := &Result{Timer: c.Timer, Warmup: c.Warmup, RelEps: c.RelEps, Confidence: c.Stats.Confidence}
+	res := &Result{Timer: c.Timer, Asked: c.Timer, Warmup: c.Warmup, RelEps: c.RelEps, Confidence: c.Stats.Confidence}
 	var reps []rep
 	planned := c.Reps
 	maxReps := max(c.MaxReps, c.Reps)
