@@ -194,6 +194,12 @@ func Exact(t Target, o ExactOptions, cancel *atomic.Bool) (*hotcfg.Graph, *Stats
 					continue
 				}
 				x.rep = false
+				if err == nil && !in.Kind.IsBranch() && !in.trap && npc != in.Next() {
+					if run, ok := lostSteps(th.p.code, in, npc); ok {
+						x.exec(trace, run, npc, true)
+						continue
+					}
+				}
 				x.exec(trace, []insn{in}, npc, err == nil)
 			default:
 				// An event stop (fork, signal...) before or after the instruction;
@@ -255,4 +261,36 @@ func (tr *tracer) deliver(th *thread, x *xstate, trace *hotcfg.Trace) {
 			trace.AddStart(pc)
 		}
 	}
+}
+
+// lostSteps explains a single step that landed beyond its instruction: under a
+// hypervisor that emulates an instruction (on the project's VM, every cpuid), the
+// trap flag's debug exception after it can be lost, and the thread stops one
+// instruction later. The instructions from in's fall-through on, straight-line or
+// ending in a branch that can reach npc, are then executed too: lostSteps returns
+// them after in, or false when no such run of at most four reaches npc (a signal,
+// say, and then nothing is invented).
+func lostSteps(code *codeCache, in insn, npc uint64) ([]insn, bool) {
+	run := []insn{in}
+	at := in.Next()
+	for len(run) < 5 {
+		next, ok := code.get(at)
+		if !ok || next.trap || next.unsure {
+			return nil, false
+		}
+		run = append(run, next)
+		switch {
+		case !next.Kind.IsBranch():
+			if next.Next() == npc {
+				return run, true
+			}
+			at = next.Next()
+			continue
+		case next.Kind.HasTarget():
+			return run, next.Target == npc || next.Kind == hotcfg.CondBranch && next.Next() == npc
+		default: // indirect jump, call or return: any target
+			return run, true
+		}
+	}
+	return nil, false
 }

@@ -895,8 +895,19 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	uint64_t t0 = now(CLOCK_THREAD_CPUTIME_ID);
 	uint64_t rsp = (uint64_t)g[REG_RSP];
 	uint32_t stack = 0;
-	if (stack_bytes && ts.stack_hi && rsp > ts.stack_lo && rsp < ts.stack_hi) {
-		uint64_t room = ts.stack_hi - rsp;
+	uint64_t hi = 0;
+	if (ts.stack_hi && rsp > ts.stack_lo && rsp < ts.stack_hi)
+		hi = ts.stack_hi;
+	else if (stack_bytes) {
+		// Not on the thread's stack: in a handler running on the alternate
+		// signal stack (sigaltstack) most likely, whose bounds the kernel knows.
+		stack_t ss;
+		if (SYS3(SYS_sigaltstack, 0, &ss, 0) == 0 && !(ss.ss_flags & SS_DISABLE) &&
+		    rsp > (uint64_t)ss.ss_sp && rsp < (uint64_t)ss.ss_sp + ss.ss_size)
+			hi = (uint64_t)ss.ss_sp + ss.ss_size;
+	}
+	if (stack_bytes && hi) {
+		uint64_t room = hi - rsp;
 		stack = (uint32_t)(room < stack_bytes ? room : stack_bytes);
 	}
 	uint32_t len = (uint32_t)(sizeof(struct rec) + sizeof(struct burst) + 8 * burst_len + ((stack + 7) & ~7U));

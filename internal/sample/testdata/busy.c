@@ -33,6 +33,9 @@ static void on_usr1(int sig) {
 	sigaltstack(NULL, &ss);
 	if (ss.ss_flags & SS_ONSTACK)
 		onalt++;
+	// About a millisecond on the alternate stack, so that bursts start there.
+	for (volatile long i = 0; i < 1000000; i++)
+		;
 	usr1++;
 }
 static void on_prof(int sig) { (void)sig; prof++; }
