@@ -3,10 +3,12 @@ package timing
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -101,62 +103,83 @@ func TestKnownDurations(t *testing.T) {
 	for _, timer := range []Timer{TSC, RDTSCP, Monotonic, MonotonicRaw} {
 		t.Run(timer.String(), func(t *testing.T) {
 			bin := buildKnown(t, false)
-			res, err := Measure(context.Background(), Config{
-				Binary: bin, Fragments: knownFrags, Inputs: inputs(t, "200"), Timer: timer,
-				Reps: 41, Warmup: 1, Stats: stats.DefaultTimingOptions, CPU: -1, Dir: t.TempDir(),
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Failures) > 0 {
-				t.Fatalf("failures: %v", res.Failures)
-			}
-			// A CPU without rdtscp (some hypervisors hide it) must get the
-			// fallback, CLOCK_MONOTONIC, and the result must say so.
-			want := timer
-			if timer == RDTSCP && !slices.Contains(ReadSystem().TSCFlags, "rdtscp") {
-				want = Monotonic
-				t.Logf("this CPU has no rdtscp: checking the fallback to %v", want)
-			}
-			if res.Timer != want || res.Asked != timer {
-				t.Fatalf("the runtime used timer %v (asked %v), want %v", res.Timer, res.Asked, want)
-			}
-			check := func(name string, known, tol float64, perRep float64) {
-				t.Helper()
-				f := res.Frag(name)
-				s := f.Summary
-				if got := f.PerRep(res.Warmup); got != perRep {
-					t.Errorf("%s: %g samples per repetition, want %g", name, got, perRep)
+			// A measurement during which other programs took the processor for
+			// most of the repetitions is disturbed: its median moves and its
+			// interval widens, as it should. Errors of the timer itself (a wrong
+			// calibration, overhead or fallback) show in every measurement, so the
+			// test measures again, up to three times, and fails if none is right.
+			var errs []string
+			for attempt := 1; attempt <= 3; attempt++ {
+				errs = knownDurations(t, bin, timer, T, delta)
+				if len(errs) == 0 {
+					return
 				}
-				if math.Abs(s.Median.Center-known) > tol {
-					t.Errorf("%s: median %.0f ns, known %.0f ± %.0f ns", name, s.Median.Center, known, tol)
-				}
-				// The known duration lies in the interval of the mean, widened by the
-				// bounded offset above.
-				if known < s.Interval.Lo-tol || known > s.Interval.Hi+tol {
-					t.Errorf("%s: known %.0f ns outside [%.0f, %.0f] ± %.0f ns (mean %.0f, %s)", name, known,
-						s.Interval.Lo, s.Interval.Hi, tol, s.Mean, intervalKind(s))
-				}
-				// And the interval says something: the kept samples do not spread over
-				// more than 10 % of the duration (they spread over nanoseconds).
-				if known > 0 && s.Interval.HalfWidth() > 0.1*known {
-					t.Errorf("%s: half-width %.0f ns of %.0f ns is implausibly wide", name, s.Interval.HalfWidth(), known)
-				}
+				t.Logf("measurement %d of 3 with %v:\n  %s", attempt, timer, strings.Join(errs, "\n  "))
 			}
-			check("region:spin", T, delta, 1)
-			// Recursion: one sample per run, of all three levels (3 spins and 3 calls).
-			check("func:rec", 3*T, 3*delta, 1)
-			// A region entered inside itself: one sample, of the outer activation.
-			check("region:nest", T, 2*delta, 1)
-			check("func:twice", T/2, delta, 2)
-			// The timer measuring itself: an empty fragment minus the overhead is zero
-			// to within a few of the timer's steps (20 ns here) — allow 100 ns.
-			check("region:empty", 0, 100, 1)
-			if res.OverheadNs <= 0 {
-				t.Errorf("overhead %g ns: the runtime measured none", res.OverheadNs)
-			}
+			t.Error("every measurement was off: the timer is wrong")
 		})
 	}
+}
+
+// knownDurations measures knownFrags once with timer and returns what is wrong.
+func knownDurations(t *testing.T, bin string, timer Timer, T, delta float64) []string {
+	t.Helper()
+	res, err := Measure(context.Background(), Config{
+		Binary: bin, Fragments: knownFrags, Inputs: inputs(t, "200"), Timer: timer,
+		Reps: 41, Warmup: 1, Stats: stats.DefaultTimingOptions, CPU: -1, Dir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) > 0 {
+		t.Fatalf("failures: %v", res.Failures)
+	}
+	// A CPU without rdtscp (some hypervisors hide it) must get the fallback,
+	// CLOCK_MONOTONIC, and the result must say so.
+	want := timer
+	if timer == RDTSCP && !slices.Contains(ReadSystem().TSCFlags, "rdtscp") {
+		want = Monotonic
+		t.Logf("this CPU has no rdtscp: checking the fallback to %v", want)
+	}
+	if res.Timer != want || res.Asked != timer {
+		t.Fatalf("the runtime used timer %v (asked %v), want %v", res.Timer, res.Asked, want)
+	}
+	var errs []string
+	errorf := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	check := func(name string, known, tol float64, perRep float64) {
+		f := res.Frag(name)
+		s := f.Summary
+		if got := f.PerRep(res.Warmup); got != perRep {
+			t.Errorf("%s: %g samples per repetition, want %g", name, got, perRep)
+		}
+		if math.Abs(s.Median.Center-known) > tol {
+			errorf("%s: median %.0f ns, known %.0f ± %.0f ns", name, s.Median.Center, known, tol)
+		}
+		// The known duration lies in the interval of the mean, widened by the
+		// bounded offset above.
+		if known < s.Interval.Lo-tol || known > s.Interval.Hi+tol {
+			errorf("%s: known %.0f ns outside [%.0f, %.0f] ± %.0f ns (mean %.0f, %s)", name, known,
+				s.Interval.Lo, s.Interval.Hi, tol, s.Mean, intervalKind(s))
+		}
+		// And the interval says something: the kept samples do not spread over
+		// more than 10 % of the duration (they spread over nanoseconds).
+		if known > 0 && s.Interval.HalfWidth() > 0.1*known {
+			errorf("%s: half-width %.0f ns of %.0f ns is implausibly wide", name, s.Interval.HalfWidth(), known)
+		}
+	}
+	check("region:spin", T, delta, 1)
+	// Recursion: one sample per run, of all three levels (3 spins and 3 calls).
+	check("func:rec", 3*T, 3*delta, 1)
+	// A region entered inside itself: one sample, of the outer activation.
+	check("region:nest", T, 2*delta, 1)
+	check("func:twice", T/2, delta, 2)
+	// The timer measuring itself: an empty fragment minus the overhead is zero
+	// to within a few of the timer's steps (20 ns here) — allow 100 ns.
+	check("region:empty", 0, 100, 1)
+	if res.OverheadNs <= 0 {
+		t.Errorf("overhead %g ns: the runtime measured none", res.OverheadNs)
+	}
+	return errs
 }
 
 func intervalKind(s stats.TimingSummary) string {
