@@ -191,10 +191,18 @@ func (r *run) checkStatus(p Program) error {
 
 // runBinary runs bin as p's header says, in dir, with runTimeout.
 func runBinary(bin string, p Program, dir string) (*run, error) {
+	return runBinaryEnv(bin, p, dir)
+}
+
+// runBinaryEnv is runBinary with variables added to the environment.
+func runBinaryEnv(bin string, p Program, dir string, env ...string) (*run, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, bin, p.Args...)
 	cmd.Dir = dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdin = strings.NewReader(p.Stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
