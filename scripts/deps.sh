@@ -23,6 +23,9 @@ for cmd in "${!need[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${need[$cmd]}")
 done
 [ -f /usr/include/csmith/csmith.h ] || missing+=(libcsmith-dev)
+# OpenMP for Debian's default clang (14): the test of --atomic on an OpenMP loop.
+# (libomp-19-dev conflicts with it, so OpenMP is tested on clang 14 only.)
+[ -e /usr/lib/llvm-14/lib/libomp.so ] || missing+=(libomp-dev)
 # Separate debug files of libc (by build ID, /usr/lib/debug/.build-id): the test of
 # symbols for stripped libraries; lua5.4 and sqlite3 are sampled by bench/sampling.sh.
 [ -d /usr/lib/debug/.build-id ] && ls /usr/lib/debug/.build-id/*/*.debug >/dev/null 2>&1 || missing+=(libc6-dbg)

@@ -170,6 +170,15 @@ func TestCXXThreadsAtomic(t *testing.T) {
 	checkWants(t, ex, p)
 }
 
+// TestCXXOpenMPAtomic: an OpenMP parallel loop (clang -fopenmp, libomp) on four
+// threads with a dynamic schedule counts every iteration with --atomic, in the
+// function clang outlines for the parallel region (docs/cxx.md).
+func TestCXXOpenMPAtomic(t *testing.T) {
+	ex := loadExample(t, "testdata/openmp.cpp")
+	p := countExample(t, ex, "--atomic", "--cflags", "-fopenmp", "--ldflags", "-fopenmp")
+	checkWants(t, ex, p)
+}
+
 // TestCXXLanguageFlag: -x c++ compiles a .c file as C++ and links the C++ library.
 func TestCXXLanguageFlag(t *testing.T) {
 	dir := t.TempDir()
