@@ -98,6 +98,38 @@ func TestCXXProject(t *testing.T) {
 		shared += n
 	}
 
+	// The same Makefile with clang 14's source-based coverage, read by llvm-cov:
+	// the second oracle, checked file by file below.
+	ld := filepath.Join(dir, "llvm-cov")
+	copyTree(t, proj, ld)
+	if out, err := runIn(ld, nil, "make", "CXX="+tl.Clang14.Clang+" --driver-mode=g++",
+		"CXXFLAGS=-O0 -g -fprofile-instr-generate -fcoverage-mapping", "LDFLAGS=-fprofile-instr-generate"); err != nil {
+		t.Fatalf("make with clang++ -fprofile-instr-generate: %v\n%s", err, out)
+	}
+	cmd = osexec.Command(filepath.Join(ld, "wordstats"))
+	cmd.Dir, cmd.Stdin = ld, bytes.NewReader(input)
+	cmd.Env = append(os.Environ(), "LLVM_PROFILE_FILE="+filepath.Join(ld, "prog.profraw"))
+	if lout, err := cmd.Output(); err != nil || !bytes.Equal(lout, gout) {
+		t.Errorf("clang++ -fprofile-instr-generate build: %v, printed %q", err, lout)
+	}
+	if _, err := command(ld, llvmTool(t, tl.Clang14, "llvm-profdata"), "merge", "-o", "prog.profdata", "prog.profraw"); err != nil {
+		t.Fatal(err)
+	}
+	lj, err := command(ld, llvmTool(t, tl.Clang14, "llvm-cov"), "export", "-instr-profile=prog.profdata", "wordstats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, err := ParseLLVMCov(lj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range lc.Files {
+		if rel, err := filepath.Rel(ld, f.File); err == nil {
+			lc.Files[i].File = rel
+		}
+	}
+	var lcTotal Comparison
+
 	// gcov, over the three units' data files.
 	var gcdas []string
 	notes := map[string]*Notes{}
@@ -159,9 +191,39 @@ func TestCXXProject(t *testing.T) {
 		total.CountLines += c.CountLines
 		total.ExecLines += c.ExecLines
 		total.Funcs += c.Funcs
+
+		// llvm-cov: where it differs from fragprof, gcov must agree with
+		// fragprof (TestLLVMCovOracleCXX).
+		gl, gf := map[int]uint64{}, map[string]uint64{}
+		for _, l := range side.Report.Lines {
+			gl[l.LineNumber] += l.Count
+		}
+		for _, f := range side.Report.Functions {
+			gf[f.Name] = f.ExecutionCount
+		}
+		lcmp, diffs := CompareLLVMCov(&made.json, lc, file, BraceLines(src))
+		for _, d := range diffs {
+			gc, ok := gl[d.Line]
+			if d.Line == 0 {
+				gc, ok = gf[d.Func]
+			}
+			if ok && (gc == d.Frag || d.Exec && (gc > 0) == (d.Frag > 0)) {
+				t.Logf("%s: %s; gcov agrees with fragprof (%d)", file, d, gc)
+				continue
+			}
+			t.Errorf("%s: %s; gcov %d (known: %v)", file, d, gc, ok)
+		}
+		lcTotal.CountLines += lcmp.CountLines
+		lcTotal.ExecLines += lcmp.ExecLines
+		lcTotal.Funcs += lcmp.Funcs
 	}
 	t.Logf("project: %d single-block line counts, %d executed-or-not lines, %d call counts equal to gcov's; %d shared template functions counted once",
 		total.CountLines, total.ExecLines, total.Funcs, shared)
+	t.Logf("project: %d one-count lines, %d executed-or-not lines, %d function counts compared with llvm-cov",
+		lcTotal.CountLines, lcTotal.ExecLines, lcTotal.Funcs)
+	if lcTotal.CountLines < 20 || lcTotal.Funcs < 5 {
+		t.Errorf("too little compared with llvm-cov")
+	}
 }
 
 type countedRun struct {
