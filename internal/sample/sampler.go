@@ -65,6 +65,7 @@ func Sample(t Target, o Options, sink Sink, cancel *atomic.Bool) (*Stats, error)
 			return err
 		}
 		defer tr.finish()
+		tr.sampling = true
 		if fd, err := unix.PidfdOpen(tr.root, 0); err == nil {
 			tr.pidfd = fd
 			defer tr.closePidfd()

@@ -77,6 +77,9 @@ type tracer struct {
 	pidfd    int  // a pidfd of the root process while it lives, for pause; -1: none
 	cpu      int  // the CPU the tracer thread is bound to (-1: none)
 	pin      bool // bind tracer and tracee to one CPU for the whole run (exact mode) // the root process's latest executable mappings
+	// sampling: the other tracees run freely between bursts, so their events are
+	// handled (and they are resumed) while interrupt waits for one thread.
+	sampling bool
 	start    time.Time
 	cpu0     time.Duration // the tracer thread's CPU time at the start
 }
@@ -391,10 +394,27 @@ func (tr *tracer) interrupt(t *thread) bool {
 		return false
 	}
 	for {
-		_, ws, err := wait(t.tid, 0)
+		// While sampling, wait for any tracee: t may be unable to stop until
+		// another has been seen to — a parent in waitpid() for a traced child
+		// whose exit the tracer must collect first (examples/hot/forks.c hung
+		// here, waiting for the parent alone).
+		who := t.tid
+		if tr.sampling {
+			who = -1
+		}
+		tid, ws, err := wait(who, 0)
 		if err != nil {
 			tr.drop(t)
 			return false
+		}
+		if tid != t.tid {
+			if th, alive := tr.note(tid, ws); alive && th != t {
+				tr.resume(th, false)
+			}
+			if _, ok := tr.threads[t.tid]; !ok {
+				return false
+			}
+			continue
 		}
 		if _, alive := tr.note(t.tid, ws); !alive {
 			return false
