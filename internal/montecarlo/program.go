@@ -55,6 +55,10 @@ type Program struct {
 	Seed      uint64
 	Isolation Isolation
 	Timeout   time.Duration // per trial; 0: none
+	// Linger is how long an exec'd trial waits, after its first process ended, for
+	// the processes it started (0: exec.Linger). A trial whose processes are still
+	// running then is a failure: their counts would be missing.
+	Linger time.Duration
 	// CountNonZero counts trials that exit with a non-zero status (their counts are
 	// complete); otherwise they are failures.
 	CountNonZero bool
@@ -231,11 +235,19 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 	}
 	d, st, runErr := exec.Run(tctx, exec.Command{
 		Path: w.p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
-		Stdout: out, Stderr: out, Dir: w.dir, WorkDir: w.dir,
+		Stdout: out, Stderr: out, Dir: w.dir, WorkDir: w.dir, Linger: w.p.Linger,
 	})
 	timedOut := tctx.Err() != nil && ctx.Err() == nil
 	if runErr != nil && !timedOut {
 		return Outcome{Failure: runErr.Error(), Cause: "no counts", Exit: st.ShellCode()}, nil
+	}
+	if st.Lingering && !timedOut {
+		linger := w.p.Linger
+		if linger <= 0 {
+			linger = exec.Linger
+		}
+		return Outcome{Failure: fmt.Sprintf("processes the program started were still running %v after it ended: their counts would be missing", linger),
+			Cause: "processes left running", Exit: st.ShellCode()}, nil
 	}
 	return w.outcome(st, timedOut, d, nil)
 }
