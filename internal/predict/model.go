@@ -43,6 +43,9 @@ type Model struct {
 	Baseline *Baseline   `json:"baseline,omitempty"`
 	// Power is the best power law a + b·x^k of one input (powerlaw.go).
 	Power *PowerLaw `json:"power_law,omitempty"`
+	// Segmented is the power law with one change of slope at a fitted breakpoint
+	// (segmented.go).
+	Segmented *Segmented `json:"segmented,omitempty"`
 	// Selection is the cross-validated choice among the transition-graph model,
 	// the direct models and their combination, with the interval of the chosen
 	// one (selection.go). Absent: the graph model with its own interval.
@@ -609,6 +612,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 	}
 	m.Baseline = fitBaseline("time", sp.Inputs, X, y, true)
 	m.Power = fitPowerLaw(sp.Inputs, X, y)
+	m.Segmented = fitSegmented(sp.Inputs, X, y)
 	for k, v := range sp.Vars {
 		fy := make([]float64, 0, len(j.Runs))
 		var fx [][]float64
@@ -787,11 +791,17 @@ func (m *Model) compile() error {
 			return err
 		}
 	}
+	if m.Segmented != nil {
+		if err := m.Segmented.compile(m.Inputs); err != nil {
+			return err
+		}
+	}
 	if s := m.Selection; s != nil {
 		if _, ok := s.Score(s.Chosen); !ok {
 			return fmt.Errorf("selection: chosen predictor %q has no score", s.Chosen)
 		}
-		if (s.Chosen == CandPMNF || s.Chosen == CandMix) && m.Baseline == nil || s.Chosen == CandPower && m.Power == nil {
+		if (s.Chosen == CandPMNF || s.Chosen == CandMix) && m.Baseline == nil || s.Chosen == CandPower && m.Power == nil ||
+			s.Chosen == CandSegmented && m.Segmented == nil {
 			return fmt.Errorf("selection: chosen predictor %q is not in the model", s.Chosen)
 		}
 	}

@@ -143,6 +143,9 @@ func (m *Model) WriteText(w io.Writer) error {
 	if p := m.Power; p != nil {
 		fmt.Fprintf(bw, "power law: time = %s ns; cross-validated MAPE %.3g%%\n", p.String(), 100*p.CVMAPE)
 	}
+	if sg := m.Segmented; sg != nil {
+		fmt.Fprintf(bw, "segmented power law: time = %s ns; cross-validated MAPE %.3g%%\n", sg.String(), 100*sg.CVMAPE)
+	}
 	if s := m.Selection; s != nil {
 		fmt.Fprintf(bw, "\n%s\n", s.Summary())
 		tw := tabwriter.NewWriter(bw, 2, 8, 2, ' ', 0)

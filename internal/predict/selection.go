@@ -8,6 +8,8 @@
 //	graph        the transition-graph model (interp.go), calibrated
 //	pmnf         Extra-P's performance-model normal form (baseline.go)
 //	power        a + b·x^k of one input, k fitted (powerlaw.go)
+//	segmented    the same with a change of slope at a fitted breakpoint, where
+//	             the data leaves a cache level (segmented.go)
 //	composition  Σ over arcs of (predicted count) × (mean training time of the
 //	             arc): the lab manual's count × fragment-time composition
 //	graph+pmnf   the mean of graph and pmnf
@@ -23,7 +25,7 @@
 // Regression Trees", 1984, §3.4.3; Hastie, Tibshirani & Friedman, "The Elements of
 // Statistical Learning", §7.10): where the folds cannot tell two candidates
 // apart, the one with fewer fitted parameters extrapolates more safely. By
-// simplicity: power, pmnf, composition, graph, graph+pmnf (Simplicity). A
+// simplicity: power, pmnf, segmented, composition, graph, graph+pmnf (Simplicity). A
 // candidate whose final fit extrapolates unlike its folds' fits (StableWithin) is
 // passed over for a stable one within two standard errors of the best; and where
 // the chosen candidate and the simplest stable one predict 4× beyond the range
@@ -60,15 +62,16 @@ const (
 	CandGraph       = "graph"
 	CandPMNF        = "pmnf"
 	CandPower       = "power"
+	CandSegmented   = "segmented"
 	CandComposition = "composition"
 	CandMix         = "graph+pmnf"
 )
 
 // Candidates lists the candidate predictors.
-var Candidates = []string{CandGraph, CandPMNF, CandPower, CandComposition, CandMix}
+var Candidates = []string{CandGraph, CandPMNF, CandPower, CandSegmented, CandComposition, CandMix}
 
 // Simplicity orders the candidates from the fewest fitted parameters to the most.
-var Simplicity = []string{CandPower, CandPMNF, CandComposition, CandGraph, CandMix}
+var Simplicity = []string{CandPower, CandPMNF, CandSegmented, CandComposition, CandGraph, CandMix}
 
 // IntervalLevel is the coverage the intervals aim at.
 const IntervalLevel = 0.9
@@ -166,6 +169,9 @@ func (m *Model) candidateValues(in []float64, pr *Prediction) map[string]float64
 	}
 	if m.Power != nil {
 		out[CandPower] = m.Power.Eval(in)
+	}
+	if m.Segmented != nil {
+		out[CandSegmented] = m.Segmented.Eval(in)
 	}
 	return out
 }
@@ -360,6 +366,9 @@ func (m *Model) selectPredictor(train []*trace.Trace, fit func([]*trace.Trace) (
 				}
 				if fm.Power != nil {
 					vals[CandPower] = fm.Power.Eval(pt.in)
+				}
+				if fm.Segmented != nil {
+					vals[CandSegmented] = fm.Segmented.Eval(pt.in)
 				}
 			} else {
 				vals = fm.candidateValues(pt.in, pr)

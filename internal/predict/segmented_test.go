@@ -1,0 +1,48 @@
+package predict
+
+import (
+	"math"
+	"testing"
+)
+
+// TestSegmentedExact: times that change slope where the data leaves a cache —
+// t = 1000 + 2·n² up to n = 400, 5·n² beyond — are fitted exactly: k = 2, the
+// breakpoint at 400, and the prediction 4× beyond the range within 0.1%, where
+// the best single power law is far off.
+func TestSegmentedExact(t *testing.T) {
+	truth := func(n float64) float64 {
+		return 1000 + 2*n*n + 3*math.Max(0, n*n-400*400)
+	}
+	var X [][]float64
+	var y []float64
+	for n := 100.0; n <= 800; n += 50 {
+		X = append(X, []float64{n})
+		y = append(y, truth(n))
+	}
+	s := fitSegmented([]string{"n"}, X, y)
+	if s == nil {
+		t.Fatal("no segmented fit")
+	}
+	if err := s.compile([]string{"n"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("segmented: %s, CV MAPE %.3g", s, s.CVMAPE)
+	if s.K != 2 || s.X0 != 400 || s.CVMAPE > 1e-6 {
+		t.Errorf("fit %s (k %g, breakpoint %g, CV MAPE %.3g): want k = 2, breakpoint 400, exact", s, s.K, s.X0, s.CVMAPE)
+	}
+	far := 3200.0
+	if got, want := s.Eval([]float64{far}), truth(far); math.Abs(got/want-1) > 1e-3 {
+		t.Errorf("at n = %g: %.6g, want %.6g", far, got, want)
+	}
+	p := fitPowerLaw([]string{"n"}, X, y)
+	if err := p.compile([]string{"n"}); err != nil {
+		t.Fatal(err)
+	}
+	if e := math.Abs(p.Eval([]float64{far})/truth(far) - 1); e < 0.05 {
+		t.Errorf("the power law %s predicts n = %g within %.3g: the test shows no difference", p, far, e)
+	}
+	// Too few points on a side: no fit rather than a slope from two points.
+	if fitSegmented([]string{"n"}, X[:5], y[:5]) != nil {
+		t.Error("a segmented fit from 5 points")
+	}
+}
