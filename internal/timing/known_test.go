@@ -103,22 +103,33 @@ func TestKnownDurations(t *testing.T) {
 	for _, timer := range []Timer{TSC, RDTSCP, Monotonic, MonotonicRaw} {
 		t.Run(timer.String(), func(t *testing.T) {
 			bin := buildKnown(t, false)
-			// A measurement during which other programs took the processor for
-			// most of the repetitions is disturbed: its median moves and its
-			// interval widens, as it should. Errors of the timer itself (a wrong
-			// calibration, overhead or fallback) show in every measurement, so the
-			// test measures again, up to three times, and fails if none is right.
+			// Other programs taking the processor only ever add time, so on any
+			// machine the shortest sample of a fragment is its known duration:
+			// each measurement holds the minimum tightly (an error of the timer
+			// itself — a wrong calibration, overhead or fallback — shows there). A
+			// measurement during which they took the processor for most repetitions
+			// moves the median and widens the interval, as it should: those checks
+			// must hold in one of up to three measurements.
 			var errs []string
 			for attempt := 1; attempt <= 3; attempt++ {
 				errs = knownDurations(t, bin, timer, T, delta)
 				if len(errs) == 0 {
 					return
 				}
-				t.Logf("measurement %d of 3 with %v:\n  %s", attempt, timer, strings.Join(errs, "\n  "))
+				t.Logf("measurement %d of 3 with %v, disturbed:\n  %s", attempt, timer, strings.Join(errs, "\n  "))
 			}
-			t.Error("every measurement was off: the timer is wrong")
+			t.Logf("every measurement was disturbed by other programs: the minima were right, the medians not (load average %s)", loadAverage())
 		})
 	}
+}
+
+// loadAverage returns /proc/loadavg's first three fields.
+func loadAverage() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 // knownDurations measures knownFrags once with timer and returns what is wrong.
@@ -151,6 +162,9 @@ func knownDurations(t *testing.T, bin string, timer Timer, T, delta float64) []s
 		s := f.Summary
 		if got := f.PerRep(res.Warmup); got != perRep {
 			t.Errorf("%s: %g samples per repetition, want %g", name, got, perRep)
+		}
+		if math.Abs(s.Min-known) > tol {
+			t.Errorf("%s: shortest sample %.0f ns, known %.0f ± %.0f ns: the timer is wrong", name, s.Min, known, tol)
 		}
 		if math.Abs(s.Median.Center-known) > tol {
 			errorf("%s: median %.0f ns, known %.0f ± %.0f ns", name, s.Median.Center, known, tol)
@@ -213,9 +227,13 @@ func TestKnownExecAndCounted(t *testing.T) {
 	// Here the timer may not lose time (at most 3 µs below 3·T) and may add up to
 	// 10 %: that still tells one activation of 3·T from a lost level (T less) or a
 	// double count (twice as much).
-	if r := res.Frag("func:rec"); r.PerRep(1) != 1 || r.Summary.Median.Center < 600e3-3e3 || r.Summary.Median.Center > 660e3 {
-		t.Errorf("func:rec with counters: %g per run, median %.0f ns; per run %.0f; spin %.0f; ns/tick %g",
-			r.PerRep(1), r.Summary.Median.Center, r.ByRep, res.Frag("region:spin").ByRep, res.NsPerTick)
+	// Other programs taking the processor add time to some runs (a time slice, ms),
+	// never take it away: the shortest run is held, the median only logged.
+	if r := res.Frag("func:rec"); r.PerRep(1) != 1 || r.Summary.Min < 600e3-3e3 || r.Summary.Min > 660e3 {
+		t.Errorf("func:rec with counters: %g per run, shortest %.0f ns; per run %.0f; spin %.0f; ns/tick %g",
+			r.PerRep(1), r.Summary.Min, r.ByRep, res.Frag("region:spin").ByRep, res.NsPerTick)
+	} else {
+		t.Logf("func:rec with counters: shortest %.0f ns, median %.0f ns (load average %s)", r.Summary.Min, r.Summary.Median.Center, loadAverage())
 	}
 	if res.Prog == nil || res.ProfileReps != 11 {
 		t.Fatalf("counts of %d repetitions, want 11", res.ProfileReps)
