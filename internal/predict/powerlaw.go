@@ -43,11 +43,7 @@ func fitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
 	if n < 3 {
 		return nil
 	}
-	fold := make([]int, n)
-	k := min(n, 10)
-	for r := range fold {
-		fold[r] = r % k
-	}
+	fold, k := tenFolds(n)
 	var best *PowerLaw
 	bestScore := math.Inf(1)
 	col := make([]float64, n)
@@ -85,4 +81,14 @@ func (p *PowerLaw) compile(inputs []string) error {
 		return fmt.Errorf("power law of unknown input %q", p.Input)
 	}
 	return nil
+}
+
+// tenFolds assigns n points to min(n, 10) cross-validation folds in turn.
+func tenFolds(n int) (fold []int, k int) {
+	fold = make([]int, n)
+	k = min(n, 10)
+	for r := range fold {
+		fold[r] = r % k
+	}
+	return fold, k
 }

@@ -73,11 +73,7 @@ func fitSegmented(names []string, X [][]float64, y []float64) *Segmented {
 	if n < 2*MinSegmentPoints {
 		return nil
 	}
-	fold := make([]int, n)
-	k := min(n, 10)
-	for r := range fold {
-		fold[r] = r % k
-	}
+	fold, k := tenFolds(n)
 	var best *Segmented
 	bestScore := math.Inf(1)
 	col, hinge := make([]float64, n), make([]float64, n)
