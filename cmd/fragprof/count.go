@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/fragprof/fragprof/internal/dump"
 	"github.com/fragprof/fragprof/internal/exec"
+	"github.com/fragprof/fragprof/internal/faultloc"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/profile"
 )
@@ -117,7 +119,7 @@ Examples:
 			code := endCode(st, intr)
 			if err != nil {
 				if code != 0 {
-					fmt.Fprintf(e.stderr, "fragprof: %s\n", endNote(st, intr, timeout))
+					fmt.Fprintf(e.stderr, "fragprof: %s\n", endNote(st, intr, timeout, faultWhere(bin, st, d)))
 					fmt.Fprintf(e.stderr, "fragprof: %v\n", err)
 					return exitError{code}
 				}
@@ -128,7 +130,7 @@ Examples:
 				return err
 			}
 			p.Identity = programIdentity(bin, srcs)
-			note := endNote(st, intr, timeout)
+			note := endNote(st, intr, timeout, faultWhere(bin, st, d))
 			if note != "" {
 				fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
 			}
@@ -180,13 +182,25 @@ func splitDash(c *cobra.Command, args []string) (own, rest []string) {
 	return args, nil
 }
 
+// faultWhere says where the fault that killed the program happened (faultloc), or "".
+func faultWhere(bin string, st exec.Status, d *dump.Dump) string {
+	if d == nil || d.Fault == nil || st.Signal == 0 {
+		return ""
+	}
+	return faultloc.Describe(bin, st.Signal, *d.Fault)
+}
+
 // endNote says how a run that did not end normally ended, for the report: "" after
-// an exit, whatever its status (count passes the status on).
-func endNote(st exec.Status, intr *interrupts, timeout time.Duration) string {
+// an exit, whatever its status (count passes the status on). where is the fault's
+// place (faultWhere), or "".
+func endNote(st exec.Status, intr *interrupts, timeout time.Duration, where string) string {
 	how := "ended"
 	switch {
 	case st.Signal != 0:
 		how = fmt.Sprintf("was killed by %s (%s)", unix.SignalName(st.Signal), st.Signal)
+		if where != "" {
+			how += " " + where
+		}
 	case st.Code != 0:
 		how = fmt.Sprintf("exited with status %d", st.Code)
 	}

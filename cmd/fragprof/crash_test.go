@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -124,6 +125,19 @@ func TestCrashCorpus(t *testing.T) {
 				if !strings.Contains(stderr.String(), unix.SignalName(sig)) {
 					t.Errorf("the report does not name %s:\n%s", unix.SignalName(sig), stderr.String())
 				}
+				if line, whats := faultMarker(t, src, opt); line > 0 {
+					loc := fmt.Sprintf("(%s:%d)", filepath.Base(src), line)
+					past := false
+					for _, w := range whats {
+						past = past || strings.Contains(w, "just past the end")
+						if !strings.Contains(stderr.String(), w) {
+							t.Errorf("the report does not say %q:\n%s", w, stderr.String())
+						}
+					}
+					if !past && !strings.Contains(stderr.String(), loc) {
+						t.Errorf("the report does not name the faulting line %s:\n%s", loc, stderr.String())
+					}
+				}
 				data, err := os.ReadFile(out)
 				if err != nil {
 					t.Fatalf("no report: %v\n%s", err, stderr.String())
@@ -142,6 +156,38 @@ func TestCrashCorpus(t *testing.T) {
 			})
 		}
 	}
+}
+
+// faultMarker finds the line of src marked "/* fault: WHAT; WHAT... */" (testdata/crash/
+// README.md) and the WHATs that hold at opt, or 0.
+func faultMarker(t *testing.T, src, opt string) (int, []string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		_, m, ok := strings.Cut(l, "/* fault")
+		if !ok {
+			continue
+		}
+		m, _, _ = strings.Cut(m, "*/")
+		var whats []string
+		for _, w := range strings.Split(strings.TrimPrefix(m, ":"), ";") {
+			w = strings.TrimSpace(w)
+			if lvl := strings.LastIndex(w, " -O"); lvl >= 0 {
+				if w[lvl+1:] != opt {
+					continue
+				}
+				w = w[:lvl]
+			}
+			if w != "" {
+				whats = append(whats, w)
+			}
+		}
+		return i + 1, whats
+	}
+	return 0, nil
 }
 
 // TestNoMain: a file without main fails to link under `fragprof cc` with the linker's

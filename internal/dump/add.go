@@ -12,7 +12,7 @@ import (
 // continuous mode, the forked and exec'd processes' dump beside the first process's
 // file: docs/runtime.md, "Processes"). Units are matched by their plan; a unit d
 // lacks is appended. The sum ended as d did, with MainReturned only if every process
-// returned from main, and the signal of d or else of o.
+// returned from main, and the signal (and fault) of d or else of o.
 func (d *Dump) Add(o *Dump) error {
 	for _, v := range o.Units {
 		found := false
@@ -37,6 +37,9 @@ func (d *Dump) Add(o *Dump) error {
 	d.MainReturned = d.MainReturned && o.MainReturned
 	if d.Signal == 0 {
 		d.Signal = o.Signal
+	}
+	if d.Fault == nil {
+		d.Fault = o.Fault
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/faultloc"
 	"github.com/fragprof/fragprof/internal/instrument"
 	"github.com/fragprof/fragprof/profile"
 )
@@ -32,6 +33,9 @@ type Dump struct {
 	// A continuous dump without it comes from a program that was killed (SIGKILL,
 	// _exit): its counts are those of the moment it stopped.
 	Finished bool
+	// Fault is where the fault that killed the program happened, when the kernel
+	// raised it (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP from an instruction), or nil.
+	Fault *faultloc.Fault
 	// Warnings are filled by Profile: what the reader of the counts should know
 	// (counts near a stopping point that may be off by one, schemes that fell back).
 	Warnings []string
@@ -41,7 +45,14 @@ type Dump struct {
 const (
 	flagContinuous = 1 // page-aligned counter blocks, the counters lived in the file
 	flagFinished   = 2 // the runtime completed the dump
+	flagMerged     = 4 // the counts of several processes of one run, added up
+	flagFault      = 8 // a fault record (faultSize bytes) ends the dump
 )
+
+// faultSize is the size of the fault record: five little-endian 64-bit words, the
+// program counter, the faulting address, the executable's load address, si_code and
+// the stack pointer.
+const faultSize = 40
 
 // pageSize is the alignment of counter blocks in a continuous dump.
 const pageSize = instrument.CounterPage
@@ -73,6 +84,14 @@ func Parse(name string, data []byte) (*Dump, error) {
 	flags := le.Uint32(data[28:])
 	d.Continuous = flags&flagContinuous != 0
 	d.Finished = !d.Continuous || flags&flagFinished != 0
+	if flags&flagFault != 0 {
+		if len(data) < 32+faultSize {
+			return nil, bad("truncated fault record")
+		}
+		r := data[len(data)-faultSize:]
+		d.Fault = &faultloc.Fault{PC: le.Uint64(r), Addr: le.Uint64(r[8:]), Base: le.Uint64(r[16:]), Code: int(int64(le.Uint64(r[24:]))), SP: le.Uint64(r[32:])}
+		data = data[:len(data)-faultSize]
+	}
 	off := 32
 	for i := uint32(0); i < n; i++ {
 		if off+8 > len(data) {
@@ -205,7 +224,7 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 			}
 		}
 	}
-	if abrupt && chords {
+	if abrupt && chords && (d.Fault == nil || len(adjusted) > 0) { // a fault record: raised by an instruction
 		w := fmt.Sprintf("the run %s: if the signal came from outside (not raised by a call or a faulting instruction of the program), the counts of the blocks where the active functions stopped may be off by one under --counters chords (blocks and edges count exactly)", d.stopText())
 		if len(adjusted) > 0 {
 			w += fmt.Sprintf("; in %v a stop outside a call was found and accounted for", adjusted)

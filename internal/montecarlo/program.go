@@ -18,6 +18,7 @@ import (
 	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/dump"
 	"github.com/fragprof/fragprof/internal/exec"
+	"github.com/fragprof/fragprof/internal/faultloc"
 )
 
 // Isolation says how trials are kept apart.
@@ -259,7 +260,14 @@ func (w *programWorker) outcome(st exec.Status, timedOut bool, d *dump.Dump, dat
 	case timedOut:
 		return Outcome{Failure: fmt.Sprintf("timed out after %v", w.p.Timeout), Cause: "timeout", Exit: st.ShellCode()}, nil
 	case st.Signal != 0:
-		return Outcome{Failure: st.String(), Cause: signalCause(st.Signal), Exit: st.ShellCode()}, nil
+		failure := st.String()
+		if d == nil && len(data) > 0 {
+			d, _ = dump.Parse(w.p.Binary, data) // for the fault record only
+		}
+		if d != nil && d.Fault != nil {
+			failure += " " + faultloc.Describe(w.p.Binary, st.Signal, *d.Fault)
+		}
+		return Outcome{Failure: failure, Cause: signalCause(st.Signal), Exit: st.ShellCode()}, nil
 	case st.Code != 0 && !w.p.CountNonZero:
 		return Outcome{Failure: st.String(), Cause: st.String(), Exit: st.Code}, nil
 	}

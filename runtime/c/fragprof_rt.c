@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include <pthread.h>
 
@@ -41,6 +42,18 @@ static int out_fd = -1;
 #define FP_CONTINUOUS 1u /* counters live in the file, page-aligned (continuous mode) */
 #define FP_FINISHED 2u   /* the runtime completed the dump (at exit or on a signal) */
 #define FP_MERGED 4u     /* the counts of several processes of one run, added up */
+#define FP_FAULT 8u      /* a fault record (FAULT_SIZE bytes) ends the dump */
+
+/* The fault record: where a fault the kernel raised (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+ * SIGTRAP from an instruction of the program, not raise or kill) happened. Five
+ * little-endian 64-bit words: the program counter, the faulting address (si_addr),
+ * the address at which the executable's ELF header is loaded (__ehdr_start: fragprof
+ * turns the program counter into a symbol and a line of the binary), si_code, and the
+ * stack pointer (a fault next to it is a stack overflow). */
+#define FAULT_SIZE 40
+static unsigned char fault_rec[FAULT_SIZE];
+static int have_fault;
+extern const char __ehdr_start[] __attribute__((weak));
 
 /* The run: a number drawn at random by its first process, with the top bit set so
  * that it is never a process id, which every process of the program (forked, or
@@ -113,6 +126,11 @@ static void put32(unsigned char *b, uint32_t v) {
 		b[i] = (unsigned char)(v >> (8 * i));
 }
 
+static void put64(unsigned char *b, uint64_t v) {
+	put32(b, (uint32_t)v);
+	put32(b + 4, (uint32_t)(v >> 32));
+}
+
 /* A unit of an earlier dump of the same run, found by old_units. */
 struct old_unit {
 	uint32_t nc, ml;
@@ -148,6 +166,11 @@ static int old_valid(const unsigned char *d, size_t n, uint32_t id, uint32_t *nu
 		return 0;
 	size_t off = 32;
 	uint32_t u = get32(d + 12);
+	if (get32(d + 28) & FP_FAULT) {
+		if (n < 32 + FAULT_SIZE)
+			return 0;
+		n -= FAULT_SIZE;
+	}
 	for (uint32_t i = 0; i < u; i++) {
 		if (off + 8 > n)
 			return 0;
@@ -202,7 +225,8 @@ static int write_unit(int fd, uint32_t nc, const void *meta, uint32_t ml, const 
  * summed with this process's unit of the same metadata, then this process's units
  * it lacked. At most nunits units of our own: a damaged list (a cycle) cannot make
  * the dump endless. */
-static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold, uint32_t id) {
+static int dump_merged(int fd, int sig, const unsigned char *old, const unsigned char *old_end, uint32_t nold,
+                       uint32_t id) {
 	uint32_t total = nold, k = 0;
 	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++) {
 		int found = 0;
@@ -214,12 +238,17 @@ static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold,
 	}
 	unsigned char h[32];
 	uint32_t returned = (uint32_t)__fragprof_main_returned, osig = (uint32_t)sig, flags = FP_FINISHED;
+	const unsigned char *fault = have_fault ? fault_rec : 0;
 	if (old) {
 		returned = returned && get32(old + 16); /* every process returned from main */
 		if (get32(old + 20))
 			osig = get32(old + 20); /* a process that died of a signal */
 		flags |= FP_MERGED;
+		if (get32(old + 28) & FP_FAULT) /* the first fault of the run is kept */
+			fault = old_end - FAULT_SIZE;
 	}
+	if (fault)
+		flags |= FP_FAULT;
 	memcpy(h, "FPDUMP\0\1", 8);
 	put32(h + 8, 1);
 	put32(h + 12, total);
@@ -249,10 +278,10 @@ static int dump_merged(int fd, int sig, const unsigned char *old, uint32_t nold,
 		if (!found && write_unit(fd, u->ncounters, u->meta, (uint32_t)u->metalen, u->counters, 0, 0) < 0)
 			return -1;
 	}
-	return 0;
+	return fault ? __fragprof_write_all(fd, fault, FAULT_SIZE) : 0;
 }
 
-static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0, (uint32_t)getpid()); }
+static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0, 0, (uint32_t)getpid()); }
 
 /* merge_dump writes this process's dump to path, adding the counts already there
  * from other processes of the same run. The processes take turns under an flock of
@@ -312,7 +341,7 @@ static int merge_dump(const char *path, int sig) {
 	int bad = -1;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		bad = dump_merged(fd, sig, old, nold, run_id);
+		bad = dump_merged(fd, sig, old, old + oldn, nold, run_id);
 		close(fd);
 		if (bad == 0)
 			bad = rename(tmp, path);
@@ -352,7 +381,7 @@ static int merge_fd(int fd, int sig) {
 			}
 		}
 	}
-	int bad = lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, sig, old, nold, run_id);
+	int bad = lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, sig, old, old + n, nold, run_id);
 	if (old)
 		munmap(old, (size_t)n);
 	fl.l_type = F_UNLCK;
@@ -406,13 +435,38 @@ void __fragprof_dump(int sig) {
 static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
                             SIGSEGV, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ};
 
+/* note_fault keeps the fault record of a fault the kernel raised. */
+static void note_fault(int sig, const siginfo_t *si, const void *uc) {
+	if (si->si_code <= 0 || have_fault)
+		return; /* sent by a process (kill, raise, sigqueue), not raised by an instruction */
+	uint64_t pc = 0, sp = 0;
+	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGTRAP)
+		return;
+#if defined(__x86_64__)
+	pc = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	sp = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+	pc = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.pc;
+	sp = (uint64_t)((const ucontext_t *)uc)->uc_mcontext.sp;
+#else
+	(void)uc;
+#endif
+	put64(fault_rec, pc);
+	put64(fault_rec + 8, (uint64_t)(uintptr_t)si->si_addr);
+	put64(fault_rec + 16, (uint64_t)(uintptr_t)__ehdr_start);
+	put64(fault_rec + 24, (uint64_t)(int64_t)si->si_code);
+	put64(fault_rec + 32, sp);
+	have_fault = 1;
+}
+
 /* on_signal writes the dump once (a second signal, or a fault inside the dump, finds
  * the default action restored by SA_RESETHAND) and dies of the same signal: the
  * default action is restored, the signal unblocked and raised again. A fault
  * (SIGSEGV, SIGBUS, SIGFPE, SIGILL) that raise cannot end re-executes its instruction
  * on return and meets the default action. */
-static void on_signal(int sig) {
+static void on_signal(int sig, siginfo_t *si, void *uc) {
 	int saved = errno;
+	note_fault(sig, si, uc);
 	__fragprof_dump(sig);
 	signal(sig, SIG_DFL);
 	sigset_t s;
@@ -465,8 +519,8 @@ static void install(void) {
 		if (sigaction(fatal[i], 0, &old) == 0 && old.sa_handler == SIG_IGN)
 			continue; /* the program was started with it ignored: keep that */
 		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
-		sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+		sa.sa_sigaction = on_signal;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
 		sigemptyset(&sa.sa_mask);
 		sigaction(fatal[i], &sa, 0);
 	}

@@ -9,6 +9,6 @@ int main(int argc, char **argv) {
 		s += work(i + argc);
 	printf("s = %d\n", s);
 	int d = argc - 1;
-	printf("%d\n", s / d);
+	printf("%d\n", s / d);  /* fault: an integer division by zero */
 	return 0;
 }

@@ -11,6 +11,6 @@ int main(int argc, char **argv) {
 		s += work(i + argc);
 	printf("s = %d\n", s);
 	int *p = 0;
-	*p = s;
+	*p = s;  /* fault: a null pointer -O0; just past the end of main -O2 */
 	return 0;
 }

@@ -11,6 +11,6 @@ int main(int argc, char **argv) {
 		s += work(i + argc);
 	printf("s = %d\n", s);
 	long off = (1L << 40) * argc;
-	table[off] = (char)s;
+	table[off] = (char)s;  /* fault */
 	return table[0];
 }

@@ -6,7 +6,7 @@ static int work(int i) { return i % 3 == 0 ? i * 2 : i + 1; }
 
 static int deep(int n) {
 	volatile char frame[512];
-	frame[n % 512] = (char)n;
+	frame[n % 512] = (char)n;  /* fault: a stack overflow */
 	if (n == -1)
 		return 0;
 	return deep(n + 1) + frame[(n * 7) % 512];
