@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -84,8 +85,16 @@ func writeReport(e *env, file string, render func(io.Writer) error) error {
 	if file != "" {
 		return atomicfile.WriteWith(file, render)
 	}
+	w := e.stderr
 	if e.report != nil {
-		return render(e.report)
+		w = e.report
 	}
-	return render(e.stderr)
+	// Buffered: the text reports write a cell at a time through tabwriter, and each
+	// write to a terminal or pipe is a system call (2 s of a freq report on sqlite3).
+	b := bufio.NewWriterSize(w, 64<<10)
+	if err := render(b); err != nil {
+		b.Flush()
+		return err
+	}
+	return b.Flush()
 }

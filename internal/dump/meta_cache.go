@@ -32,9 +32,15 @@ func decodeMeta(blob []byte) (*instrument.Unit, error) {
 		return nil, err
 	}
 	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if first, ok := cache[string(blob)]; ok {
+		// Decoded meanwhile by another goroutine (two workers' first trials): keep
+		// one unit, so that every dump of the binary shares its *cfg.Func values
+		// (the fold compares them by pointer, and by checksum otherwise).
+		return first, nil
+	}
 	if len(cache) < maxCached {
 		cache[string(blob)] = u
 	}
-	cacheMu.Unlock()
 	return u, nil
 }

@@ -6,6 +6,7 @@ package instrument
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/fragprof/fragprof/cfg"
 )
@@ -74,6 +75,9 @@ type FuncPlan struct {
 	// counts the activations of its own copy, out of line or inlined; the linked
 	// program's counts are the sum over the units (dump.Profile adds them up).
 	Shared bool
+
+	solveOnce sync.Once
+	solve     *solver // the chords scheme's order of solution (solver)
 }
 
 // PlanFunc places counters on f under scheme s.

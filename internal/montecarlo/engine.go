@@ -386,7 +386,15 @@ type folder struct {
 	seen       uint64 // trials folded, failed or not
 	nextCheck  uint64
 	decided    [][]bool
-	seriesNext [][]uint64
+	// The convergence series' schedule is the same for every block: seriesNext is
+	// its next point. A block that has not run yet has the same point as any other
+	// (mean 0, the rule's bound on n zeros): those points are kept once, in
+	// zeroSeries, and given to a block when it first runs (ran) or at the end. Most
+	// blocks of a large program never run in a run's first trials (sqlite3: 90 %).
+	seriesNext uint64
+	zeroSeries []Point
+	zero       stats.CountDist // n trials of a block that never ran
+	ran        [][]bool
 }
 
 func (f *folder) fold(i uint64, o Outcome) error {
@@ -479,7 +487,7 @@ func (f *folder) start(p *cfg.Program) error {
 		r.Edges = append(r.Edges, make([]stats.Moments, len(fn.Edges)))
 		r.EdgeTotals = append(r.EdgeTotals, make([]uint64, len(fn.Edges)))
 		f.decided = append(f.decided, make([]bool, len(fn.Blocks)))
-		f.seriesNext = append(f.seriesNext, make([]uint64, len(fn.Blocks)))
+		f.ran = append(f.ran, make([]bool, len(fn.Blocks)))
 		f.watch = append(f.watch, len(f.c.Only) == 0 || slices.Contains(f.c.Only, fn.Name))
 	}
 	f.res = r
@@ -519,25 +527,43 @@ func (f *folder) check() {
 // then at 1.5 % growth steps, so a million trials give about 400 points.
 func (f *folder) series() {
 	n := f.res.Trials
+	f.zero.Add(0)
+	if n < f.seriesNext {
+		return
+	}
 	for fi := range f.res.Blocks {
 		for b := range f.res.Blocks[fi] {
-			if n < f.seriesNext[fi][b] {
-				continue
-			}
 			be := &f.res.Blocks[fi][b]
-			s := be.Dist.Summary()
-			hw := math.NaN()
-			if n >= 2 {
-				hw = f.c.Rule.Decide(s).HalfWidth
+			if !f.ran[fi][b] {
+				if neverRan(be.Dist) {
+					continue // its point is the zero point below
+				}
+				f.ran[fi][b] = true
+				be.Series = append(be.Series, f.zeroSeries...)
 			}
-			be.Series = append(be.Series, Point{N: n, Mean: s.Mean, HalfWidth: hw})
-			step := uint64(1)
-			if n >= 50 {
-				step = max(1, n*15/1000)
-			}
-			f.seriesNext[fi][b] = n + step
+			be.Series = append(be.Series, f.point(be.Dist.Summary()))
 		}
 	}
+	f.zeroSeries = append(f.zeroSeries, f.point(f.zero.Summary()))
+	step := uint64(1)
+	if n >= 50 {
+		step = max(1, n*15/1000)
+	}
+	f.seriesNext = n + step
+}
+
+// point is a block's point of the convergence series on the trials so far.
+func (f *folder) point(s stats.Summary) Point {
+	hw := math.NaN()
+	if s.N >= 2 {
+		hw = f.c.Rule.Decide(s).HalfWidth
+	}
+	return Point{N: s.N, Mean: s.Mean, HalfWidth: hw}
+}
+
+// neverRan reports a block that ran in no trial.
+func neverRan(d *stats.CountDist) bool {
+	return len(d.Buckets) == 0 && (len(d.Values) == 0 || len(d.Values) == 1 && d.Values[0].V == 0)
 }
 
 func (f *folder) progress(start time.Time) Progress {
@@ -570,6 +596,13 @@ func (f *folder) progress(start time.Time) Progress {
 func (f *folder) finish() *Result {
 	r := f.res
 	r.Converged = true
+	// The series of a block that never ran: the zero points and the last one, shared
+	// (capacity-limited, so that an append copies).
+	zs := f.zeroSeries
+	if len(zs) == 0 || zs[len(zs)-1].N != r.Trials {
+		zs = append(zs[:len(zs):len(zs)], f.point(f.zero.Summary()))
+	}
+	zs = zs[:len(zs):len(zs)]
 	for fi := range r.Blocks {
 		for b := range r.Blocks[fi] {
 			be := &r.Blocks[fi][b]
@@ -582,6 +615,13 @@ func (f *folder) finish() *Result {
 			be.Decision = d
 			if d.State == stats.Unconverged && f.watch[fi] {
 				r.Converged = false
+			}
+			switch {
+			case f.ran[fi][b]:
+			case neverRan(be.Dist):
+				be.Series = zs
+			default: // first ran after the series' last point
+				be.Series = append(be.Series[:0:0], f.zeroSeries...)
 			}
 			if last := be.Series; len(last) == 0 || last[len(last)-1].N != r.Trials {
 				be.Series = append(be.Series, Point{N: r.Trials, Mean: d.Mean, HalfWidth: d.HalfWidth})

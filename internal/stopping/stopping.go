@@ -81,7 +81,7 @@ func New(name string, t stats.Thresholds) (Rule, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	b := base{t: t, alpha: 1 - t.Gamma, level: 1 - (1-t.Gamma)/2}
+	b := base{t: t, alpha: 1 - t.Gamma, level: 1 - (1-t.Gamma)/2, u: stats.NormalCoefficient(t.Gamma)}
 	switch name {
 	case "clt":
 		return &CLT{base: b}, nil
@@ -113,6 +113,7 @@ type base struct {
 	t     stats.Thresholds
 	alpha float64
 	level float64
+	u     float64 // stats.NormalCoefficient(t.Gamma), computed once: Decide runs per block per check
 }
 
 func (b *base) Thresholds() stats.Thresholds { return b.t }
@@ -124,7 +125,7 @@ func (b *base) start(s stats.Summary) (d stats.Decision, done bool) {
 	nan := math.NaN()
 	t := b.t
 	d = stats.Decision{
-		N: s.N, Mean: s.Mean, U: stats.NormalCoefficient(t.Gamma), Ran: s.Ran(),
+		N: s.N, Mean: s.Mean, U: b.u, Ran: s.Ran(),
 		StdDev: nan, Eps: nan, HalfWidth: nan, Lo: nan, Hi: nan, BE: nan, BELimit: nan,
 		NeedCLT: nan, NeedBE: nan, Events: nan, Need: float64(t.NMin + 1),
 	}
