@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 	"syscall"
@@ -68,7 +69,66 @@ type Unit struct {
 const maxSize = 1 << 30
 
 // Parse reads a dump. name is used in errors.
-func Parse(name string, data []byte) (*Dump, error) {
+func Parse(name string, data []byte) (*Dump, error) { return ParseKnown(name, data, nil) }
+
+// refML is the metadata length of a unit whose metadata a fork server's trial wrote
+// by reference: 8 bytes follow, the FNV-1a hash of the metadata, which the client
+// has from an earlier dump of the same server (docs/runtime.md, "Dump layout").
+const refML = 0xFFFFFFFF
+
+// Known is the metadata a fork server's client has received, by hash: the units that
+// its later trials write by reference (exec.Server learns it from every reply). The
+// zero value is ready to use; not safe for concurrent use.
+type Known struct {
+	byHash map[uint64]*instrument.Unit
+	hashed map[*instrument.Unit]bool
+}
+
+func (k *Known) learn(blob []byte, u *instrument.Unit) {
+	if k.hashed[u] {
+		return
+	}
+	if k.byHash == nil {
+		k.byHash, k.hashed = map[uint64]*instrument.Unit{}, map[*instrument.Unit]bool{}
+	}
+	h := fnv.New64a()
+	h.Write(blob)
+	k.byHash[h.Sum64()] = u
+	k.hashed[u] = true
+}
+
+// Learn learns the metadata of the units that the dump data carries in full. A
+// damaged dump teaches what precedes the damage.
+func (k *Known) Learn(data []byte) {
+	le := binary.LittleEndian
+	if len(data) < 32 || !bytes.Equal(data[:8], []byte(Magic)) || le.Uint32(data[28:])&flagContinuous != 0 {
+		return
+	}
+	off := 32
+	for i := uint32(0); i < le.Uint32(data[12:]) && off+8 <= len(data); i++ {
+		nc, ml := int(le.Uint32(data[off:])), int(le.Uint32(data[off+4:]))
+		off += 8
+		if nc > maxSize/8 {
+			return
+		}
+		if ml == refML {
+			off += 8 + 8*nc
+			continue
+		}
+		if ml > maxSize || off+ml > len(data) {
+			return
+		}
+		if u, err := decodeMeta(data[off : off+ml]); err == nil {
+			k.learn(data[off:off+ml], u)
+		}
+		off += ml + (8-ml%8)%8 + 8*nc
+	}
+}
+
+// ParseKnown reads a dump whose units may refer to metadata by reference, resolved
+// with known, which learns the metadata of the units written in full. With a nil
+// known, a reference is an error.
+func ParseKnown(name string, data []byte, known *Known) (*Dump, error) {
 	bad := func(f string, a ...any) error {
 		return fmt.Errorf("%s: not a valid fragprof dump: %s", name, fmt.Sprintf(f, a...))
 	}
@@ -99,6 +159,27 @@ func Parse(name string, data []byte) (*Dump, error) {
 		}
 		nc, ml := int(le.Uint32(data[off:])), int(le.Uint32(data[off+4:]))
 		off += 8
+		if ml == refML {
+			if known == nil || d.Continuous || off+8+8*nc > len(data) || nc > maxSize/8 {
+				return nil, bad("unit %d refers to metadata by reference where none can be", i)
+			}
+			h := le.Uint64(data[off:])
+			u := known.byHash[h]
+			if u == nil {
+				return nil, bad("unit %d refers to metadata %016x that no earlier dump of this fork server carried", i, h)
+			}
+			if u.NumCounters() != nc {
+				return nil, bad("unit %s has %d counters but its plan needs %d", u.Source, nc, u.NumCounters())
+			}
+			off += 8
+			vals := make([]uint64, nc)
+			for k := range vals {
+				vals[k] = le.Uint64(data[off+8*k:])
+			}
+			off += 8 * nc
+			d.Units = append(d.Units, Unit{Unit: u, Counters: vals})
+			continue
+		}
 		pad := (8 - ml%8) % 8
 		span := 8 * nc
 		if d.Continuous {
@@ -111,6 +192,9 @@ func Parse(name string, data []byte) (*Dump, error) {
 		u, err := decodeMeta(data[off : off+ml])
 		if err != nil {
 			return nil, fmt.Errorf("%s: unit %d: %v", name, i, err)
+		}
+		if known != nil {
+			known.learn(data[off:off+ml], u)
 		}
 		off += ml + pad
 		if u.NumCounters() != nc {
@@ -156,6 +240,7 @@ func (d *Dump) stoppedAbruptly() bool { return d.Signal != 0 || !d.Finished }
 func (d *Dump) Profile() (*profile.Profile, error) {
 	p := &profile.Profile{Program: &cfg.Program{}, Runs: 1}
 	counts := map[*cfg.Func]cfg.Counts{}
+	idle := map[*cfg.Func]bool{} // no counter moved: every count 0, conserved
 	d.Warnings = nil
 	abrupt := d.stoppedAbruptly()
 	chords, promoted := false, false
@@ -194,10 +279,14 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 			}
 			off += len(fp.Counters)
 			p.Counters += len(fp.Counters)
+			ran := !allZero(vals)
 			if fp.Shared {
 				if first := shared.find(fp.Func); first != nil {
 					// Another unit's copy of the same function: one function, counts added.
 					counts[first].Add(c)
+					if ran {
+						idle[first] = false
+					}
 					continue
 				}
 				if shared.differs(fp.Func) {
@@ -207,6 +296,7 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 			}
 			p.Program.Funcs = append(p.Program.Funcs, fp.Func)
 			counts[fp.Func] = c
+			idle[fp.Func] = !ran
 		}
 	}
 	p.Program.SortFuncs()
@@ -236,11 +326,24 @@ func (d *Dump) Profile() (*profile.Profile, error) {
 	}
 	flow := d.Flow()
 	for i, f := range p.Program.Funcs {
+		if idle[f] {
+			continue
+		}
 		if err := f.CheckFlow(p.Counts[i], flow); err != nil {
 			return nil, fmt.Errorf("counts fail flow conservation (please report this as a fragprof bug): %v", err)
 		}
 	}
 	return p, nil
+}
+
+// allZero reports whether every counter value is 0.
+func allZero(vals []uint64) bool {
+	for _, v := range vals {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // stoppedFromOutside reports a run stopped by a signal that comes from outside the

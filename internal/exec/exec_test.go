@@ -68,9 +68,11 @@ func buildExample(t *testing.T, name, src string) string {
 	return bin
 }
 
-func funcCounts(t *testing.T, data []byte, fn string) []uint64 {
+// funcCounts reads fn's counts in a dump; known resolves metadata written by
+// reference (a fork server's trials after the first), or is nil.
+func funcCounts(t *testing.T, data []byte, known *dump.Known, fn string) []uint64 {
 	t.Helper()
-	d, err := dump.Parse("trial", data)
+	d, err := dump.ParseKnown("trial", data, known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,11 @@ func TestForkServerMatchesExec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs := funcCounts(t, tr.Dump, "main")
+		fs := funcCounts(t, tr.Dump, tr.Known, "main")
+		// The first trial's dump carries the metadata; the others refer to it.
+		if _, err := dump.Parse("trial", tr.Dump); (err == nil) != (in == "100") {
+			t.Errorf("input %q: read without the server's metadata: %v; want an error for every trial but the first", in, err)
+		}
 		d, st, err := Run(context.Background(), Command{Path: bin, Stdin: bytes.NewReader([]byte(in + "\n")), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}})
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +145,10 @@ func TestForkServerArgs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, _ := dump.Parse("trial", tr.Dump)
+		d, err := dump.ParseKnown("trial", tr.Dump, tr.Known)
+		if err != nil {
+			t.Fatal(err)
+		}
 		p, err := d.Profile()
 		if err != nil {
 			t.Fatal(err)
@@ -196,7 +205,7 @@ func TestForkServerTimeoutAndCrash(t *testing.T) {
 	if tr.Status.Signal != syscall.SIGSEGV || len(tr.Dump) == 0 {
 		t.Errorf("crashing trial: %+v, dump %d bytes", tr.Status, len(tr.Dump))
 	}
-	d, err := dump.Parse("crash", tr.Dump)
+	d, err := dump.ParseKnown("crash", tr.Dump, tr.Known)
 	if err != nil || d.Signal != int(syscall.SIGSEGV) {
 		t.Errorf("crash dump: %v, signal %d", err, d.Signal)
 	}
@@ -257,12 +266,12 @@ func TestInProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := fmt.Sprint(funcCounts(t, a.Dump, "nsqrt"))
+		want := fmt.Sprint(funcCounts(t, a.Dump, a.Known, "nsqrt"))
 		b, err := none.Run(context.Background(), nil, []byte(in+"\n"), 10*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fmt.Sprint(funcCounts(t, b.Dump, "nsqrt")); got != want {
+		if got := fmt.Sprint(funcCounts(t, b.Dump, b.Known, "nsqrt")); got != want {
 			t.Errorf("input %s: in-process counts %s, fork %s", in, got, want)
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fragprof/fragprof/internal/dump"
 )
 
 // A Server is a running fork server. One killed by a trial's timeout or gone with an
@@ -36,6 +38,9 @@ type Server struct {
 	req     []byte
 	buf     []byte
 	extra   []byte
+	// known is the metadata the server's dumps carried in full: its later trials
+	// write it by reference (docs/runtime.md, "Dump layout").
+	known dump.Known
 }
 
 // ServerOptions configure a fork server.
@@ -123,6 +128,9 @@ type Trial struct {
 	Status   Status
 	TimedOut bool
 	Dump     []byte // the counter dump, valid until the next Run; empty when the process wrote none
+	// Known resolves the dump's units whose metadata a trial wrote by reference, as
+	// every trial after the server's first does: read Dump with dump.ParseKnown.
+	Known *dump.Known
 	// Extra holds the records of the runtime's extra channel (fragment times,
 	// checkpoint traces: runtime/c/extra.c), valid until the next Run.
 	Extra []byte
@@ -308,6 +316,8 @@ func (s *Server) read() (Trial, error) {
 		return Trial{}, err
 	}
 	t.Dump = s.buf
+	s.known.Learn(t.Dump)
+	t.Known = &s.known
 	var eh [8]byte
 	if _, err := io.ReadFull(s.r, eh[:]); err != nil {
 		return Trial{}, ErrServerDied

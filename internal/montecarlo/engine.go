@@ -499,13 +499,24 @@ func (f *folder) start(p *cfg.Program) error {
 // all are decided.
 func (f *folder) check() {
 	all := true
+	// Every block that has not run yet has the same decision, taken once.
+	var zero stats.Decision
+	zeroDone := false
 	for fi := range f.res.Blocks {
 		for b := range f.res.Blocks[fi] {
 			if f.decided[fi][b] {
 				continue
 			}
 			be := &f.res.Blocks[fi][b]
-			d := f.c.Rule.Decide(be.Dist.Summary())
+			var d stats.Decision
+			if neverRan(be.Dist) {
+				if !zeroDone {
+					zero, zeroDone = f.c.Rule.Decide(be.Dist.Summary()), true
+				}
+				d = zero
+			} else {
+				d = f.c.Rule.Decide(be.Dist.Summary())
+			}
 			switch {
 			case d.State == stats.Converged:
 				f.decided[fi][b] = true

@@ -180,7 +180,7 @@ func (w *programWorker) trialsOnServer(ctx context.Context, reqs []exec.Request)
 		killed := false // the last trial passed on was killed at its timeout
 		err := w.server.RunBatch(ctx, reqs[len(outs):], w.p.Timeout, func(_ int, t exec.Trial) error {
 			killed = t.TimedOut
-			o, err := w.outcome(t.Status, t.TimedOut, nil, t.Dump)
+			o, err := w.outcome(t.Status, t.TimedOut, nil, t.Dump, t.Known)
 			if err != nil {
 				perr = err
 				return err
@@ -250,19 +250,19 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 		return Outcome{Failure: fmt.Sprintf("processes the program started were still running %v after it ended: their counts would be missing", linger),
 			Cause: "processes left running", Exit: st.ShellCode()}, nil
 	}
-	return w.outcome(st, timedOut, d, nil)
+	return w.outcome(st, timedOut, d, nil, nil)
 }
 
 // outcome turns a trial's end into an Outcome: a failure, or its counts from the
 // parsed dump d or the raw dump data.
-func (w *programWorker) outcome(st exec.Status, timedOut bool, d *dump.Dump, data []byte) (Outcome, error) {
+func (w *programWorker) outcome(st exec.Status, timedOut bool, d *dump.Dump, data []byte, known *dump.Known) (Outcome, error) {
 	switch {
 	case timedOut:
 		return Outcome{Failure: fmt.Sprintf("timed out after %v", w.p.Timeout), Cause: "timeout", Exit: st.ShellCode()}, nil
 	case st.Signal != 0:
 		failure := st.String()
 		if d == nil && len(data) > 0 {
-			d, _ = dump.Parse(w.p.Binary, data) // for the fault record only
+			d, _ = dump.ParseKnown(w.p.Binary, data, known) // for the fault record only
 		}
 		if d != nil && d.Fault != nil {
 			failure += " " + faultloc.Describe(w.p.Binary, st.Signal, *d.Fault)
@@ -276,7 +276,7 @@ func (w *programWorker) outcome(st exec.Status, timedOut bool, d *dump.Dump, dat
 			return Outcome{Failure: fmt.Sprintf("no counts (%s): the program ended by _exit or was not built by fragprof", st), Cause: "no counts", Exit: st.ShellCode()}, nil
 		}
 		var err error
-		if d, err = dump.Parse(w.p.Binary, data); err != nil {
+		if d, err = dump.ParseKnown(w.p.Binary, data, known); err != nil {
 			return Outcome{}, err
 		}
 	}

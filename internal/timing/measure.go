@@ -198,6 +198,7 @@ type rep struct {
 	records []*Record
 	wallNs  float64 // the program's wall time (exec mode)
 	dump    []byte
+	known   *dump.Known // resolves dump's units written by reference (fork server)
 	failure string
 }
 
@@ -357,7 +358,7 @@ func (res *Result) fill(c Config, reps []rep) error {
 			if i < c.Warmup || r.failure != "" || len(r.dump) == 0 {
 				continue
 			}
-			d, err := dump.Parse(c.Binary, r.dump)
+			d, err := dump.ParseKnown(c.Binary, r.dump, r.known)
 			if err != nil {
 				return fmt.Errorf("repetition %d: %v", i, err)
 			}
@@ -458,7 +459,7 @@ func (m *measurer) run(ctx context.Context, i int) (rep, error) {
 	}
 	r.records = recs
 	if m.c.Profile {
-		r.dump = bytes.Clone(t.Dump)
+		r.dump, r.known = bytes.Clone(t.Dump), t.Known
 	}
 	return r, nil
 }

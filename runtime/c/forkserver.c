@@ -19,6 +19,9 @@
  *            nargs = 0xFFFFFFFF keeps the server's own arguments.
  *   reply:   "FPR2", wait status, dump length, 0, dump bytes, extra length, 0, extra
  *            bytes (the extra channel's records, extra.c) when the trial has ended.
+ *            After the first reply that holds a dump, the trials write the server's
+ *            units' metadata by reference (fragprof_rt.c, REF_ML): the client keeps
+ *            it from that reply.
  * The tags carry the protocol's version (2): a server and a client of different
  * versions stop at the first exchange, the server with status 70 on a request it
  * does not know, the client on a reply it does not know.
@@ -141,6 +144,9 @@ static int report(int wfd, struct outfile *out, struct outfile *extra, int statu
 	uint32_t dn, en;
 	char *d = out_take(out, &dn, &big[0]);
 	char *e = out_take(extra, &en, &big[1]);
+	/* A whole dump with every unit's metadata: the client will have it (the trials
+	 * after this one write it by reference). */
+	__fragprof_meta_sent((const unsigned char *)d, dn);
 	uint32_t h[4] = {TAG("FPR2"), (uint32_t)status, dn, 0};
 	uint32_t eh[2] = {en, 0};
 	struct iovec iov[4] = {{h, sizeof h}, {d, dn}, {eh, sizeof eh}, {e, en}};

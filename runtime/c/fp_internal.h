@@ -36,6 +36,10 @@ void __fragprof_reset_for_child(int fd);
  * counts afresh and adds its counts to the trial's dump. */
 void __fragprof_serve_trials(void);
 void __fragprof_dump(int sig);
+/* __fragprof_meta_sent is given each dump the fork server sends its client: once one
+ * is whole and holds the metadata of every unit registered so far, the trials write
+ * those units' metadata by reference. */
+void __fragprof_meta_sent(const unsigned char *d, size_t n);
 int __fragprof_write_all(int fd, const void *p, size_t n);
 
 /* The extra channel (extra.c): records of other subsystems (fragment times,

@@ -131,6 +131,47 @@ static void put64(unsigned char *b, uint64_t v) {
 	put32(b + 4, (uint32_t)(v >> 32));
 }
 
+/* Metadata by reference. A fork server's trials all run the server's program, whose
+ * metadata (sqlite3: 5.8 MB) the client has once it has read the first trial's dump:
+ * from then on (meta_by_ref, set by __fragprof_meta_sent) a trial writes each of the
+ * server's units with the metadata length REF_ML and, in place of the metadata, its
+ * 64-bit FNV-1a hash (docs/runtime.md, "Dump layout"). Units the trial's process
+ * registered later (dlopen) and exec'd programs write theirs in full. */
+#define REF_ML 0xFFFFFFFFu
+static int meta_by_ref;
+static struct {
+	const struct fp_unit *u;
+	uint64_t h;
+} hashes[1024]; /* the units' hashes, computed once (in the server, before the forks) */
+static uint32_t nhashes, nknown; /* hashes[:nknown]: the server's units, known to the client */
+
+/* unit_hash returns the FNV-1a hash of u's metadata. Async-signal-safe. */
+static uint64_t unit_hash(const struct fp_unit *u) {
+	for (uint32_t i = 0; i < nhashes; i++)
+		if (hashes[i].u == u)
+			return hashes[i].h;
+	uint64_t h = 14695981039346656037ull;
+	for (uint64_t i = 0; i < u->metalen; i++)
+		h = (h ^ (unsigned char)u->meta[i]) * 1099511628211ull;
+	if (nhashes < sizeof hashes / sizeof hashes[0]) {
+		hashes[nhashes].u = u;
+		hashes[nhashes++].h = h;
+	}
+	return h;
+}
+
+/* stored_ml is the length of a unit's metadata as a dump stores it. */
+static uint64_t stored_ml(uint32_t ml) { return ml == REF_ML ? 8 : ml; }
+
+/* known_unit reports whether u is one of the server's units, whose metadata the
+ * client has. */
+static int known_unit(const struct fp_unit *u) {
+	for (uint32_t i = 0; i < nknown; i++)
+		if (hashes[i].u == u)
+			return 1;
+	return 0;
+}
+
 /* A unit of an earlier dump of the same run, found by old_units. */
 struct old_unit {
 	uint32_t nc, ml;
@@ -150,11 +191,11 @@ static struct old_unit old_unit_at(const unsigned char *d, uint32_t k) {
 		o.nc = get32(d + off);
 		o.ml = get32(d + off + 4);
 		o.meta = d + off + 8;
-		size_t pad = (8 - o.ml % 8) % 8;
-		o.ctr = d + off + 8 + o.ml + pad;
+		size_t ml = stored_ml(o.ml), pad = (8 - ml % 8) % 8;
+		o.ctr = d + off + 8 + ml + pad;
 		if (i == k)
 			return o;
-		off += 8 + o.ml + pad + (size_t)o.nc * 8;
+		off += 8 + ml + pad + (size_t)o.nc * 8;
 	}
 }
 
@@ -174,7 +215,7 @@ static int old_valid(const unsigned char *d, size_t n, uint32_t id, uint32_t *nu
 	for (uint32_t i = 0; i < u; i++) {
 		if (off + 8 > n)
 			return 0;
-		uint64_t ml = get32(d + off + 4), nc = get32(d + off);
+		uint64_t ml = stored_ml(get32(d + off + 4)), nc = get32(d + off);
 		uint64_t need = 8 + ml + (8 - ml % 8) % 8 + nc * 8;
 		if (need > n - off)
 			return 0;
@@ -184,7 +225,28 @@ static int old_valid(const unsigned char *d, size_t n, uint32_t id, uint32_t *nu
 	return off == n;
 }
 
+void __fragprof_meta_sent(const unsigned char *d, size_t n) {
+	uint32_t nu;
+	if (meta_by_ref || n < 32 || !old_valid(d, n, get32(d + 24), &nu))
+		return;
+	for (uint32_t i = 0; i < nu; i++) /* every unit in full */
+		if (old_unit_at(d, i).ml == REF_ML)
+			return;
+	nhashes = 0;
+	uint32_t k = 0;
+	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++)
+		unit_hash(u); /* computed here once, inherited by every trial */
+	nknown = nhashes;
+	meta_by_ref = 1;
+}
+
 static int same_unit(const struct old_unit *o, const struct fp_unit *u) {
+	if (o->ml == REF_ML) {
+		uint64_t h = 0;
+		for (int i = 7; i >= 0; i--)
+			h = h << 8 | o->meta[i];
+		return o->nc == u->ncounters && h == unit_hash(u);
+	}
 	return o->nc == u->ncounters && o->ml == u->metalen && memcmp(o->meta, u->meta, o->ml) == 0;
 }
 
@@ -196,9 +258,10 @@ static int write_unit(int fd, uint32_t nc, const void *meta, uint32_t ml, const 
 	unsigned char uh[8];
 	put32(uh, nc);
 	put32(uh + 4, ml);
-	if (__fragprof_write_all(fd, uh, 8) < 0 || __fragprof_write_all(fd, meta, ml) < 0)
+	size_t sml = stored_ml(ml);
+	if (__fragprof_write_all(fd, uh, 8) < 0 || __fragprof_write_all(fd, meta, sml) < 0)
 		return -1;
-	size_t pad = (8 - ml % 8) % 8;
+	size_t pad = (8 - sml % 8) % 8;
 	if (pad && __fragprof_write_all(fd, zeros, pad) < 0)
 		return -1;
 	if (!b && a)
@@ -275,7 +338,16 @@ static int dump_merged(int fd, int sig, const unsigned char *old, const unsigned
 			struct old_unit o = old_unit_at(old, i);
 			found = same_unit(&o, u);
 		}
-		if (!found && write_unit(fd, u->ncounters, u->meta, (uint32_t)u->metalen, u->counters, 0, 0) < 0)
+		if (found)
+			continue;
+		int bad;
+		if (meta_by_ref && known_unit(u)) {
+			unsigned char ref[8];
+			put64(ref, unit_hash(u));
+			bad = write_unit(fd, u->ncounters, ref, REF_ML, u->counters, 0, 0);
+		} else
+			bad = write_unit(fd, u->ncounters, u->meta, (uint32_t)u->metalen, u->counters, 0, 0);
+		if (bad < 0)
 			return -1;
 	}
 	return fault ? __fragprof_write_all(fd, fault, FAULT_SIZE) : 0;

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# bench/trialcost.sh: what one freq trial costs against one run of the plain program
+# (issue 15: "a freq trial costs <= 2x the plain run plus the bare fork, on SQLite as
+# on newton"). For examples/newton.c (a run of microseconds) and a SQLite workload (a
+# table of ROWS rows, ROWS = uniform_int(100, 1000) read on stdin; tens of
+# milliseconds, 5.8 MB of metadata in its instrumented binary):
+#   plain      N runs of the plain clang -O2 build, each forked and exec'd with its
+#              input on stdin and its output to /dev/null, by a small C driver;
+#   freq       fragprof freq --binary (the fragprof cc -O2 build) --jobs 1, N trials:
+#              the trial phase's time ("spent after"), divided by N;
+#   bare fork  fork()+_exit+waitpid of a small C program.
+# ROUNDS (default 3) interleaved rounds; medians; the ratio freq trial / plain run.
+# The SQLite part needs scripts/sqlite.sh (the amalgamation, through npm).
+# Usage: bench/trialcost.sh [N=200]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-200}
+ROUNDS=${ROUNDS:-3}
+make -s build
+FP=$PWD/fragprof
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trialcost.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+CLANG=${CLANG:-clang}
+
+cat > "$tmp/driver.c" <<'C'
+/* driver PROG INPUTS: runs PROG once per line of INPUTS, the line on its stdin, its
+ * output to /dev/null; prints the mean microseconds per run. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+	FILE *in = fopen(argv[2], "r");
+	char line[256];
+	int n = 0, st, null = open("/dev/null", O_WRONLY);
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	while (fgets(line, sizeof line, in)) {
+		int p[2];
+		if (pipe(p) < 0)
+			return 1;
+		pid_t pid = fork();
+		if (pid == 0) {
+			dup2(p[0], 0);
+			dup2(null, 1);
+			close(p[0]);
+			close(p[1]);
+			execv(argv[1], (char *[]){argv[1], 0});
+			_exit(127);
+		}
+		close(p[0]);
+		if (write(p[1], line, strlen(line)) < 0)
+			return 1;
+		close(p[1]);
+		waitpid(pid, &st, 0);
+		n++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n / 1000.0);
+	return 0;
+}
+C
+cat > "$tmp/fork.c" <<'C'
+#include <stdio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+int main(void) {
+	struct timespec a, b;
+	int n = 2000, st;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < n; i++) {
+		pid_t p = fork();
+		if (p == 0)
+			_exit(0);
+		waitpid(p, &st, 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n / 1000.0);
+	return 0;
+}
+C
+cc -O2 "$tmp/driver.c" -o "$tmp/driver"
+cc -O2 "$tmp/fork.c" -o "$tmp/fork"
+
+# Programs: name, source, clang flags, input distribution, stdin template, the
+# inputs for the driver (N values of the same distribution).
+python3 -c "import random; r = random.Random(1); print('\n'.join('%.6f' % r.uniform(100, 800) for _ in range($N)))" > "$tmp/newton.in"
+python3 -c "import random; r = random.Random(1); print('\n'.join(str(r.randint(100, 1000)) for _ in range($N)))" > "$tmp/sqlite.in"
+progs=(newton)
+"$CLANG" -O2 -w -Iruntime/c examples/newton.c -o "$tmp/newton.plain" -lm
+"$FP" cc -O2 -w examples/newton.c -o "$tmp/newton.fp" -lm
+newton_input=(--input 'ask = uniform(100, 800)' --stdin '{ask}\n')
+if sq=$(bash scripts/sqlite.sh 2>/dev/null); then
+	{
+		cat "$sq/sqlite3.c" internal/oracle/testdata/sqlite_workload.c.in |
+			sed -e 's/^int main(void) {/int main(void) {\n\tint rows = 500;\n\tif (scanf("%d", \&rows) != 1)\n\t\trows = 500;/' \
+				-e 's/for (int i = 0; i < 500; i++) {/for (int i = 0; i < rows; i++) {/'
+	} > "$tmp/sqlite.c"
+	sqflags=(-w -I"$sq" -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION)
+	echo "building the SQLite workload (plain and fragprof cc; a few minutes)" >&2
+	"$CLANG" -O2 "${sqflags[@]}" "$tmp/sqlite.c" -o "$tmp/sqlite.plain" -lm
+	"$FP" cc -O2 "${sqflags[@]}" "$tmp/sqlite.c" -o "$tmp/sqlite.fp" -lm
+	sqlite_input=(--input 'rows = uniform_int(100, 1000)' --stdin '{rows}\n')
+	progs+=(sqlite)
+else
+	echo "(no SQLite: scripts/sqlite.sh could not fetch the amalgamation)" >&2
+fi
+
+median() { python3 -c "import statistics,sys; print('%.1f' % statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+echo "== freq trial against a plain run, $N each, $ROUNDS interleaved rounds, medians ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
+floors=()
+for p in "${progs[@]}"; do
+	declare -a plain_us=() freq_us=()
+	eval "in=(\"\${${p}_input[@]}\")"
+	for round in $(seq "$ROUNDS"); do
+		plain_us+=("$("$tmp/driver" "$tmp/$p.plain" "$tmp/$p.in")")
+		"$FP" freq --binary "$tmp/$p.fp" "${in[@]}" --rel-eps 1e-9 --max-trials "$N" --jobs 1 --seed "$round" \
+			--program-output /dev/null -o "$tmp/$p.report" 2>/dev/null || true
+		s=$(sed -n 's/^stopped: .* after \([0-9.]*\)s$/\1/p' "$tmp/$p.report")
+		freq_us+=("$(python3 -c "print('%.1f' % ($s * 1e6 / $N))")")
+		floors+=("$("$tmp/fork")")
+	done
+	pm=$(median "${plain_us[@]}")
+	fm=$(median "${freq_us[@]}")
+	printf '  %-7s plain run %9s us   freq trial %9s us   ratio %5.2f   (plain:%s; freq:%s)\n' "$p" "$pm" "$fm" \
+		"$(python3 -c "print($fm / $pm)")" "$(printf ' %s' "${plain_us[@]}")" "$(printf ' %s' "${freq_us[@]}")"
+	unset plain_us freq_us
+done
+echo "  bare fork()+_exit+waitpid: $(median "${floors[@]}") us"
+echo "  target (issue 15): freq trial <= 2 x (plain run + bare fork)"
