@@ -59,13 +59,7 @@ func Locate(bin string, pc, base uint64) (Location, error) {
 		return Location{}, err
 	}
 	defer f.Close()
-	var first *elf.Prog
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Off == 0 {
-			first = p
-			break
-		}
-	}
+	first := headerSegment(f)
 	if first == nil || base == 0 {
 		return Location{}, errors.New("no load address of the ELF header")
 	}
@@ -114,6 +108,18 @@ func Locate(bin string, pc, base uint64) (Location, error) {
 		loc.File, loc.Line = line(d, at)
 	}
 	return loc, nil
+}
+
+// headerSegment is the loadable segment that holds the ELF header (file offset 0):
+// the runtime records where it was loaded (__ehdr_start), which maps a run's addresses
+// back to the binary's.
+func headerSegment(f *elf.File) *elf.Prog {
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Off == 0 {
+			return p
+		}
+	}
+	return nil
 }
 
 // line is the source line of addr in d's line tables, or "", 0.
@@ -217,13 +223,7 @@ func dataAddr(bin string, off uint64) string {
 		return outside
 	}
 	defer f.Close()
-	var first *elf.Prog
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Off == 0 {
-			first = p
-			break
-		}
-	}
+	first := headerSegment(f)
 	if first == nil {
 		return outside
 	}
