@@ -50,7 +50,9 @@ a profile file for 'fragprof merge', 'show', 'export', 'diff' and 'pgo'.
 
 How the program ended is said under the report (and in the JSON's "ended"): a
 program killed by a signal keeps its counts up to that moment, and fragprof exits
-128 + signal as a shell would. Ctrl-C stops the program, not fragprof: the counts so
+128 + signal as a shell would. For a fault it says where (the function and source
+line) and what (a null pointer, a division by zero, a stack overflow, code that ran
+off the end of a function where the compiler proved it unreachable). Ctrl-C stops the program, not fragprof: the counts so
 far are reported, marked "interrupted", and fragprof exits 130. --timeout stops a
 program that runs too long the same way, marked "timed out", exit status 124. The
 counts of processes the program forks (and of programs built by fragprof that they
