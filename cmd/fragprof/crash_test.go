@@ -125,8 +125,11 @@ func TestCrashCorpus(t *testing.T) {
 				if !strings.Contains(stderr.String(), unix.SignalName(sig)) {
 					t.Errorf("the report does not name %s:\n%s", unix.SignalName(sig), stderr.String())
 				}
-				if line, whats := faultMarker(t, src, opt); line > 0 {
+				if line, fn, whats := faultMarker(t, src, opt); line > 0 {
 					loc := fmt.Sprintf("(%s:%d)", filepath.Base(src), line)
+					if fn != "" {
+						loc = fmt.Sprintf("in %s (%s:", fn, filepath.Base(src))
+					}
 					past := false
 					for _, w := range whats {
 						past = past || strings.Contains(w, "just past the end")
@@ -135,7 +138,7 @@ func TestCrashCorpus(t *testing.T) {
 						}
 					}
 					if !past && !strings.Contains(stderr.String(), loc) {
-						t.Errorf("the report does not name the faulting line %s:\n%s", loc, stderr.String())
+						t.Errorf("the report does not name the faulting place %s:\n%s", loc, stderr.String())
 					}
 				}
 				data, err := os.ReadFile(out)
@@ -158,9 +161,10 @@ func TestCrashCorpus(t *testing.T) {
 	}
 }
 
-// faultMarker finds the line of src marked "/* fault: WHAT; WHAT... */" (testdata/crash/
-// README.md) and the WHATs that hold at opt, or 0.
-func faultMarker(t *testing.T, src, opt string) (int, []string) {
+// faultMarker finds the line of src marked "/* fault: WHAT; WHAT... */" or "/* fault in
+// FUNC: WHAT... */" (testdata/crash/README.md), FUNC, and the WHATs that hold at opt;
+// 0 when there is none.
+func faultMarker(t *testing.T, src, opt string) (int, string, []string) {
 	t.Helper()
 	data, err := os.ReadFile(src)
 	if err != nil {
@@ -172,6 +176,11 @@ func faultMarker(t *testing.T, src, opt string) (int, []string) {
 			continue
 		}
 		m, _, _ = strings.Cut(m, "*/")
+		fn := ""
+		if rest, ok := strings.CutPrefix(m, " in "); ok {
+			fn, m, _ = strings.Cut(rest, ":")
+			m = ":" + m
+		}
 		var whats []string
 		for _, w := range strings.Split(strings.TrimPrefix(m, ":"), ";") {
 			w = strings.TrimSpace(w)
@@ -185,9 +194,9 @@ func faultMarker(t *testing.T, src, opt string) (int, []string) {
 				whats = append(whats, w)
 			}
 		}
-		return i + 1, whats
+		return i + 1, fn, whats
 	}
-	return 0, nil
+	return 0, "", nil
 }
 
 // TestNoMain: a file without main fails to link under `fragprof cc` with the linker's

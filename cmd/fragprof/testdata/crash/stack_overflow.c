@@ -4,9 +4,11 @@
 
 static int work(int i) { return i % 3 == 0 ? i * 2 : i + 1; }
 
+/* Where the stack ends is random: the fault may be at any line of deep. */
+/* fault in deep: a stack overflow */
 static int deep(int n) {
 	volatile char frame[512];
-	frame[n % 512] = (char)n;  /* fault: a stack overflow */
+	frame[n % 512] = (char)n;
 	if (n == -1)
 		return 0;
 	return deep(n + 1) + frame[(n * 7) % 512];
