@@ -30,9 +30,11 @@ func main() {
 	skip := flag.Int("skip", 0, "leave out the first N closed-form worlds (to resume a run)")
 	heavy := flag.Int("heavy-r", 0, "replications for the costly rules freqsys-absolute and bernstein (0: r/5)")
 	designs := flag.Bool("designs", false, "compare the variance-reduction designs (with the first rule) instead")
+	nmin := flag.Uint64("nmin", 30, "n_min of the rule (with -designs: in units)")
+	only := flag.String("design", "", "with -designs: only designs whose name contains this (and independent draws)")
 	flag.Parse()
 	if *designs {
-		compareDesigns(strings.Split(*rules, ",")[0], *r, *seed)
+		compareDesigns(strings.Split(*rules, ",")[0], *r, *oracleR, *seed, *nmin, *only, *worlds)
 		return
 	}
 
@@ -64,7 +66,7 @@ func main() {
 			}
 			key := fmt.Sprint(w.Name, gamma)
 			for _, rule := range strings.Split(*rules, ",") {
-				c := lab.Config{R: *r, Seed: *seed}
+				c := lab.Config{R: *r, Seed: *seed, NMin: *nmin}
 				if _, ok := oracles[key]; !ok {
 					c.OracleR = *oracleR
 				}
@@ -116,23 +118,39 @@ func resampled(p *profile.Profile, relEps float64) []lab.World {
 	return ws
 }
 
-// compareDesigns prints, per model, the trials and coverage of the rule under each
-// design and the trials it saves against independent draws (a ratio > 1: fewer
-// trials at equal coverage).
-func compareDesigns(rule string, r int, seed uint64) {
-	fmt.Printf("%-32s %-20s %8s %17s %10s %8s\n", "model", "design", "coverage", "95% CI", "trials", "saving")
+// compareDesigns prints, per model, the coverage and trials of the rule under each
+// design, the trials it saves against independent draws (a ratio > 1: fewer trials
+// at equal coverage), and the ratio to the oracle of independent draws.
+func compareDesigns(rule string, r, oracleR int, seed, nmin uint64, only, models string) {
+	fmt.Printf("%-36s %-20s %8s %17s %8s %8s %7s %6s\n", "model", "design", "coverage", "95% CI", "trials", "saving", "oracle", "ratio")
 	for _, m := range lab.Models() {
-		var base float64
+		if models != "" && !strings.Contains(m.Name, models) {
+			continue
+		}
+		var base, oracle float64
 		for _, g := range lab.Designs() {
-			res, err := lab.RunDesign(rule, g, m, 0.95, lab.Config{R: r, Seed: seed})
+			if g.M > 1 && !strings.Contains(g.Name, only) {
+				continue
+			}
+			c := lab.Config{R: r, Seed: seed, NMin: nmin}
+			if g.M == 1 {
+				c.NMin = 30 // independent draws: the default n_min, in trials
+				c.OracleR = oracleR
+			}
+			res, err := lab.RunDesign(rule, g, m, 0.95, c)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}
 			if base == 0 {
-				base = res.Trials
+				base, oracle = res.Trials, res.Oracle
 			}
-			fmt.Printf("%-32s %-20s %8.3f [%.3f, %.3f] %10.0f %7.2fx\n", m.Name, g.Name, res.Coverage, res.CovLo, res.CovHi, res.Trials, base/res.Trials)
+			rare := ""
+			if res.Rare {
+				rare = " (rare)"
+			}
+			fmt.Printf("%-36s %-20s %8.3f [%.3f, %.3f] %8.0f %7.2fx %7.0f %6.2f%s\n", m.Name, g.Name, res.Coverage, res.CovLo, res.CovHi,
+				res.Trials, base/res.Trials, oracle, res.Trials/oracle, rare)
 		}
 	}
 }

@@ -3,9 +3,11 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,7 +26,8 @@ type freqFlags struct {
 	in                                 inputFlags
 	binary, format, outFile, isolation string
 	rule, moment, fn, htmlFile         string
-	profFile, shardSpec                string
+	profFile, shardSpec, design        string
+	unit                               int
 	only                               []string
 	jsonOut, failNonZero, from         bool
 	eps, relEps, gamma, c0, ignoreRare float64
@@ -95,6 +98,20 @@ files (--file), rendered per trial from templates such as '{ask}\n' or '{a:%.3f}
 Trial i's inputs depend only on the seed and i, and results are folded in trial
 order, so the same seed gives the same report whatever --jobs is.
 
+Design (--design). By default the trials come in Latin hypercube units of 16
+(McKay, Beckman & Conover 1979): within each unit, every numeric scalar input takes
+one value in each sixteenth of its distribution, in a random order of its own, so
+a count that depends on the inputs (a loop over n, a branch on x) varies less from
+unit to unit than from trial to trial; every trial still has exactly the input
+distribution. Arrays' elements and strings are drawn independently. A block is
+judged on its counts summed over each complete unit (the units are independent),
+or, whichever converges first, on the trials as if they were independent (which
+overstates the variance: conservative). In the laboratory this kept coverage
+≥ γ on every model and saved 1.05–5.3× the trials of independent draws (1.0× where
+the stratified inputs do not explain the count); docs/statistics.md has the table.
+--design latin:M sets the unit, --design independent gives FreqSys's independent
+trials. The FreqSys rules and the cluster engine run independent trials.
+
 Failures. A trial that times out, crashes, or (with --fail-nonzero) exits non-zero
 is left out, tallied by cause and listed with the command that replays it
 (--replay N). When more than --max-fail of the trials fail (10 %, counted from the
@@ -108,8 +125,9 @@ Shards. --profile FILE also writes the run as a profile file: every block's and
 edge's count summed over the trials used (runs = trials), plus the statistics
 section, each block's exact distribution of per-trial counts (docs/profile-format.md).
 --shard I/K runs only trials I, I+K, I+2K, ... of the seed's sequence (trial t's
-inputs still depend only on the seed and t), so K processes, on any machines, with
-the same seed and inputs and shards 0/K ... K−1/K run disjoint trials. In a shard,
+inputs still depend only on the seed and t; with Latin hypercube units, units I,
+I+K, ... of 16 trials), so K processes, on any machines, with the same seed and
+inputs and shards 0/K ... K−1/K run disjoint trials. In a shard,
 --max-trials counts the shard's own trials, and the stopping rule is applied to the
 shard alone (a shard may stop early, or report blocks unconverged that the whole
 would decide). Merge the shards' profiles with 'fragprof merge' — the distributions
@@ -117,7 +135,9 @@ merge exactly, to the same bits as one run of all their trials — and judge the
 merged distributions with --from: it reads one or more profiles written by
 freq --profile (merging them itself when there are several), applies the stopping
 rule of the command line to every block on all their trials, and prints the same
-report (--format text, json or dot). A profile does not keep the convergence series,
+report (--format text, json or dot). A profile holds per-trial counts, not the
+units' sums: --from judges the trials as independent, which for units is valid
+but gives wider intervals than the run itself. A profile does not keep the convergence series,
 the trial at which a block converged, or the failed trials; the report says so.
 
 Clusters. --engine slurm runs the trials as Slurm array jobs in adaptive rounds:
@@ -177,6 +197,7 @@ Examples:
 	fs.StringVarP(&f.outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
 	fs.StringVar(&f.htmlFile, "report", "", "also write the HTML page of the estimates ('fragprof report') to `FILE`")
 	fs.StringVar(&f.profFile, "profile", "", "also write the run to the profile file `FILE` (atomically): counts summed over the trials, and each block's exact count distribution, for merge and --from")
+	fs.StringVar(&f.design, "design", "latin", "how the trials' inputs are drawn: latin[:M] (Latin hypercube units of M trials, 16 by default) or `independent` (see above); the FreqSys rules and --engine slurm draw independent trials")
 	fs.StringVar(&f.shardSpec, "shard", "", "run only shard `I/K` of the trials: trials I, I+K, I+2K, ...; --max-trials and the stopping rule then apply to this shard alone")
 	fs.BoolVar(&f.from, "from", false, "judge profiles written by freq --profile (the arguments, merged exactly) by the stopping rule, instead of running trials")
 	f.cl.add(c)
@@ -266,5 +287,39 @@ func (f *freqFlags) checkArgs(c *cobra.Command, args []string) (shard, shards ui
 	if iso, err = montecarlo.ParseIsolation(f.isolation); err != nil {
 		return 0, 0, 0, usagef("freq: --isolation: %v", err)
 	}
+	if f.unit, err = parseDesign(f.design); err != nil {
+		return 0, 0, 0, usagef("freq: --design %q: %v", f.design, err)
+	}
+	freqsys := f.moment != "" || strings.HasPrefix(f.rule, "freqsys-")
+	switch {
+	case f.unit == 1 || c.Flags().Changed("design") && !freqsys && f.cl.engine == "local" && f.cl.trials == "":
+	case c.Flags().Changed("design") && freqsys:
+		return 0, 0, 0, usagef("freq: --design %s: the FreqSys rules reproduce the paper, whose trials are independent", f.design)
+	case c.Flags().Changed("design"):
+		return 0, 0, 0, usagef("freq: --design %s runs on --engine local only: a cluster's rounds merge per-trial distributions, not the units' sums", f.design)
+	case freqsys || f.cl.engine != "local" || f.cl.trials != "":
+		f.unit = 1 // the default design where units do not apply
+	}
+	if f.from && c.Flags().Changed("design") {
+		return 0, 0, 0, usagef("freq: --from judges stored profiles: --design does not apply (a profile holds per-trial counts, which the rule judges as independent trials: valid, and conservative for Latin hypercube units)")
+	}
 	return shard, shards, iso, nil
+}
+
+// parseDesign reads --design: "independent" gives a unit of 1, "latin" one of 16
+// (the laboratory's size, bench/coverage.sh), "latin:M" one of M, 2 ≤ M ≤ 4096.
+func parseDesign(s string) (int, error) {
+	switch {
+	case s == "independent":
+		return 1, nil
+	case s == "latin":
+		return 16, nil
+	case strings.HasPrefix(s, "latin:"):
+		m, err := strconv.Atoi(strings.TrimPrefix(s, "latin:"))
+		if err != nil || m < 2 || m > 4096 {
+			return 0, fmt.Errorf("want latin:M with a unit of 2 ≤ M ≤ 4096 trials, e.g. latin:16")
+		}
+		return m, nil
+	}
+	return 0, fmt.Errorf("want independent, latin or latin:M")
 }

@@ -53,7 +53,7 @@ func TestFreqTrialRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := filepath.Join(dir, "whole.fpp")
-	run("--eps", "1e-9", "--max-trials", "60", "--profile", whole)
+	run("--eps", "1e-9", "--max-trials", "60", "--design", "independent", "--profile", whole)
 	want, err := os.ReadFile(whole)
 	if err != nil {
 		t.Fatal(err)

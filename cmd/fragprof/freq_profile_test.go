@@ -141,3 +141,40 @@ func putCRC(data []byte) {
 }
 
 func fileExists(name string) bool { _, err := os.Stat(name); return err == nil }
+
+// TestFreqShardsLatin: with Latin hypercube units (the default design), shards take
+// whole units, so shards 0/2 and 1/2 of 160 trials each, merged, hold exactly the
+// distributions of one run of 320 trials with the same seed; and the run reports its
+// design and units.
+func TestFreqShardsLatin(t *testing.T) {
+	dir := t.TempDir()
+	at := func(n string) string { return filepath.Join(dir, n) }
+	args := []string{"../../examples/newton.c", "--input", "ask = uniform(100, 800)", "--stdin", "{ask}\n",
+		"--isolation", "none", "--seed", "7", "--jobs", "2", "--rel-eps", "1e-9"}
+	whole, code, stderr := freq(t, append(args, "--max-trials", "320", "--profile", at("all.fpp"))...)
+	if code != 0 {
+		t.Fatalf("freq: %d\n%s", code, stderr)
+	}
+	if whole.Design != "latin:16" || whole.Units != 20 {
+		t.Errorf("design %q, %d units; want latin:16 and 20 units of 16", whole.Design, whole.Units)
+	}
+	for s := range 2 {
+		if _, code, stderr := freq(t, append(args, "--max-trials", "160", "--shard", []string{"0/2", "1/2"}[s], "--profile", at([]string{"s0.fpp", "s1.fpp"}[s]))...); code != 0 {
+			t.Fatalf("freq shard %d: %d\n%s", s, code, stderr)
+		}
+	}
+	if code, stderr := runCmd("merge", at("s0.fpp"), at("s1.fpp"), "-o", at("m.fpp")); code != 0 {
+		t.Fatalf("merge: %s", stderr)
+	}
+	all, err := profile.ParseFile(at("all.fpp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := profile.ParseFile(at("m.fpp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Runs != 320 || m.Runs != 320 || !reflect.DeepEqual(all.Stats, m.Stats) || !reflect.DeepEqual(all.Counts, m.Counts) {
+		t.Fatalf("merged shards (%d trials) differ from the whole run (%d trials)", m.Runs, all.Runs)
+	}
+}

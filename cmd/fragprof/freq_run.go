@@ -87,7 +87,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	}
 	prog := &montecarlo.Program{
 		Binary: bin, Inputs: model, Seed: f.in.seed, Isolation: iso, Timeout: f.trialTimeout,
-		CountNonZero: !f.failNonZero, Dir: dir,
+		CountNonZero: !f.failNonZero, Dir: dir, Unit: f.unit,
 	}
 	if h != nil {
 		prog.Encode = h.Encode
@@ -99,7 +99,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	defer stop()
 	cfg := montecarlo.Config{
 		Rule: rule, MaxTrials: f.maxTrials, MaxTime: f.maxTime, Jobs: f.jobs, NewWorker: prog.NewWorker,
-		Shard: shard, Shards: shards, MaxFailRate: f.maxFail, Only: f.only,
+		Shard: shard, Shards: shards, MaxFailRate: f.maxFail, Only: f.only, Unit: uint64(f.unit),
 	}
 	if share > 0 {
 		cfg.First, cfg.MaxTrials, cfg.Exhaust = first, share, true

@@ -73,7 +73,7 @@ func localProfile(t *testing.T, dir string, trials uint64, args ...string) []byt
 	t.Helper()
 	prof := filepath.Join(dir, "local.fpp")
 	args = append([]string{"freq"}, args...)
-	args = append(args, "--eps", "1e-9", "--max-trials", strconv.FormatUint(trials, 10), "--jobs", "16",
+	args = append(args, "--eps", "1e-9", "--max-trials", strconv.FormatUint(trials, 10), "--jobs", "16", "--design", "independent",
 		"--profile", prof, "-o", filepath.Join(dir, "local.txt"))
 	if _, stderr, code := runFragprof(t, args...); code != 0 {
 		t.Fatalf("local freq: exit %d\n%s", code, stderr)

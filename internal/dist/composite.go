@@ -23,6 +23,15 @@ type scalarGen struct{ d scalarDist }
 func (g scalarGen) kind() Kind { return g.d.kind() }
 
 func (g scalarGen) draw(s *Sample, v *Value) error {
+	if q, ok := g.d.(quantiler); ok && s.unit > 1 {
+		x := q.quantile(s.stratified())
+		if g.d.kind() == KindInt {
+			v.Int = toInt(x)
+		} else {
+			v.Float = x
+		}
+		return nil
+	}
 	if g.d.kind() == KindInt {
 		v.Int = g.d.int(s.rng)
 	} else {

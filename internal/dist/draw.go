@@ -23,6 +23,8 @@ type Sample struct {
 	rng, subRng *rand.Rand
 	cur         int    // index of the input being drawn
 	key         uint64 // its stream key
+	unit        int    // trials per Latin hypercube unit (SetUnit); ≤ 1: independent
+	perm        []int  // the current unit's permutation (latin.go)
 }
 
 // NewSample returns an empty Sample for m's values, to be filled by DrawInto.

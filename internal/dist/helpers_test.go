@@ -22,8 +22,16 @@ func mustParse(t testing.TB, text string) *Model {
 // elements (a string's as byte values).
 func drawN(t testing.TB, text string, seed uint64, n int) []float64 {
 	t.Helper()
+	return drawUnits(t, text, seed, n, 0)
+}
+
+// drawUnits is drawN with the trials drawn as Latin hypercube units of unit
+// trials (Sample.SetUnit).
+func drawUnits(t testing.TB, text string, seed uint64, n, unit int) []float64 {
+	t.Helper()
 	m := mustParse(t, text)
 	s := m.NewSample()
+	s.SetUnit(unit)
 	var xs []float64
 	for i := range n {
 		if err := m.DrawInto(s, seed, uint64(i)); err != nil {

@@ -109,8 +109,10 @@ func (t *truncDiscrete) float(r *rand.Rand) float64 {
 }
 
 // invert draws by inversion of the CDF.
-func (t *truncDiscrete) invert(r *rand.Rand) float64 {
-	target := r.Float64() * t.mass
+func (t *truncDiscrete) invert(r *rand.Rand) float64 { return t.invertAt(r.Float64() * t.mass) }
+
+// invertAt returns the least k in [lo, hi] with G(k) ≥ target.
+func (t *truncDiscrete) invertAt(target float64) float64 {
 	// Find a < k ≤ b with G(a) < target ≤ G(b).
 	a, b, step := t.lo-1, t.lo, 1.0
 	for i := 0; ; i++ {

@@ -103,6 +103,13 @@ type Config struct {
 	// a task of a cluster round (package cluster) is complete or useless.
 	First   uint64
 	Exhaust bool
+	// Unit, above 1, says that the workers draw the inputs as Latin hypercube units
+	// of Unit consecutive trials (dist.Sample.SetUnit; Program.Unit). Units are
+	// independent where trials within one are not, so blocks are judged from their
+	// counts summed over the complete units as well ([stopping.Units]), at the same
+	// check points. Shards then take whole units: unit Shard + j·Shards, for
+	// j = 0, 1, ... .
+	Unit uint64
 }
 
 // trialNumber maps the i-th trial of this run to its trial number.
@@ -110,7 +117,8 @@ func (c *Config) trialNumber(i uint64) uint64 {
 	if c.Shards <= 1 {
 		return c.First + i
 	}
-	return c.First + c.Shard + i*c.Shards
+	m := max(c.Unit, 1)
+	return c.First + (c.Shard+i/m*c.Shards)*m + i%m
 }
 
 // Progress is a snapshot for a progress line.
@@ -185,6 +193,9 @@ type Result struct {
 	Stopped   string // why the run ended
 	Elapsed   time.Duration
 	Converged bool // every block that decides the stop (Config.Only) is decided
+	// Unit is the number of trials of a Latin hypercube unit (1: independent
+	// trials); Units how many complete units the estimates of varying blocks rest on.
+	Unit, Units uint64
 }
 
 // A Cause is one cause of failure with how many trials it took and the first of
@@ -222,6 +233,16 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	if c.SeriesPoints == 0 {
 		c.SeriesPoints = 400
+	}
+	var judge *stopping.Units
+	if c.Unit > 1 {
+		if c.First%c.Unit != 0 {
+			return nil, fmt.Errorf("montecarlo: the first trial %d is not the start of a unit of %d", c.First, c.Unit)
+		}
+		var err error
+		if judge, err = stopping.NewUnits(c.Rule, c.Unit); err != nil {
+			return nil, fmt.Errorf("montecarlo: %v", err)
+		}
 	}
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(ctx)
@@ -285,7 +306,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	go func() { wg.Wait(); close(results) }()
 
-	f := &folder{c: c}
+	f := &folder{c: c, judge: judge}
 	pending := map[uint64]result{}
 	var expected uint64
 	var fatal error
@@ -336,6 +357,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, ErrNoTrials
 	}
 	res := f.finish()
+	res.Unit = max(c.Unit, 1)
 	res.Failures, res.Causes, res.Exits, res.FailedOut = f.failures, f.causes, f.exits, f.failedOut
 	res.Elapsed = time.Since(start)
 	switch {
@@ -395,11 +417,55 @@ type folder struct {
 	zeroSeries []Point
 	zero       stats.CountDist // n trials of a block that never ran
 	ran        [][]bool
+	// With Latin hypercube units (Config.Unit > 1): the judge of blocks, each
+	// block's count summed over the current unit, the distribution of the complete
+	// units' sums, how many there are, and whether a trial of the current unit
+	// failed (then the unit is left out of the sums: its trials no longer stratify
+	// the inputs).
+	judge    *stopping.Units
+	sums     [][]uint64
+	units    [][]*stats.CountDist
+	nunits   uint64
+	broken   bool
 }
 
 func (f *folder) fold(i uint64, o Outcome) error {
 	f.seen++
+	if err := f.foldTrial(i, o); err != nil {
+		return err
+	}
+	if f.judge != nil && f.seen%f.c.Unit == 0 {
+		f.endUnit()
+	}
+	if o.Failure == "" && f.res.Trials >= f.nextCheck {
+		f.check()
+		f.nextCheck = stopping.NextCheck(f.res.Trials, f.c.Rule)
+	}
+	return nil
+}
+
+// endUnit folds the sums of the unit that just ended.
+func (f *folder) endUnit() {
+	broken := f.broken
+	f.broken = false
+	if f.res == nil || broken {
+		for fi := range f.sums {
+			clear(f.sums[fi])
+		}
+		return
+	}
+	for fi, sums := range f.sums {
+		for b, v := range sums {
+			f.units[fi][b].Add(v)
+		}
+		clear(sums)
+	}
+	f.nunits++
+}
+
+func (f *folder) foldTrial(i uint64, o Outcome) error {
 	if o.Failure != "" {
+		f.broken = true
 		f.failures = append(f.failures, Failure{Trial: i, Reason: o.Failure, Exit: o.Exit})
 		cause := o.Cause
 		if cause == "" {
@@ -439,6 +505,12 @@ func (f *folder) fold(i uint64, o Outcome) error {
 		for b, v := range c.Blocks {
 			r.Blocks[fi][b].Dist.Add(v)
 		}
+		if f.sums != nil {
+			sums := f.sums[fi]
+			for b, v := range c.Blocks {
+				sums[b] += v
+			}
+		}
 		for e, v := range c.Edges {
 			r.Edges[fi][e].Add(float64(v))
 			t, carry := bits.Add64(r.EdgeTotals[fi][e], v, 0)
@@ -450,10 +522,6 @@ func (f *folder) fold(i uint64, o Outcome) error {
 	}
 	r.Trials++
 	f.series()
-	if r.Trials >= f.nextCheck {
-		f.check()
-		f.nextCheck = stopping.NextCheck(r.Trials, f.c.Rule)
-	}
 	return nil
 }
 
@@ -489,6 +557,14 @@ func (f *folder) start(p *cfg.Program) error {
 		f.decided = append(f.decided, make([]bool, len(fn.Blocks)))
 		f.ran = append(f.ran, make([]bool, len(fn.Blocks)))
 		f.watch = append(f.watch, len(f.c.Only) == 0 || slices.Contains(f.c.Only, fn.Name))
+		if f.judge != nil {
+			f.sums = append(f.sums, make([]uint64, len(fn.Blocks)))
+			us := make([]*stats.CountDist, len(fn.Blocks))
+			for b := range us {
+				us[b] = &stats.CountDist{}
+			}
+			f.units = append(f.units, us)
+		}
 	}
 	f.res = r
 	f.nextCheck = 1
@@ -515,7 +591,7 @@ func (f *folder) check() {
 				}
 				d = zero
 			} else {
-				d = f.c.Rule.Decide(be.Dist.Summary())
+				d = f.decide(fi, b)
 			}
 			switch {
 			case d.State == stats.Converged:
@@ -552,7 +628,7 @@ func (f *folder) series() {
 				f.ran[fi][b] = true
 				be.Series = append(be.Series, f.zeroSeries...)
 			}
-			be.Series = append(be.Series, f.point(be.Dist.Summary()))
+			be.Series = append(be.Series, f.blockPoint(fi, b))
 		}
 	}
 	f.zeroSeries = append(f.zeroSeries, f.point(f.zero.Summary()))
@@ -561,6 +637,15 @@ func (f *folder) series() {
 		step = max(1, n*15/1000)
 	}
 	f.seriesNext = n + step
+}
+
+// blockPoint is block b of function fi's point of the convergence series.
+func (f *folder) blockPoint(fi, b int) Point {
+	if f.judge == nil {
+		return f.point(f.res.Blocks[fi][b].Dist.Summary())
+	}
+	d := f.decide(fi, b)
+	return Point{N: f.res.Trials, Mean: f.res.Blocks[fi][b].Dist.Summary().Mean, HalfWidth: d.HalfWidth}
 }
 
 // point is a block's point of the convergence series on the trials so far.
@@ -586,7 +671,7 @@ func (f *folder) progress(start time.Time) Progress {
 				p.Decided++
 				continue
 			}
-			d := f.c.Rule.Decide(f.res.Blocks[fi][b].Dist.Summary())
+			d := f.decide(fi, b)
 			if d.State.Decided() || !f.watch[fi] {
 				p.Decided++
 			} else if d.Need > p.Need || p.Deciding == "" {
@@ -607,6 +692,7 @@ func (f *folder) progress(start time.Time) Progress {
 func (f *folder) finish() *Result {
 	r := f.res
 	r.Converged = true
+	r.Units = f.nunits
 	// The series of a block that never ran: the zero points and the last one, shared
 	// (capacity-limited, so that an append copies).
 	zs := f.zeroSeries
@@ -617,7 +703,7 @@ func (f *folder) finish() *Result {
 	for fi := range r.Blocks {
 		for b := range r.Blocks[fi] {
 			be := &r.Blocks[fi][b]
-			d := f.c.Rule.Decide(be.Dist.Summary())
+			d := f.decide(fi, b)
 			if f.decided[fi][b] && d.State == stats.Unconverged {
 				// Converged earlier; its interval on all trials is reported, and
 				// the state it reached stays.
@@ -640,4 +726,15 @@ func (f *folder) finish() *Result {
 		}
 	}
 	return r
+}
+
+// decide returns the rule's verdict on block b of function fi: with Latin
+// hypercube units, from its per-trial counts and their sums over the complete
+// units ([stopping.Units]).
+func (f *folder) decide(fi, b int) stats.Decision {
+	s := f.res.Blocks[fi][b].Dist.Summary()
+	if f.units == nil {
+		return f.c.Rule.Decide(s)
+	}
+	return f.judge.Decide(s, f.units[fi][b].Summary())
 }

@@ -68,6 +68,9 @@ type Program struct {
 	// Encode, when set, writes a trial's stdin from its values instead of the stdin
 	// template: the binary stream of a function-mode harness (internal/harness).
 	Encode func(dst []byte, s *dist.Sample) []byte
+	// Unit, above 1, draws the inputs as Latin hypercube units of Unit consecutive
+	// trials (dist.Sample.SetUnit); the run's Config.Unit must say the same.
+	Unit int
 }
 
 // TrialInputs is what trial i is given.
@@ -87,6 +90,7 @@ func (p *Program) TrialInputs(i uint64) (TrialInputs, error) {
 
 func (p *Program) render(s *dist.Sample, i uint64) (TrialInputs, error) {
 	var in TrialInputs
+	s.SetUnit(p.Unit)
 	if err := p.Inputs.Model.DrawInto(s, p.Seed, i); err != nil {
 		return in, fmt.Errorf("trial %d: drawing inputs: %v", i, err)
 	}

@@ -34,16 +34,21 @@ type Freq struct {
 
 // JSONFreq is the object `freq --json` prints: the count object, extended.
 type JSONFreq struct {
-	Trials   uint64        `json:"trials"`
-	Seed     uint64        `json:"seed"`
-	Eps      float64       `json:"eps,omitempty"`
-	RelEps   float64       `json:"rel_eps,omitempty"`
-	Gamma    float64       `json:"gamma"`
-	RuleName string        `json:"rule"`
-	Anytime  bool          `json:"anytime_valid"`
-	Moment   string        `json:"berry_esseen,omitempty"` // the FreqSys rules only
-	Stopped  string        `json:"stopped"`
-	Elapsed  float64       `json:"elapsed_s"`
+	Trials   uint64  `json:"trials"`
+	Seed     uint64  `json:"seed"`
+	Eps      float64 `json:"eps,omitempty"`
+	RelEps   float64 `json:"rel_eps,omitempty"`
+	Gamma    float64 `json:"gamma"`
+	RuleName string  `json:"rule"`
+	Anytime  bool    `json:"anytime_valid"`
+	Moment   string  `json:"berry_esseen,omitempty"` // the FreqSys rules only
+	Stopped  string  `json:"stopped"`
+	Elapsed  float64 `json:"elapsed_s"`
+	// Design is how the trials' inputs were drawn: "independent", or "latin:M"
+	// for Latin hypercube units of M trials, of which Units were complete (absent
+	// when judged from profiles).
+	Design   string        `json:"design,omitempty"`
+	Units    uint64        `json:"units,omitempty"`
 	Inputs   []string      `json:"inputs"`
 	Failures []JSONFailure `json:"failures"`
 	// Causes tallies the failed trials by cause; Exits the exit statuses of the
@@ -129,7 +134,10 @@ func FreqJSON(f *Freq) JSONFreq {
 		Trials: r.Trials, Seed: f.Seed, Eps: f.Rule.Eps, Gamma: f.Rule.Gamma, RuleName: f.ruleName(), Anytime: f.Anytime,
 		Stopped: r.Stopped, Elapsed: r.Elapsed.Seconds(), Inputs: f.Inputs, Counters: f.Counters,
 		Failures: []JSONFailure{}, Functions: []JSONFreqFunc{}, States: map[string]int{},
-		Causes: []JSONCause{}, Exits: map[string]uint64{},
+		Causes: []JSONCause{}, Exits: map[string]uint64{}, Design: f.design(),
+	}
+	if r.Unit > 1 {
+		out.Units = r.Units
 	}
 	if strings.HasPrefix(out.RuleName, "freqsys-") {
 		out.Moment = f.Rule.Moment.String()
@@ -198,6 +206,18 @@ func FreqJSON(f *Freq) JSONFreq {
 	return out
 }
 
+// design returns how the trials' inputs were drawn: "independent" or "latin:M",
+// or "" when the result was rebuilt from profiles, which do not say.
+func (f *Freq) design() string {
+	switch {
+	case f.Result.Unit > 1:
+		return fmt.Sprintf("latin:%d", f.Result.Unit)
+	case f.Result.Unit == 1:
+		return "independent"
+	}
+	return ""
+}
+
 // ruleName returns the rule's name, or the FreqSys rule the thresholds describe.
 func (f *Freq) ruleName() string {
 	if f.RuleName != "" {
@@ -235,6 +255,9 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 		fmt.Fprintln(tw, "note: the run did not stop by its rule; the intervals hold for a number of trials fixed in advance, not for a stop chosen by watching them (--rule anytime holds at every n)")
 	}
 	fmt.Fprintf(tw, "stopped: %s after %.2fs\n", r.Stopped, r.Elapsed.Seconds())
+	if r.Unit > 1 {
+		fmt.Fprintf(tw, "design: Latin hypercube units of %d trials (%d complete); a block is judged on its counts summed over each unit, or on the trials as if independent (conservative), whichever converges first\n", r.Unit, r.Units)
+	}
 	for _, in := range f.Inputs {
 		fmt.Fprintf(tw, "input: %s\n", in)
 	}

@@ -49,6 +49,10 @@ type World struct {
 	// Constant or Unseen verdict claims is small. Nil: P(count ≠ x) is estimated
 	// by drawing.
 	Differs func(x uint64) float64
+	// Quantile, when set, is the count as a non-decreasing function of one uniform
+	// input u in (0, 1) (the inverse of the count's distribution function): what a
+	// design can stratify (Models).
+	Quantile func(u float64) uint64
 }
 
 // Result is one (rule, world, γ) cell of the laboratory.
@@ -283,7 +287,8 @@ func parallel(n int, f func(int)) {
 // Uniform returns a loop whose trip count is uniform on {lo, …, hi}: mean (lo+hi)/2.
 func Uniform(name string, lo, hi uint64, eps float64) World {
 	return World{Name: name, Kind: "loop", Mean: float64(lo+hi) / 2, Eps: eps,
-		Draw: func(r *rand.Rand) uint64 { return lo + r.Uint64N(hi-lo+1) }}
+		Draw:     func(r *rand.Rand) uint64 { return lo + r.Uint64N(hi-lo+1) },
+		Quantile: func(u float64) uint64 { return min(hi, lo+uint64(u*float64(hi-lo+1))) }}
 }
 
 // Branch returns a block that runs once with probability p: mean p.
@@ -295,6 +300,12 @@ func Branch(name string, p, eps float64, rare bool) World {
 	return World{Name: name, Kind: kind, Rare: rare, Mean: p, Eps: eps,
 		Draw: func(r *rand.Rand) uint64 {
 			if r.Float64() < p {
+				return 1
+			}
+			return 0
+		},
+		Quantile: func(u float64) uint64 {
+			if u >= 1-p {
 				return 1
 			}
 			return 0
@@ -317,7 +328,8 @@ func Geometric(name string, p, eps float64) World {
 	return World{Name: name, Kind: "skewed", Mean: (1 - p) / p, Eps: eps,
 		Draw: func(r *rand.Rand) uint64 {
 			return uint64(math.Floor(math.Log(1-r.Float64()) / lq))
-		}}
+		},
+		Quantile: func(u float64) uint64 { return uint64(math.Floor(math.Log1p(-u) / lq)) }}
 }
 
 // LogNormal returns a loop whose trip count is ⌊e^X⌋, X ~ N(mu, sigma²). Its mean
@@ -333,7 +345,10 @@ func LogNormal(name string, mu, sigma, eps float64) World {
 		}
 	}
 	return World{Name: name, Kind: "skewed", Mean: mean, Eps: eps,
-		Draw: func(r *rand.Rand) uint64 { return uint64(math.Floor(math.Exp(mu + sigma*r.NormFloat64()))) }}
+		Draw: func(r *rand.Rand) uint64 { return uint64(math.Floor(math.Exp(mu + sigma*r.NormFloat64()))) },
+		Quantile: func(u float64) uint64 {
+			return uint64(math.Floor(math.Exp(mu + sigma*math.Sqrt2*math.Erfinv(2*u-1))))
+		}}
 }
 
 // OnValue returns a block that runs m times when a uniform input on {1, …, v}
@@ -342,6 +357,12 @@ func OnValue(name string, v, m uint64, eps float64) World {
 	return World{Name: name, Kind: "rare", Rare: true, Mean: float64(m) / float64(v), Eps: eps,
 		Draw: func(r *rand.Rand) uint64 {
 			if r.Uint64N(v) == 0 {
+				return m
+			}
+			return 0
+		},
+		Quantile: func(u float64) uint64 {
+			if u >= 1-1/float64(v) {
 				return m
 			}
 			return 0
@@ -367,7 +388,8 @@ func Nested(name string, a, b uint64, eps float64) World {
 // Constant returns a block that runs c times in every trial.
 func Constant(name string, c uint64) World {
 	return World{Name: name, Kind: "constant", Mean: float64(c), Eps: 0.01,
-		Draw: func(*rand.Rand) uint64 { return c },
+		Draw:     func(*rand.Rand) uint64 { return c },
+		Quantile: func(float64) uint64 { return c },
 		Differs: func(x uint64) float64 {
 			if x == c {
 				return 0
