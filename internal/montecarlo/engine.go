@@ -422,11 +422,11 @@ type folder struct {
 	// units' sums, how many there are, and whether a trial of the current unit
 	// failed (then the unit is left out of the sums: its trials no longer stratify
 	// the inputs).
-	judge    *stopping.Units
-	sums     [][]uint64
-	units    [][]*stats.CountDist
-	nunits   uint64
-	broken   bool
+	judge  *stopping.Units
+	sums   [][]uint64
+	units  [][]*stats.CountDist
+	nunits uint64
+	broken bool
 }
 
 func (f *folder) fold(i uint64, o Outcome) error {
