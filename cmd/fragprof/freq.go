@@ -110,7 +110,9 @@ overstates the variance: conservative). In the laboratory this kept coverage
 ≥ γ on every model and saved 1.05–5.3× the trials of independent draws (1.0× where
 the stratified inputs do not explain the count); docs/statistics.md has the table.
 --design latin:M sets the unit, --design independent gives FreqSys's independent
-trials. The FreqSys rules and the cluster engine run independent trials.
+trials. The FreqSys rules, the anytime and bernstein rules (whose guarantee at every
+n is proven for independent trials) and the cluster engine run independent trials
+unless --design says otherwise (the cluster and FreqSys refuse units).
 
 Failures. A trial that times out, crashes, or (with --fail-nonzero) exits non-zero
 is left out, tallied by cause and listed with the command that replays it
@@ -297,8 +299,12 @@ func (f *freqFlags) checkArgs(c *cobra.Command, args []string) (shard, shards ui
 		return 0, 0, 0, usagef("freq: --design %s: the FreqSys rules reproduce the paper, whose trials are independent", f.design)
 	case c.Flags().Changed("design"):
 		return 0, 0, 0, usagef("freq: --design %s runs on --engine local only: a cluster's rounds merge per-trial distributions, not the units' sums", f.design)
-	case freqsys || f.cl.engine != "local" || f.cl.trials != "":
-		f.unit = 1 // the default design where units do not apply
+	case freqsys || stopping.AnytimeValid(f.rule) || f.cl.engine != "local" || f.cl.trials != "":
+		// The default design where units do not apply: the FreqSys rules and the
+		// cluster's rounds, and the time-uniform rules, whose guarantee at every n
+		// is proven for one sequence of independent trials, not for the two ways
+		// to converge of stopping.Units.
+		f.unit = 1
 	}
 	if f.from && c.Flags().Changed("design") {
 		return 0, 0, 0, usagef("freq: --from judges stored profiles: --design does not apply (a profile holds per-trial counts, which the rule judges as independent trials: valid, and conservative for Latin hypercube units)")

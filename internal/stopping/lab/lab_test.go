@@ -117,6 +117,7 @@ func TestDesignsUnbiased(t *testing.T) {
 		var s, s2 float64
 		const units = 20_000
 		for range units {
+			pts.Zero()
 			g.Points(r, pts)
 			var sum uint64
 			for i := range g.M {
