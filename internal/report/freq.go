@@ -256,7 +256,7 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 	}
 	fmt.Fprintf(tw, "stopped: %s after %.2fs\n", r.Stopped, r.Elapsed.Seconds())
 	if r.Unit > 1 {
-		fmt.Fprintf(tw, "design: Latin hypercube units of %d trials (%d complete); a block is judged on its counts summed over each unit, or on the trials as if independent (conservative), whichever converges first\n", r.Unit, r.Units)
+		fmt.Fprintf(tw, "design: Latin hypercube units of %d trials (%d complete); a block is judged on its counts summed over each unit, or on the trials as if independent, whichever converges first\n", r.Unit, r.Units)
 	}
 	for _, in := range f.Inputs {
 		fmt.Fprintf(tw, "input: %s\n", in)

@@ -30,7 +30,9 @@ import (
 //     decision, Rare included). A Latin hypercube sample of n is never less
 //     precise than n − 1 independent trials (A. B. Owen, "Monte Carlo variance of
 //     scrambled net quadrature", SIAM J. Numer. Anal. 34(5), 1997), so the
-//     per-trial interval is conservative; it decides the blocks whose units are
+//     per-trial interval is at worst √(16/15) ≈ 1.03 times too narrow in units
+//     of 16 (within the margin of the default rule's quantile at 1 − α/2), and
+//     conservative wherever the design helps; it decides the blocks whose units are
 //     still below the rule's n_min (a cheap block, such as Newton's loop at ±0.3,
 //     converges after 48 trials, not 31 units of 16). Two ways to converge could
 //     add their errors; the coverage laboratory (package lab, RunDesign) measures
