@@ -1,6 +1,7 @@
 package dump
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -84,5 +85,45 @@ func TestSharedFunctions(t *testing.T) {
 	}
 	if len(p.Program.Funcs) != 2 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "different CFGs") {
 		t.Errorf("differing definitions: %d functions, warnings %v; want 2 and one warning", len(p.Program.Funcs), d.Warnings)
+	}
+}
+
+// TestSparseProfile: SparseProfile gives the counts of Profile for every function
+// that ran, the zero cfg.Counts for one that did not, and the shared function's
+// copies added whichever of them ran first — the idle copy first, then the copy
+// that ran, then a second that ran.
+func TestSparseProfile(t *testing.T) {
+	units := func() []Unit {
+		return []Unit{
+			unit(t, "_Z3sumIiEvv", true, false, 0, 0), // idle copy first
+			unit(t, "_Z3sumIiEvv", true, false, 2, 5),
+			unit(t, "_Z3sumIiEvv", true, false, 1, 4),
+			unit(t, "idle", false, false, 0, 0),
+			unit(t, "helper", false, false, 3, 3),
+		}
+	}
+	dense, err := (&Dump{MainReturned: true, Finished: true, Units: units()}).Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sparse, err := (&Dump{MainReturned: true, Finished: true, Units: units()}).SparseProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dense.Program.Funcs) != 3 || len(sparse.Program.Funcs) != 3 {
+		t.Fatalf("%d and %d functions, want 3", len(dense.Program.Funcs), len(sparse.Program.Funcs))
+	}
+	for i, f := range sparse.Program.Funcs {
+		d, s := dense.Counts[i], sparse.Counts[i]
+		switch {
+		case f.Name == "idle":
+			if s.Blocks != nil || s.Edges != nil || d.Blocks == nil || d.Blocks[0] != 0 {
+				t.Errorf("idle: sparse %+v, dense %+v; want nil and zeros", s, d)
+			}
+		case !reflect.DeepEqual(d, s):
+			t.Errorf("%s: sparse %+v, dense %+v", f.Name, s, d)
+		case f.Name == "_Z3sumIiEvv" && s.Blocks[1] != 12:
+			t.Errorf("shared function's loop %d, want 12", s.Blocks[1])
+		}
 	}
 }

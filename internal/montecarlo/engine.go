@@ -31,8 +31,10 @@ import (
 type Outcome struct {
 	// Prog is the program the counts are about; every trial of a run must report the
 	// same *cfg.Func values in the same order.
-	Prog   *cfg.Program
-	Counts []cfg.Counts // parallel to Prog.Funcs; nil when the trial failed
+	Prog *cfg.Program
+	// Counts is parallel to Prog.Funcs, nil when the trial failed; a function that
+	// did not run may have the zero cfg.Counts (nil slices: dump.SparseProfile).
+	Counts []cfg.Counts
 	// Failure says why the trial's counts cannot be used ("" when they can): a
 	// timeout, a crash, an excluded exit status, no dump.
 	Failure string
@@ -427,6 +429,33 @@ type folder struct {
 	units  [][]*stats.CountDist
 	nunits uint64
 	broken bool
+	// Sparse folding: lag[fi] is the number of trials folded, the latest ones, in
+	// which function fi did not run and that its blocks' distributions do not hold
+	// yet (they are read with that many more zeros, and given them when the
+	// function next runs or the run ends); ranInUnit and unitLag the same for the
+	// units' sums. Most functions of a large program run in few trials.
+	lag, unitLag []uint64
+	ranInUnit    []bool
+}
+
+// summary is the summary of block b of function fi's per-trial counts.
+func (f *folder) summary(fi, b int) stats.Summary {
+	return f.res.Blocks[fi][b].Dist.SummaryZeros(f.lag[fi])
+}
+
+// settle gives function fi's distributions the zeros of the trials it lags.
+func (f *folder) settle(fi int) {
+	k := f.lag[fi]
+	if k == 0 {
+		return
+	}
+	for b := range f.res.Blocks[fi] {
+		f.res.Blocks[fi][b].Dist.AddN(0, k)
+	}
+	for e := range f.res.Edges[fi] {
+		f.res.Edges[fi][e].Merge(stats.Moments{N: k})
+	}
+	f.lag[fi] = 0
 }
 
 func (f *folder) fold(i uint64, o Outcome) error {
@@ -451,13 +480,21 @@ func (f *folder) endUnit() {
 	if f.res == nil || broken {
 		for fi := range f.sums {
 			clear(f.sums[fi])
+			f.ranInUnit[fi] = false
 		}
 		return
 	}
 	for fi, sums := range f.sums {
+		if !f.ranInUnit[fi] {
+			f.unitLag[fi]++
+			continue
+		}
+		f.ranInUnit[fi] = false
 		for b, v := range sums {
+			f.units[fi][b].AddN(0, f.unitLag[fi])
 			f.units[fi][b].Add(v)
 		}
+		f.unitLag[fi] = 0
 		clear(sums)
 	}
 	f.nunits++
@@ -502,6 +539,11 @@ func (f *folder) foldTrial(i uint64, o Outcome) error {
 			return fmt.Errorf("trial %d: function %s changed during the run", i, fn.Name)
 		}
 		c := o.Counts[fi]
+		if c.Blocks == nil { // did not run: its zeros are folded later
+			f.lag[fi]++
+			continue
+		}
+		f.settle(fi)
 		for b, v := range c.Blocks {
 			r.Blocks[fi][b].Dist.Add(v)
 		}
@@ -510,6 +552,7 @@ func (f *folder) foldTrial(i uint64, o Outcome) error {
 			for b, v := range c.Blocks {
 				sums[b] += v
 			}
+			f.ranInUnit[fi] = true
 		}
 		for e, v := range c.Edges {
 			r.Edges[fi][e].Add(float64(v))
@@ -557,7 +600,10 @@ func (f *folder) start(p *cfg.Program) error {
 		f.decided = append(f.decided, make([]bool, len(fn.Blocks)))
 		f.ran = append(f.ran, make([]bool, len(fn.Blocks)))
 		f.watch = append(f.watch, len(f.c.Only) == 0 || slices.Contains(f.c.Only, fn.Name))
+		f.lag = append(f.lag, 0)
 		if f.judge != nil {
+			f.unitLag = append(f.unitLag, 0)
+			f.ranInUnit = append(f.ranInUnit, false)
 			f.sums = append(f.sums, make([]uint64, len(fn.Blocks)))
 			us := make([]*stats.CountDist, len(fn.Blocks))
 			for b := range us {
@@ -587,7 +633,7 @@ func (f *folder) check() {
 			var d stats.Decision
 			if neverRan(be.Dist) {
 				if !zeroDone {
-					zero, zeroDone = f.c.Rule.Decide(be.Dist.Summary()), true
+					zero, zeroDone = f.c.Rule.Decide(f.zero.Summary()), true
 				}
 				d = zero
 			} else {
@@ -642,10 +688,10 @@ func (f *folder) series() {
 // blockPoint is block b of function fi's point of the convergence series.
 func (f *folder) blockPoint(fi, b int) Point {
 	if f.judge == nil {
-		return f.point(f.res.Blocks[fi][b].Dist.Summary())
+		return f.point(f.summary(fi, b))
 	}
 	d := f.decide(fi, b)
-	return Point{N: f.res.Trials, Mean: f.res.Blocks[fi][b].Dist.Summary().Mean, HalfWidth: d.HalfWidth}
+	return Point{N: f.res.Trials, Mean: f.summary(fi, b).Mean, HalfWidth: d.HalfWidth}
 }
 
 // point is a block's point of the convergence series on the trials so far.
@@ -693,6 +739,9 @@ func (f *folder) finish() *Result {
 	r := f.res
 	r.Converged = true
 	r.Units = f.nunits
+	for fi := range r.Blocks {
+		f.settle(fi)
+	}
 	// The series of a block that never ran: the zero points and the last one, shared
 	// (capacity-limited, so that an append copies).
 	zs := f.zeroSeries
@@ -732,9 +781,9 @@ func (f *folder) finish() *Result {
 // hypercube units, from its per-trial counts and their sums over the complete
 // units ([stopping.Units]).
 func (f *folder) decide(fi, b int) stats.Decision {
-	s := f.res.Blocks[fi][b].Dist.Summary()
+	s := f.summary(fi, b)
 	if f.units == nil {
 		return f.c.Rule.Decide(s)
 	}
-	return f.judge.Decide(s, f.units[fi][b].Summary())
+	return f.judge.Decide(s, f.units[fi][b].SummaryZeros(f.unitLag[fi]))
 }

@@ -3,6 +3,7 @@ package montecarlo
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -166,5 +167,81 @@ func TestRunOnly(t *testing.T) {
 	c.Only = []string{"mian"}
 	if _, err := Run(context.Background(), c); err == nil || err.Error() != "no function mian in the program (it has main, seldom)" {
 		t.Errorf("Only mian: %v", err)
+	}
+}
+
+// sparseWorker is fakeWorker's program with seldom called only in the trials where
+// its then-block runs (about 1 in 20); with sparse set, a trial where seldom did
+// not run reports the zero cfg.Counts for it, as dump.SparseProfile does.
+type sparseWorker struct {
+	prog   *cfg.Program
+	sparse bool
+}
+
+func (w *sparseWorker) Trials(_ context.Context, is []uint64) ([]Outcome, error) {
+	var outs []Outcome
+	for _, i := range is {
+		r := rand.New(rand.NewPCG(1, i))
+		n := 1 + r.Uint64N(10)
+		seldom := cfg.Counts{Blocks: []uint64{1, 1}, Edges: []uint64{1}}
+		if r.Uint64N(20) != 0 {
+			seldom = cfg.Counts{Blocks: []uint64{0, 0}, Edges: []uint64{0}}
+			if w.sparse {
+				seldom = cfg.Counts{}
+			}
+		}
+		outs = append(outs, Outcome{Prog: w.prog, Counts: []cfg.Counts{
+			{Blocks: []uint64{1, n}, Edges: []uint64{1}}, seldom}})
+	}
+	return outs, nil
+}
+
+func (w *sparseWorker) Close() error { return nil }
+
+// TestRunSparseOutcomes: a run whose trials report the functions that did not run
+// sparsely (zero cfg.Counts) gives the result of one that reports their zeros: the
+// same distributions, decisions, convergence series and stop, with and without
+// Latin hypercube units; edge means agree to rounding.
+func TestRunSparseOutcomes(t *testing.T) {
+	for _, unit := range []uint64{1, 16} {
+		var got [2]*Result
+		for k, sparse := range []bool{false, true} {
+			c := fakeConfig(t, 2, nil)
+			th := stats.DefaultThresholds
+			th.Eps = 0.02
+			rule, err := stopping.New("clt", th)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog := fakeProgram()
+			c.Rule, c.Unit, c.MaxTrials = rule, unit, 3000
+			c.NewWorker = func(int) (Worker, error) { return &sparseWorker{prog: prog, sparse: sparse}, nil }
+			if got[k], err = Run(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, b := got[0], got[1]
+		if a.Trials != b.Trials || a.Stopped != b.Stopped || a.Units != b.Units {
+			t.Fatalf("unit %d: dense %d trials (%s), sparse %d (%s)", unit, a.Trials, a.Stopped, b.Trials, b.Stopped)
+		}
+		for fi := range a.Blocks {
+			for bi := range a.Blocks[fi] {
+				x, y := a.Blocks[fi][bi], b.Blocks[fi][bi]
+				if !reflect.DeepEqual(x.Dist, y.Dist) {
+					t.Errorf("unit %d, function %d block %d: distributions differ", unit, fi, bi)
+				}
+				if fmt.Sprintf("%+v %d %+v", x.Decision, x.DecidedAt, x.Series) != fmt.Sprintf("%+v %d %+v", y.Decision, y.DecidedAt, y.Series) {
+					t.Errorf("unit %d, function %d block %d: dense %+v, sparse %+v", unit, fi, bi, x.Decision, y.Decision)
+				}
+			}
+			for e := range a.Edges[fi] {
+				if x, y := a.Edges[fi][e].Mean, b.Edges[fi][e].Mean; math.Abs(x-y) > 1e-12*math.Abs(x) {
+					t.Errorf("unit %d, function %d edge %d: mean %v dense, %v sparse", unit, fi, e, x, y)
+				}
+			}
+		}
+		if a.Blocks[1][1].Dist.Summary().Ran() == 0 || a.Blocks[1][1].Dist.Summary().Ran() == a.Trials {
+			t.Errorf("unit %d: seldom ran in %d of %d trials: the test needs it to skip some", unit, a.Blocks[1][1].Dist.Summary().Ran(), a.Trials)
+		}
 	}
 }

@@ -284,7 +284,7 @@ func (w *programWorker) outcome(st exec.Status, timedOut bool, d *dump.Dump, dat
 			return Outcome{}, err
 		}
 	}
-	prof, err := d.Profile()
+	prof, err := d.SparseProfile()
 	if err != nil {
 		return Outcome{}, err
 	}

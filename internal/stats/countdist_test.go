@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -252,5 +253,43 @@ func TestCountDistValidate(t *testing.T) {
 				t.Errorf("Validate() = %v, want ok=%v", err, tc.ok)
 			}
 		})
+	}
+}
+
+// TestSummaryZeros: the Summary with k virtual zeros is, bit for bit, the Summary
+// after AddN(0, k), for exact tables and bucketed distributions, with and without
+// zeros already recorded, and for an empty distribution.
+func TestSummaryZeros(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	kinds := map[string]int{}
+	for trial := range 400 {
+		var d CountDist
+		distinct := 1 + r.IntN(8)
+		if trial%2 == 1 {
+			distinct = MaxExact + 1 + r.IntN(200) // forces buckets
+		}
+		for range r.IntN(3000) {
+			d.Add(uint64(r.IntN(distinct)) * uint64(1+r.IntN(1000)))
+		}
+		if trial%3 == 0 {
+			d.Add(0)
+		}
+		if trial%7 == 0 {
+			d = CountDist{}
+		}
+		k := uint64(r.IntN(50))
+		z := d.Summary().Zeros > 0
+		kinds[fmt.Sprint(len(d.Buckets) > 0, z, k > 0)]++
+		got := d.SummaryZeros(k)
+		e := d.Clone()
+		e.AddN(0, k)
+		want := e.Summary()
+		if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+			t.Fatalf("trial %d (%d values, %d buckets), k = %d:\nSummaryZeros %+v\nafter AddN   %+v", trial, len(d.Values), len(d.Buckets), k, got, want)
+		}
+	}
+	// Every case: buckets or a table, zeros recorded or not, zeros added or not.
+	if len(kinds) != 8 {
+		t.Errorf("cases covered (buckets, zeros, k > 0): %v, want all 8", kinds)
 	}
 }

@@ -130,7 +130,12 @@ func (s Summary) AbsThird() float64 {
 //
 // The result is a deterministic function of the state: equal CountDists give equal
 // Summaries bit for bit.
-func (d *CountDist) Summary() Summary {
+func (d *CountDist) Summary() Summary { return d.SummaryZeros(0) }
+
+// SummaryZeros is the Summary of d with k more trials of count 0, bit for bit the
+// Summary of d after d.AddN(0, k), without changing d: a block whose function did
+// not run in the last k trials (montecarlo folds such trials lazily).
+func (d *CountDist) SummaryZeros(k uint64) Summary {
 	var s Summary
 	var hi, lo uint64 // S1 = Σx, exact: Σx ≤ n·(2⁶⁴−1) < 2¹²⁸
 	for _, v := range d.Values {
@@ -152,6 +157,16 @@ func (d *CountDist) Summary() Summary {
 			s.Zeros = d.Buckets[0].N
 		}
 	}
+	// The k zeros join the table's first entry or bucket, where AddN would put them.
+	zeroEntry := len(d.Values) > 0 && d.Values[0].V == 0 || len(d.Buckets) > 0 && d.Buckets[0].Max == 0
+	if k > 0 {
+		if len(d.Values) == 0 && len(d.Buckets) == 0 {
+			s.Max = 0
+		}
+		s.N += k
+		s.Zeros += k
+		s.Min = 0
+	}
 	for _, b := range d.Buckets {
 		h, l := bits.Mul64(b.Lo, b.N)
 		var c uint64
@@ -168,9 +183,23 @@ func (d *CountDist) Summary() Summary {
 	s.Mean = float64(q) + float64(r)/float64(s.N)
 
 	var s1 float64 // Σ(x − x̄), ideally 0: the Chan–Golub–LeVeque correction
-	for _, v := range d.Values {
+	if k > 0 && !zeroEntry && len(d.Buckets) == 0 {
+		y := -s.Mean
+		fy := float64(k) * y
+		fy2 := fy * y
+		fy3 := fy2 * y
+		s1 += fy
+		s.M2 += fy2
+		s.M3 += fy3
+		s.Abs3 += math.Abs(fy3)
+	}
+	for i, v := range d.Values {
 		y := float64(v.V) - s.Mean
-		fy := float64(v.N) * y
+		n := v.N
+		if i == 0 && zeroEntry {
+			n += k
+		}
+		fy := float64(n) * y
 		fy2 := fy * y
 		fy3 := fy2 * y
 		s1 += fy
@@ -179,8 +208,25 @@ func (d *CountDist) Summary() Summary {
 		s.Abs3 += math.Abs(fy3)
 	}
 	s.Abs3Lo = s.Abs3
-	for _, b := range d.Buckets {
-		n := float64(b.N)
+	if k > 0 && !zeroEntry && len(d.Buckets) > 0 {
+		// The zeros' own bucket, as the loop below would take it (Lo = Min = Max = 0,
+		// D = 0): wholly at or below x̄.
+		a, n := 0-s.Mean, float64(k)
+		p1 := a * n
+		p2 := max(a*a*n, 0)
+		p3 := a * a * a * n
+		s1 += p1
+		s.M2 += p2
+		s.M3 += p3
+		s.Abs3 += max(-p3, 0)
+		s.Abs3Lo += max(-p3, 0)
+	}
+	for i, b := range d.Buckets {
+		bn := b.N
+		if i == 0 && zeroEntry {
+			bn += k
+		}
+		n := float64(bn)
 		d1, d2, d3 := b.D1.Float64(), b.D2.Float64(), b.D3.Float64()
 		a := float64(b.Lo) - s.Mean
 		p1 := d1 + a*n
