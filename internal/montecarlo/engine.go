@@ -55,10 +55,13 @@ type Worker interface {
 }
 
 // Batches: a worker is handed consecutive trials, as many as last took about
-// batchSpan (at most maxBatch), so that cheap trials flow without a round trip each
-// while a run of slow ones never overshoots its stopping point by more than about
-// batchSpan per worker. Batching changes which worker runs a trial, never the
-// result: outcomes are folded in trial order and those past the stop are dropped.
+// batchSpan (at most maxBatch) and at least two, so that cheap trials flow without
+// a round trip each, and a fork server runs the next trial while its client reads
+// and reconstructs the counts of the last (with one trial a batch the two took
+// turns: on sqlite3, 10 % of a trial's time), while a run of slow ones never
+// overshoots its stopping point by more than about batchSpan, or one trial, per
+// worker. Batching changes which worker runs a trial, never the result: outcomes
+// are folded in trial order and those past the stop are dropped.
 const (
 	batchSpan = 5 * time.Millisecond
 	maxBatch  = 16
@@ -69,7 +72,7 @@ func nextBatch(n int, d time.Duration) int {
 	if d <= 0 {
 		return maxBatch
 	}
-	return max(1, min(maxBatch, int(batchSpan*time.Duration(n)/d)))
+	return max(2, min(maxBatch, int(batchSpan*time.Duration(n)/d)))
 }
 
 // Config controls a run.
@@ -436,6 +439,16 @@ type folder struct {
 	// units' sums. Most functions of a large program run in few trials.
 	lag, unitLag []uint64
 	ranInUnit    []bool
+	// decisions[fi][b] is block b's last decision and the trials and units it was
+	// taken on: the convergence series and the rule's check often judge a block
+	// after the same trial (allocated per function when first judged).
+	decisions [][]decision
+}
+
+// decision is a block's decision taken after trials trials and units units.
+type decision struct {
+	trials, units uint64
+	d             stats.Decision
 }
 
 // summary is the summary of block b of function fi's per-trial counts.
@@ -601,6 +614,7 @@ func (f *folder) start(p *cfg.Program) error {
 		f.ran = append(f.ran, make([]bool, len(fn.Blocks)))
 		f.watch = append(f.watch, len(f.c.Only) == 0 || slices.Contains(f.c.Only, fn.Name))
 		f.lag = append(f.lag, 0)
+		f.decisions = append(f.decisions, nil)
 		if f.judge != nil {
 			f.unitLag = append(f.unitLag, 0)
 			f.ranInUnit = append(f.ranInUnit, false)
@@ -687,11 +701,15 @@ func (f *folder) series() {
 
 // blockPoint is block b of function fi's point of the convergence series.
 func (f *folder) blockPoint(fi, b int) Point {
-	if f.judge == nil {
-		return f.point(f.summary(fi, b))
-	}
 	d := f.decide(fi, b)
-	return Point{N: f.res.Trials, Mean: f.summary(fi, b).Mean, HalfWidth: d.HalfWidth}
+	p := Point{N: f.res.Trials, Mean: d.Mean, HalfWidth: math.NaN()}
+	if f.units != nil { // the decision's mean may be the complete units'
+		p.Mean = f.summary(fi, b).Mean
+	}
+	if f.res.Trials >= 2 {
+		p.HalfWidth = d.HalfWidth
+	}
+	return p
 }
 
 // point is a block's point of the convergence series on the trials so far.
@@ -781,9 +799,20 @@ func (f *folder) finish() *Result {
 // hypercube units, from its per-trial counts and their sums over the complete
 // units ([stopping.Units]).
 func (f *folder) decide(fi, b int) stats.Decision {
-	s := f.summary(fi, b)
-	if f.units == nil {
-		return f.c.Rule.Decide(s)
+	if f.decisions[fi] == nil {
+		f.decisions[fi] = make([]decision, len(f.res.Blocks[fi]))
 	}
-	return f.judge.Decide(s, f.units[fi][b].SummaryZeros(f.unitLag[fi]))
+	c := &f.decisions[fi][b]
+	if c.trials == f.res.Trials && c.units == f.nunits && c.trials > 0 {
+		return c.d
+	}
+	s := f.summary(fi, b)
+	var d stats.Decision
+	if f.units == nil {
+		d = f.c.Rule.Decide(s)
+	} else {
+		d = f.judge.Decide(s, f.units[fi][b].SummaryZeros(f.unitLag[fi]))
+	}
+	*c = decision{trials: f.res.Trials, units: f.nunits, d: d}
+	return d
 }
