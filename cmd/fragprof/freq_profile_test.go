@@ -33,23 +33,7 @@ func TestFreqShardsMerge(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("freq: %d\n%s", code, stderr)
 	}
-	for s := range 2 {
-		_, code, stderr := freq(t, append(newtonArgs, "--max-trials", "2000", "--shard", []string{"0/2", "1/2"}[s], "--profile", at([]string{"s0.fpp", "s1.fpp"}[s]))...)
-		if code != 0 {
-			t.Fatalf("freq shard %d: %d\n%s", s, code, stderr)
-		}
-	}
-	if code, stderr := runCmd("merge", at("s0.fpp"), at("s1.fpp"), "-o", at("m.fpp")); code != 0 {
-		t.Fatalf("merge: %s", stderr)
-	}
-	all, err := profile.ParseFile(at("all.fpp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := profile.ParseFile(at("m.fpp"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	all, m := shardsMerged(t, dir, newtonArgs, "2000")
 	if all.Runs != 4000 || m.Runs != 4000 || !all.HasStats() {
 		t.Fatalf("runs %d and %d, want 4000; stats %v", all.Runs, m.Runs, all.HasStats())
 	}
@@ -158,8 +142,20 @@ func TestFreqShardsLatin(t *testing.T) {
 	if whole.Design != "latin:16" || whole.Units != 20 {
 		t.Errorf("design %q, %d units; want latin:16 and 20 units of 16", whole.Design, whole.Units)
 	}
+	all, m := shardsMerged(t, dir, args, "160")
+	if all.Runs != 320 || m.Runs != 320 || !reflect.DeepEqual(all.Stats, m.Stats) || !reflect.DeepEqual(all.Counts, m.Counts) {
+		t.Fatalf("merged shards (%d trials) differ from the whole run (%d trials)", m.Runs, all.Runs)
+	}
+}
+
+// shardsMerged runs freq args as shards 0/2 and 1/2 of trials trials each, merges
+// their profiles into dir/m.fpp, and returns the whole run's profile dir/all.fpp
+// (written by the caller) and the merged one.
+func shardsMerged(t *testing.T, dir string, args []string, trials string) (all, merged *profile.Profile) {
+	t.Helper()
+	at := func(n string) string { return filepath.Join(dir, n) }
 	for s := range 2 {
-		if _, code, stderr := freq(t, append(args, "--max-trials", "160", "--shard", []string{"0/2", "1/2"}[s], "--profile", at([]string{"s0.fpp", "s1.fpp"}[s]))...); code != 0 {
+		if _, code, stderr := freq(t, append(args, "--max-trials", trials, "--shard", []string{"0/2", "1/2"}[s], "--profile", at([]string{"s0.fpp", "s1.fpp"}[s]))...); code != 0 {
 			t.Fatalf("freq shard %d: %d\n%s", s, code, stderr)
 		}
 	}
@@ -170,11 +166,8 @@ func TestFreqShardsLatin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := profile.ParseFile(at("m.fpp"))
-	if err != nil {
+	if merged, err = profile.ParseFile(at("m.fpp")); err != nil {
 		t.Fatal(err)
 	}
-	if all.Runs != 320 || m.Runs != 320 || !reflect.DeepEqual(all.Stats, m.Stats) || !reflect.DeepEqual(all.Counts, m.Counts) {
-		t.Fatalf("merged shards (%d trials) differ from the whole run (%d trials)", m.Runs, all.Runs)
-	}
+	return all, merged
 }

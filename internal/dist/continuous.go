@@ -101,19 +101,12 @@ func (d *normalDist) float(r *rand.Rand) float64 {
 		}
 		return distuv.Normal{Mu: d.mu, Sigma: d.sigma, Src: r}.Rand()
 	}
-	var u float64
-	for u <= 0 || u >= 1 {
-		u = d.pa + r.Float64()*(d.pb-d.pa)
+	for {
+		// quantile maps u to pa + u·(pb − pa), which must lie inside (0, 1).
+		if u := r.Float64(); d.pa+u*(d.pb-d.pa) > 0 && d.pa+u*(d.pb-d.pa) < 1 {
+			return d.quantile(u)
+		}
 	}
-	z := distuv.UnitNormal.Quantile(u)
-	if d.reflect {
-		z = -z
-	}
-	x := d.mu + d.sigma*z
-	if d.log {
-		x = math.Exp(x)
-	}
-	return math.Min(math.Max(x, d.lo), d.hi)
 }
 
 func (d *normalDist) int(*rand.Rand) int64 { panic("dist: int draw of a float distribution") }

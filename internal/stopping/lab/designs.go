@@ -164,16 +164,7 @@ type DesignResult struct {
 // [stopping.NextCheck] blocks judged by [stopping.Units] (by the rule alone for
 // independent draws).
 func RunDesign(rule string, g Design, m Model, gamma float64, c Config) (DesignResult, error) {
-	th := stats.DefaultThresholds
-	th.Eps, th.Gamma = m.Eps, gamma
-	if c.NMin > 0 {
-		th.NMin = c.NMin
-	}
-	if c.MaxTrials == 0 {
-		c.MaxTrials = 1_000_000
-	}
-	th.MaxTrials = c.MaxTrials
-	r, err := stopping.New(rule, th)
+	r, c, err := c.rule(rule, m.Eps, gamma)
 	if err != nil {
 		return DesignResult{}, err
 	}
@@ -184,35 +175,11 @@ func RunDesign(rule string, g Design, m Model, gamma float64, c Config) (DesignR
 		}
 	}
 	w := m.world()
-	type rep struct {
-		covered bool
-		n       uint64
-		state   stats.State
-	}
-	reps := make([]rep, c.R)
-	parallel(c.R, func(k int) {
-		rng := rand.New(rand.NewPCG(c.Seed, uint64(k)))
-		d := replicateDesign(r, judge, g, m, rng, c.MaxTrials)
-		reps[k] = rep{covered: Holds(d, w, gamma), n: d.N, state: d.State}
+	w.Name, w.Eps = m.Name, m.Eps
+	res := c.replicate(rule, w, gamma, func(rng *rand.Rand) stats.Decision {
+		return replicateDesign(r, judge, g, m, rng, c.MaxTrials)
 	})
-	res := DesignResult{Design: g.Name, Model: m.Name}
-	res.Result = Result{Rule: rule, World: m.Name, Kind: w.Kind, Rare: w.Rare, Gamma: gamma, Eps: m.Eps, R: c.R, States: map[string]int{}}
-	var total float64
-	for _, x := range reps {
-		if x.covered {
-			res.Covered++
-		}
-		total += float64(x.n)
-		res.States[x.state.String()]++
-	}
-	res.Coverage = float64(res.Covered) / float64(c.R)
-	res.CovLo, res.CovHi = stats.ClopperPearson(uint64(res.Covered), uint64(c.R), 0.95)
-	res.MeanTrials = total / float64(c.R)
-	res.Trials = res.MeanTrials
-	if c.OracleR > 0 {
-		res.Oracle = float64(Oracle(w, gamma, c.OracleR, c.Seed^0x9e3779b97f4a7c15))
-	}
-	return res, nil
+	return DesignResult{Design: g.Name, Model: m.Name, Result: res, Trials: res.MeanTrials}, nil
 }
 
 // replicateDesign runs the procedure of RunDesign once and returns its last

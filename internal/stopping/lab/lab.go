@@ -92,8 +92,20 @@ type Config struct {
 
 // Run replicates the rule named rule on world w at confidence gamma.
 func Run(rule string, w World, gamma float64, c Config) (Result, error) {
+	r, c, err := c.rule(rule, w.Eps, gamma)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.replicate(rule, w, gamma, func(rng *rand.Rand) stats.Decision {
+		return Replicate(r, w.Draw, rng, c.MaxTrials)
+	}), nil
+}
+
+// rule makes the named rule at precision eps and confidence gamma, with c's n_min
+// and budget (defaults filled in the Config returned).
+func (c Config) rule(name string, eps, gamma float64) (stopping.Rule, Config, error) {
 	th := stats.DefaultThresholds
-	th.Eps, th.Gamma = w.Eps, gamma
+	th.Eps, th.Gamma = eps, gamma
 	if c.NMin > 0 {
 		th.NMin = c.NMin
 	}
@@ -101,10 +113,15 @@ func Run(rule string, w World, gamma float64, c Config) (Result, error) {
 		c.MaxTrials = 1_000_000
 	}
 	th.MaxTrials = c.MaxTrials
-	r, err := stopping.New(rule, th)
-	if err != nil {
-		return Result{}, err
-	}
+	r, err := stopping.New(name, th)
+	return r, c, err
+}
+
+// replicate runs c.R replications of one procedure, replication k with the random
+// numbers of (c.Seed, k), and tallies what their statements about w hold: the
+// coverage with its Clopper–Pearson interval, the mean trials, the states, and the
+// oracle when c.OracleR asks for it.
+func (c Config) replicate(rule string, w World, gamma float64, run func(rng *rand.Rand) stats.Decision) Result {
 	type rep struct {
 		covered bool
 		n       uint64
@@ -112,8 +129,7 @@ func Run(rule string, w World, gamma float64, c Config) (Result, error) {
 	}
 	reps := make([]rep, c.R)
 	parallel(c.R, func(k int) {
-		rng := rand.New(rand.NewPCG(c.Seed, uint64(k)))
-		d := Replicate(r, w.Draw, rng, c.MaxTrials)
+		d := run(rand.New(rand.NewPCG(c.Seed, uint64(k))))
 		reps[k] = rep{covered: Holds(d, w, gamma), n: d.N, state: d.State}
 	})
 	res := Result{Rule: rule, World: w.Name, Kind: w.Kind, Rare: w.Rare, Gamma: gamma, Eps: w.Eps, R: c.R, States: map[string]int{}}
@@ -131,7 +147,7 @@ func Run(rule string, w World, gamma float64, c Config) (Result, error) {
 	if c.OracleR > 0 {
 		res.Oracle = float64(Oracle(w, gamma, c.OracleR, c.Seed^0x9e3779b97f4a7c15))
 	}
-	return res, nil
+	return res
 }
 
 // Replicate runs the sequential procedure once: it draws counts, folds them into a
