@@ -139,7 +139,8 @@ func TestDesignsUnbiased(t *testing.T) {
 // freq runs by default (Latin hypercube units of 16, stopping.Units), replicated
 // 200 times on every model, covers the mean in at least γ − 0.02 of the
 // replications and never spends more trials than independent draws (allowing a
-// unit's rounding and 10 % for the replications' noise). Tolerance as in
+// unit's rounding and 10 % for the replications' noise), nor more than 3× the
+// oracle of independent draws on the non-rare worlds. Tolerance as in
 // TestLabShort: the full laboratory measures ≥ 0.977 for the design, 3.4 sd of
 // R = 200 above 0.93. Deterministic: the seeds are fixed.
 func TestDesignsShort(t *testing.T) {
@@ -153,9 +154,15 @@ func TestDesignsShort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := RunDesign("clt", latin, m, 0.95, Config{R: 200, Seed: 5})
+		b, err := RunDesign("clt", latin, m, 0.95, Config{R: 200, Seed: 5, OracleR: 1000})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The bound for the short form, as in TestLabShort: at most 3× the
+		// oracle of independent draws on the non-rare worlds, or 3× the 31 trials
+		// before any decision.
+		if !b.Rare && b.Trials > 3*max(b.Oracle, 31) {
+			t.Errorf("%s: latin hypercube units took %.0f trials, more than 3× the oracle's %.0f (or the 31 before any decision)", m.Name, b.Trials, b.Oracle)
 		}
 		if b.Coverage < 0.93 {
 			t.Errorf("%s: latin hypercube units cover %.3f [%.3f, %.3f], want ≥ 0.93", m.Name, b.Coverage, b.CovLo, b.CovHi)
