@@ -155,6 +155,8 @@ type freqDoc struct {
 	Gamma     float64        `json:"gamma"`
 	Moment    string         `json:"berry_esseen"`
 	Rule      string         `json:"rule"`
+	Design    string         `json:"design"`
+	Units     uint64         `json:"units"`
 	Stopped   string         `json:"stopped"`
 	Elapsed   float64        `json:"elapsed_s"`
 	Inputs    []string       `json:"inputs"`
@@ -253,6 +255,11 @@ func decodeFreq(data []byte, src report.Sources) (*Page, error) {
 	}
 	if d.Moment != "" {
 		p.fact("Berry–Esseen moment", d.Moment)
+	}
+	if m, ok := strings.CutPrefix(d.Design, "latin:"); ok {
+		p.fact("design", fmt.Sprintf("Latin hypercube units of %s trials (%d complete)", m, d.Units))
+	} else if d.Design != "" {
+		p.fact("design", d.Design+" trials")
 	}
 	p.fact("seed", strconv.FormatUint(d.Seed, 10))
 	p.fact("stopped", d.Stopped)

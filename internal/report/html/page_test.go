@@ -263,3 +263,24 @@ func TestSplitPos(t *testing.T) {
 		}
 	}
 }
+
+// TestFreqPageDesign: the page states how the trials were drawn, as freq --json says.
+func TestFreqPageDesign(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "newton.freq.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for design, want := range map[string]string{
+		`"design":"latin:16","units":3,`: "Latin hypercube units of 16 trials (3 complete)",
+		`"design":"independent",`:        "independent trials",
+	} {
+		doc := bytes.Replace(data, []byte(`"trials":`), []byte(design+`"trials":`), 1)
+		p, err := Decode(doc, testSources)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page := string(render(t, p, Options{})); !strings.Contains(page, want) {
+			t.Errorf("design %s: the page does not say %q", design, want)
+		}
+	}
+}
