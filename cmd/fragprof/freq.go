@@ -200,7 +200,7 @@ Examples:
 	fs.StringVarP(&f.outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
 	fs.StringVar(&f.htmlFile, "report", "", "also write the HTML page of the estimates ('fragprof report') to `FILE`")
 	fs.StringVar(&f.profFile, "profile", "", "also write the run to the profile file `FILE` (atomically): counts summed over the trials, and each block's exact count distribution, for merge and --from")
-	fs.StringVar(&f.design, "design", "latin", "how the trials' inputs are drawn, the `DESIGN`: latin[:M] (Latin hypercube units of M trials, 16 by default) or independent (see above); the FreqSys rules and --engine slurm draw independent trials")
+	fs.StringVar(&f.design, "design", "latin", "how the trials' inputs are drawn, the `DESIGN`: latin[:M] (Latin hypercube units of M trials, 16 by default) or independent (see above); the FreqSys, anytime and bernstein rules and --engine slurm draw independent trials unless told")
 	fs.StringVar(&f.shardSpec, "shard", "", "run only shard `I/K` of the trials: trials I, I+K, I+2K, ...; --max-trials and the stopping rule then apply to this shard alone")
 	fs.BoolVar(&f.from, "from", false, "judge profiles written by freq --profile (the arguments, merged exactly) by the stopping rule, instead of running trials")
 	f.cl.add(c)
@@ -308,7 +308,7 @@ func (f *freqFlags) checkArgs(c *cobra.Command, args []string) (shard, shards ui
 		f.unit = 1
 	}
 	if f.from && c.Flags().Changed("design") {
-		return 0, 0, 0, usagef("freq: --from judges stored profiles: --design does not apply (a profile holds per-trial counts, which the rule judges as independent trials: valid, and conservative for Latin hypercube units)")
+		return 0, 0, 0, usagef("freq: --from judges stored profiles: --design does not apply (a profile holds per-trial counts, which the rule judges as independent trials, valid for Latin hypercube units too)")
 	}
 	return shard, shards, iso, nil
 }

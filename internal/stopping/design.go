@@ -34,7 +34,7 @@ import (
 //     of 16 (within the margin of the default rule's quantile at 1 − α/2), and
 //     conservative wherever the design helps; it decides the blocks whose units are
 //     still below the rule's n_min (a cheap block, such as Newton's loop at ±0.3,
-//     converges after 48 trials, not 31 units of 16). Two ways to converge could
+//     converges after 42 trials, not 31 units of 16). Two ways to converge could
 //     add their errors; the coverage laboratory (package lab, RunDesign) measures
 //     the combination on every model, with the rare and heavy-tailed ones.
 //
