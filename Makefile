@@ -25,17 +25,31 @@ test: deps build
 # The fuzz targets of every reader of user files, FUZZTIME each, one worker (the
 # machine is shared). A crasher the fuzzer finds is written to the package's
 # testdata/fuzz/NAME/ and fails the run: commit it with the fix, so that 'go test'
-# replays it from then on.
+# replays it from then on. Go 1.26's fuzzing coordinator may also fail a target with
+# a bare "context deadline exceeded" when -fuzztime ends while a worker is busy
+# (golang/go#75804, fixed in Go 1.27): such a run, which wrote no crasher, is
+# reported as that race and does not fail the target.
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	internal/dist:FuzzParse internal/dist:FuzzTemplate internal/dist:FuzzParseTOML \
 	profile:FuzzParse internal/trace:FuzzParse internal/predict:FuzzParse \
 	internal/report/html:FuzzDecode hotcfg:FuzzBatchReader hotcfg:FuzzReadJSON \
-	internal/llvmir:FuzzParse internal/instrument:FuzzModule
+	internal/llvmir:FuzzParse internal/instrument:FuzzModule internal/dump:FuzzParse
 fuzz:
-	@for t in $(FUZZ_TARGETS); do \
+	@out=$$(mktemp); trap 'rm -f "$$out"' EXIT; \
+	for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "== fuzz ./$$pkg $$fn for $(FUZZTIME)"; \
-		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 1 || exit 1; \
+		before=$$(ls ./$$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l); \
+		if $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 1 >"$$out" 2>&1; then \
+			cat "$$out"; continue; \
+		fi; \
+		cat "$$out"; \
+		after=$$(ls ./$$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l); \
+		if [ "$$after" = "$$before" ] && grep -q '^    context deadline exceeded$$' "$$out" && ! grep -q 'Failing input written' "$$out"; then \
+			echo "== $$fn: the fuzzing coordinator's deadline race (golang/go#75804), no crasher: not a failure"; \
+		else \
+			exit 1; \
+		fi; \
 	done
 
 # freq --engine slurm on a real single-node Slurm cluster (scripts/slurm-local.sh
