@@ -50,9 +50,6 @@ func (s *Sample) SetUnit(m int) {
 	}
 }
 
-// Unit returns the unit size set by SetUnit (0 or 1: independent trials).
-func (s *Sample) Unit() int { return s.unit }
-
 // stratified returns the uniform number of the current input in the current
 // trial: (π_j(k) + V)/m, strictly inside (0, 1).
 func (s *Sample) stratified() float64 {
