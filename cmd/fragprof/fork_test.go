@@ -5,7 +5,9 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fragprof/fragprof/internal/dump"
 	"github.com/fragprof/fragprof/internal/report"
@@ -177,4 +179,60 @@ func TestForkContinuous(t *testing.T) {
 	if calls["work"] != 32 || calls["main"] != 2 || body != 20 {
 		t.Errorf("work called %d times, main %d, the children's loop body ran %d times; want 32, 2 and 20", calls["work"], calls["main"], body)
 	}
+}
+
+// TestOutNotRegular: FRAGPROF_OUT naming something other than a regular file (a FIFO
+// here; /dev/null in practice) gets the dump written to it as it is. Before, the
+// runtime wrote PATH.PID.tmp and renamed it over PATH, which replaced /dev/null
+// with a regular file for the whole machine.
+func TestOutNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "five.c")
+	if err := os.WriteFile(src, []byte("static int work(int i) { return i * 3 + 1; }\nint main(void) {\n\tint s = 0;\n\tfor (int i = 0; i < 5; i++)\n\t\ts += work(i);\n\treturn s != 35;\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "five")
+	if _, stderr, code := cli(t, "", "cc", src, "-o", bin); code != 0 {
+		t.Fatalf("cc: exit %d\n%s", code, stderr)
+	}
+	fifo := filepath.Join(dir, "out.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo) // until the program closes it
+		got <- b
+	}()
+	cmd := osexec.Command(bin)
+	cmd.Env = append(os.Environ(), "FRAGPROF_OUT="+fifo)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, b)
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("%s is no longer a FIFO (%v)", fifo, err)
+	}
+	var data []byte
+	select {
+	case data = <-got:
+	case <-time.After(time.Minute):
+		t.Fatal("nothing was written to the FIFO")
+	}
+	d, err := dump.Parse(fifo, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range p.Program.Funcs {
+		if f.Name == "work" {
+			if n := p.Counts[i].Calls(); n != 5 {
+				t.Errorf("work called %d times, want 5", n)
+			}
+			return
+		}
+	}
+	t.Fatal("no function work in the dump")
 }

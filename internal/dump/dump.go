@@ -247,9 +247,13 @@ func (d *Dump) Profile() (*profile.Profile, error) { return d.profile(false) }
 func (d *Dump) SparseProfile() (*profile.Profile, error) { return d.profile(true) }
 
 func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
-	p := &profile.Profile{Program: &cfg.Program{}, Runs: 1}
-	counts := map[*cfg.Func]cfg.Counts{}
-	idle := map[*cfg.Func]bool{} // no counter moved: every count 0, conserved
+	lay := layoutOf(d)
+	p := &profile.Profile{Program: &cfg.Program{Funcs: lay.funcs}, Runs: 1}
+	p.Counts = make([]cfg.Counts, len(lay.funcs))
+	idle := make([]bool, len(lay.funcs)) // no counter moved: every count 0, conserved
+	for i := range idle {
+		idle[i] = true
+	}
 	d.Warnings = nil
 	abrupt := d.stoppedAbruptly()
 	chords, promoted := false, false
@@ -257,10 +261,9 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 		promoted = promoted || u.Unit.Promoted
 	}
 	var adjusted []string
-	shared := sharedFuncs{}
-	for _, u := range d.Units {
+	for ui, u := range d.Units {
 		off := 0
-		for _, fp := range u.Unit.Funcs {
+		for j, fp := range u.Unit.Funcs {
 			vals := u.Counters[off : off+len(fp.Counters)]
 			ran := !allZero(vals)
 			var c cfg.Counts
@@ -291,35 +294,20 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 			}
 			off += len(fp.Counters)
 			p.Counters += len(fp.Counters)
-			if fp.Shared {
-				if first := shared.find(fp.Func); first != nil {
-					// Another unit's copy of the same function: one function, counts added.
-					switch {
-					case c.Blocks == nil: // sparse and idle: nothing to add
-					case counts[first].Blocks == nil:
-						counts[first] = c
-					default:
-						counts[first].Add(c)
-					}
-					if ran {
-						idle[first] = false
-					}
-					continue
-				}
-				if shared.differs(fp.Func) {
-					d.Warnings = append(d.Warnings, fmt.Sprintf("function %s is defined with different CFGs in several translation units (different macros or flags, an ODR violation?): their counts are shown separately", fp.Func.Name))
-				}
-				shared.add(fp.Func)
+			// Copies of a shared function in several units: one function, counts
+			// added (a sparse idle copy has nothing to add).
+			k := lay.dest[ui][j]
+			switch {
+			case c.Blocks == nil:
+			case p.Counts[k].Blocks == nil:
+				p.Counts[k] = c
+			default:
+				p.Counts[k].Add(c)
 			}
-			p.Program.Funcs = append(p.Program.Funcs, fp.Func)
-			counts[fp.Func] = c
-			idle[fp.Func] = !ran
+			idle[k] = idle[k] && !ran
 		}
 	}
-	p.Program.SortFuncs()
-	for _, f := range p.Program.Funcs {
-		p.Counts = append(p.Counts, counts[f])
-	}
+	d.Warnings = append(d.Warnings, lay.warnings...)
 	if !d.Finished {
 		d.Warnings = append(d.Warnings, "the program was killed before it could finish (continuous mode kept the counts up to that moment)")
 	}
@@ -343,7 +331,7 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 	}
 	flow := d.Flow()
 	for i, f := range p.Program.Funcs {
-		if idle[f] {
+		if idle[i] {
 			continue
 		}
 		if err := f.CheckFlow(p.Counts[i], flow); err != nil {

@@ -361,6 +361,17 @@ static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0, 0, (uint
  * writes path.PID.tmp and renames it over path, so a reader never sees half a dump.
  * Async-signal-safe: system calls only. */
 static int merge_dump(const char *path, int sig) {
+	/* Not a regular file (/dev/null, a FIFO, a terminal): written to as it is. A
+	 * rename over it would replace the device with a file. */
+	struct stat pst;
+	if (stat(path, &pst) == 0 && !S_ISREG(pst.st_mode)) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		int bad = dump_to(fd, sig);
+		close(fd);
+		return bad;
+	}
 	char dir[4096], tmp[4200];
 	size_t n = strlen(path), slash = n;
 	while (slash > 0 && path[slash - 1] != '/')
