@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/fragprof/fragprof/internal/predict/selection"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -88,10 +89,10 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 			ev.TruthError += 1.2533 * 1.2533 * dev / math.Sqrt(R) / n
 		}
 	}
-	ev.Chosen = CandGraph
+	ev.Chosen = selection.CandGraph
 	if m.Selection != nil {
 		ev.Chosen = m.Selection.Chosen
-		for _, c := range Candidates {
+		for _, c := range selection.Candidates {
 			me := ModelError{Name: c}
 			ok := true
 			for _, r := range ev.Rows {

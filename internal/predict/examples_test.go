@@ -184,7 +184,7 @@ func TestExamples(t *testing.T) {
 		// 150 must be near 76: its standard error over ~3000 episodes is below 2.
 		st := make([]float64, m.space.Len())
 		st[m.space.VarIndex(indexOf(m.Vars, "i"))] = 150
-		if err := r.Trip.Count.compile(m.space); err != nil {
+		if err := r.Trip.Count.Compile(m.space); err != nil {
 			t.Fatal(err)
 		}
 		if c := r.Trip.Count.Eval(st); math.Abs(c-76) > 8 {
@@ -231,7 +231,7 @@ func TestExamples(t *testing.T) {
 				for _, d := range a.Data {
 					if d.Var == "e" {
 						rule = d.Formula.String()
-						if err := d.Formula.compile(m.space); err != nil {
+						if err := d.Formula.Compile(m.space); err != nil {
 							t.Fatal(err)
 						}
 						st := make([]float64, m.space.Len())

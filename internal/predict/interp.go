@@ -21,6 +21,10 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/fragprof/fragprof/internal/predict/graph"
+	"github.com/fragprof/fragprof/internal/predict/regress"
+	"github.com/fragprof/fragprof/internal/predict/selection"
 )
 
 // PredictOptions control Predict.
@@ -92,15 +96,15 @@ func (m *Model) prepareFastForward() {
 		}
 		cnt := sp.CounterIndex(n)
 		a := &m.Arcs[s]
-		ok := !a.Time.uses(cnt)
+		ok := !a.Time.Uses(cnt)
 		for _, d := range a.Data {
 			f := &d.Formula
-			ok = ok && f.Kind == Copy && f.Vars[0] == d.Var
+			ok = ok && f.Kind == regress.Copy && f.Vars[0] == d.Var
 		}
 		for _, c := range m.Rules[n].Conds {
-			if c.Expr.ai == cnt || c.Expr.bi == cnt {
+			if a, b := c.Expr.Features(); a == cnt || b == cnt {
 				for _, p := range c.Pieces {
-					ok = ok && (p.Kind == Interval || p.Kind == Equal)
+					ok = ok && (p.Kind == graph.Interval || p.Kind == graph.Equal)
 				}
 			}
 		}
@@ -121,7 +125,7 @@ type runResult struct {
 // ErrNoEnd is returned when a run does not reach END within MaxSteps.
 var ErrNoEnd = errors.New("the model did not reach END")
 
-func pickShare(ss []Share, rng *rand.Rand) (int, float64) {
+func pickShare(ss []graph.Share, rng *rand.Rand) (int, float64) {
 	if len(ss) == 1 {
 		return ss[0].Arc, 1
 	}
@@ -161,12 +165,12 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64) (*runResult, e
 	trip := make([]float64, len(m.Nodes))
 	res := &runResult{vars: make([]float64, len(m.Vars)), visits: make([]float64, len(m.Nodes)),
 		arcN: make([]float64, len(m.Arcs)), arcTime: make([]float64, len(m.Arcs))}
-	node := Start
-	state[sp.CounterIndex(Start)] = 1
-	res.visits[Start] = 1
+	node := graph.Start
+	state[sp.CounterIndex(graph.Start)] = 1
+	res.visits[graph.Start] = 1
 	newVals := make([]float64, 0, 8)
 	force := false // the next decision must leave the self loop (skip)
-	for node != End {
+	for node != graph.End {
 		if res.steps >= maxSteps {
 			return res, fmt.Errorf("%w after %d steps (at node %s): a loop whose exit the rules never choose, or --max-steps too low", ErrNoEnd, res.steps, m.Nodes[node].Name)
 		}
@@ -247,29 +251,29 @@ func (m *Model) skip(n int, state, trip []float64, rng *rand.Rand) (k float64, f
 		}
 	}
 	for _, cond := range m.Rules[n].Conds {
-		e := cond.Expr
+		ea, eb := cond.Expr.Features()
 		var sign, off float64 // expr = sign·c + off
 		switch {
-		case e.ai == ci && e.bi < 0:
+		case ea == ci && eb < 0:
 			sign, off = 1, 0
-		case e.ai == ci:
-			sign, off = 1, -state[e.bi]
-		case e.bi == ci:
-			sign, off = -1, state[e.ai]
+		case ea == ci:
+			sign, off = 1, -state[eb]
+		case eb == ci:
+			sign, off = -1, state[ea]
 		default:
 			continue
 		}
 		for _, pc := range cond.Pieces {
 			var bounds []float64
 			switch pc.Kind {
-			case Interval:
+			case graph.Interval:
 				if pc.Lo != nil {
 					bounds = append(bounds, *pc.Lo)
 				}
 				if pc.Hi != nil {
 					bounds = append(bounds, *pc.Hi)
 				}
-			case Equal:
+			case graph.Equal:
 				bounds = append(bounds, pc.Value)
 			}
 			for _, b := range bounds {
@@ -313,7 +317,7 @@ func (m *Model) skip(n int, state, trip []float64, rng *rand.Rand) (k float64, f
 func (m *Model) decideDet(n int, state, trip []float64) (int, bool) {
 	r := &m.Rules[n]
 	for k := range r.Conds {
-		if r.Conds[k].match(state) {
+		if r.Conds[k].Match(state) {
 			return r.Conds[k].Arc, true
 		}
 	}
@@ -322,7 +326,7 @@ func (m *Model) decideDet(n int, state, trip []float64) (int, bool) {
 			return r.Trip.Arc, true
 		}
 		for k := range r.Trip.Conds {
-			if r.Trip.Conds[k].match(state) {
+			if r.Trip.Conds[k].Match(state) {
 				return r.Trip.Conds[k].Arc, true
 			}
 		}
@@ -341,7 +345,7 @@ func (m *Model) decideDet(n int, state, trip []float64) (int, bool) {
 // renormalised shares.
 func (m *Model) pickExit(n int, rng *rand.Rand) int {
 	self := m.ff[n].self
-	var ss []Share
+	var ss []graph.Share
 	tot := 0.0
 	for _, s := range m.Rules[n].Residual {
 		if s.Arc != self {
@@ -393,7 +397,7 @@ func (m *Model) Predict(inputs map[string]float64, opt PredictOptions) (*Predict
 // extrapolation factor.
 func (m *Model) choose(in []float64, p *Prediction) {
 	p.GraphNs = p.TimeNs
-	p.Chosen = CandGraph
+	p.Chosen = selection.CandGraph
 	p.Factor = m.ExtrapolationFactor(in)
 	s := m.Selection
 	if s == nil {
@@ -574,4 +578,17 @@ func median(x []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func meanSD(x []float64) (float64, float64) {
+	var m float64
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	var s float64
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(s / float64(len(x)))
 }

@@ -2,6 +2,28 @@
 // formulas, and the direct baseline — how it is built from traces, and its file
 // format (JSON, docs/predict.md).
 
+// Package predict is fragprof's prediction metalayer (SEEDS.md §004): from checkpoint
+// traces (package trace) it learns a transition-graph model of a program — which
+// checkpoint follows which, under what condition, how long each transition takes and
+// how the recorded variables change — and runs that model, event by event, to
+// predict the run time and the data of inputs that were never run. It also fits a
+// direct "inputs → total time" model of Extra-P's form as a baseline, and applies
+// Amdahl's condition to decide whether parallelising pays.
+//
+// The stages hand on one type each: []*trace.Trace → Build → *Model (a JSON file,
+// docs/predict.md) → (*Model).Predict → *Prediction → advise.Advise.
+//
+// This package holds the model, which ties the parts together: how it is built
+// (model.go), run (interp.go), evaluated on held-out runs (eval.go) and printed
+// (render.go), and how it meets the choice of predictor (candidates.go). The parts
+// are packages of their own, each with one job:
+//
+//	graph      the transition graph, the execution journal and the rules learnt from it
+//	regress    the regressions: formulas of times and data, and the direct models
+//	           of the total time (Extra-P's normal form, power law, segmented)
+//	selection  the cross-validated choice of the time predictor
+//	conformal  the chosen predictor's cross-conformal interval
+//	advise     Amdahl's condition on a prediction
 package predict
 
 import (
@@ -15,6 +37,9 @@ import (
 	"time"
 
 	"github.com/fragprof/fragprof/internal/jsonerr"
+	"github.com/fragprof/fragprof/internal/predict/graph"
+	"github.com/fragprof/fragprof/internal/predict/regress"
+	"github.com/fragprof/fragprof/internal/predict/selection"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -31,38 +56,38 @@ const (
 // are probabilities summing to 1; every formula and expression names a feature of
 // the model (inputs "$x", variables, counters "#node").
 type Model struct {
-	Format   string      `json:"format"`
-	Version  int         `json:"version"`
-	Program  string      `json:"program"`
-	Family   string      `json:"family"` // regression family of times and data
-	Inputs   []string    `json:"inputs"`
-	Vars     []string    `json:"vars"`
-	Nodes    []ModelNode `json:"nodes"`
-	Arcs     []ModelArc  `json:"arcs"`
-	Rules    []Rule      `json:"rules"`
-	Baseline *Baseline   `json:"baseline,omitempty"`
-	// Power is the best power law a + b·x^k of one input (powerlaw.go).
-	Power *PowerLaw `json:"power_law,omitempty"`
+	Format   string            `json:"format"`
+	Version  int               `json:"version"`
+	Program  string            `json:"program"`
+	Family   string            `json:"family"` // regression family of times and data
+	Inputs   []string          `json:"inputs"`
+	Vars     []string          `json:"vars"`
+	Nodes    []ModelNode       `json:"nodes"`
+	Arcs     []ModelArc        `json:"arcs"`
+	Rules    []graph.Rule      `json:"rules"`
+	Baseline *regress.Baseline `json:"baseline,omitempty"`
+	// Power is the best power law a + b·x^k of one input (regress.FitPowerLaw).
+	Power *regress.PowerLaw `json:"power_law,omitempty"`
 	// Segmented is the power law with one change of slope at a fitted breakpoint
-	// (segmented.go).
-	Segmented *Segmented `json:"segmented,omitempty"`
+	// (regress.FitSegmented).
+	Segmented *regress.Segmented `json:"segmented,omitempty"`
 	// Selection is the cross-validated choice among the transition-graph model,
 	// the direct models and their combination, with the interval of the chosen
-	// one (selection.go). Absent: the graph model with its own interval.
-	Selection *Selection `json:"selection,omitempty"`
+	// one (package selection). Absent: the graph model with its own interval.
+	Selection *selection.Selection `json:"selection,omitempty"`
 	// TimeScale multiplies every transition time the interpreter adds (0 reads as
 	// 1): the calibration of model build, the median over the training points of
 	// their traced time over the model's prediction (see Calibrate).
 	TimeScale float64 `json:"time_scale,omitempty"`
 	// DataBaselines are direct models of each variable's final value.
-	DataBaselines []*Baseline `json:"data_baselines,omitempty"`
-	Training      Training    `json:"training"`
-	Evaluation    *Evaluation `json:"evaluation,omitempty"`
-	Warnings      []string    `json:"warnings,omitempty"`
-	space         *Space      `json:"-"`
-	ff            []ffInfo    `json:"-"`
-	tripNodes     []bool      `json:"-"`
-	outArcs       [][]int     `json:"-"`
+	DataBaselines []*regress.Baseline `json:"data_baselines,omitempty"`
+	Training      Training            `json:"training"`
+	Evaluation    *Evaluation         `json:"evaluation,omitempty"`
+	Warnings      []string            `json:"warnings,omitempty"`
+	space         *graph.Space        `json:"-"`
+	ff            []ffInfo            `json:"-"`
+	tripNodes     []bool              `json:"-"`
+	outArcs       [][]int             `json:"-"`
 }
 
 // A ModelNode is a checkpoint of the model.
@@ -76,13 +101,13 @@ type ModelNode struct {
 
 // A ModelArc is a transition with its time and data rules.
 type ModelArc struct {
-	From   int        `json:"from"`
-	To     int        `json:"to"`
-	Count  int64      `json:"count"`
-	Back   bool       `json:"back,omitempty"`
-	Resets bool       `json:"resets,omitempty"`
-	Time   Formula    `json:"time"`
-	Data   []DataRule `json:"data,omitempty"`
+	From   int             `json:"from"`
+	To     int             `json:"to"`
+	Count  int64           `json:"count"`
+	Back   bool            `json:"back,omitempty"`
+	Resets bool            `json:"resets,omitempty"`
+	Time   regress.Formula `json:"time"`
+	Data   []DataRule      `json:"data,omitempty"`
 	// MeanNs is the mean time of the arc's transitions in training: the block
 	// time of the count × time composition.
 	MeanNs float64 `json:"mean_ns,omitempty"`
@@ -90,8 +115,8 @@ type ModelArc struct {
 
 // A DataRule gives the value of a variable recorded at the arc's target.
 type DataRule struct {
-	Var     string  `json:"var"`
-	Formula Formula `json:"formula"`
+	Var     string          `json:"var"`
+	Formula regress.Formula `json:"formula"`
 }
 
 // Training describes the traces a model was built from.
@@ -143,7 +168,7 @@ type Evaluation struct {
 	TruthError   float64 `json:"truth_error"`
 	Covered      int     `json:"covered"` // points whose time fell in the predicted interval
 	// RunsCovered of RunsTotal single runs fell in their point's predicted
-	// interval (IntervalLevel: 90%).
+	// interval (conformal.Level: 90%).
 	RunsCovered int `json:"runs_covered"`
 	RunsTotal   int `json:"runs_total"`
 	// Chosen is the predictor evaluated as the model (Selection.Chosen, or
@@ -200,9 +225,9 @@ type VarError struct {
 // Options control Build.
 type Options struct {
 	Program string
-	Fit     FitOptions
-	Rules   RuleOptions
-	Journal JournalOptions
+	Fit     regress.FitOptions
+	Rules   graph.RuleOptions
+	Journal graph.JournalOptions
 	// Holdout is the share of the runs kept out of learning to measure the model's
 	// error (0: none).
 	Holdout float64
@@ -217,8 +242,12 @@ type Options struct {
 	Test [][]*trace.Trace
 }
 
+// ParseFamily reads the name of a regression family of times and data (model build
+// --time-model): poly, gmdh or auto.
+func ParseFamily(s string) (regress.Family, error) { return regress.ParseFamily(s) }
+
 // DefaultOptions are model build's defaults.
-var DefaultOptions = Options{Fit: DefaultFitOptions, Rules: DefaultRuleOptions, Holdout: 0.2, EvalRuns: 10}
+var DefaultOptions = Options{Fit: regress.DefaultFitOptions, Rules: graph.DefaultRuleOptions, Holdout: 0.2, EvalRuns: 10}
 
 // usable reports why a trace cannot be learnt from, or "".
 func usable(t *trace.Trace) string {
@@ -296,7 +325,7 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 			a, b := usableTest[i].Header, usableTest[j].Header
 			return a.Trial < b.Trial || a.Trial == b.Trial && a.Rep < b.Rep
 		})
-		idx := InputPoints(usableTest)
+		idx := graph.InputPoints(usableTest)
 		var groups [][]*trace.Trace
 		for i, t := range usableTest {
 			if idx[i] == len(groups) {
@@ -327,7 +356,7 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 // it uses the training runs only. Fewer than 3 points leave the scale at 1.
 func (m *Model) Calibrate(traces []*trace.Trace, runs int) error {
 	m.TimeScale = 0
-	point := InputPoints(traces)
+	point := graph.InputPoints(traces)
 	times := map[int][]float64{}
 	first := map[int]*trace.Trace{}
 	var order []int
@@ -393,7 +422,7 @@ func (m *Model) timeScale() float64 {
 // never holding out an extreme point. Each
 // test element holds one point's runs.
 func splitHoldout(ts []*trace.Trace, h float64) (train []*trace.Trace, test [][]*trace.Trace) {
-	point := InputPoints(ts)
+	point := graph.InputPoints(ts)
 	var groups [][]*trace.Trace
 	for i, t := range ts {
 		if point[i] == len(groups) {
@@ -471,11 +500,11 @@ func splitHoldout(ts []*trace.Trace, h float64) (train []*trace.Trace, test [][]
 }
 
 func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
-	g := BuildGraph(traces)
+	g := graph.Build(traces)
 	if err := g.Check(); err != nil {
 		return nil, err
 	}
-	j, err := BuildJournal(g, traces, opt.Journal)
+	j, err := graph.BuildJournal(g, traces, opt.Journal)
 	if err != nil {
 		return nil, err
 	}
@@ -509,7 +538,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 				}
 			}
 		}
-		p := &problem{names: names, run: make([]int32, len(idx)), y: pick(rows.Dt, idx), nonneg: true, perPoint: true}
+		p := &regress.Problem{Names: names, Run: make([]int32, len(idx)), Y: pick(rows.Dt, idx), Nonneg: true, PerPoint: true}
 		perRun := map[int32]float64{}
 		for _, r := range idx {
 			perRun[rows.Run[r]]++
@@ -518,20 +547,20 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 		// of them), so they are not independent: a run of m transitions weighs √m
 		// in all (each row 1/√m), between one vote per row and one per run.
 		for i, r := range idx {
-			p.y[i] /= speed[rows.Run[r]]
+			p.Y[i] /= speed[rows.Run[r]]
 		}
-		p.w = make([]float64, len(idx))
+		p.W = make([]float64, len(idx))
 		var wsum float64
 		for i, r := range idx {
-			p.w[i] = 1 / math.Sqrt(perRun[rows.Run[r]])
-			wsum += p.w[i]
-			p.run[i] = j.Group[rows.Run[r]] // folds keep an input point's repetitions together
+			p.W[i] = 1 / math.Sqrt(perRun[rows.Run[r]])
+			wsum += p.W[i]
+			p.Run[i] = j.Group[rows.Run[r]] // folds keep an input point's repetitions together
 		}
-		for i := range p.w {
-			p.w[i] *= float64(len(idx)) / wsum
+		for i := range p.W {
+			p.W[i] *= float64(len(idx)) / wsum
 		}
 		for f := range names {
-			p.cols = append(p.cols, pick(rows.X[f], idx))
+			p.Cols = append(p.Cols, pick(rows.X[f], idx))
 		}
 		var tw, tsum float64
 		for _, r := range idx {
@@ -545,10 +574,10 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 		if tw > 0 {
 			ma.MeanNs = tsum / tw
 		}
-		if a.To.ID == End {
-			ma.Time = Formula{Kind: Const, Fit: Quality{N: len(idx), R2: 1}}
+		if a.To.ID == graph.End {
+			ma.Time = regress.Formula{Kind: regress.Const, Fit: regress.Quality{N: len(idx), R2: 1}}
 		} else {
-			ma.Time = fitTime(p, opt.Fit)
+			ma.Time = regress.FitTime(p, opt.Fit)
 		}
 		for _, v := range a.To.Vars {
 			k := indexOf(sp.Vars, v)
@@ -561,20 +590,20 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 			if len(keep) == 0 {
 				continue
 			}
-			q := &problem{names: names, y: make([]float64, len(keep)), run: make([]int32, len(keep))} // unweighted: data rules are exact or fitted row by row
+			q := &regress.Problem{Names: names, Y: make([]float64, len(keep)), Run: make([]int32, len(keep))} // unweighted: data rules are exact or fitted row by row
 			for i, r := range keep {
-				q.y[i] = rows.Next[k][idx[r]]
-				q.run[i] = p.run[r]
+				q.Y[i] = rows.Next[k][idx[r]]
+				q.Run[i] = p.Run[r]
 			}
 			for f := range names {
-				q.cols = append(q.cols, pick(p.cols[f], keep))
+				q.Cols = append(q.Cols, pick(p.Cols[f], keep))
 			}
-			ma.Data = append(ma.Data, DataRule{Var: v, Formula: fitFormula(q, opt.Fit, true)})
+			ma.Data = append(ma.Data, DataRule{Var: v, Formula: regress.FitFormula(q, opt.Fit, true)})
 		}
 		m.Arcs = append(m.Arcs, ma)
 	}
 	for _, n := range g.Nodes {
-		m.Rules = append(m.Rules, learnRule(j, n, opt.Rules, opt.Fit))
+		m.Rules = append(m.Rules, graph.LearnRule(j, n, opt.Rules, opt.Fit))
 	}
 	// The direct baselines, and what the runs were. The time baseline is fitted,
 	// as Extra-P fits repeated measurements, to the median time of each input
@@ -610,9 +639,9 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 		ir.Min, ir.Max = finite(ir.Min), finite(ir.Max)
 		m.Training.Ranges = append(m.Training.Ranges, ir)
 	}
-	m.Baseline = fitBaseline("time", sp.Inputs, X, y, true)
-	m.Power = fitPowerLaw(sp.Inputs, X, y)
-	m.Segmented = fitSegmented(sp.Inputs, X, y)
+	m.Baseline = regress.FitBaseline("time", sp.Inputs, X, y, true)
+	m.Power = regress.FitPowerLaw(sp.Inputs, X, y)
+	m.Segmented = regress.FitSegmented(sp.Inputs, X, y)
 	for k, v := range sp.Vars {
 		fy := make([]float64, 0, len(j.Runs))
 		var fx [][]float64
@@ -623,7 +652,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 			}
 		}
 		if len(fy) >= 2 {
-			m.DataBaselines = append(m.DataBaselines, fitBaseline(v, sp.Inputs, fx, fy, false))
+			m.DataBaselines = append(m.DataBaselines, regress.FitBaseline(v, sp.Inputs, fx, fy, false))
 		}
 	}
 	if err := m.compile(); err != nil {
@@ -641,7 +670,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 // held-out evaluation compares with; the shape across points is untouched, and the
 // time per checkpoint, unlike the total, does not change with nuisance data
 // (--vary). Runs of points run fewer than 3 times get 1.
-func runSpeeds(j *Journal) []float64 {
+func runSpeeds(j *graph.Journal) []float64 {
 	speed := make([]float64, len(j.Runs))
 	byPoint := map[int32][]float64{}
 	for r, rs := range j.Runs {
@@ -660,6 +689,22 @@ func runSpeeds(j *Journal) []float64 {
 	return speed
 }
 
+func pick(x []float64, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for i, k := range idx {
+		out[i] = x[k]
+	}
+	return out
+}
+
+// finite replaces NaN and infinities by 0, for JSON.
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}
+
 func indexOf(list []string, s string) int {
 	for i, x := range list {
 		if x == s {
@@ -670,7 +715,7 @@ func indexOf(list []string, s string) int {
 }
 
 // Space returns the model's feature space.
-func (m *Model) Space() *Space { return m.space }
+func (m *Model) Space() *graph.Space { return m.space }
 
 // compile checks the model and prepares it for the interpreter.
 func (m *Model) compile() error {
@@ -680,10 +725,10 @@ func (m *Model) compile() error {
 	if m.Version != ModelVersion {
 		return fmt.Errorf("model version %d, this fragprof reads %d", m.Version, ModelVersion)
 	}
-	if len(m.Nodes) < 2 || m.Nodes[Start].Name != "START" || m.Nodes[End].Name != "END" {
+	if len(m.Nodes) < 2 || m.Nodes[graph.Start].Name != "START" || m.Nodes[graph.End].Name != "END" {
 		return fmt.Errorf("nodes 0 and 1 must be START and END")
 	}
-	sp := &Space{Inputs: m.Inputs, Vars: m.Vars}
+	sp := &graph.Space{Inputs: m.Inputs, Vars: m.Vars}
 	for _, n := range m.Nodes {
 		sp.Nodes = append(sp.Nodes, n.Name)
 	}
@@ -691,18 +736,18 @@ func (m *Model) compile() error {
 	m.outArcs = make([][]int, len(m.Nodes))
 	for i := range m.Arcs {
 		a := &m.Arcs[i]
-		if a.From < 0 || a.From >= len(m.Nodes) || a.To < 0 || a.To >= len(m.Nodes) || a.From == End || a.To == Start {
+		if a.From < 0 || a.From >= len(m.Nodes) || a.To < 0 || a.To >= len(m.Nodes) || a.From == graph.End || a.To == graph.Start {
 			return fmt.Errorf("arc %d joins nodes %d → %d", i, a.From, a.To)
 		}
 		m.outArcs[a.From] = append(m.outArcs[a.From], i)
-		if err := a.Time.compile(sp); err != nil {
+		if err := a.Time.Compile(sp); err != nil {
 			return fmt.Errorf("arc %s: time: %v", m.arcName(i), err)
 		}
 		for k := range a.Data {
 			if indexOf(m.Vars, a.Data[k].Var) < 0 {
 				return fmt.Errorf("arc %s: data rule for unknown variable %q", m.arcName(i), a.Data[k].Var)
 			}
-			if err := a.Data[k].Formula.compile(sp); err != nil {
+			if err := a.Data[k].Formula.Compile(sp); err != nil {
 				return fmt.Errorf("arc %s: %s: %v", m.arcName(i), a.Data[k].Var, err)
 			}
 		}
@@ -727,14 +772,14 @@ func (m *Model) compile() error {
 			if err := own(c.Arc); err != nil {
 				return err
 			}
-			if err := c.Expr.compile(sp); err != nil {
+			if err := c.Expr.Compile(sp); err != nil {
 				return fmt.Errorf("node %s: %v", m.Nodes[i].Name, err)
 			}
 			if len(c.Pieces) == 0 {
 				return fmt.Errorf("node %s: condition without predicates", m.Nodes[i].Name)
 			}
 		}
-		checkShares := func(ss []Share) error {
+		checkShares := func(ss []graph.Share) error {
 			sum := 0.0
 			for _, s := range ss {
 				if err := own(s.Arc); err != nil {
@@ -757,7 +802,7 @@ func (m *Model) compile() error {
 			if r.Trip.Count == nil {
 				return fmt.Errorf("node %s: trip rule without a count", m.Nodes[i].Name)
 			}
-			if err := r.Trip.Count.compile(sp); err != nil {
+			if err := r.Trip.Count.Compile(sp); err != nil {
 				return fmt.Errorf("node %s: trip count: %v", m.Nodes[i].Name, err)
 			}
 			if len(r.Trip.Exit) == 0 {
@@ -768,7 +813,7 @@ func (m *Model) compile() error {
 				if err := own(c.Arc); err != nil {
 					return err
 				}
-				if err := c.Expr.compile(sp); err != nil {
+				if err := c.Expr.Compile(sp); err != nil {
 					return fmt.Errorf("node %s: %v", m.Nodes[i].Name, err)
 				}
 			}
@@ -776,7 +821,7 @@ func (m *Model) compile() error {
 				return err
 			}
 			m.tripNodes[i] = true
-		} else if i != End && len(r.Residual) == 0 && len(m.outArcs[i]) > 0 {
+		} else if i != graph.End && len(r.Residual) == 0 && len(m.outArcs[i]) > 0 {
 			return fmt.Errorf("node %s: rule has no default", m.Nodes[i].Name)
 		}
 		if err := checkShares(r.Residual); err != nil {
@@ -787,12 +832,12 @@ func (m *Model) compile() error {
 		return fmt.Errorf("baseline over %d inputs, model has %d", len(m.Baseline.Inputs), len(m.Inputs))
 	}
 	if m.Power != nil {
-		if err := m.Power.compile(m.Inputs); err != nil {
+		if err := m.Power.Compile(m.Inputs); err != nil {
 			return err
 		}
 	}
 	if m.Segmented != nil {
-		if err := m.Segmented.compile(m.Inputs); err != nil {
+		if err := m.Segmented.Compile(m.Inputs); err != nil {
 			return err
 		}
 	}
@@ -800,8 +845,8 @@ func (m *Model) compile() error {
 		if _, ok := s.Score(s.Chosen); !ok {
 			return fmt.Errorf("selection: chosen predictor %q has no score", s.Chosen)
 		}
-		if (s.Chosen == CandPMNF || s.Chosen == CandMix) && m.Baseline == nil || s.Chosen == CandPower && m.Power == nil ||
-			s.Chosen == CandSegmented && m.Segmented == nil {
+		if (s.Chosen == selection.CandPMNF || s.Chosen == selection.CandMix) && m.Baseline == nil || s.Chosen == selection.CandPower && m.Power == nil ||
+			s.Chosen == selection.CandSegmented && m.Segmented == nil {
 			return fmt.Errorf("selection: chosen predictor %q is not in the model", s.Chosen)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
+	"github.com/fragprof/fragprof/internal/predict/selection"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -138,7 +139,7 @@ func TestProtocolShort(t *testing.T) {
 				}
 				inside++
 				chosen += math.Abs(r.Predicted-r.ActualNs) / r.ActualNs
-				for _, c := range []string{CandPMNF, CandPower} {
+				for _, c := range []string{selection.CandPMNF, selection.CandPower} {
 					mape[c] += math.Abs(r.Candidates[c]-r.ActualNs) / r.ActualNs
 				}
 			}

@@ -10,6 +10,10 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/fragprof/fragprof/internal/predict/graph"
+	"github.com/fragprof/fragprof/internal/predict/regress"
+	"github.com/fragprof/fragprof/internal/predict/selection"
 )
 
 // RuleLines returns node n's rule as lines such as "inner → inner when j < i".
@@ -45,7 +49,7 @@ func (m *Model) RuleLines(n int) []string {
 	return append(out, shareLines(m, r.Residual, "otherwise")...)
 }
 
-func shareLines(m *Model, ss []Share, word string) []string {
+func shareLines(m *Model, ss []graph.Share, word string) []string {
 	if len(ss) == 1 {
 		return []string{m.arcName(ss[0].Arc) + " " + word}
 	}
@@ -78,7 +82,7 @@ func (m *Model) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "\ncheckpoints\n")
 	tw := tabwriter.NewWriter(bw, 2, 8, 2, ' ', 0)
 	for i, n := range m.Nodes {
-		if i == Start || i == End {
+		if i == graph.Start || i == graph.End {
 			continue
 		}
 		places := strings.Join(n.Places, " ")
@@ -112,14 +116,14 @@ func (m *Model) WriteText(w io.Writer) error {
 		}
 		q := a.Time.Fit
 		fit := ""
-		if a.Time.Kind != Const || q.RMSE > 0 {
+		if a.Time.Kind != regress.Const || q.RMSE > 0 {
 			fit = fmt.Sprintf("R² %.3f, cv ±%.3g%%", q.R2, 100*q.CVRel())
 		}
 		fmt.Fprintf(tw, "  %s%s\t%d\tΔt = %s\t%s\n", m.arcName(i), flags, a.Count, a.Time.String(), fit)
 		for _, d := range a.Data {
 			q := d.Formula.Fit
 			fit := "exact"
-			if d.Formula.Kind == Poly || d.Formula.Kind == GMDH {
+			if d.Formula.Kind == regress.Poly || d.Formula.Kind == regress.GMDH {
 				fit = fmt.Sprintf("R² %.6g, cv ±%.3g", q.R2, q.CVRMSE)
 			}
 			fmt.Fprintf(tw, "  \t\t%s := %s\t%s\n", d.Var, d.Formula.String(), fit)
@@ -129,7 +133,7 @@ func (m *Model) WriteText(w io.Writer) error {
 
 	fmt.Fprintf(bw, "\nrules\n")
 	for n := range m.Nodes {
-		if n == End {
+		if n == graph.End {
 			continue
 		}
 		for _, l := range m.RuleLines(n) {
@@ -191,24 +195,6 @@ func (m *Model) WriteText(w io.Writer) error {
 	return bw.err
 }
 
-// Summary says which predictor won the cross-validation and by how much.
-func (s *Selection) Summary() string {
-	ch, _ := s.Score(s.Chosen)
-	out := fmt.Sprintf("predictor: %s, cross-validated MAPE %.3g%% over %d training inputs (%d folds, %d extrapolation cuts)",
-		s.Chosen, 100*ch.MAPE, s.Points, s.Folds, s.Cuts)
-	if d, other := s.Margin(); other != "" {
-		switch {
-		case d >= 0:
-			out += fmt.Sprintf("; %.3g points better than the next, %s", 100*d, other)
-		case indexOf(Simplicity, s.Chosen) < indexOf(Simplicity, other):
-			out += fmt.Sprintf("; %.3g points behind %s, within one standard error: the simpler model is kept", -100*d, other)
-		default:
-			out += fmt.Sprintf("; forced: %.3g points worse than %s", -100*d, other)
-		}
-	}
-	return out
-}
-
 // Heading names the held-out set: "held-out runs (8)", or with repetitions
 // "held-out inputs (8, 5 runs each, against their median)".
 func (ev *Evaluation) Heading() string {
@@ -242,7 +228,7 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	if m.Baseline != nil {
 		fmt.Fprintf(bw, "direct baseline: %s  [%s, %s]\n", fmtNs(p.Baseline), fmtNs(p.BaselineInterval[0]), fmtNs(p.BaselineInterval[1]))
 	}
-	if m.Selection != nil && p.Chosen != CandGraph {
+	if m.Selection != nil && p.Chosen != selection.CandGraph {
 		fmt.Fprintf(bw, "transition-graph model: %s\n", fmtNs(p.GraphNs))
 	}
 	if len(p.Vars) > 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragprof/fragprof/internal/predict/regress"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -336,7 +337,7 @@ func TestRuleInduction(t *testing.T) {
 				// ~0.005; ±0.05 is generous.
 				slope := 0.0
 				for k, term := range f.Terms {
-					if len(term) > 0 && f.Vars[0] == "i" && term[0] == 1 && degree(term) == 1 {
+					if len(term) > 0 && f.Vars[0] == "i" && term[0] == 1 && termDegree(term) == 1 {
 						slope = f.Coef[k]
 					}
 				}
@@ -366,6 +367,15 @@ func TestRuleInduction(t *testing.T) {
 			}
 		})
 	}
+}
+
+// termDegree is the total degree of a polynomial term's exponents.
+func termDegree(t []int) int {
+	d := 0
+	for _, e := range t {
+		d += e
+	}
+	return d
 }
 
 // decisions checks that node decides every x in [lo, hi] (its only variable) as want
@@ -471,7 +481,7 @@ func TestModelRoundTrip(t *testing.T) {
 		traces = append(traces, s.done())
 	}
 	opt := DefaultOptions
-	opt.Fit.Family = AutoFamily
+	opt.Fit.Family = regress.AutoFamily
 	m, err := Build(traces, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -595,25 +605,6 @@ func TestRepeatedRuns(t *testing.T) {
 	}
 	if !(m.TimeScale > 0.95 && m.TimeScale < 1.05) {
 		t.Errorf("time scale %v: the formulas fit the typical run already", m.TimeScale)
-	}
-}
-
-// TestInputPoints: repetitions join the point of their trial's first run.
-func TestInputPoints(t *testing.T) {
-	var ts []*trace.Trace
-	for _, h := range []struct {
-		seed, trial uint64
-		rep         int
-	}{{1, 0, 0}, {1, 0, 1}, {1, 1, 0}, {2, 0, 0}, {1, 1, 2}, {2, 0, 1}, {1, 5, 1}, {1, 0, 0}} {
-		s := newSynth(h.trial)
-		s.t.Header.Seed, s.t.Header.Rep = h.seed, h.rep
-		ts = append(ts, s.done())
-	}
-	got := fmt.Sprint(InputPoints(ts))
-	// The last: a second repetition 0 of trial 0 (two trace directories of one
-	// seed put together) starts a point of its own.
-	if want := "[0 0 1 2 1 2 3 4]"; got != want {
-		t.Errorf("points %s, want %s", got, want)
 	}
 }
 

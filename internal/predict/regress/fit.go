@@ -5,7 +5,7 @@
 // do best on a validation split (the external criterion), stopping when the
 // criterion no longer improves.
 
-package predict
+package regress
 
 import (
 	"fmt"
@@ -56,27 +56,28 @@ type FitOptions struct {
 var DefaultFitOptions = FitOptions{Family: PolyFamily, MaxVars: 3, MaxDegree: 3, Candidates: 6, Folds: 5,
 	MaxSelectRows: 2000, MaxFitRows: 50000}
 
-// A problem is a regression: candidate columns, their names, the target, and the run
+// A Problem is a regression: candidate columns, their names, the target, and the run
 // of each row (folds are whole runs, so that validation rows are never neighbours
 // of training rows in time).
-type problem struct {
-	cols  [][]float64
-	names []string
-	y     []float64
-	run   []int32 // the rows' input points (cross-validation folds keep them together)
-	// w weighs the rows (nil: all 1); see the time fits in buildFrom.
-	w []float64
-	// nonneg marks a quantity that cannot be negative (a time, a trip count).
-	nonneg bool
-	// perPoint scores the cross-validation by the mean error over each input
+type Problem struct {
+	Cols  [][]float64
+	Names []string
+	Y     []float64
+	Run   []int32 // the rows' input points (cross-validation folds keep them together)
+	// W weighs the rows (nil: all 1); model build (package predict) gives each
+	// transition of a run of m transitions a weight ∝ 1/√m.
+	W []float64
+	// Nonneg marks a quantity that cannot be negative (a time, a trip count).
+	Nonneg bool
+	// PerPoint scores the cross-validation by the mean error over each input
 	// point's rows (a transition's time, whose sum over a run is what counts).
-	perPoint bool
+	PerPoint bool
 }
 
-func (p *problem) rows() int { return len(p.y) }
+func (p *Problem) rows() int { return len(p.Y) }
 
 // subset returns the problem restricted to at most n rows, evenly spaced.
-func (p *problem) subset(n int) *problem {
+func (p *Problem) subset(n int) *Problem {
 	if p.rows() <= n {
 		return p
 	}
@@ -88,16 +89,16 @@ func (p *problem) subset(n int) *problem {
 }
 
 // rowsOf returns the problem restricted to the rows idx.
-func (p *problem) rowsOf(idx []int) *problem {
-	q := &problem{names: p.names, y: pick(p.y, idx), run: make([]int32, len(idx)), nonneg: p.nonneg, perPoint: p.perPoint}
+func (p *Problem) rowsOf(idx []int) *Problem {
+	q := &Problem{Names: p.Names, Y: pick(p.Y, idx), Run: make([]int32, len(idx)), Nonneg: p.Nonneg, PerPoint: p.PerPoint}
 	for i, k := range idx {
-		q.run[i] = p.run[k]
+		q.Run[i] = p.Run[k]
 	}
-	for _, c := range p.cols {
-		q.cols = append(q.cols, pick(c, idx))
+	for _, c := range p.Cols {
+		q.Cols = append(q.Cols, pick(c, idx))
 	}
-	if p.w != nil {
-		q.w = pick(p.w, idx)
+	if p.W != nil {
+		q.W = pick(p.W, idx)
 	}
 	return q
 }
@@ -110,19 +111,19 @@ func pick(x []float64, idx []int) []float64 {
 	return out
 }
 
-// spikeNs is the smallest residual fitTime sets aside: the scale of a lost time
+// spikeNs is the smallest residual FitTime sets aside: the scale of a lost time
 // slice, far above any skew of a fragment's own times (cache misses, timer
 // granularity), which trimming would bias.
 const spikeNs = 20000
 
-// fitTime fits a transition's time robustly: after each fit, the rows whose residual
+// FitTime fits a transition's time robustly: after each fit, the rows whose residual
 // lies beyond 4 robust standard deviations (1.4826·MAD of the residuals) and beyond
 // spikeNs are set aside and the fit is redone, up to 4 rounds and a quarter of the
 // rows. Such rows are the spikes of a run that lost its processor (preemption,
 // interrupts, another program's burst on a shared machine): they belong to the
 // machine, not to the program, and least squares would follow them. Spikes that
 // recur at one place of the program (systematic) are kept.
-func fitTime(p *problem, opt FitOptions) Formula {
+func FitTime(p *Problem, opt FitOptions) Formula {
 	f := fitTimeRobust(p, opt)
 	if pw, ok := powerTime(p, &f); ok {
 		return pw
@@ -140,13 +141,13 @@ func fitTime(p *problem, opt FitOptions) Formula {
 // (5 folds of whole points, each point scored by its rows' mean residual), is
 // at most 10% above the polynomial's: within the noise, the form that
 // extrapolates is preferred.
-func powerTime(p *problem, f *Formula) (Formula, bool) {
+func powerTime(p *Problem, f *Formula) (Formula, bool) {
 	if f.Kind != Poly && f.Kind != Const || p.rows() < 6 {
 		return Formula{}, false
 	}
 	// Folds of whole points.
 	pointIdx := map[int32]int{}
-	for _, r := range p.run {
+	for _, r := range p.Run {
 		if _, ok := pointIdx[r]; !ok {
 			pointIdx[r] = len(pointIdx)
 		}
@@ -157,7 +158,7 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 	const K = 5
 	fold := make([]int, p.rows())
 	for r := range fold {
-		fold[r] = pointIdx[p.run[r]] % K
+		fold[r] = pointIdx[p.Run[r]] % K
 	}
 	// cv returns the per-point cross-validated RMS of a linear fit on cols.
 	cv := func(cols [][]float64) float64 {
@@ -168,10 +169,10 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 			for r := range use {
 				use[r] = fold[r] != k
 			}
-			c := fitLinear(cols, p.y, use, false)
+			c := fitLinear(cols, p.Y, use, false)
 			sum := map[int32]float64{}
 			cnt := map[int32]float64{}
-			for r := range p.y {
+			for r := range p.Y {
 				if use[r] {
 					continue
 				}
@@ -179,8 +180,8 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 				for t, col := range cols {
 					pred += c[t+1] * col[r]
 				}
-				sum[p.run[r]] += p.y[r] - pred
-				cnt[p.run[r]]++
+				sum[p.Run[r]] += p.Y[r] - pred
+				cnt[p.Run[r]]++
 			}
 			for pt, s := range sum {
 				m := s / cnt[pt]
@@ -198,7 +199,7 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 	if f.Kind == Poly {
 		idx := make([]int, len(f.Vars))
 		for v, name := range f.Vars {
-			idx[v] = indexOf(p.names, name)
+			idx[v] = indexOf(p.Names, name)
 			if idx[v] < 0 {
 				return Formula{}, false
 			}
@@ -212,7 +213,7 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 				v := 1.0
 				for i, e := range t {
 					for ; e > 0; e-- {
-						v *= p.cols[idx[i]][r]
+						v *= p.Cols[idx[i]][r]
 					}
 				}
 				col[r] = v
@@ -224,12 +225,12 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 	best, bestErr := Formula{}, math.Inf(1)
 	bestScore := math.Inf(1)
 	col := make([]float64, p.rows())
-	for c, name := range p.names {
+	for c, name := range p.Names {
 		if !strings.HasPrefix(name, "$") {
 			continue
 		}
 		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range p.cols[c] {
+		for _, v := range p.Cols[c] {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 		if !(lo > 0) || !(hi > 1.2*lo) {
@@ -238,7 +239,7 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 		for e := 5; e <= 80; e++ {
 			k := float64(e) / 20
 			for r := range col {
-				col[r] = math.Pow(p.cols[c][r], k)
+				col[r] = math.Pow(p.Cols[c][r], k)
 			}
 			err := cv([][]float64{col})
 			score := err
@@ -248,7 +249,7 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 			if score >= bestScore {
 				continue
 			}
-			co := fitLinear([][]float64{col}, p.y, nil, false)
+			co := fitLinear([][]float64{col}, p.Y, nil, false)
 			if co[1] <= 0 {
 				continue // a time that falls with size does not extrapolate
 			}
@@ -260,14 +261,14 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 	if best.Vars == nil || bestErr > 1.1*polyErr || f.Kind == Const && bestErr > 0.9*polyErr {
 		return Formula{}, false
 	}
-	sp := &Space{Vars: p.names}
-	if best.compile(sp) != nil {
+	sp := columns(p.Names)
+	if best.Compile(sp) != nil {
 		return Formula{}, false
 	}
-	state := make([]float64, len(p.cols))
+	state := make([]float64, len(p.Cols))
 	best.Fit = quality(p, func(r int) float64 {
-		for c := range p.cols {
-			state[c] = p.cols[c][r]
+		for c := range p.Cols {
+			state[c] = p.Cols[c][r]
 		}
 		return best.Eval(state)
 	})
@@ -275,30 +276,30 @@ func powerTime(p *problem, f *Formula) (Formula, bool) {
 	return best, true
 }
 
-// fitTimeRobust fits a time, setting aside spikes (see fitTime).
-func fitTimeRobust(p *problem, opt FitOptions) Formula {
-	f := fitFormula(p, opt, false)
+// fitTimeRobust fits a time, setting aside spikes (see FitTime).
+func fitTimeRobust(p *Problem, opt FitOptions) Formula {
+	f := FitFormula(p, opt, false)
 	if p.rows() < 6 {
 		return f
 	}
 	drop := make([]bool, p.rows())
 	dropped := 0
-	sp := &Space{Vars: p.names}
-	state := make([]float64, len(p.cols))
+	sp := columns(p.Names)
+	state := make([]float64, len(p.Cols))
 	for round := 0; round < 4; round++ {
-		if err := f.compile(sp); err != nil {
+		if err := f.Compile(sp); err != nil {
 			return f
 		}
 		var res []float64
 		var idx []int
-		for r := range p.y {
+		for r := range p.Y {
 			if drop[r] {
 				continue
 			}
-			for c := range p.cols {
-				state[c] = p.cols[c][r]
+			for c := range p.Cols {
+				state[c] = p.Cols[c][r]
 			}
-			res = append(res, p.y[r]-f.Eval(state))
+			res = append(res, p.Y[r]-f.Eval(state))
 			idx = append(idx, r)
 		}
 		med := median(res)
@@ -327,12 +328,12 @@ func fitTimeRobust(p *problem, opt FitOptions) Formula {
 		}
 		dropped += len(cand)
 		var keep []int
-		for r := range p.y {
+		for r := range p.Y {
 			if !drop[r] {
 				keep = append(keep, r)
 			}
 		}
-		f = fitFormula(p.rowsOf(keep), opt, false)
+		f = FitFormula(p.rowsOf(keep), opt, false)
 		f.Fit.Outliers = dropped
 	}
 	return f
@@ -342,17 +343,17 @@ func fitTimeRobust(p *problem, opt FitOptions) Formula {
 // half of them (and at least 3) with one value of one counter (the first iteration
 // of a loop, whose cold caches or page faults are the program's own cost) — then
 // they are kept.
-func systematic(p *problem, rows []int) bool {
+func systematic(p *Problem, rows []int) bool {
 	need := max(3, (len(rows)+1)/2)
 	if len(rows) < need {
 		return false
 	}
-	for c, name := range p.names {
-		if !strings.HasPrefix(name, "#") || maxAbs(p.cols[c]) == 0 {
+	for c, name := range p.Names {
+		if !strings.HasPrefix(name, "#") || maxAbs(p.Cols[c]) == 0 {
 			continue
 		}
-		lo, hi := p.cols[c][0], p.cols[c][0]
-		for _, v := range p.cols[c] {
+		lo, hi := p.Cols[c][0], p.Cols[c][0]
+		for _, v := range p.Cols[c] {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 		if lo == hi {
@@ -360,7 +361,7 @@ func systematic(p *problem, rows []int) bool {
 		}
 		freq := map[float64]int{}
 		for _, r := range rows {
-			v := p.cols[c][r]
+			v := p.Cols[c][r]
 			freq[v]++
 			if freq[v] >= need {
 				return true
@@ -370,10 +371,10 @@ func systematic(p *problem, rows []int) bool {
 	return false
 }
 
-// fitFormula fits y. With exact set, the exact forms are tried first — a constant,
+// FitFormula fits y. With exact set, the exact forms are tried first — a constant,
 // a copy of a feature, a feature plus a constant — as data rules often are.
-func fitFormula(p *problem, opt FitOptions, exact bool) Formula {
-	y := p.y
+func FitFormula(p *Problem, opt FitOptions, exact bool) Formula {
+	y := p.Y
 	if p.rows() == 0 {
 		return Formula{Kind: Const}
 	}
@@ -388,7 +389,7 @@ func fitFormula(p *problem, opt FitOptions, exact bool) Formula {
 		return Formula{Kind: Const, Value: y[0], Fit: Quality{N: len(y), R2: 1, Mean: mean}}
 	}
 	if exact {
-		for c, x := range p.cols {
+		for c, x := range p.Cols {
 			d0 := y[0] - x[0]
 			same, shift := true, true
 			for r := range y {
@@ -400,10 +401,10 @@ func fitFormula(p *problem, opt FitOptions, exact bool) Formula {
 				}
 			}
 			if same {
-				return Formula{Kind: Copy, Vars: []string{p.names[c]}, Fit: Quality{N: len(y), R2: 1, Mean: mean}}
+				return Formula{Kind: Copy, Vars: []string{p.Names[c]}, Fit: Quality{N: len(y), R2: 1, Mean: mean}}
 			}
 			if shift {
-				return Formula{Kind: Shift, Vars: []string{p.names[c]}, Value: d0, Fit: Quality{N: len(y), R2: 1, Mean: mean}}
+				return Formula{Kind: Shift, Vars: []string{p.Names[c]}, Value: d0, Fit: Quality{N: len(y), R2: 1, Mean: mean}}
 			}
 		}
 	}
@@ -428,14 +429,14 @@ func fitFormula(p *problem, opt FitOptions, exact bool) Formula {
 
 // rankByCorrelation returns the non-constant columns ordered by |corr(x, y)|,
 // highest first, at most n of them.
-func rankByCorrelation(p *problem, n int) []int {
+func rankByCorrelation(p *Problem, n int) []int {
 	type cand struct {
 		c int
 		r float64
 	}
 	var cs []cand
-	for c, x := range p.cols {
-		r := corr(x, p.y)
+	for c, x := range p.Cols {
+		r := corr(x, p.Y)
 		if math.IsNaN(r) {
 			continue // constant column
 		}
@@ -451,7 +452,7 @@ func rankByCorrelation(p *problem, n int) []int {
 		// adds nothing but an ill-conditioned design.
 		dup := false
 		for _, k := range out {
-			if math.Abs(corr(p.cols[k], p.cols[c.c])) > 1-1e-12 {
+			if math.Abs(corr(p.Cols[k], p.Cols[c.c])) > 1-1e-12 {
 				dup = true
 				break
 			}
@@ -824,31 +825,31 @@ func lstsq(s *scaled, terms [][]int) ([]float64, error) {
 // error by 5%; for data, when no variable helps alone, a pair may enter together
 // (an interaction) — then fits the chosen polynomial on up to MaxFitRows rows. A
 // time's cross-validated error is scored per input point (see cvPoly).
-func fitPoly(p *problem, opt FitOptions) Formula {
+func fitPoly(p *Problem, opt FitOptions) Formula {
 	sel := p.subset(opt.MaxSelectRows)
 	cands := rankByCorrelation(sel, opt.Candidates)
-	fold, k := folds(sel.run, opt.Folds)
+	fold, k := folds(sel.Run, opt.Folds)
 	var chosen []int
 	deg := 0
-	s0 := scaleCols(nil, sel.y).weigh(sel.w)
-	if sel.perPoint { // a time: judged by its error per input point
-		s0.agg = sel.run
+	s0 := scaleCols(nil, sel.Y).weigh(sel.W)
+	if sel.PerPoint { // a time: judged by its error per input point
+		s0.agg = sel.Run
 	}
 	best, bestFolds := cvPoly(s0, fold, k, [][]int{{}})
 	best *= s0.sy
 	for i := range bestFolds {
 		bestFolds[i] *= s0.sy
 	}
-	exact := 1e-12 * maxAbs(sel.y)
+	exact := 1e-12 * maxAbs(sel.Y)
 	// try scores the polynomial over vars: the cross-validated error of the best
 	// degree (each further degree must lower it by 5% more), that degree, and the
 	// per-fold errors; +Inf when the rows cannot support even degree 1.
 	try := func(vars []int) (float64, int, []float64) {
 		cols := make([][]float64, len(vars))
 		for i, v := range vars {
-			cols[i] = sel.cols[v]
+			cols[i] = sel.Cols[v]
 		}
-		s := scaleCols(cols, sel.y).weigh(sel.w)
+		s := scaleCols(cols, sel.Y).weigh(sel.W)
 		s.agg = s0.agg
 		// A higher degree must earn its terms, which explode when extrapolated.
 		var errs [][]float64
@@ -911,7 +912,7 @@ func fitPoly(p *problem, opt FitOptions) Formula {
 		// No variable helps alone: two may together, through their product
 		// (e := e − w·e: neither e nor w alone says much of the new e). For data
 		// only: a time is a sum of costs, each of which shows alone.
-		if p.nonneg || len(chosen)+2 > opt.MaxVars {
+		if p.Nonneg || len(chosen)+2 > opt.MaxVars {
 			break
 		}
 		pairBest, pairD := math.Inf(1), 0
@@ -942,7 +943,7 @@ func fitPoly(p *problem, opt FitOptions) Formula {
 	for {
 		f := finalPoly(p, full, chosen, deg)
 		f.Fit.CVRMSE = best
-		if p.nonneg && len(chosen) > 0 && f.Fit.R2 < 0.05 {
+		if p.Nonneg && len(chosen) > 0 && f.Fit.R2 < 0.05 {
 			// Explains almost nothing of the rows (the selection saw a wobble in
 			// the bulk of heavy-tailed times): a constant, which cannot explode
 			// when extrapolated.
@@ -950,7 +951,7 @@ func fitPoly(p *problem, opt FitOptions) Formula {
 			c.Fit.CVRMSE = f.Fit.CVRMSE
 			return c
 		}
-		if deg <= 1 || !p.nonneg || positiveBeyond(&f, full, chosen) && !weakCurve(&f, full, chosen) {
+		if deg <= 1 || !p.Nonneg || positiveBeyond(&f, full, chosen) && !weakCurve(&f, full, chosen) {
 			return f
 		}
 		deg--
@@ -961,16 +962,16 @@ func fitPoly(p *problem, opt FitOptions) Formula {
 // than half their mean magnitude: then its curvature is too weak to be trusted
 // beyond them (a cubic fitted to a 20% wobble explodes a decade away), and a lower
 // degree is used.
-func weakCurve(f *Formula, full *problem, chosen []int) bool {
-	sp := &Space{Vars: f.Vars}
-	if err := f.compile(sp); err != nil {
+func weakCurve(f *Formula, full *Problem, chosen []int) bool {
+	sp := columns(f.Vars)
+	if err := f.Compile(sp); err != nil {
 		return false
 	}
 	st := make([]float64, len(chosen))
 	lo, hi, mean := math.Inf(1), math.Inf(-1), 0.0
 	for r := 0; r < full.rows(); r++ {
 		for i, c := range chosen {
-			st[i] = full.cols[c][r]
+			st[i] = full.Cols[c][r]
 		}
 		v := f.Eval(st)
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
@@ -981,20 +982,20 @@ func weakCurve(f *Formula, full *problem, chosen []int) bool {
 }
 
 // finalPoly fits the polynomial of the given variables and degree on full.
-func finalPoly(p, full *problem, chosen []int, deg int) Formula {
+func finalPoly(p, full *Problem, chosen []int, deg int) Formula {
 	f := Formula{Kind: Poly}
 	cols := make([][]float64, len(chosen))
 	for i, c := range chosen {
-		f.Vars = append(f.Vars, p.names[c])
-		cols[i] = full.cols[c]
+		f.Vars = append(f.Vars, p.Names[c])
+		cols[i] = full.Cols[c]
 	}
 	f.Terms = monomials(len(chosen), deg)
-	s := scaleCols(cols, full.y).weigh(full.w)
+	s := scaleCols(cols, full.Y).weigh(full.W)
 	coef, err := lstsq(s, f.Terms)
 	if err != nil {
 		coef = make([]float64, len(f.Terms))
 		m := 0.0
-		for _, v := range full.y {
+		for _, v := range full.Y {
 			m += v
 		}
 		coef[0] = m / float64(full.rows()) / s.sy
@@ -1024,18 +1025,18 @@ func finalPoly(p, full *problem, chosen []int, deg int) Formula {
 // positiveBeyond reports whether f stays positive when each of its variables in
 // turn goes to 4 times its training span beyond its largest and smallest values,
 // the others at their medians.
-func positiveBeyond(f *Formula, full *problem, chosen []int) bool {
-	sp := &Space{Vars: f.Vars}
-	if err := f.compile(sp); err != nil {
+func positiveBeyond(f *Formula, full *Problem, chosen []int) bool {
+	sp := columns(f.Vars)
+	if err := f.Compile(sp); err != nil {
 		return true
 	}
 	med := make([]float64, len(chosen))
 	lo := make([]float64, len(chosen))
 	hi := make([]float64, len(chosen))
 	for i, c := range chosen {
-		med[i] = median(full.cols[c])
-		lo[i], hi[i] = full.cols[c][0], full.cols[c][0]
-		for _, v := range full.cols[c] {
+		med[i] = median(full.Cols[c])
+		lo[i], hi[i] = full.Cols[c][0], full.Cols[c][0]
+		for _, v := range full.Cols[c] {
 			lo[i], hi[i] = math.Min(lo[i], v), math.Max(hi[i], v)
 		}
 	}
@@ -1057,10 +1058,10 @@ func positiveBeyond(f *Formula, full *problem, chosen []int) bool {
 }
 
 // quality measures a prediction function on a problem's rows.
-func quality(p *problem, pred func(r int) float64) Quality {
+func quality(p *Problem, pred func(r int) float64) Quality {
 	q := Quality{N: p.rows()}
 	var my float64
-	for _, v := range p.y {
+	for _, v := range p.Y {
 		my += v
 		q.Mean += math.Abs(v)
 	}
@@ -1068,7 +1069,7 @@ func quality(p *problem, pred func(r int) float64) Quality {
 	my /= n
 	q.Mean /= n
 	var sse, sst float64
-	for r, v := range p.y {
+	for r, v := range p.Y {
 		d := pred(r) - v
 		sse += d * d
 		sst += (v - my) * (v - my)
@@ -1105,13 +1106,13 @@ const (
 // gmdhWidth neurons with the lowest mean square error on B. Layers are added while
 // the best error on B drops by at least 0.1%. The chosen network is then refitted,
 // neuron by neuron, on all rows.
-func fitGMDH(p *problem, opt FitOptions) Formula {
+func fitGMDH(p *Problem, opt FitOptions) Formula {
 	full := p.subset(opt.MaxFitRows)
 	cands := rankByCorrelation(full.subset(opt.MaxSelectRows), opt.Candidates)
 	f := Formula{Kind: GMDH}
 	if len(cands) == 0 {
 		m := 0.0
-		for _, v := range full.y {
+		for _, v := range full.Y {
 			m += v
 		}
 		return Formula{Kind: Const, Value: m / float64(full.rows()), Fit: quality(full, func(int) float64 { return m / float64(full.rows()) })}
@@ -1120,27 +1121,27 @@ func fitGMDH(p *problem, opt FitOptions) Formula {
 	net := &Net{}
 	z := make([][]float64, len(cands))
 	for i, c := range cands {
-		f.Vars = append(f.Vars, p.names[c])
-		mu, sd := meanSD(full.cols[c])
+		f.Vars = append(f.Vars, p.Names[c])
+		mu, sd := meanSD(full.Cols[c])
 		if sd == 0 {
 			sd = 1
 		}
 		net.Mu = append(net.Mu, mu)
 		net.Sd = append(net.Sd, sd)
 		z[i] = make([]float64, n)
-		for r, v := range full.cols[c] {
+		for r, v := range full.Cols[c] {
 			z[i][r] = (v - mu) / sd
 		}
 	}
-	net.MuY, net.SdY = meanSD(full.y)
+	net.MuY, net.SdY = meanSD(full.Y)
 	if net.SdY == 0 {
 		net.SdY = 1
 	}
 	ys := make([]float64, n)
-	for r, v := range full.y {
+	for r, v := range full.Y {
 		ys[r] = (v - net.MuY) / net.SdY
 	}
-	fold, _ := folds(full.run, 3)
+	fold, _ := folds(full.Run, 3)
 	inB := make([]bool, n)
 	for r := range inB {
 		inB[r] = fold[r] == 2
@@ -1336,4 +1337,26 @@ func meanSD(x []float64) (float64, float64) {
 		s += (v - m) * (v - m)
 	}
 	return m, math.Sqrt(s / float64(len(x)))
+}
+
+func median(x []float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
 }

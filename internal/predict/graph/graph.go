@@ -1,16 +1,17 @@
-// Package predict is fragprof's prediction metalayer (SEEDS.md §004): from checkpoint
-// traces (package trace) it learns a transition-graph model of a program — which
-// checkpoint follows which, under what condition, how long each transition takes and
-// how the recorded variables change — and runs that model, event by event, to
-// predict the run time and the data of inputs that were never run. It also fits a
-// direct "inputs → total time" model of Extra-P's form as a baseline, and applies
-// Amdahl's condition to decide whether parallelising pays.
-//
-// The stages hand on one type each: []*trace.Trace → Build → *Model (a JSON file,
-// docs/predict.md) → (*Model).Predict → *Prediction → Advise.
-//
 // This file builds the transition graph.
-package predict
+
+// Package graph learns the structure of a transition-graph model (SEEDS.md §004)
+// from checkpoint traces: the transition graph — a node per checkpoint, an arc per
+// transition seen, loops found with cfg's dominators (graph.go); the execution
+// journal — the traces replayed over the graph with the activation counter of every
+// node, which gives each transition the state it started from (journal.go); and the
+// rule of every node — the decision list that picks the next arc from that state,
+// learnt by the seed's Kora-style greedy search over template predicates, with a
+// loop's trip count as a regression where no variable decides (rules.go).
+//
+// The times and data of the transitions are regressions (package regress); package
+// predict puts graph, rules and formulas together into a model and runs it.
+package graph
 
 import (
 	"fmt"
@@ -74,8 +75,8 @@ func (a *Arc) String() string { return a.From.Name + " → " + a.To.Name }
 // Self reports whether the arc goes from a node to itself.
 func (a *Arc) Self() bool { return a.From == a.To }
 
-// BuildGraph builds the transition graph of the main threads of traces.
-func BuildGraph(traces []*trace.Trace) *Graph {
+// Build builds the transition graph of the main threads of traces.
+func Build(traces []*trace.Trace) *Graph {
 	g := &Graph{}
 	index := map[string]*Node{}
 	node := func(name string) *Node {

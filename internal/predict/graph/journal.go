@@ -3,7 +3,7 @@
 // variables), giving, for every transition, the state where it started (inputs,
 // recorded variables, counters), its time, and the values recorded where it ended.
 
-package predict
+package graph
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package predict
+package regress
 
 import (
 	"math"
@@ -19,11 +19,11 @@ func TestSegmentedExact(t *testing.T) {
 		X = append(X, []float64{n})
 		y = append(y, truth(n))
 	}
-	s := fitSegmented([]string{"n"}, X, y)
+	s := FitSegmented([]string{"n"}, X, y)
 	if s == nil {
 		t.Fatal("no segmented fit")
 	}
-	if err := s.compile([]string{"n"}); err != nil {
+	if err := s.Compile([]string{"n"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("segmented: %s, CV MAPE %.3g", s, s.CVMAPE)
@@ -34,15 +34,15 @@ func TestSegmentedExact(t *testing.T) {
 	if got, want := s.Eval([]float64{far}), truth(far); math.Abs(got/want-1) > 1e-3 {
 		t.Errorf("at n = %g: %.6g, want %.6g", far, got, want)
 	}
-	p := fitPowerLaw([]string{"n"}, X, y)
-	if err := p.compile([]string{"n"}); err != nil {
+	p := FitPowerLaw([]string{"n"}, X, y)
+	if err := p.Compile([]string{"n"}); err != nil {
 		t.Fatal(err)
 	}
 	if e := math.Abs(p.Eval([]float64{far})/truth(far) - 1); e < 0.05 {
 		t.Errorf("the power law %s predicts n = %g within %.3g: the test shows no difference", p, far, e)
 	}
 	// Too few points on a side: no fit rather than a slope from two points.
-	if fitSegmented([]string{"n"}, X[:5], y[:5]) != nil {
+	if FitSegmented([]string{"n"}, X[:5], y[:5]) != nil {
 		t.Error("a segmented fit from 5 points")
 	}
 }

@@ -2,7 +2,25 @@
 // transition's time, a recorded variable's new value, or a loop's trip count — and
 // how they are evaluated and printed.
 
-package predict
+// Package regress holds the regressions of the prediction metalayer: the formulas
+// that give a transition's time, a recorded variable's new value or a loop's trip
+// count as a function of the state, and the direct models of a run's total time (or
+// of a variable's final value) as a function of the inputs alone.
+//
+// Formulas (formula.go) are fitted by least squares — polynomials over variables
+// chosen by correlation analysis and forward selection with cross-validation
+// (SEEDS.md §004) — or by GMDH, the group method of data handling (Ivakhnenko
+// 1971), and a time may be a power law a + b·x^k instead (fit.go). The direct models
+// are Extra-P's performance-model normal form (Calotoiu et al., "Using automated
+// performance modeling to find scalability bugs in complex codes", SC 2013;
+// baseline.go), the power law of one input with its exponent fitted (powerlaw.go),
+// and the same with one change of slope at a fitted breakpoint, continuous segmented
+// regression (Muggeo, Statistics in Medicine 22, 2003; segmented.go).
+//
+// A formula names the features it reads ("$n", "err", "#inner"); Compile binds the
+// names to positions in a state through Features, which package graph's Space
+// provides. Rows, folds and weights come in a Problem.
+package regress
 
 import (
 	"encoding/json"
@@ -56,7 +74,7 @@ type Quality struct {
 	// validation split (the external criterion) for GMDH.
 	CVRMSE float64 `json:"cv_rmse"`
 	Mean   float64 `json:"mean_abs"` // mean |y|, the scale of the errors
-	// Outliers is the number of rows a robust fit set aside (fitTime).
+	// Outliers is the number of rows a robust fit set aside (FitTime).
 	Outliers int `json:"outliers,omitempty"`
 }
 
@@ -68,7 +86,8 @@ func (q Quality) CVRel() float64 {
 	return q.CVRMSE / q.Mean
 }
 
-// A Formula is a fitted function of features named as Space.Name prints them.
+// A Formula is a fitted function of features named as Features resolve them (the
+// model's features as graph.Space prints them: "$n", "err", "#inner").
 type Formula struct {
 	Kind  FormulaKind `json:"kind"`
 	Vars  []string    `json:"vars,omitempty"`
@@ -79,7 +98,7 @@ type Formula struct {
 	Exp   float64     `json:"exp,omitempty"` // Power: the exponent
 	Fit   Quality     `json:"fit"`
 
-	idx []int       // the features of Vars in the state, set by compile
+	idx []int       // the features of Vars in the state, set by Compile
 	z   []float64   // GMDH scratch: standardised inputs
 	buf [][]float64 // GMDH scratch: layer outputs
 }
@@ -130,8 +149,26 @@ func netInput(i int, prev, z []float64) float64 {
 	return z[i-len(prev)]
 }
 
-// compile resolves the formula's variables in sp.
-func (f *Formula) compile(sp *Space) error {
+// Features resolves the names a formula uses to positions in the state it is
+// evaluated on (graph.Space, for a model's formulas).
+type Features interface {
+	Index(name string) (int, bool)
+}
+
+// columns are a problem's columns by name, as Features.
+type columns []string
+
+func (c columns) Index(name string) (int, bool) {
+	for i, n := range c {
+		if n == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Compile resolves the formula's variables in sp.
+func (f *Formula) Compile(sp Features) error {
 	f.idx = f.idx[:0]
 	for _, v := range f.Vars {
 		i, ok := sp.Index(v)
@@ -186,7 +223,7 @@ func (f *Formula) compile(sp *Space) error {
 	return nil
 }
 
-// Eval evaluates the formula on a state (after compile). A compiled GMDH formula
+// Eval evaluates the formula on a state (after Compile). A compiled GMDH formula
 // keeps scratch space: it is not safe for concurrent use.
 func (f *Formula) Eval(state []float64) float64 {
 	switch f.Kind {
@@ -225,8 +262,8 @@ func (f *Formula) Eval(state []float64) float64 {
 	panic("predict: unknown formula kind")
 }
 
-// uses reports whether the formula reads feature i (after compile).
-func (f *Formula) uses(i int) bool {
+// Uses reports whether the formula reads feature i (after Compile).
+func (f *Formula) Uses(i int) bool {
 	if f == nil {
 		return false
 	}

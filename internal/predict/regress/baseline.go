@@ -13,7 +13,7 @@
 // hypothesis with the lowest cross-validated error wins. It ignores the program's
 // structure entirely: it is what every prediction is compared with.
 
-package predict
+package regress
 
 import (
 	"fmt"
@@ -123,11 +123,11 @@ func fracString(x float64) string {
 	return fmt.Sprintf("%.3g", x)
 }
 
-// fitBaseline fits target values y (one per run) from inputs X (X[run][input]).
+// FitBaseline fits target values y (one per run) from inputs X (X[run][input]).
 // With rel, errors are relative (times: a 10% miss on a short run counts as much as
 // on a long one) and the hypotheses are chosen by cross-validated MAPE; otherwise
 // by cross-validated RMSE.
-func fitBaseline(target string, names []string, X [][]float64, y []float64, rel bool) *Baseline {
+func FitBaseline(target string, names []string, X [][]float64, y []float64, rel bool) *Baseline {
 	b := &Baseline{Target: target, Inputs: names, Rel: rel}
 	n := len(y)
 	if n == 0 {
@@ -287,7 +287,7 @@ func fitBaseline(target string, names []string, X [][]float64, y []float64, rel 
 	for t, fs := range bestTerms {
 		b.Terms = append(b.Terms, BaseTerm{Coef: coef[t+1], Factors: fs})
 	}
-	p := &problem{y: y}
+	p := &Problem{Y: y}
 	b.Fit = quality(p, func(r int) float64 { return b.Eval(X[r]) })
 	if rel {
 		b.CVMAPE = bestErr

@@ -2,7 +2,7 @@
 // t = a + b·x^k, with the exponent k fitted (not chosen from a fixed set as in the
 // normal form of baseline.go).
 
-package predict
+package regress
 
 import (
 	"fmt"
@@ -33,12 +33,12 @@ func (p *PowerLaw) String() string {
 	return fmt.Sprintf("%s %s %s·$%s^%.3g", fmtNum(p.A), sign, fmtNum(math.Abs(p.B)), p.Input, p.K)
 }
 
-// fitPowerLaw fits t = a + b·x^k to y (one value per input point) for every input x
+// FitPowerLaw fits t = a + b·x^k to y (one value per input point) for every input x
 // that is positive and varies, over k ∈ [0.05, 4] in steps of 0.01, by relative
 // least squares (a and b linear for a given k), and keeps the input and k of the
 // lowest 10-fold cross-validated MAPE, raised by FractionalPenalty for a
 // fractional k. It returns nil when no input qualifies.
-func fitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
+func FitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
 	n := len(y)
 	if n < 3 {
 		return nil
@@ -74,8 +74,8 @@ func fitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
 	return best
 }
 
-// compile binds the law to the model's inputs.
-func (p *PowerLaw) compile(inputs []string) error {
+// Compile binds the law to the model's inputs.
+func (p *PowerLaw) Compile(inputs []string) error {
 	p.index = indexOf(inputs, p.Input)
 	if p.index < 0 {
 		return fmt.Errorf("power law of unknown input %q", p.Input)

@@ -17,13 +17,15 @@
 // the state where the loop starts (a "trip rule"), which keeps a data-dependent loop's
 // expected length as a function of the inputs (insertion sort's inner loop: ≈ i/2).
 
-package predict
+package graph
 
 import (
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/fragprof/fragprof/internal/predict/regress"
 )
 
 // RuleOptions tune the rule search.
@@ -61,7 +63,8 @@ func (e Expr) String() string {
 	return e.A + " − " + e.B
 }
 
-func (e *Expr) compile(sp *Space) error {
+// Compile resolves the expression's features in sp.
+func (e *Expr) Compile(sp *Space) error {
 	var ok bool
 	if e.ai, ok = sp.Index(e.A); !ok {
 		return fmt.Errorf("rule uses %q, which the model does not define", e.A)
@@ -74,6 +77,10 @@ func (e *Expr) compile(sp *Space) error {
 	}
 	return nil
 }
+
+// Features returns the positions of A and B in the state (after Compile); b is −1
+// when the expression has no B.
+func (e *Expr) Features() (a, b int) { return e.ai, e.bi }
 
 func (e *Expr) eval(state []float64) float64 {
 	if e.bi < 0 {
@@ -150,7 +157,8 @@ type Cond struct {
 	Integer bool    `json:"integer,omitempty"` // Expr took only whole values (for printing)
 }
 
-func (c *Cond) match(state []float64) bool {
+// Match reports whether the condition holds in state (after Compile).
+func (c *Cond) Match(state []float64) bool {
 	x := c.Expr.eval(state)
 	for i := range c.Pieces {
 		if c.Pieces[i].match(x) {
@@ -173,10 +181,10 @@ type Share struct {
 // the header's counter is below T, then leaves by the first of Conds that holds,
 // else by Exit (one arc, or several at random).
 type Trip struct {
-	Arc   int      `json:"arc"`
-	Count *Formula `json:"count"`
-	Conds []Cond   `json:"exit_conds,omitempty"`
-	Exit  []Share  `json:"exit"`
+	Arc   int              `json:"arc"`
+	Count *regress.Formula `json:"count"`
+	Conds []Cond           `json:"exit_conds,omitempty"`
+	Exit  []Share          `json:"exit"`
 }
 
 // A Rule is a node's decision list: the first condition that holds picks the arc;
@@ -224,8 +232,8 @@ type banKey struct {
 	expr int
 }
 
-// learnRule learns node n's rule from the journal.
-func learnRule(j *Journal, n *Node, opt RuleOptions, fit FitOptions) Rule {
+// LearnRule learns node n's rule from the journal.
+func LearnRule(j *Journal, n *Node, opt RuleOptions, fit regress.FitOptions) Rule {
 	rule := Rule{Node: n.ID}
 	if len(n.Out) == 0 {
 		return rule
@@ -399,22 +407,22 @@ func (s *ruleSearch) residual(conds []Cond, remaining []bool, exclude int) ([]Co
 
 // fitTrip fits the trip count of n's loop on the state where it starts, and accepts
 // it when its cross-validated R² reaches MinTripR2.
-func fitTrip(j *Journal, n *Node, fit FitOptions, opt RuleOptions) (*Formula, bool) {
+func fitTrip(j *Journal, n *Node, fit regress.FitOptions, opt RuleOptions) (*regress.Formula, bool) {
 	ep := j.Episodes[n.ID]
-	p := &problem{y: ep.T, run: make([]int32, len(ep.Run)), nonneg: true}
+	p := &regress.Problem{Y: ep.T, Run: make([]int32, len(ep.Run)), Nonneg: true}
 	for i, r := range ep.Run {
-		p.run[i] = j.Group[r] // folds keep an input point's repetitions together
+		p.Run[i] = j.Group[r] // folds keep an input point's repetitions together
 	}
 	for f := 0; f < j.Space.Len(); f++ {
 		if f == j.Space.CounterIndex(n.ID) {
 			continue // 1 at the start of every episode
 		}
-		p.cols = append(p.cols, ep.X[f])
-		p.names = append(p.names, j.Space.Name(f))
+		p.Cols = append(p.Cols, ep.X[f])
+		p.Names = append(p.Names, j.Space.Name(f))
 	}
-	fit.Family = PolyFamily
-	f := fitFormula(p, fit, true)
-	if f.Kind != Poly && f.Kind != GMDH {
+	fit.Family = regress.PolyFamily
+	f := regress.FitFormula(p, fit, true)
+	if f.Kind != regress.Poly && f.Kind != regress.GMDH {
 		return &f, true // exact: constant, a copy or a shift of a feature
 	}
 	_, sd := meanSD(ep.T)
@@ -880,6 +888,19 @@ func progression(D, U []float64) (Piece, bool) {
 		}
 	}
 	return Piece{}, false
+}
+
+func meanSD(x []float64) (float64, float64) {
+	var m float64
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	var s float64
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(s / float64(len(x)))
 }
 
 func gcd(a, b float64) float64 {

@@ -1,4 +1,4 @@
-package predict
+package regress
 
 import (
 	"math"
@@ -8,16 +8,16 @@ import (
 
 // exactProblem returns n rows of three inputs in [1, 10] (runs of 10 rows) and
 // y = f(x, z, w).
-func exactProblem(n int, f func(x, z, w float64) float64) *problem {
+func exactProblem(n int, f func(x, z, w float64) float64) *Problem {
 	r := rand.New(rand.NewPCG(1, 2))
-	p := &problem{names: []string{"x", "z", "w"}, cols: make([][]float64, 3)}
+	p := &Problem{Names: []string{"x", "z", "w"}, Cols: make([][]float64, 3)}
 	for i := 0; i < n; i++ {
 		x, z, w := 1+9*r.Float64(), 1+9*r.Float64(), 1+9*r.Float64()
-		p.cols[0] = append(p.cols[0], x)
-		p.cols[1] = append(p.cols[1], z)
-		p.cols[2] = append(p.cols[2], w)
-		p.y = append(p.y, f(x, z, w))
-		p.run = append(p.run, int32(i/10))
+		p.Cols[0] = append(p.Cols[0], x)
+		p.Cols[1] = append(p.Cols[1], z)
+		p.Cols[2] = append(p.Cols[2], w)
+		p.Y = append(p.Y, f(x, z, w))
+		p.Run = append(p.Run, int32(i/10))
 	}
 	return p
 }
@@ -44,14 +44,14 @@ func TestPolyExact(t *testing.T) {
 			if len(f.Vars) != tc.vars {
 				t.Errorf("chose %v (%s), want %d variables", f.Vars, f.String(), tc.vars)
 			}
-			sp := &Space{Vars: []string{"x", "z", "w"}}
-			if err := f.compile(sp); err != nil {
+			sp := columns{"x", "z", "w"}
+			if err := f.Compile(sp); err != nil {
 				t.Fatal(err)
 			}
 			for r := 0; r < p.rows(); r++ {
-				got := f.Eval([]float64{p.cols[0][r], p.cols[1][r], p.cols[2][r]})
-				if math.Abs(got-p.y[r]) > 1e-9*math.Abs(p.y[r]) {
-					t.Fatalf("row %d: %s gives %.17g, want %.17g", r, f.String(), got, p.y[r])
+				got := f.Eval([]float64{p.Cols[0][r], p.Cols[1][r], p.Cols[2][r]})
+				if math.Abs(got-p.Y[r]) > 1e-9*math.Abs(p.Y[r]) {
+					t.Fatalf("row %d: %s gives %.17g, want %.17g", r, f.String(), got, p.Y[r])
 				}
 			}
 			if f.Fit.R2 < 1-1e-12 {
@@ -89,8 +89,8 @@ func TestGMDHExact(t *testing.T) {
 			if len(f.Net.Layers) < tc.layers {
 				t.Errorf("%d layers, want at least %d", len(f.Net.Layers), tc.layers)
 			}
-			sp := &Space{Vars: []string{"x", "z", "w"}}
-			if err := f.compile(sp); err != nil {
+			sp := columns{"x", "z", "w"}
+			if err := f.Compile(sp); err != nil {
 				t.Fatal(err)
 			}
 			got := f.Eval([]float64{2, 3, 4})

@@ -3,7 +3,7 @@
 // leaves a cache level (a working set that outgrows L2 makes every later element
 // cost more, and a single power law bends to average the two regimes).
 
-package predict
+package regress
 
 import (
 	"fmt"
@@ -49,7 +49,8 @@ func signOf(x float64) string {
 	return "+"
 }
 
-func (s *Segmented) compile(inputs []string) error {
+// Compile binds the law to the model's inputs.
+func (s *Segmented) Compile(inputs []string) error {
 	s.index = indexOf(inputs, s.Input)
 	if s.index < 0 {
 		return fmt.Errorf("segmented law of unknown input %q", s.Input)
@@ -61,14 +62,14 @@ func (s *Segmented) compile(inputs []string) error {
 // breakpoint: a slope from fewer is noise.
 const MinSegmentPoints = 3
 
-// fitSegmented fits Segmented to y (one value per input point) for every input x
+// FitSegmented fits Segmented to y (one value per input point) for every input x
 // that is positive and takes at least 2·MinSegmentPoints distinct values: k over
 // [0.25, 4] in steps of 0.05, the breakpoint over the distinct values with at
 // least MinSegmentPoints on each side (the break falls at a training input, from
 // where the hinge column rises), A, B and C by relative least squares; it keeps
 // the lowest 10-fold cross-validated MAPE (a fractional k raised by
-// FractionalPenalty, as fitPowerLaw does). nil when no input qualifies.
-func fitSegmented(names []string, X [][]float64, y []float64) *Segmented {
+// FractionalPenalty, as FitPowerLaw does). nil when no input qualifies.
+func FitSegmented(names []string, X [][]float64, y []float64) *Segmented {
 	n := len(y)
 	if n < 2*MinSegmentPoints {
 		return nil
