@@ -17,8 +17,10 @@ package predict
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"time"
 
@@ -458,9 +460,9 @@ func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
 			p.Visits[m.Nodes[n].Name] += v / float64(len(kept))
 		}
 	}
-	for n, v := range p.Visits {
+	for _, n := range slices.Sorted(maps.Keys(p.Visits)) { // a fixed order: the same sum every run
 		if n != "START" && n != "END" {
-			p.Events += v
+			p.Events += p.Visits[n]
 		}
 	}
 	for ai := range m.Arcs {

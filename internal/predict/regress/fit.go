@@ -170,8 +170,10 @@ func powerTime(p *Problem, f *Formula) (Formula, bool) {
 				use[r] = fold[r] != k
 			}
 			c := fitLinear(cols, p.Y, use, false)
-			sum := map[int32]float64{}
-			cnt := map[int32]float64{}
+			// Per point (in the order of pointIdx: a sum in map order would
+			// change in its last digits from one run to the next).
+			sum := make([]float64, len(pointIdx))
+			cnt := make([]float64, len(pointIdx))
 			for r := range p.Y {
 				if use[r] {
 					continue
@@ -180,10 +182,14 @@ func powerTime(p *Problem, f *Formula) (Formula, bool) {
 				for t, col := range cols {
 					pred += c[t+1] * col[r]
 				}
-				sum[p.Run[r]] += p.Y[r] - pred
-				cnt[p.Run[r]]++
+				pt := pointIdx[p.Run[r]]
+				sum[pt] += p.Y[r] - pred
+				cnt[pt]++
 			}
 			for pt, s := range sum {
+				if cnt[pt] == 0 {
+					continue
+				}
 				m := s / cnt[pt]
 				sq += m * m
 				n++
