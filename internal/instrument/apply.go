@@ -97,12 +97,19 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 	}
 	n := u.NumCounters()
 	w := &writer{m: m, opt: opt, n: n, cap: PaddedCounters(n)}
+	bases := make([]int, len(u.Funcs))
 	slot := 0
 	for i, p := range u.Funcs {
-		if err := w.function(irFuncs[i], p, slot); err != nil {
+		bases[i] = slot
+		slot += len(p.Counters)
+	}
+	if opt.Promote && !opt.Atomic && !opt.NoCounters && helpersOn {
+		w.helpers = leafHelpers(m, irFuncs, u.Funcs, bases)
+	}
+	for i, p := range u.Funcs {
+		if err := w.function(irFuncs[i], p, bases[i]); err != nil {
 			return nil, err
 		}
-		slot += len(p.Counters)
 	}
 	renameMain(m)
 	u.Promoted = w.promoted
@@ -140,6 +147,8 @@ type writer struct {
 	tmp      int  // per-function temporary counter
 	tbaaTag  int  // metadata number of the counters' TBAA tag, once defined
 	promoted bool // some counter is promoted
+	helpers  map[string]*helper // leaf helpers by name (helpers.go)
+	nlocals  int                // per-function count of helper arrays
 }
 
 // CounterPage is the alignment and size granule of a unit's counter array, so that
@@ -212,6 +221,49 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 		pr = planPromotion(p)
 		w.promoted = w.promoted || len(pr.nests) > 0
 	}
+	// Calls of leaf helpers get the address of their counters: the helper's slots,
+	// or inside a promoted nest a local array of the nest's (helpers.go).
+	var arrays []*helperLocals
+	w.nlocals = 0
+	for bi, b := range f.Blocks {
+		for _, in := range b.Instrs {
+			h := w.helpers[in.Callee]
+			if in.Op != "call" || h == nil {
+				continue
+			}
+			arg := w.helperSlots(h)
+			if pr.blockNest != nil && pr.blockNest[bi] != nil {
+				n := pr.nestOf(pr.blockNest[bi])
+				var hl *helperLocals
+				for _, x := range n.helpers {
+					if x.h == h {
+						hl = x
+					}
+				}
+				if hl == nil {
+					hl = &helperLocals{h: h, name: fmt.Sprintf("%%__fp.h%d", w.nlocals)}
+					w.nlocals++
+					n.helpers = append(n.helpers, hl)
+					arrays = append(arrays, hl)
+				}
+				arg = hl.name
+			}
+			line, err := appendArg(w.m.Text(in.Line), in.Callee, w.ptrTo(h.typ())+" "+arg)
+			if err != nil {
+				return w.unsupported(f, b, err.Error())
+			}
+			w.m.Replace(in.Line, line)
+		}
+	}
+	w.promoted = w.promoted || len(pr.nests) > 0
+	h := w.helpers[f.Name]
+	if h != nil {
+		line, err := appendArg(w.m.Text(f.Line), f.Name, w.ptrTo(h.typ())+" noalias nocapture %__fp.hc")
+		if err != nil {
+			return w.unsupported(f, f.Blocks[0], err.Error())
+		}
+		w.m.Replace(f.Line, line)
+	}
 	// The locals of promoted counters, zero at the function's entry.
 	var locals strings.Builder
 	for i, on := range pr.local {
@@ -219,12 +271,19 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 			fmt.Fprintf(&locals, "  %%__fp.l%d = alloca i64, align 8\n  store i64 0, %s %%__fp.l%d, align 8\n", i, w.ptrTo("i64"), i)
 		}
 	}
+	for _, hl := range arrays {
+		st := hl.h.typ()
+		fmt.Fprintf(&locals, "  %s = alloca %s, align 8\n  store %s zeroinitializer, %s %s, align 8\n", hl.name, st, st, w.ptrTo(st), hl.name)
+	}
 	if locals.Len() > 0 {
 		w.m.InsertBefore(f.Blocks[0].Instrs[0].Line, strings.TrimSuffix(locals.String(), "\n"))
 	}
 	inc := func(i int) string {
-		if pr.local[i] {
+		switch {
+		case pr.local[i]:
 			return w.localIncrement(i)
+		case h != nil:
+			return w.helperIncrement(h, i)
 		}
 		return w.increment(base + i)
 	}
@@ -298,6 +357,9 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 	for _, n := range pr.nests {
 		for _, e := range n.loop.Exits {
 			code := w.flush(n.counters, base)
+			if hc := w.flushHelpers(n.helpers); hc != "" {
+				code = strings.TrimPrefix(code+"\n"+hc, "\n")
+			}
 			switch {
 			case len(e.From.Succs) == 1:
 				w.m.InsertBefore(f.Blocks[e.From.ID].Term().Line, code)
@@ -354,6 +416,53 @@ func (w *writer) localIncrement(i int) string {
 	t := w.tmp
 	return fmt.Sprintf("  %%__fp.%d = load i64, %s %%__fp.l%d, align 8\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %%__fp.l%d, align 8",
 		t, p, i, t, t, t, p, i)
+}
+
+// helperSlots is the address of leaf helper h's slots, as its counters' type.
+func (w *writer) helperSlots(h *helper) string {
+	if w.m.Opaque {
+		return w.slotAddr(h.base)
+	}
+	return fmt.Sprintf("bitcast (i64* %s to %s*)", w.slotAddr(h.base), h.typ())
+}
+
+// helperIncrement returns the instructions that add one to counter i of leaf helper
+// h, through its counters' address (helpers.go).
+func (w *writer) helperIncrement(h *helper, i int) string {
+	w.tmp++
+	return w.structIncrement(h, "%__fp.hc", i, w.tmp)
+}
+
+// structIncrement adds one to field i of h's counters at base; t numbers the values.
+func (w *writer) structIncrement(h *helper, base string, i, t int) string {
+	st, p := h.typ(), w.ptrTo("i64")
+	tbaa := w.tbaa()
+	return fmt.Sprintf("  %%__fp.%d.a = getelementptr inbounds %s, %s %s, i32 0, i32 %d\n  %%__fp.%d = load i64, %s %%__fp.%d.a, align 8%s\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %%__fp.%d.a, align 8%s",
+		t, st, w.ptrTo(st), base, i, t, p, t, tbaa, t, t, t, p, t, tbaa)
+}
+
+// flushHelpers returns the instructions that add a nest's local arrays of helper
+// counters to the helpers' slots and zero them.
+func (w *writer) flushHelpers(hls []*helperLocals) string {
+	p := w.ptrTo("i64")
+	var sb strings.Builder
+	for _, hl := range hls {
+		for j := 0; j < hl.h.n; j++ {
+			w.tmp++
+			t := w.tmp
+			tbaa := w.tbaa()
+			addr := w.slotAddr(hl.h.base + j)
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			st := hl.h.typ()
+			fmt.Fprintf(&sb, "  %%__fp.%d.a = getelementptr inbounds %s, %s %s, i32 0, i32 %d\n  %%__fp.%d = load i64, %s %%__fp.%d.a, align 8%s\n", t, st, w.ptrTo(st), hl.name, j, t, p, t, tbaa)
+			fmt.Fprintf(&sb, "  %%__fp.%d.1 = load i64, %s %s, align 8%s\n  %%__fp.%d.2 = add i64 %%__fp.%d.1, %%__fp.%d\n  store i64 %%__fp.%d.2, %s %s, align 8%s\n",
+				t, p, addr, tbaa, t, t, t, t, p, addr, tbaa)
+			fmt.Fprintf(&sb, "  store i64 0, %s %%__fp.%d.a, align 8%s", p, t, tbaa)
+		}
+	}
+	return sb.String()
 }
 
 // flush returns the instructions that add the locals of the promoted counters (plan

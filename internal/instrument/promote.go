@@ -30,17 +30,37 @@ import "github.com/fragprof/fragprof/cfg"
 
 // promotion says which counters of a plan are promoted and where they are flushed.
 type promotion struct {
+	// blockNest[b] is the promotable loop nest around block b, or nil: where a call
+	// of a leaf helper can hand it locals of the caller (helpers.go).
+	blockNest []*cfg.Loop
 	// local[i] is true when counter i lives in a local while in its loop nest.
 	local []bool
 	// nest[i] is the outermost loop around counter i's increment (promoted ones).
 	nest []*cfg.Loop
-	// nests are the loop nests that hold promoted counters, with their counters.
-	nests []*promotedNest
+	// nests are the loop nests that hold promoted counters, with their counters;
+	// byLoop finds them by loop.
+	nests  []*promotedNest
+	byLoop map[*cfg.Loop]*promotedNest
+}
+
+// nestOf returns the promoted nest of loop l, adding one without counters of its
+// own if there is none.
+func (pr *promotion) nestOf(l *cfg.Loop) *promotedNest {
+	n := pr.byLoop[l]
+	if n == nil {
+		n = &promotedNest{loop: l}
+		pr.byLoop[l] = n
+		pr.nests = append(pr.nests, n)
+	}
+	return n
 }
 
 type promotedNest struct {
 	loop     *cfg.Loop
 	counters []int // indices into the plan's counters
+	// helpers are the leaf helpers called in the nest, whose counters the nest
+	// keeps in a local array of its own while control is in it (helpers.go).
+	helpers []*helperLocals
 }
 
 // maxPromotionExits bounds the exits of a loop whose counters are promoted.
@@ -76,6 +96,9 @@ func planPromotion(p *FuncPlan) *promotion {
 		}
 	}
 	outermost := func(b *cfg.Block) *cfg.Loop {
+		if b == nil {
+			return nil
+		}
 		l := li.Innermost[b.ID]
 		if l == nil || !ok[l] {
 			return nil
@@ -85,7 +108,12 @@ func planPromotion(p *FuncPlan) *promotion {
 		}
 		return l
 	}
-	byLoop := map[*cfg.Loop]*promotedNest{}
+	pr.blockNest = make([]*cfg.Loop, len(g.Blocks))
+	for _, b := range g.Blocks {
+		pr.blockNest[b.ID] = outermost(b)
+	}
+	pr.byLoop = map[*cfg.Loop]*promotedNest{}
+	byLoop := pr.byLoop
 	for i, c := range p.Counters {
 		var l *cfg.Loop
 		switch c.Place {
