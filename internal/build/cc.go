@@ -95,7 +95,8 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 			return fmt.Errorf("FRAGPROF_COUNTERS: %v", err)
 		}
 	}
-	iopt := instrument.Options{Scheme: scheme, Atomic: os.Getenv("FRAGPROF_ATOMIC") == "1", Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt)}
+	atomic := os.Getenv("FRAGPROF_ATOMIC") == "1"
+	iopt := instrument.Options{Scheme: scheme, Atomic: atomic, Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt, atomic)}
 	tmp, err := os.MkdirTemp("", "fragprof-cc")
 	if err != nil {
 		return err

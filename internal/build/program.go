@@ -71,7 +71,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		}
 		o := spec.Instr
 		o.Source = src
-		o.Promote = Promote(opt) && !spec.ExactFaults
+		o.Promote = Promote(opt, o.Atomic) && !spec.ExactFaults
 		u, err := t.InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), spec.CFlags, o, spec.Edits...)
 		if err != nil {
 			return nil, err
