@@ -83,8 +83,13 @@ type Block struct {
 	Addr   uint64 // machine blocks: address of the first instruction; 0 for IR blocks
 	Traits Traits // what its instructions do (calls, stores, returns), for the heuristics
 	Cond   Cond   // the comparison deciding its conditional branch, if it has one
-	Succs  []*Edge
-	Preds  []*Edge
+	// Calls are the linkage names of the functions its call and invoke instructions
+	// call directly, in instruction order, one entry per call instruction (calls.go).
+	// Indirect calls (through a pointer), inline assembly and LLVM intrinsics are
+	// left out. Nil for machine blocks and for profiles written before format 1.2.
+	Calls []string
+	Succs []*Edge
+	Preds []*Edge
 }
 
 // An Edge is a possible transfer of control from one block to another.
@@ -280,7 +285,11 @@ func (f *Func) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "func %s (%s:%d)\n", f.Name, f.File, f.Line)
 	for _, b := range f.Blocks {
-		fmt.Fprintf(&sb, "  %d %s lines=%v instrs=%d\n", b.ID, b.Label, b.Lines, b.Instrs)
+		fmt.Fprintf(&sb, "  %d %s lines=%v instrs=%d", b.ID, b.Label, b.Lines, b.Instrs)
+		if len(b.Calls) > 0 {
+			fmt.Fprintf(&sb, " calls=%v", b.Calls)
+		}
+		sb.WriteByte('\n')
 		for _, e := range b.Succs {
 			fmt.Fprintf(&sb, "    -> %d %s\n", e.To.ID, e.Kind)
 		}

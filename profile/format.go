@@ -9,7 +9,7 @@
 //	header (64 bytes)
 //	  0  [8]byte magic "\x89FPP\r\n\x1a\n"
 //	  8  uint16  major version (1): a reader refuses other majors
-//	 10  uint16  minor version (1): additions a reader may ignore
+//	 10  uint16  minor version (2): additions a reader may ignore
 //	 12  uint32  header size (64)
 //	 16  uint64  file size
 //	 24  uint32  number of sections
@@ -22,7 +22,8 @@
 //
 // Section types: 1 summary, 2 names, 3 functions, 4 cfg, 5 counts, 6 statistics
 // (the Monte Carlo engine's exact per-block count distributions; ancillary; its
-// encoding is in stats.go), 7 identity (since 1.1; ancillary; identity.go). A reader
+// encoding is in stats.go), 7 identity (since 1.1; ancillary; identity.go), 8 calls
+// (the blocks' direct callees, since 1.2; ancillary; calls.go). A reader
 // refuses a file with a critical section it does not know and keeps ancillary ones it
 // does not know in Profile.Extra.
 package profile
@@ -47,7 +48,7 @@ const Magic = "\x89FPP\r\n\x1a\n"
 // The format version this package writes; it reads every minor version of Major.
 const (
 	Major = 1
-	Minor = 1
+	Minor = 2
 )
 
 // Section types.
@@ -59,6 +60,7 @@ const (
 	SecCounts  = 5 // block and edge counts
 	SecStats   = 6 // per-block exact count distributions of Monte Carlo trials (stats.go)
 	// SecIdentity  = 7: the program's identity (identity.go)
+	// SecCalls     = 8: the blocks' direct callees (calls.go)
 	FlagCritical = 1 // section flag: a reader that does not know the type must refuse the file
 )
 
@@ -217,8 +219,12 @@ func (p *Profile) encode() ([]byte, error) {
 	if p.Identity != (Identity{}) {
 		secs = append(secs, Section{SecIdentity, 0, p.encodeIdentity()})
 	}
+	calls := p.hasCalls()
+	if calls {
+		secs = append(secs, Section{SecCalls, 0, p.encodeCalls()})
+	}
 	for _, x := range p.Extra {
-		if x.Type == SecStats && p.Stats != nil || x.Type == SecIdentity && p.Identity != (Identity{}) {
+		if x.Type == SecStats && p.Stats != nil || x.Type == SecIdentity && p.Identity != (Identity{}) || x.Type == SecCalls && calls {
 			continue
 		}
 		secs = append(secs, x)
@@ -337,7 +343,7 @@ func parse(data []byte) (*Profile, error) {
 		}
 		body := data[off : off+n]
 		switch typ {
-		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts, SecStats, SecIdentity:
+		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts, SecStats, SecIdentity, SecCalls:
 			if _, dup := secs[typ]; dup {
 				return nil, bad(at, "section type %d appears twice", typ)
 			}
@@ -468,6 +474,11 @@ func parse(data []byte) (*Profile, error) {
 	}
 	if id, ok := secs[SecIdentity]; ok {
 		if err := p.parseIdentity(id, secOff[SecIdentity]); err != nil {
+			return nil, err
+		}
+	}
+	if cl, ok := secs[SecCalls]; ok {
+		if err := p.parseCalls(cl, secOff[SecCalls]); err != nil {
 			return nil, err
 		}
 	}

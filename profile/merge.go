@@ -65,8 +65,8 @@ type funcKey struct{ name, file string }
 //     joined with " + ", differing build-ids unknown (mergeIdentity).
 //   - Extra sections: dropped (their meaning is unknown, so no sum is safe).
 //
-// The CFG of a function (labels and positions, which the checksum ignores) comes
-// from the first source that has it. The result has counts if any source has; the
+// The CFG of a function (labels, positions and calls, which the checksum ignores)
+// comes from the first source that has it. The result has counts if any source has; the
 // functions are in source order (cfg.Program.SortFuncs). For compatible sources
 // merging is commutative and associative: Merge(a, Merge(b, c)) = Merge(Merge(a, b), c).
 func MergeWith(srcs []*Profile, opt MergeOptions) (*Profile, []*MismatchError, error) {

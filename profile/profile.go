@@ -17,6 +17,8 @@ import (
 
 // A Profile is a program's CFG and, optionally, counts.
 type Profile struct {
+	// Program is the functions' graphs. Their blocks' direct callees (Block.Calls)
+	// are stored in the calls section (type 8; calls.go).
 	Program *cfg.Program
 	// Counts is parallel to Program.Funcs; nil for a profile of structure only
 	// (what `fragprof cfg` prints).
@@ -37,7 +39,7 @@ type Profile struct {
 	Identity Identity
 	// Extra holds the ancillary sections of a parsed file that this version of the
 	// package does not know, so that Parse → Write keeps them. Merge drops them.
-	// (A section of type SecStats is never here: Parse reads it into Stats.)
+	// (A section of a type this package knows is never here: Parse reads it.)
 	Extra []Section
 }
 

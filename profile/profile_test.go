@@ -33,6 +33,7 @@ func sumFunc(name, file string) *cfg.Func {
 	B := f.Blocks
 	B[1].Cond = cfg.GeZero
 	B[3].Traits = cfg.HasCall | cfg.MayNotReturn
+	B[3].Calls = []string{"leaf", "printf", "leaf"}
 	B[5].Traits = cfg.Returns
 	f.AddEdge(B[0], B[1], cfg.Unconditional, "")
 	f.AddEdge(B[1], B[2], cfg.True, "")
@@ -251,8 +252,10 @@ func TestCorruption(t *testing.T) {
 			return fix(b)
 		}},
 		{"count breaking flow", "in-edges sum", func(b []byte) []byte {
-			// The last 8 bytes are the last edge count of the last function.
-			le.PutUint64(b[len(b)-8:], le.Uint64(b[len(b)-8:])+1)
+			// The last 8 bytes of the counts are the last edge count of the last
+			// function.
+			cs := section(t, b, SecCounts)
+			le.PutUint64(cs[len(cs)-8:], le.Uint64(cs[len(cs)-8:])+1)
 			return fix(b)
 		}},
 	}
@@ -409,6 +412,22 @@ func funcNames(p *Profile) []string {
 		out = append(out, f.Name)
 	}
 	return out
+}
+
+// section returns the body of the section of type typ in the encoded profile b (a
+// slice of b).
+func section(t *testing.T, b []byte, typ uint32) []byte {
+	t.Helper()
+	n := int(le.Uint32(b[24:]))
+	for i := 0; i < n; i++ {
+		e := b[headerSize+secEntry*i:]
+		if le.Uint32(e) == typ {
+			off, l := le.Uint64(e[8:]), le.Uint64(e[16:])
+			return b[off : off+l]
+		}
+	}
+	t.Fatalf("no section of type %d", typ)
+	return nil
 }
 
 func crcOf(b []byte) uint32 {

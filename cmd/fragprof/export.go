@@ -25,14 +25,20 @@ func newExportCmd(e *env) *cobra.Command {
 		Long: `Export converts a profile file for other tools.
 
   json   the object 'fragprof count --json' prints (docs/json.md): every function
-         with its blocks and edges and their counts, "runs" (the runs summed) and
-         "counters" (how many counters the instrumented binary carried).
+         with its blocks, edges and call edges and their counts, "runs" (the runs
+         summed) and "counters" (how many counters the instrumented binary
+         carried).
   dot    Graphviz: one cluster per function, blocks and edges labelled with their
          counts; render with 'dot -Tsvg'. The exact output is not stable.
   pprof  pprof's format (gzipped protocol buffers, via github.com/google/pprof):
-         one sample per executed block, valued by its executions and by executions
-         × IR instructions, located at the file:line where the block starts, with
-         the block's label as a tag. 'go tool pprof -top', '-list FUNC' (run from
+         samples of every executed block, valued by its executions and by
+         executions × IR instructions, located at the file:line where the block
+         starts, with the block's label as a tag. A function's blocks get call
+         stacks from its callers, as gprof does: a block's count is split among
+         the blocks that call the function in proportion to their calls, up to 6
+         callers deep (recursion cut), the parts adding up to the count, so '-top'
+         shows each function's own executions and '-top -cum' what ran under it
+         (docs/edge-profiling.md). 'go tool pprof -top', '-list FUNC' (run from
          the sources' directory) and the web UI ('-http=:8080') open it.
 
 A batches file of a sampled run ('fragprof sample') exports to pprof too: one

@@ -106,6 +106,10 @@ func TestEncodeDecode(t *testing.T) {
 		f := randomFunc(r)
 		f.Blocks[0].Start = cfg.Pos{File: "x.c", Line: 3, Col: 1}
 		f.Blocks[0].Lines = []int{3, 4}
+		if i%2 == 0 {
+			f.Blocks[0].Calls = []string{"g", "_ZN2ns1hEv", "g"}
+			f.Blocks[len(f.Blocks)-1].Calls = []string{"exit"}
+		}
 		u.Funcs = append(u.Funcs, PlanFunc(f, Edges))
 	}
 	blob, err := u.Encode()
@@ -122,6 +126,30 @@ func TestEncodeDecode(t *testing.T) {
 	}
 	if v.NumCounters() != u.NumCounters() {
 		t.Errorf("NumCounters %d, want %d", v.NumCounters(), u.NumCounters())
+	}
+	for i, p := range v.Funcs {
+		for j, b := range p.Func.Blocks {
+			if want := u.Funcs[i].Func.Blocks[j].Calls; !reflect.DeepEqual(b.Calls, want) {
+				t.Errorf("function %d block %d: calls %q, want %q", i, j, b.Calls, want)
+			}
+		}
+	}
+	// A blob without calls (written before call edges) decodes with none.
+	old := strings.ReplaceAll(string(blob), `,"c":["g","_ZN2ns1hEv","g"]`, "")
+	old = strings.ReplaceAll(old, `,"c":["exit"]`, "")
+	if old == string(blob) || strings.Contains(old, `"c":`) {
+		t.Fatalf("calls not found in the blob %s", blob)
+	}
+	w, err := Decode([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range w.Funcs {
+		for _, b := range p.Func.Blocks {
+			if b.Calls != nil {
+				t.Errorf("blob without calls: block %s has calls %q", b.Label, b.Calls)
+			}
+		}
 	}
 	if _, err := Decode([]byte(`{"v":99}`)); err == nil || !strings.Contains(err.Error(), "version 99") {
 		t.Errorf("Decode of a future version: %v", err)

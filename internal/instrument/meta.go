@@ -36,11 +36,12 @@ type metaFunc struct {
 }
 
 type metaBlock struct {
-	Label  string `json:"l"`
-	Start  [3]any `json:"s"` // file, line, col
-	End    [3]any `json:"e"`
-	Lines  []int  `json:"ln,omitempty"`
-	Instrs int    `json:"n"`
+	Label  string   `json:"l"`
+	Start  [3]any   `json:"s"` // file, line, col
+	End    [3]any   `json:"e"`
+	Lines  []int    `json:"ln,omitempty"`
+	Instrs int      `json:"n"`
+	Calls  []string `json:"c,omitempty"` // cfg.Block.Calls; absent in blobs of fragprof before call edges
 }
 
 // Encode returns the unit's metadata blob.
@@ -56,6 +57,7 @@ func (u *Unit) Encode() ([]byte, error) {
 				End:    [3]any{b.End.File, b.End.Line, b.End.Col},
 				Lines:  b.Lines,
 				Instrs: b.Instrs,
+				Calls:  b.Calls,
 			})
 		}
 		for _, e := range f.Edges {
@@ -92,7 +94,7 @@ func Decode(blob []byte) (*Unit, error) {
 		for _, mb := range mf.Blocks {
 			b := f.AddBlock(mb.Label)
 			b.Start, b.End = pos(mb.Start), pos(mb.End)
-			b.Lines, b.Instrs = mb.Lines, mb.Instrs
+			b.Lines, b.Instrs, b.Calls = mb.Lines, mb.Instrs, mb.Calls
 		}
 		for _, me := range mf.Edges {
 			from, to := toInt(me[0]), toInt(me[1])

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -270,5 +271,46 @@ lpad:
 	g := m.CFG(f)
 	if len(g.Edges) != 2 || g.Edges[1].Kind != cfg.Unwind || g.Blocks[0].Traits&cfg.MayNotReturn == 0 {
 		t.Errorf("CFG edges %v, entry traits %v: want an unwind edge and an invoke that may not return", g.Edges, g.Blocks[0].Traits)
+	}
+}
+
+// TestCalls: a block's calls are its direct callees in order, one per call or invoke
+// (tail calls too); indirect calls, inline assembly and intrinsics are left out.
+func TestCalls(t *testing.T) {
+	ir := `define void @g(i32 %x) {
+entry:
+  ret void
+}
+
+define void @f(ptr %fp) personality ptr @__gxx_personality_v0 {
+entry:
+  call void @llvm.memset.p0.i64(ptr @buf, i8 0, i64 4, i1 false)
+  call void @g(i32 1)
+  call void %fp(ptr @g)
+  call void asm sideeffect "call @h(%rip)", "~{dirflag}"()
+  %r = tail call i32 @"quoted name"(ptr @buf)
+  call void @g(i32 2)
+  invoke void @_Z1hv()
+          to label %ok unwind label %lp
+ok:
+  ret void
+lp:
+  %l = landingpad { ptr, i32 } cleanup
+  resume { ptr, i32 } %l
+}
+`
+	m, err := Parse("x.ll", []byte(ir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, f := range m.Funcs {
+		for _, b := range m.CFG(f).Blocks {
+			got = append(got, b.Calls)
+		}
+	}
+	want := [][]string{nil, {"g", "quoted name", "g", "_Z1hv"}, nil, nil}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("calls %q, want %q", got, want)
 	}
 }

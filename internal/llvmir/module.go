@@ -118,7 +118,7 @@ type Instr struct {
 	Result  string // "%x" or ""
 	Op      string // opcode ("br", "call", "phi", ...); "call" also for tail/musttail call
 	Dbg     int    // the !dbg attachment, or -1
-	Callee  string // for call: the called function's name without @, if direct
+	Callee  string // call, invoke: the callee's name without @ if direct; "" for indirect calls and asm
 	// Targets are the successor labels of a terminator, in operand order.
 	Targets []Target
 }

@@ -333,7 +333,9 @@ func parseInstr(lines []string, j int) (*Instr, int, *Error) {
 	case "indirectbr":
 		in.Targets, err = indirectTargets(line)
 	case "call", "invoke":
-		if k := strings.IndexByte(body, '@'); k >= 0 {
+		// The callee is the first @name followed by its arguments; an @name in
+		// inline assembly's operands is not one.
+		if k := strings.IndexByte(body, '@'); k >= 0 && !strings.Contains(body[:k], " asm ") {
 			if n, rest, ok := localName(body[k+1:]); ok && strings.HasPrefix(rest, "(") {
 				in.Callee = n
 			}

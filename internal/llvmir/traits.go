@@ -72,7 +72,8 @@ func isCall(op string) bool { return op == "call" || op == "invoke" || op == "ca
 
 func isIntrinsic(callee string) bool { return strings.HasPrefix(callee, "llvm.") }
 
-// annotate fills the Traits and Cond of g's blocks and g.ReturnsTwice from f.
+// annotate fills the Traits, Cond and Calls (the direct callees) of g's blocks and
+// g.ReturnsTwice from f.
 func (m *Module) annotate(g *cfg.Func, f *Func) {
 	g.ReturnsTwice = f.CallsSetjmp
 	nr := m.mayNotReturn()
@@ -112,6 +113,9 @@ func (m *Module) annotate(g *cfg.Func, f *Func) {
 				t |= cfg.HasCall
 				if callMayNotReturn(in.Callee, defined, nr) {
 					t |= cfg.MayNotReturn
+				}
+				if in.Callee != "" {
+					g.Blocks[i].Calls = append(g.Blocks[i].Calls, in.Callee)
 				}
 			case "store":
 				ptr := storeTarget(m.Lines[in.Line])

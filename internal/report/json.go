@@ -29,6 +29,9 @@ type JSONFunc struct {
 	Calls   *uint64     `json:"calls,omitempty"`
 	Blocks  []JSONBlock `json:"blocks"`
 	Edges   []JSONEdge  `json:"edges"`
+	// CallEdges are its blocks' direct calls, absent when it makes none (or the
+	// profile predates them).
+	CallEdges []JSONCallEdge `json:"call_edges,omitempty"`
 }
 
 // JSONBlock is one basic block.
@@ -50,6 +53,15 @@ type JSONEdge struct {
 	Kind  string  `json:"kind"`
 	Case  string  `json:"case,omitempty"`
 	Count *uint64 `json:"count,omitempty"`
+}
+
+// JSONCallEdge is the calls of one block to one function (cfg.CallEdge).
+type JSONCallEdge struct {
+	Block         int     `json:"block"`                    // the calling block's id
+	Callee        string  `json:"callee"`                   // the source-level name, as functions[].name
+	CalleeMangled string  `json:"callee_mangled,omitempty"` // the linkage name, when it differs
+	Sites         int     `json:"sites"`                    // call instructions of the block naming it
+	Count         *uint64 `json:"count,omitempty"`          // calls made: the block's count × sites
 }
 
 // JSON converts p to its JSON form.
@@ -85,6 +97,17 @@ func JSON(p *profile.Profile) JSONProgram {
 				je.Count = &v
 			}
 			jf.Edges = append(jf.Edges, je)
+		}
+		for _, e := range f.CallEdges() {
+			jc := JSONCallEdge{Block: e.Block.ID, Callee: cfg.Demangle(e.Callee), Sites: e.Sites}
+			if jc.Callee != e.Callee {
+				jc.CalleeMangled = e.Callee
+			}
+			if p.HasCounts() {
+				v := e.Count(p.Counts[i])
+				jc.Count = &v
+			}
+			jf.CallEdges = append(jf.CallEdges, jc)
 		}
 		out.Functions = append(out.Functions, jf)
 	}
