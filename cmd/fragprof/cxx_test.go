@@ -170,6 +170,31 @@ func TestCXXThreadsAtomic(t *testing.T) {
 	checkWants(t, ex, p)
 }
 
+// TestCXXThreadsAtomicPromoted: fragprof c++ -O0 with FRAGPROF_ATOMIC=1 keeps each
+// thread's loop counters in locals of its own, added atomically when the loop ends
+// (build.Promote): the counts are still every iteration of every thread.
+func TestCXXThreadsAtomicPromoted(t *testing.T) {
+	t.Setenv("FRAGPROF_ATOMIC", "1")
+	ex := loadExample(t, "testdata/threads.cpp")
+	bin := filepath.Join(t.TempDir(), "threads")
+	if _, stderr, code := cli(t, "", "c++", "-O0", "-g", ex.path, "-o", bin, "-lpthread"); code != 0 {
+		t.Fatalf("fragprof c++: exit %d\n%s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "counts.json")
+	if _, stderr, code := cli(t, "", "count", "--binary", bin, "--json", "-o", out); code != 0 {
+		t.Fatalf("count --binary: exit %d\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p report.JSONProgram
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	checkWants(t, ex, p)
+}
+
 // TestCXXOpenMPAtomic: an OpenMP parallel loop (clang -fopenmp, libomp) on four
 // threads with a dynamic schedule counts every iteration with --atomic, in the
 // function clang outlines for the parallel region (docs/cxx.md).
