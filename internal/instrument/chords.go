@@ -29,9 +29,13 @@ package instrument
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/fragprof/fragprof/cfg"
 )
+
+// scratch holds the solver's working space between calls of reconstructChords.
+var scratch = sync.Pool{New: func() any { return new([]uint64) }}
 
 // planChords places counters on the chords of a maximum-weight spanning tree.
 func planChords(f *cfg.Func) *FuncPlan {
@@ -316,10 +320,18 @@ func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64) (cfg.C
 		}
 		return f.Blocks[n].Label
 	}
-	x := make([]uint64, len(g.from))
-	// in[n] and out[n]: the flow known so far into and out of node n.
-	io := make([]uint64, 2*g.nodes)
-	in, out := io[:g.nodes], io[g.nodes:]
+	// x[e]: the flow on edge e; in[n] and out[n]: the flow known so far into and out
+	// of node n. Scratch space, reused (a Monte Carlo run solves thousands of times).
+	sp := scratch.Get().(*[]uint64)
+	defer scratch.Put(sp)
+	need := len(g.from) + 2*g.nodes
+	if cap(*sp) < need {
+		*sp = make([]uint64, need)
+	}
+	buf := (*sp)[:need]
+	clear(buf)
+	x := buf[:len(g.from)]
+	in, out := buf[len(g.from):len(g.from)+g.nodes], buf[len(g.from)+g.nodes:]
 	for i, e := range s.chord {
 		x[e] = vals[i]
 		out[g.from[e]] += vals[i]
