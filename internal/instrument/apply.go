@@ -6,6 +6,7 @@ package instrument
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 
@@ -142,13 +143,12 @@ func isShared(define string) bool {
 type writer struct {
 	m        *llvmir.Module
 	opt      Options
-	n        int  // counters in the unit
-	cap      int  // length of the counter array: n padded to whole pages
-	tmp      int  // per-function temporary counter
-	tbaaTag  int  // metadata number of the counters' TBAA tag, once defined
-	promoted bool // some counter is promoted
+	n        int                // counters in the unit
+	cap      int                // length of the counter array: n padded to whole pages
+	tmp      int                // per-function temporary counter
+	tbaaTag  int                // metadata number of the counters' TBAA tag, once defined
+	promoted bool               // some counter is promoted
 	helpers  map[string]*helper // leaf helpers by name (helpers.go)
-	nlocals  int                // per-function count of helper arrays
 }
 
 // CounterPage is the alignment and size granule of a unit's counter array, so that
@@ -219,41 +219,10 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 	pr := &promotion{local: make([]bool, len(p.Counters))}
 	if w.opt.Promote && !w.opt.NoCounters {
 		pr = planPromotion(p)
-		w.promoted = w.promoted || len(pr.nests) > 0
 	}
-	// Calls of leaf helpers get the address of their counters: the helper's slots,
-	// or inside a promoted nest a local array of the nest's (helpers.go).
-	var arrays []*helperLocals
-	w.nlocals = 0
-	for bi, b := range f.Blocks {
-		for _, in := range b.Instrs {
-			h := w.helpers[in.Callee]
-			if in.Op != "call" || h == nil {
-				continue
-			}
-			arg := w.helperSlots(h)
-			if pr.blockNest != nil && pr.blockNest[bi] != nil {
-				n := pr.nestOf(pr.blockNest[bi])
-				var hl *helperLocals
-				for _, x := range n.helpers {
-					if x.h == h {
-						hl = x
-					}
-				}
-				if hl == nil {
-					hl = &helperLocals{h: h, name: fmt.Sprintf("%%__fp.h%d", w.nlocals)}
-					w.nlocals++
-					n.helpers = append(n.helpers, hl)
-					arrays = append(arrays, hl)
-				}
-				arg = hl.name
-			}
-			line, err := appendArg(w.m.Text(in.Line), in.Callee, w.ptrTo(h.typ())+" "+arg)
-			if err != nil {
-				return w.unsupported(f, b, err.Error())
-			}
-			w.m.Replace(in.Line, line)
-		}
+	arrays, err := w.passHelperCounters(f, pr)
+	if err != nil {
+		return err
 	}
 	w.promoted = w.promoted || len(pr.nests) > 0
 	h := w.helpers[f.Name]
@@ -426,19 +395,47 @@ func (w *writer) helperSlots(h *helper) string {
 	return fmt.Sprintf("bitcast (i64* %s to %s*)", w.slotAddr(h.base), h.typ())
 }
 
-// helperIncrement returns the instructions that add one to counter i of leaf helper
-// h, through its counters' address (helpers.go).
-func (w *writer) helperIncrement(h *helper, i int) string {
-	w.tmp++
-	return w.structIncrement(h, "%__fp.hc", i, w.tmp)
+// passHelperCounters gives every call of a leaf helper in f the address of the
+// helper's counters: its slots, or, in a promoted loop nest, a local structure of
+// the nest's (helpers.go), which it returns, to be allocated at f's entry.
+func (w *writer) passHelperCounters(f *llvmir.Func, pr *promotion) ([]*helperLocals, error) {
+	var arrays []*helperLocals
+	for bi, b := range f.Blocks {
+		for _, in := range b.Instrs {
+			h := w.helpers[in.Callee]
+			if in.Op != "call" || h == nil {
+				continue
+			}
+			arg := w.helperSlots(h)
+			if pr.blockNest != nil && pr.blockNest[bi] != nil {
+				n := pr.nestOf(pr.blockNest[bi])
+				k := slices.IndexFunc(n.helpers, func(x *helperLocals) bool { return x.h == h })
+				if k < 0 {
+					n.helpers = append(n.helpers, &helperLocals{h: h, name: fmt.Sprintf("%%__fp.h%d", len(arrays))})
+					arrays = append(arrays, n.helpers[len(n.helpers)-1])
+					k = len(n.helpers) - 1
+				}
+				arg = n.helpers[k].name
+			}
+			line, err := appendArg(w.m.Text(in.Line), in.Callee, w.ptrTo(h.typ())+" "+arg)
+			if err != nil {
+				return nil, w.unsupported(f, b, err.Error())
+			}
+			w.m.Replace(in.Line, line)
+		}
+	}
+	return arrays, nil
 }
 
-// structIncrement adds one to field i of h's counters at base; t numbers the values.
-func (w *writer) structIncrement(h *helper, base string, i, t int) string {
+// helperIncrement returns the instructions that add one to counter i of leaf helper
+// h, field i of the structure its parameter %__fp.hc points to (helpers.go).
+func (w *writer) helperIncrement(h *helper, i int) string {
+	w.tmp++
+	t := w.tmp
 	st, p := h.typ(), w.ptrTo("i64")
 	tbaa := w.tbaa()
-	return fmt.Sprintf("  %%__fp.%d.a = getelementptr inbounds %s, %s %s, i32 0, i32 %d\n  %%__fp.%d = load i64, %s %%__fp.%d.a, align 8%s\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %%__fp.%d.a, align 8%s",
-		t, st, w.ptrTo(st), base, i, t, p, t, tbaa, t, t, t, p, t, tbaa)
+	return fmt.Sprintf("  %%__fp.%d.a = getelementptr inbounds %s, %s %%__fp.hc, i32 0, i32 %d\n  %%__fp.%d = load i64, %s %%__fp.%d.a, align 8%s\n  %%__fp.%d.1 = add i64 %%__fp.%d, 1\n  store i64 %%__fp.%d.1, %s %%__fp.%d.a, align 8%s",
+		t, st, w.ptrTo(st), i, t, p, t, tbaa, t, t, t, p, t, tbaa)
 }
 
 // flushHelpers returns the instructions that add a nest's local arrays of helper
