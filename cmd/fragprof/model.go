@@ -199,7 +199,13 @@ Examples:
 			if jsonOut {
 				return m.Write(e.stdout)
 			}
-			return m.WriteText(e.stdout)
+			if err := m.WriteText(e.stdout); err != nil {
+				return err
+			}
+			if note := m.MachineNote(predict.ReadCaches()); note != "" {
+				fmt.Fprintf(e.stdout, "warning: %s\n", note)
+			}
+			return nil
 		},
 	}
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the model as JSON")
@@ -269,9 +275,10 @@ typically orders of magnitude faster than running the program.
 
 When a rule is probabilistic, --runs runs are interpreted; the runs are clustered
 by their times, atypical ones dropped (only the largest cluster is kept), and the
-rest averaged. The interval (about 95%) combines the spread of the runs, the
-uncertainty of each arc's time formula over the predicted number of transitions,
-and the model's error on its held-out runs.
+rest averaged. The time is the chosen predictor's (model show lists them) with its
+90% cross-conformal interval, widened beyond the training range; a model without
+that choice gives the graph model's own interval (about 95%: the spread of the
+runs, the errors of the arcs' time formulas, the held-out error).
 
 The prediction is of the traced program; "without the checkpoints' own cost"
 subtracts the runtime's estimate of what the checkpoints added (unknown where the
@@ -279,7 +286,19 @@ checkpoints are nearly all of it). The direct
 baseline's prediction is shown beside it; so are warnings when an input lies
 outside the range the model was trained on.
 
---json prints {"predicted_ns", "interval_ns": [lo, hi], "vars": {...}, ...}.
+The working set — the bytes the program touches, measured in every traced run and
+fitted as a power law of the inputs — is predicted too and compared with the data
+caches of the machine the model was built on. When it crosses a cache level that
+no training run crossed ("at n = 512 the working set is about 6.1 MiB, beyond the
+1 MiB L2 that every training run fit in"), the time per operation the model learnt
+does not hold there: predict says so, and the interval claims no level (the
+training runs cannot say how much slower the program gets; train with inputs past
+the cache to see it). A model used on a machine with other caches says so too.
+
+--json prints {"predicted_ns", "interval_ns": [lo, hi], "interval_level": 0.9,
+"vars": {...}, "working_set_bytes", ...}, with "cache_crossing": {"level": 2,
+"cache_bytes", "direction": "beyond", "working_set_bytes", "train_max_bytes", ...}
+and "interval_level": 0 when a level is crossed (docs/predict.md).
 
 Examples:
   fragprof model predict bru.model --set K=800
@@ -295,6 +314,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			p.OtherMachine = m.MachineNote(predict.ReadCaches())
 			if jsonOut {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
@@ -327,7 +347,7 @@ func sanitizePrediction(p *predict.Prediction) *predict.Prediction {
 			q.BaselineVars[k] = fin(v)
 		}
 	}
-	q.TimeNs, q.UntracedNs, q.Baseline = fin(q.TimeNs), fin(q.UntracedNs), fin(q.Baseline)
+	q.TimeNs, q.UntracedNs, q.Baseline, q.WorkingSet = fin(q.TimeNs), fin(q.UntracedNs), fin(q.Baseline), fin(q.WorkingSet)
 	q.Interval = [2]float64{fin(q.Interval[0]), fin(q.Interval[1])}
 	q.BaselineInterval = [2]float64{fin(q.BaselineInterval[0]), fin(q.BaselineInterval[1])}
 	return &q

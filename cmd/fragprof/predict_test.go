@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fragprof/fragprof/internal/predict"
 )
 
 // runFragprof runs fragprof in-process.
@@ -185,5 +187,114 @@ func TestTraceRepeatCLI(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || fmt.Sprint(m.Inputs) != "[n]" || m.Training.Runs != 15 || m.Training.Points != 5 {
 		t.Errorf("model show --json: exit %d, inputs %v, training %+v", code, m.Inputs, m.Training)
+	}
+}
+
+// TestModelCacheCLI: a kernel that sweeps an array of n doubles, traced where the
+// array fits the 1 MiB L2 (8000 ≤ n ≤ 64000: 64–512 KB) and predicted far beyond it:
+// the model fits the working set from the runs' resident sets, and a prediction
+// past L2 says so in words and in JSON and claims no level for its interval, while
+// one inside the training span does neither. The test VM's caches are given (48
+// KiB L1, 1 MiB L2, L3 unknown), so that it checks the logic, not this machine.
+func TestModelCacheCLI(t *testing.T) {
+	saved := predict.ReadCaches
+	predict.ReadCaches = func() predict.Caches {
+		return predict.Caches{Levels: []predict.CacheLevel{{Level: 1, Bytes: 48 << 10}, {Level: 2, Bytes: 1 << 20}, {Level: 3}}, Source: "getconf"}
+	}
+	defer func() { predict.ReadCaches = saved }()
+	dir := t.TempDir()
+	traces, large := filepath.Join(dir, "traces"), filepath.Join(dir, "large")
+	model := filepath.Join(dir, "sweep.model")
+	src := "../../examples/predict/kernels/sweep.c"
+	_, stderr, code := runFragprof(t, "trace", src, "--input", "n = uniform_int(8000, 64000)", "--stdin", `{n}\n`, "--trials", "12", "-o", traces)
+	if code != 0 {
+		t.Fatalf("trace: exit %d\n%s", code, stderr)
+	}
+	const big = 2000000 // 16 MB
+	_, stderr, code = runFragprof(t, "trace", src, "--input", fmt.Sprintf("n = choice(%d)", big), "--stdin", `{n}\n`, "--trials", "2", "-o", large)
+	if code != 0 {
+		t.Fatalf("trace (large): exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = runFragprof(t, "model", "build", traces, "--test", large, "-o", model)
+	if code != 0 {
+		t.Fatalf("model build: exit %d\n%s", code, stderr)
+	}
+	out, _, code := runFragprof(t, "model", "show", model)
+	for _, want := range []string{"working set: ", "·$n^1 bytes", "caches of the machine the model was built on: L1 48 KiB, L2 1 MiB, L3 unknown (getconf)",
+		"every training run fit in the 1 MiB L2: from $n ≈", "2 of the 2 points crossed a cache level that no training run crossed"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("model show lacks %q:\n%s", want, out)
+		}
+	}
+	type prediction struct {
+		Level      float64 `json:"interval_level"`
+		WorkingSet float64 `json:"working_set_bytes"`
+		Cache      *struct {
+			Level      int     `json:"level"`
+			CacheBytes int64   `json:"cache_bytes"`
+			Direction  string  `json:"direction"`
+			WorkingSet float64 `json:"working_set_bytes"`
+			TrainMax   float64 `json:"train_max_bytes"`
+		} `json:"cache_crossing"`
+	}
+	predictJSON := func(n int) prediction {
+		out, stderr, code := runFragprof(t, "model", "predict", model, "--set", fmt.Sprintf("n=%d", n), "--json")
+		var p prediction
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("predict n=%d --json: exit %d\n%s%s", n, code, out, stderr)
+		}
+		return p
+	}
+	// Inside the training span: no crossing, the conformal level.
+	p := predictJSON(30000)
+	if p.Cache != nil || p.Level != 0.9 || p.WorkingSet < 8*30000 || p.WorkingSet > 1.5*8*30000 {
+		t.Errorf("n = 30000: %+v, want no crossing, level 0.9, a working set of about 240 KB", p)
+	}
+	out, _, _ = runFragprof(t, "model", "predict", model, "--set", "n=30000")
+	if strings.Contains(out, "beyond the") || !strings.Contains(out, "90% interval") {
+		t.Errorf("predict n=30000:\n%s", out)
+	}
+	// Far beyond L2: the crossing, no level, a working set within 1.5× of the array.
+	p = predictJSON(big)
+	if c := p.Cache; c == nil || c.Level != 2 || c.CacheBytes != 1<<20 || c.Direction != "beyond" || c.TrainMax > 1<<20 || p.Level != 0 {
+		t.Errorf("n = %d: %+v, want a crossing of L2 and no interval level", big, p)
+	}
+	if r := p.WorkingSet / (8 * big); r < 1/1.5 || r > 1.5 {
+		t.Errorf("n = %d: working set %.4g bytes, %.3g× the array's", big, p.WorkingSet, r)
+	}
+	out, _, _ = runFragprof(t, "model", "predict", model, "--set", fmt.Sprint("n=", big))
+	for _, want := range []string{"no confidence level", "the working set leaves L2",
+		fmt.Sprintf("warning: at n = %g the working set is about", float64(big)), "beyond the 1 MiB L2 that every training run fit in",
+		"the time per operation is likely to rise; the interval does not account for it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("predict n=%d lacks %q:\n%s", big, want, out)
+		}
+	}
+	// The model's working set against the one measured at that size.
+	out, _, _ = runFragprof(t, "model", "show", model, "--json")
+	var m struct {
+		Evaluation struct {
+			Rows []struct {
+				WorkingSet float64 `json:"working_set_bytes"`
+				Predicted  float64 `json:"predicted_working_set_bytes"`
+				Cache      string  `json:"cache"`
+			} `json:"rows"`
+		} `json:"evaluation"`
+	}
+	if json.Unmarshal([]byte(out), &m) != nil || len(m.Evaluation.Rows) != 2 {
+		t.Fatalf("model show --json: %.300s", out)
+	}
+	for _, row := range m.Evaluation.Rows {
+		if r := row.Predicted / row.WorkingSet; row.Cache != "beyond L2" || r < 1/1.5 || r > 1.5 || row.WorkingSet < 8*big {
+			t.Errorf("held-out row at n = %d: %+v", big, row)
+		}
+	}
+	// On a machine with other caches the model says whose its figures are.
+	predict.ReadCaches = func() predict.Caches {
+		return predict.Caches{Levels: []predict.CacheLevel{{Level: 1, Bytes: 32 << 10}, {Level: 2, Bytes: 256 << 10}}, Source: "sysfs"}
+	}
+	out, _, _ = runFragprof(t, "model", "predict", model, "--set", "n=30000")
+	if !strings.Contains(out, "warning: the model was built on a machine with caches L1 48 KiB, L2 1 MiB, L3 unknown (getconf); this one has L1 32 KiB, L2 256 KiB (sysfs)") {
+		t.Errorf("predict on another machine:\n%s", out)
 	}
 }

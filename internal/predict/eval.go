@@ -4,6 +4,7 @@
 package predict
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -47,6 +48,19 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 			Events: median(events), PredEvents: p.Events, Factor: p.Factor, Candidates: p.Candidates}
 		for _, name := range m.Inputs {
 			row.Inputs = append(row.Inputs, in[name])
+		}
+		var ws []float64
+		for _, g := range group {
+			if w, ok := g.WorkingSet(); ok {
+				ws = append(ws, w)
+			}
+		}
+		if len(ws) > 0 {
+			row.WorkingSet = median(ws)
+		}
+		row.PredWorkingSet = p.WorkingSet
+		if c := p.Cache; c != nil {
+			row.Cache = fmt.Sprintf("%s L%d", c.Direction, c.Level)
 		}
 		ev.Rows = append(ev.Rows, row)
 		ev.ActualNs += actual
@@ -124,10 +138,20 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 		if r.ActualNs >= r.Lo && r.ActualNs <= r.Hi {
 			ev.Covered++
 		}
+		if r.Cache != "" {
+			ev.CachePoints++
+		}
 		for _, t := range r.TimesNs {
+			in := t >= r.Lo && t <= r.Hi
 			ev.RunsTotal++
-			if t >= r.Lo && t <= r.Hi {
+			if in {
 				ev.RunsCovered++
+			}
+			if r.Cache != "" {
+				ev.CacheRuns++
+				if in {
+					ev.CacheRunsCovered++
+				}
 			}
 		}
 	}

@@ -70,6 +70,20 @@ type Prediction struct {
 	Elapsed      time.Duration      `json:"elapsed_ns"` // time the prediction took
 	// Extrapolated lists inputs outside the training range.
 	Extrapolated []string `json:"extrapolated,omitempty"`
+	// WorkingSet is the predicted working set in bytes (Model.WorkingSet; absent
+	// without a working-set model). Cache is set when it crosses a cache level
+	// that no training run crossed: the time per operation the model learnt does
+	// not hold there.
+	WorkingSet float64        `json:"working_set_bytes,omitempty"`
+	Cache      *CacheCrossing `json:"cache_crossing,omitempty"`
+	// IntervalLevel is the confidence Interval is claimed at: the selection's
+	// conformal level (0.9), about 0.95 for the graph model's own interval, and 0
+	// when Cache is set — the interval then assumes the training runs' time per
+	// operation, and no level can be claimed for it.
+	IntervalLevel float64 `json:"interval_level"`
+	// OtherMachine says that the model was built on a machine with other caches
+	// (Model.MachineNote; set by the command, which reads this machine's).
+	OtherMachine string `json:"other_machine,omitempty"`
 }
 
 // ffInfo says whether a node's self loop can be fast-forwarded.
@@ -383,6 +397,16 @@ func (m *Model) Predict(inputs map[string]float64, opt PredictOptions) (*Predict
 		return nil, err
 	}
 	m.choose(in, p)
+	p.IntervalLevel = 0.95
+	if m.Selection != nil {
+		p.IntervalLevel = m.Selection.Interval.Level
+	}
+	if ws := m.WorkingSet(in); !math.IsNaN(ws) && !math.IsInf(ws, 0) {
+		p.WorkingSet = math.Max(0, ws)
+		if p.Cache = m.cacheCrossing(in); p.Cache != nil {
+			p.IntervalLevel = 0
+		}
+	}
 	for _, r := range m.Training.Ranges {
 		v := inputs[r.Name]
 		if v < r.Min || v > r.Max {

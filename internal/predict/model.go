@@ -81,13 +81,17 @@ type Model struct {
 	TimeScale float64 `json:"time_scale,omitempty"`
 	// DataBaselines are direct models of each variable's final value.
 	DataBaselines []*regress.Baseline `json:"data_baselines,omitempty"`
-	Training      Training            `json:"training"`
-	Evaluation    *Evaluation         `json:"evaluation,omitempty"`
-	Warnings      []string            `json:"warnings,omitempty"`
-	space         *graph.Space        `json:"-"`
-	ff            []ffInfo            `json:"-"`
-	tripNodes     []bool              `json:"-"`
-	outArcs       [][]int             `json:"-"`
+	// Memory is the working set as a function of the inputs, with the caches of
+	// the machine the model was built on (memory.go). Absent: the traces did not
+	// measure it (an older runtime).
+	Memory     *Memory      `json:"memory,omitempty"`
+	Training   Training     `json:"training"`
+	Evaluation *Evaluation  `json:"evaluation,omitempty"`
+	Warnings   []string     `json:"warnings,omitempty"`
+	space      *graph.Space `json:"-"`
+	ff         []ffInfo     `json:"-"`
+	tripNodes  []bool       `json:"-"`
+	outArcs    [][]int      `json:"-"`
 }
 
 // A ModelNode is a checkpoint of the model.
@@ -171,6 +175,12 @@ type Evaluation struct {
 	// interval (conformal.Level: 90%).
 	RunsCovered int `json:"runs_covered"`
 	RunsTotal   int `json:"runs_total"`
+	// CachePoints of the points crossed a cache level no training run crossed
+	// (EvalRow.Cache): their intervals claim no level. CacheRunsCovered of their
+	// CacheRuns runs fell inside them (counted in RunsCovered too).
+	CachePoints      int `json:"cache_points,omitempty"`
+	CacheRuns        int `json:"cache_runs,omitempty"`
+	CacheRunsCovered int `json:"cache_runs_covered,omitempty"`
 	// Chosen is the predictor evaluated as the model (Selection.Chosen, or
 	// "graph"); Models every candidate's errors on the same points.
 	Chosen string       `json:"chosen"`
@@ -210,6 +220,13 @@ type EvalRow struct {
 	// training range); Candidates every candidate's prediction.
 	Factor     float64            `json:"extrapolation_factor"`
 	Candidates map[string]float64 `json:"candidates,omitempty"`
+	// WorkingSet is the median of the runs' measured working sets (bytes) and
+	// PredWorkingSet the model's (absent without them); Cache names the cache
+	// level the prediction crossed ("beyond L2", "within L1"; Prediction.Cache),
+	// where its interval claims no level.
+	WorkingSet     float64 `json:"working_set_bytes,omitempty"`
+	PredWorkingSet float64 `json:"predicted_working_set_bytes,omitempty"`
+	Cache          string  `json:"cache,omitempty"`
 }
 
 // A VarError compares the final value of a variable predicted by the model and by
@@ -311,6 +328,7 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 	if err := m.selectPredictor(train, fit, opt.EvalRuns, opt.Predictor); err != nil {
 		return nil, err
 	}
+	m.Memory = fitMemory(train, m.Inputs)
 	m.Warnings = append(warnings, m.Warnings...)
 	m.Training.Skipped = skipped
 	m.Training.Holdout = opt.Holdout
@@ -839,6 +857,14 @@ func (m *Model) compile() error {
 	if m.Segmented != nil {
 		if err := m.Segmented.Compile(m.Inputs); err != nil {
 			return err
+		}
+	}
+	if mem := m.Memory; mem != nil {
+		if mem.Fit == nil {
+			return fmt.Errorf("memory: no working-set fit")
+		}
+		if err := mem.Fit.Compile(m.Inputs); err != nil {
+			return fmt.Errorf("memory: %v", err)
 		}
 	}
 	if s := m.Selection; s != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
 	"github.com/fragprof/fragprof/internal/predict/selection"
+	"github.com/fragprof/fragprof/internal/trace"
 )
 
 // RuleLines returns node n's rule as lines such as "inner → inner when j < i".
@@ -150,6 +151,12 @@ func (m *Model) WriteText(w io.Writer) error {
 	if sg := m.Segmented; sg != nil {
 		fmt.Fprintf(bw, "segmented power law: time = %s ns; cross-validated MAPE %.3g%%\n", sg.String(), 100*sg.CVMAPE)
 	}
+	if mem := m.Memory; mem != nil {
+		fmt.Fprintln(bw)
+		for _, l := range mem.Describe() {
+			fmt.Fprintln(bw, l)
+		}
+	}
 	if s := m.Selection; s != nil {
 		fmt.Fprintf(bw, "\n%s\n", s.Summary())
 		tw := tabwriter.NewWriter(bw, 2, 8, 2, ' ', 0)
@@ -181,6 +188,10 @@ func (m *Model) WriteText(w io.Writer) error {
 		for _, me := range ev.Models {
 			fmt.Fprintf(bw, "  %s: MAPE %.3g%% (max %.3g%%)\n", me.Name, 100*me.MAPE, 100*me.MaxAPE)
 		}
+		if ev.CachePoints > 0 {
+			fmt.Fprintf(bw, "  %d of the %d points crossed a cache level that no training run crossed (their intervals claim no level): %d of their %d runs inside\n",
+				ev.CachePoints, ev.Runs, ev.CacheRunsCovered, ev.CacheRuns)
+		}
 		if ev.RunsPerPoint > 1 {
 			fmt.Fprintf(bw, "  the truth's own noise: one run lies %.3g%% from its input's median on average; the median's error ±%.3g%%\n",
 				100*ev.TruthScatter, 100*ev.TruthError)
@@ -208,7 +219,11 @@ func (ev *Evaluation) Heading() string {
 func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	bw := &errWriter{w: w}
 	fmt.Fprintf(bw, "predicted time: %s  [%s, %s]", fmtNs(p.TimeNs), fmtNs(p.Interval[0]), fmtNs(p.Interval[1]))
-	if m.Selection != nil {
+	switch {
+	case p.Cache != nil:
+		fmt.Fprintf(bw, "  (%s; no confidence level: the interval assumes the training runs' time per operation, and the working set %s L%d — see below)",
+			p.Chosen, map[string]string{"beyond": "leaves", "within": "fits in"}[p.Cache.Direction], p.Cache.Level)
+	case m.Selection != nil:
 		fmt.Fprintf(bw, "  (%s; %.0f%% interval", p.Chosen, 100*m.Selection.Interval.Level)
 		if p.Factor > 1 {
 			fmt.Fprintf(bw, ", widened for %.3g× beyond the training range", p.Factor)
@@ -248,6 +263,14 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	}
 	for _, e := range p.Extrapolated {
 		fmt.Fprintf(bw, "warning: %s: the prediction extrapolates\n", e)
+	}
+	if p.OtherMachine != "" {
+		fmt.Fprintf(bw, "warning: %s\n", p.OtherMachine)
+	}
+	if p.Cache != nil {
+		fmt.Fprintf(bw, "warning: %s\n", p.Cache)
+	} else if m.Memory != nil {
+		fmt.Fprintf(bw, "working set: about %s, on the side of every cache level that the training runs were on\n", trace.FmtBytes(p.WorkingSet))
 	}
 	fmt.Fprintf(bw, "interpreted in %s (%d steps)\n", fmtNs(float64(p.Elapsed.Nanoseconds())), p.Steps)
 	return bw.err

@@ -63,6 +63,35 @@ func (r *records) end(sig uint32, tick1, ns1, events, lost uint64, truncated uin
 	r.add(RecordType, kindEnd, sig, uint32(1), tick1, ns1, events, lost, truncated, uint32(0))
 }
 
+// TestWorkingSetRecord: an END record with the memory fields gives the working set
+// max(peak − file, seen) − base − runtime; the 48-byte END of an older runtime
+// gives none.
+func TestWorkingSetRecord(t *testing.T) {
+	var r records
+	r.header(uint32(Monotonic), 0, 0, 1)
+	r.add(RecordType, kindEnd, uint32(0), uint32(1), uint64(10), uint64(10), uint64(0), uint64(0), uint32(0), uint32(0),
+		uint64(10<<20), uint64(200<<10), uint64(2<<20), uint64(128<<10), uint64(9<<20))
+	tr, err := ParseRecords("chan", r.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, ok := tr.WorkingSet()
+	// The peak's anonymous part: max(10 MiB − 2 MiB, 9 MiB) = 9 MiB.
+	if want := float64(9<<20 - 200<<10 - 128<<10); !ok || ws != want {
+		t.Errorf("working set %v (%v), want %v", ws, ok, want)
+	}
+	var old records
+	old.header(uint32(Monotonic), 0, 0, 1)
+	old.end(0, 10, 10, 0, 0, 0)
+	tr, err = ParseRecords("chan", old.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws, ok := tr.WorkingSet(); ok || !tr.Finished {
+		t.Errorf("an older END record gave a working set %v", ws)
+	}
+}
+
 // TestParseRecords reads a hand-made channel: sites after the events that use them
 // (as the runtime writes them), values of every kind, two threads, a record of
 // another subsystem in between, and the TSC converted with the run's own

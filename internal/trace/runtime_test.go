@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,49 @@ func collect(t *testing.T, bin, stdin string, trials uint64, env ...string) []*T
 		t.Fatal(err)
 	}
 	return out
+}
+
+// memProg touches n MB either before its first checkpoint and frees them before
+// its end (where the kernel's own peak may lag: the runtime's reading at the first
+// checkpoint holds it), or after it and keeps them to the end (the kernel's peak).
+const memProg = `
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fragprof.h"
+int main(void) {
+	long n, late; if (scanf("%ld %ld", &n, &late) != 2) return 2;
+	char *a = 0;
+	if (!late) { a = malloc(n << 20); memset(a, 1, n << 20); }
+	FP_POINT("start");
+	if (late) { a = malloc(n << 20); memset(a, 1, n << 20); }
+	long s = 0;
+	for (long i = 0; i < n << 20; i += 4096) s += a[i];
+	FP_POINT("end");
+	if (!late) free(a);
+	printf("%ld\n", s);
+	return 0;
+}
+`
+
+// TestWorkingSet: the working set of a run that touches n MB is n MB, give or take
+// the program's stdio buffers and stack (under 256 KiB), whether the data is freed
+// before the end or kept.
+func TestWorkingSet(t *testing.T) {
+	tc := toolchain(t)
+	bin := buildProg(t, tc, "mem", memProg)
+	for _, in := range []string{"4 0", "4 1", "12 0", "12 1"} {
+		tr := collect(t, bin, in+`\n`, 1)[0]
+		var n, late int
+		fmt.Sscan(in, &n, &late)
+		ws, ok := tr.WorkingSet()
+		t.Logf("%s: working set %.0f: peak %d, file %d, base %d, runtime %d, seen %d", in, ws, tr.PeakRSS, tr.FileRSS, tr.BaseAnon, tr.RuntimeBytes, tr.AnonSeen)
+		want := float64(n << 20)
+		if !ok || ws < want || ws > want+256<<10 {
+			t.Errorf("%s: working set %.0f (%v), want %.0f … +256 KiB (peak %d, file %d, base %d, runtime %d, seen %d)",
+				in, ws, ok, want, tr.PeakRSS, tr.FileRSS, tr.BaseAnon, tr.RuntimeBytes, tr.AnonSeen)
+		}
+	}
 }
 
 const kindsProg = `

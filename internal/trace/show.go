@@ -61,6 +61,10 @@ func WriteText(w io.Writer, t *Trace, opt ShowOptions) error {
 		fmt.Fprintf(bw, "; first to last checkpoint %s", fmtNs(float64(m.Time[m.Len()-1]-m.Time[0])))
 	}
 	fmt.Fprintln(bw)
+	if ws, ok := t.WorkingSet(); ok {
+		fmt.Fprintf(bw, "working set %s: peak resident set %s, less %s of files and libraries, %s before main and %s of the runtime's event buffers\n",
+			FmtBytes(ws), FmtBytes(float64(t.PeakRSS)), FmtBytes(float64(t.FileRSS)), FmtBytes(float64(t.BaseAnon)), FmtBytes(float64(t.RuntimeBytes)))
+	}
 	if t.ClockFallback {
 		fmt.Fprintln(bw, "note: the TSC was asked for, but its calibration was unstable: the monotonic clock was used")
 	}
@@ -218,4 +222,17 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, nil
+}
+
+// FmtBytes prints a byte count in binary units: "512 B", "48 KiB", "6.1 MiB".
+func FmtBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.3g GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.3g MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.3g KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
 }

@@ -279,6 +279,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 				_exit(78);
 			__fragprof_reset_for_child(out.fd);
 			__fragprof_set_extra_fd(extra.fd);
+			__fragprof_trace_base();
 			int code = __fragprof_main(n, av, envp);
 			if (getpid() != server)
 				exit(code); /* a child the trial forked returned from main */
@@ -298,6 +299,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 				close(in);
 				__fragprof_reset_for_child(out.fd);
 				__fragprof_set_extra_fd(extra.fd);
+				__fragprof_trace_base();
 				exit(__fragprof_main(n, av, envp));
 			}
 			status = await(pid);
@@ -327,5 +329,6 @@ int __fragprof_start(int argc, char **argv, char **envp) {
 		unsetenv("FRAGPROF_ISOLATION");
 		return serve(rfd, wfd, argc, argv, envp, inprocess);
 	}
+	__fragprof_trace_base();
 	return __fragprof_main(argc, argv, envp);
 }

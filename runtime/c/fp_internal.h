@@ -36,6 +36,10 @@ void __fragprof_reset_for_child(int fd);
  * counts afresh and adds its counts to the trial's dump. */
 void __fragprof_serve_trials(void);
 void __fragprof_dump(int sig);
+/* __fragprof_trace_base records, when tracing is on, the anonymous resident set just
+ * before the program's main: the base of the working set in the trace's END record
+ * (trace.c). */
+void __fragprof_trace_base(void);
 /* __fragprof_meta_sent is given each dump the fork server sends its client: once one
  * is whole and holds the metadata of every unit registered so far, the trials write
  * those units' metadata by reference. */

@@ -16,7 +16,7 @@
  * buffer is a singly linked list of chunks: the thread writes to its last chunk and
  * publishes how many words it holds; the drainer reads up to the published count and
  * frees (recycles) a chunk once the thread has moved on to the next. A chunk is taken
- * from a mutex-protected free list or malloc'd once per ~5000 events: off the fast path.
+ * from a mutex-protected free list or mapped once per ~5000 events: off the fast path.
  *
  * Tracing is off unless FRAGPROF_TRACE=1 is in the environment and the extra channel
  * exists; then every checkpoint is a load and a compare. FRAGPROF_TRACE_MAX bounds
@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -61,8 +62,10 @@
 #define TR_CLOCK_THREAD 3u /* CLOCK_THREAD_CPUTIME_ID: immune to preemption, ~1 µs a reading */
 
 #define TR_MAXVARS 64
-/* 16000 words: 128,000 bytes, under glibc's default mmap threshold (128 KiB), so a
- * chunk comes from the heap, not from a fresh mapping. */
+/* 16000 words: 128,000 bytes. A chunk is a mapping of its own (32 pages), not heap
+ * memory: the program's heap stays as in a run without tracing, and the runtime's
+ * share of the resident set is the chunks' pages, which the working set leaves out
+ * (END record). */
 #define TR_CHUNK_WORDS 16000u
 #define TR_GEN_CLOSED 0xFFFFFFFFu
 
@@ -118,6 +121,16 @@ static struct tr_buf *tr_bufs; /* push-only list, head */
 static uint32_t tr_nthreads;
 static struct tr_chunk *tr_free; /* recycled chunks, linked by next */
 static int tr_nfree;
+/* Chunks mapped and not unmapped, and their most at once: the runtime's share of the
+ * process's peak resident set, left out of the working set (END record). */
+static uint64_t tr_chunks_live, tr_chunks_peak;
+/* The anonymous resident set before the program's main, in bytes (0: not read):
+ * the base of the working set (__fragprof_trace_base). */
+static uint64_t tr_rss0;
+/* /proc/self/statm, open while a trace with a base runs, and the largest anonymous
+ * resident set the drainer saw in it (bytes). */
+static int tr_statm_fd = -1;
+static uint64_t tr_anon_seen;
 static uint64_t tr_words; /* words handed out in chunks so far (for the limit) */
 static int tr_truncated;
 
@@ -225,6 +238,24 @@ static void tr_write_sites(void) {
 
 /* ---- chunks ------------------------------------------------------------------ */
 
+/* tr_chunk_new maps a chunk; tr_chunk_free unmaps it. Both keep the count of the
+ * chunks mapped and its peak. */
+static struct tr_chunk *tr_chunk_new(void) {
+	void *p = mmap(0, sizeof(struct tr_chunk), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	uint64_t n = __atomic_add_fetch(&tr_chunks_live, 1, __ATOMIC_RELAXED);
+	uint64_t peak = __atomic_load_n(&tr_chunks_peak, __ATOMIC_RELAXED);
+	while (n > peak && !__atomic_compare_exchange_n(&tr_chunks_peak, &peak, n, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	return p;
+}
+
+static void tr_chunk_free(struct tr_chunk *c) {
+	munmap(c, sizeof *c);
+	__atomic_sub_fetch(&tr_chunks_live, 1, __ATOMIC_RELAXED);
+}
+
 static struct tr_chunk *tr_chunk_get(void) {
 	struct tr_chunk *c = 0;
 	pthread_mutex_lock(&tr_mu);
@@ -240,7 +271,7 @@ static struct tr_chunk *tr_chunk_get(void) {
 		tr_nfree--;
 	}
 	pthread_mutex_unlock(&tr_mu);
-	if (!c && !(c = malloc(sizeof *c)))
+	if (!c && !(c = tr_chunk_new()))
 		return 0;
 	c->used = 0;
 	c->next = 0;
@@ -256,7 +287,8 @@ static void tr_chunk_put(struct tr_chunk *c) {
 		c = 0;
 	}
 	pthread_mutex_unlock(&tr_mu);
-	free(c);
+	if (c)
+		tr_chunk_free(c);
 }
 
 /* ---- draining ------------------------------------------------------------------ */
@@ -288,6 +320,33 @@ static void tr_drain_all(void) {
 		tr_drain_buf(b);
 }
 
+/* tr_sample_anon reads the anonymous resident set from /proc/self/statm (resident −
+ * shared, in pages; 3 µs with the file kept open) and keeps the largest. On this
+ * kernel (6.18) /proc sums the per-CPU RSS counters: the reading is exact. It is
+ * taken at the first checkpoint (before the time origin) and by the drainer on
+ * every pass, because the peak the kernel keeps (VmHWM) is exact only while the
+ * memory is mapped: when a program frees its arrays before it ends, the peak
+ * recorded at the unmapping comes from per-CPU counters that lag by up to a few
+ * hundred KB (0.5 MB seen here). */
+static void tr_sample_anon(void) {
+	char b[128];
+	ssize_t n = pread(tr_statm_fd, b, sizeof b - 1, 0);
+	if (n <= 0)
+		return;
+	b[n] = 0;
+	uint64_t f[3] = {0, 0, 0};
+	char *p = b;
+	for (int i = 0; i < 3; i++) {
+		while (*p == ' ')
+			p++;
+		while (*p >= '0' && *p <= '9')
+			f[i] = f[i] * 10 + (uint64_t)(*p++ - '0');
+	}
+	uint64_t anon = f[1] > f[2] ? (f[1] - f[2]) * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+	if (anon > __atomic_load_n(&tr_anon_seen, __ATOMIC_RELAXED))
+		__atomic_store_n(&tr_anon_seen, anon, __ATOMIC_RELAXED);
+}
+
 static void *tr_drain_loop(void *arg) {
 	(void)arg;
 	sigset_t all;
@@ -296,8 +355,11 @@ static void *tr_drain_loop(void *arg) {
 	struct timespec nap = {0, 1000000}; /* 1 ms */
 	while (!__atomic_load_n(&tr_stop, __ATOMIC_SEQ_CST)) {
 		__atomic_store_n(&tr_draining, 1, __ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&tr_stop, __ATOMIC_SEQ_CST))
+		if (!__atomic_load_n(&tr_stop, __ATOMIC_SEQ_CST)) {
 			tr_drain_all();
+			if (tr_statm_fd >= 0)
+				tr_sample_anon();
+		}
 		__atomic_store_n(&tr_draining, 0, __ATOMIC_SEQ_CST);
 		nanosleep(&nap, 0);
 	}
@@ -389,6 +451,77 @@ __attribute__((constructor(102))) static void tr_ctor(void) {
 		tr_calibrate();
 }
 
+/* ---- the working set ------------------------------------------------------------ */
+
+/* tr_status reads /proc/self/status and sets v[i] to the field keys[i] ("VmHWM:",
+ * "RssAnon:", ...) in bytes (the file gives kB); it returns 0 when any is missing.
+ * Open, read and a hand-made parse only: it runs at the dump, which may be in a
+ * signal handler. */
+static int tr_status(const char *const *keys, uint64_t *v, int n) {
+	static char b[4096];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t got = 0;
+	while ((size_t)got < sizeof b - 1) {
+		ssize_t r = read(fd, b + got, sizeof b - 1 - (size_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	close(fd);
+	b[got] = 0;
+	int found = 0;
+	for (int i = 0; i < n; i++) {
+		size_t k = strlen(keys[i]);
+		for (char *p = b; p; p = strchr(p, '\n'), p = p ? p + 1 : 0) {
+			if (strncmp(p, keys[i], k) != 0)
+				continue;
+			p += k;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			uint64_t x = 0;
+			while (*p >= '0' && *p <= '9')
+				x = x * 10 + (uint64_t)(*p++ - '0');
+			v[i] = x * 1024;
+			found++;
+			break;
+		}
+	}
+	return found == n;
+}
+
+/* __fragprof_trace_base is called just before the program's main (forkserver.c), in
+ * the process that runs it. When tracing is on it resets the peak resident set to
+ * the present one (writing 5 to /proc/self/clear_refs, Linux ≥ 4.0: an in-process
+ * trial's peak would otherwise be an earlier trial's; a forked one starts with its
+ * peak at its resident set) and records the anonymous resident set (RssAnon): the
+ * fork server's heap and stack, the same for every input, the base the working set
+ * is measured from. The END record adds the peak (VmHWM), the file-backed and
+ * shared part at the dump (RssFile + RssShmem: the libraries' pages, 1.6 MB here,
+ * which a forked child maps anew), the largest anonymous resident set read at the
+ * first checkpoint and by the drainer, and the runtime's own share; the reader
+ * takes the anonymous memory the program touched from them (trace.WorkingSet,
+ * docs/trace-format.md). */
+void __fragprof_trace_base(void) {
+	if (tr_wanted < 0)
+		tr_read_env();
+	if (!tr_wanted)
+		return;
+	static const char *const keys[] = {"RssAnon:"};
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "5", 1) < 0) {
+			/* an old kernel: the peak stays what fork made it */
+		}
+		close(fd);
+	}
+	if (!tr_status(keys, &tr_rss0, 1))
+		tr_rss0 = 0;
+}
+
 static void tr_on_dump(int sig);
 
 static void tr_after_fork(void) {
@@ -410,7 +543,7 @@ static void tr_after_fork(void) {
  * is most of its time. Done before the trace's time origin, it is in no transition.
  * Later chunks come mostly from the free list, already written. */
 static void tr_prefault_chunk(void) {
-	struct tr_chunk *c = malloc(sizeof *c);
+	struct tr_chunk *c = tr_chunk_new();
 	if (!c)
 		return;
 	memset(c, 0, sizeof *c);
@@ -441,7 +574,12 @@ static int tr_start(void) {
 		return 0;
 	}
 	tr_pid = getpid();
+	tr_anon_seen = 0;
+	if (tr_rss0 && tr_statm_fd < 0)
+		tr_statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	tr_prefault_chunk();
+	if (tr_statm_fd >= 0)
+		tr_sample_anon(); /* what the program has at its first checkpoint */
 	tr_ns0 = tr_mono();
 	tr_tick0 = tr_now();
 	tr_write_header();
@@ -522,8 +660,14 @@ static void tr_on_dump(int sig) {
 		events += b->events;
 		nthreads++;
 	}
+	/* The peak resident set and the file-backed and shared part of the present
+	 * one, read before anything below touches new memory. */
+	static const char *const keys[] = {"VmHWM:", "RssFile:", "RssShmem:"};
+	uint64_t mem[3] = {0, 0, 0};
+	if (!tr_rss0 || !tr_status(keys, mem, 3))
+		mem[0] = 0;
 	tr_write_sites();
-	unsigned char e[48];
+	unsigned char e[88];
 	memset(e, 0, sizeof e);
 	tr_put32(e, (uint32_t)sig);
 	tr_put32(e + 4, nthreads);
@@ -532,6 +676,15 @@ static void tr_on_dump(int sig) {
 	tr_put64(e + 24, events);
 	tr_put64(e + 32, lost);
 	tr_put32(e + 40, (uint32_t)tr_truncated);
+	if (mem[0]) { /* the working set: docs/trace-format.md, END */
+		tr_put64(e + 48, mem[0]);
+		tr_put64(e + 56, tr_rss0);
+		tr_put64(e + 64, mem[1] + mem[2]);
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+		uint64_t mapped = (sizeof(struct tr_chunk) + page - 1) / page * page;
+		tr_put64(e + 72, __atomic_load_n(&tr_chunks_peak, __ATOMIC_RELAXED) * mapped);
+		tr_put64(e + 80, __atomic_load_n(&tr_anon_seen, __ATOMIC_RELAXED));
+	}
 	tr_write_framed(tr_fd, TR_END, e, sizeof e, 0, 0);
 	/* Copy the private file to the extra channel: the records are already framed. */
 	int out = __fragprof_extra_fd();
@@ -550,6 +703,9 @@ static void tr_on_dump(int sig) {
 	}
 	close(tr_fd);
 	tr_fd = -1;
+	if (tr_statm_fd >= 0)
+		close(tr_statm_fd);
+	tr_statm_fd = -1;
 }
 
 /* ---- the checkpoints ----------------------------------------------------------- */

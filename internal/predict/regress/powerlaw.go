@@ -39,6 +39,22 @@ func (p *PowerLaw) String() string {
 // lowest 10-fold cross-validated MAPE, raised by FractionalPenalty for a
 // fractional k. It returns nil when no input qualifies.
 func FitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
+	exps := make([]float64, 0, 396)
+	for e := 5; e <= 400; e++ {
+		exps = append(exps, float64(e)/100)
+	}
+	return fitPowerLaw(names, X, y, exps)
+}
+
+// FitPowerLawOf is FitPowerLaw over the exponents exps only: FitPowerLawOf(…,
+// []float64{1, 2, 3}) for a quantity that is a sum of array sizes, products of
+// one size (n doubles, n² matrices, n³ tensors), where over a narrow range an
+// offset and a fractional k fit the noise as well and extrapolate far worse.
+func FitPowerLawOf(names []string, X [][]float64, y []float64, exps []float64) *PowerLaw {
+	return fitPowerLaw(names, X, y, exps)
+}
+
+func fitPowerLaw(names []string, X [][]float64, y []float64, exps []float64) *PowerLaw {
 	n := len(y)
 	if n < 3 {
 		return nil
@@ -55,14 +71,13 @@ func FitPowerLaw(names []string, X [][]float64, y []float64) *PowerLaw {
 		if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) {
 			continue
 		}
-		for e := 5; e <= 400; e++ {
-			ex := float64(e) / 100
+		for _, ex := range exps {
 			for r := 0; r < n; r++ {
 				col[r] = math.Pow(X[r][p], ex)
 			}
 			cv, c := cvLinear([][]float64{col}, y, fold, k, true)
 			score := cv // penalised as Penalty does: an integer exponent is preferred
-			if e%100 != 0 {
+			if ex != math.Trunc(ex) {
 				score *= 1 + FractionalPenalty
 			}
 			if score < bestScore {
