@@ -743,7 +743,8 @@ func (f *folder) judgeNext(fi, b int, n uint64) {
 }
 
 // series records each block's convergence at thinned points: every trial up to 20,
-// then at 4 % growth steps (79 points for 200 trials, about 300 for a million).
+// then at 8 % growth steps (50 points for 200 trials, about 160 for a million, some
+// 30 a decade: enough for a plot on a logarithmic axis).
 // Each point is a decision for every block that has run, the largest part of a
 // trial's cost in fragprof for a large program (sqlite3: 7,000 blocks run in a
 // trial), so the points are as few as a convergence plot needs.
@@ -772,7 +773,7 @@ func (f *folder) series() {
 	f.zeroSeries = append(f.zeroSeries, f.point(f.zero.Summary()))
 	step := uint64(1)
 	if n >= 20 {
-		step = max(1, n*4/100)
+		step = max(1, n*8/100)
 	}
 	f.seriesNext = n + step
 }
