@@ -180,19 +180,7 @@ func TestCXXThreadsAtomicPromoted(t *testing.T) {
 	if _, stderr, code := cli(t, "", "c++", "-O0", "-g", ex.path, "-o", bin, "-lpthread"); code != 0 {
 		t.Fatalf("fragprof c++: exit %d\n%s", code, stderr)
 	}
-	out := filepath.Join(t.TempDir(), "counts.json")
-	if _, stderr, code := cli(t, "", "count", "--binary", bin, "--json", "-o", out); code != 0 {
-		t.Fatalf("count --binary: exit %d\n%s", code, stderr)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p report.JSONProgram
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	checkWants(t, ex, p)
+	checkWants(t, ex, countBinary(t, bin))
 }
 
 // TestCXXOpenMPAtomic: an OpenMP parallel loop (clang -fopenmp, libomp) on four
@@ -255,18 +243,7 @@ func TestCXXSample(t *testing.T) {
 	}
 	// count --binary reads the counts of the self-describing binary: 16 operations, 8
 	// of them Mul, applied in each of 600000 rounds.
-	out := filepath.Join(dir, "counts.json")
-	if _, stderr, code := cli(t, "", "count", "--binary", bin, "--json", "-o", out); code != 0 {
-		t.Fatalf("count --binary: exit %d\n%s", code, stderr)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p report.JSONProgram
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
+	p := countBinary(t, bin)
 	found := false
 	for _, f := range p.Functions {
 		if f.Name == "Mul::apply(long) const" {

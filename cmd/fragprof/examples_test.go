@@ -113,6 +113,26 @@ func countExample(t *testing.T, ex example, extra ...string) report.JSONProgram 
 	return p
 }
 
+// countBinary counts one run of bin, a binary built by fragprof, with count --binary
+// and returns its JSON report.
+func countBinary(t *testing.T, bin string, extra ...string) report.JSONProgram {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "counts.json")
+	args := append([]string{"count", "--binary", bin, "--json", "-o", out}, extra...)
+	if _, stderr, code := cli(t, "", args...); code != 0 {
+		t.Fatalf("count --binary: exit %d\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p report.JSONProgram
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // checkWants verifies every expectation of ex against the report.
 func checkWants(t *testing.T, ex example, p report.JSONProgram) {
 	t.Helper()

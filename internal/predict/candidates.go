@@ -9,6 +9,7 @@ import (
 
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/selection"
+	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -142,7 +143,7 @@ func pointsOf(m *Model, traces []*trace.Trace) []selection.Point {
 		}
 	}
 	for i := range pts {
-		pts[i].Median = median(pts[i].Times)
+		pts[i].Median = stats.Median(pts[i].Times)
 	}
 	return pts
 }

@@ -6,10 +6,12 @@ package predict
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/fragprof/fragprof/internal/predict/selection"
+	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -31,7 +33,7 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 			events[i] = float64(th.Len())
 		}
 		nRuns += len(group)
-		actual := median(times)
+		actual := stats.Median(times)
 		in := map[string]float64{}
 		for _, name := range m.Inputs {
 			v, _ := t.Input(name)
@@ -45,7 +47,7 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 		predictNs += float64(time.Since(start).Nanoseconds())
 		row := EvalRow{Trial: t.Header.Trial, ActualNs: actual, TimesNs: times, Predicted: p.TimeNs,
 			Lo: p.Interval[0], Hi: p.Interval[1], BaselineNs: p.Baseline,
-			Events: median(events), PredEvents: p.Events, Factor: p.Factor, Candidates: p.Candidates}
+			Events: stats.Median(events), PredEvents: p.Events, Factor: p.Factor, Candidates: p.Candidates}
 		for _, name := range m.Inputs {
 			row.Inputs = append(row.Inputs, in[name])
 		}
@@ -56,7 +58,7 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 			}
 		}
 		if len(ws) > 0 {
-			row.WorkingSet = median(ws)
+			row.WorkingSet = stats.Median(ws)
 		}
 		row.PredWorkingSet = p.WorkingSet
 		if c := p.Cache; c != nil {
@@ -159,9 +161,9 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 		if len(varErrs[k]) == 0 {
 			continue
 		}
-		ve := VarError{Var: v, Model: median(varErrs[k]), MaxModel: maxOf(varErrs[k])}
+		ve := VarError{Var: v, Model: stats.Median(varErrs[k]), MaxModel: maxOf(varErrs[k])}
 		if len(baseErrs[k]) > 0 {
-			ve.Baseline = median(baseErrs[k])
+			ve.Baseline = stats.Median(baseErrs[k])
 		}
 		ev.Vars = append(ev.Vars, ve)
 	}
@@ -183,7 +185,7 @@ func lastValues(t *trace.Trace, vars []string) []float64 {
 	slot := make([][]int, len(t.Sites))
 	for i, s := range t.Sites {
 		for _, v := range s.Vars {
-			slot[i] = append(slot[i], indexOf(vars, v.Name))
+			slot[i] = append(slot[i], slices.Index(vars, v.Name))
 		}
 	}
 	for k := 0; k < th.Len(); k++ {

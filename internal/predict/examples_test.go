@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -183,7 +184,7 @@ func TestExamples(t *testing.T) {
 		// uniform on 1…i+1 for random data, mean 1 + i/2. The fitted count at i =
 		// 150 must be near 76: its standard error over ~3000 episodes is below 2.
 		st := make([]float64, m.space.Len())
-		st[m.space.VarIndex(indexOf(m.Vars, "i"))] = 150
+		st[m.space.VarIndex(slices.Index(m.Vars, "i"))] = 150
 		if err := r.Trip.Count.Compile(m.space); err != nil {
 			t.Fatal(err)
 		}
@@ -235,8 +236,8 @@ func TestExamples(t *testing.T) {
 							t.Fatal(err)
 						}
 						st := make([]float64, m.space.Len())
-						st[m.space.VarIndex(indexOf(m.Vars, "e"))] = 0.3
-						st[indexOf(m.Inputs, "w")] = 1.7
+						st[m.space.VarIndex(slices.Index(m.Vars, "e"))] = 0.3
+						st[slices.Index(m.Inputs, "w")] = 1.7
 						if got := d.Formula.Eval(st); math.Abs(got-(-0.21)) > 1e-12 {
 							t.Errorf("arc %s: e := %s gives %v at e = 0.3, w = 1.7; want (1 − w)·e = −0.21", m.ArcName(i), rule, got)
 						}

@@ -27,6 +27,7 @@ import (
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
 	"github.com/fragprof/fragprof/internal/predict/selection"
+	"github.com/fragprof/fragprof/internal/stats"
 )
 
 // PredictOptions control Predict.
@@ -210,7 +211,7 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64) (*runResult, e
 		res.arcN[ai]++
 		res.arcTime[ai] += dt
 		for k := range a.Data {
-			state[sp.VarIndex(indexOf(m.Vars, a.Data[k].Var))] = newVals[k]
+			state[sp.VarIndex(slices.Index(m.Vars, a.Data[k].Var))] = newVals[k]
 		}
 		to := a.To
 		ci := sp.CounterIndex(to)
@@ -388,7 +389,7 @@ func (m *Model) Predict(inputs map[string]float64, opt PredictOptions) (*Predict
 		in[k] = v
 	}
 	for name := range inputs {
-		if indexOf(m.Inputs, name) < 0 {
+		if slices.Index(m.Inputs, name) < 0 {
 			return nil, fmt.Errorf("the model has no input %s (its inputs: %v)", name, m.Inputs)
 		}
 	}
@@ -496,7 +497,7 @@ func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
 	}
 	// The interval: the spread of the runs, the time formulas' errors, and the
 	// model's held-out error, as independent parts; ±2 standard deviations.
-	_, sdRuns := meanSD(times)
+	_, sdRuns := stats.MeanSD(times)
 	var v float64
 	v += sdRuns * sdRuns
 	for ai := range m.Arcs {
@@ -571,12 +572,12 @@ func keepLargestCluster(rs []*runResult) []*runResult {
 	for i, r := range s {
 		times[i] = r.time
 	}
-	med := median(times)
+	med := stats.Median(times)
 	dev := make([]float64, len(times))
 	for i, t := range times {
 		dev[i] = math.Abs(t - med)
 	}
-	h := 3 * 1.4826 * median(dev)
+	h := 3 * 1.4826 * stats.Median(dev)
 	if h == 0 {
 		h = 1e-9 * math.Abs(med)
 	}
@@ -591,30 +592,4 @@ func keepLargestCluster(rs []*runResult) []*runResult {
 		}
 	}
 	return s[bestLo:bestHi]
-}
-
-func median(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func meanSD(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	var s float64
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return m, math.Sqrt(s / float64(len(x)))
 }

@@ -12,12 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
+	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -228,7 +230,7 @@ func fitMemory(traces []*trace.Trace, inputs []string) *Memory {
 		for k, name := range inputs {
 			row[k], _ = first[pt].Input(name)
 		}
-		ws := median(byPoint[pt])
+		ws := stats.Median(byPoint[pt])
 		X = append(X, row)
 		y = append(y, ws)
 		mem.MinBytes, mem.MaxBytes = math.Min(mem.MinBytes, ws), math.Max(mem.MaxBytes, ws)
@@ -290,7 +292,7 @@ func (m *Model) cacheCrossing(in []float64) *CacheCrossing {
 			known = append(known, l)
 		}
 	}
-	c := &CacheCrossing{Input: mem.Fit.Input, Value: in[indexOf(m.Inputs, mem.Fit.Input)], WorkingSet: ws,
+	c := &CacheCrossing{Input: mem.Fit.Input, Value: in[slices.Index(m.Inputs, mem.Fit.Input)], WorkingSet: ws,
 		TrainMin: mem.MinBytes, TrainMax: mem.MaxBytes}
 	for i, l := range known {
 		if mem.MaxBytes <= float64(l.Bytes) {

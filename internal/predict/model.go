@@ -33,6 +33,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"time"
 
@@ -40,6 +41,7 @@ import (
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
 	"github.com/fragprof/fragprof/internal/predict/selection"
+	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -418,10 +420,10 @@ func (m *Model) Calibrate(traces []*trace.Trace, runs int) error {
 			continue
 		}
 		if p.TimeNs > 0 {
-			ratios = append(ratios, median(times[pt])/p.TimeNs)
+			ratios = append(ratios, stats.Median(times[pt])/p.TimeNs)
 		}
 	}
-	if c := median(ratios); len(ratios) >= 3 && c > 0 && !math.IsInf(c, 0) {
+	if c := stats.Median(ratios); len(ratios) >= 3 && c > 0 && !math.IsInf(c, 0) {
 		m.TimeScale = c
 	}
 	return nil
@@ -491,7 +493,7 @@ func splitHoldout(ts []*trace.Trace, h float64) (train []*trace.Trace, test [][]
 				times = append(times, float64(th.Time[th.Len()-1]-th.Time[0]))
 			}
 		}
-		return median(times)
+		return stats.Median(times)
 	})
 	eligible := 0
 	for i := range groups {
@@ -598,7 +600,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 			ma.Time = regress.FitTime(p, opt.Fit)
 		}
 		for _, v := range a.To.Vars {
-			k := indexOf(sp.Vars, v)
+			k := slices.Index(sp.Vars, v)
 			var keep []int
 			for i, r := range idx {
 				if !math.IsNaN(rows.Next[k][r]) {
@@ -646,7 +648,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 	for r := range j.Runs {
 		if g := j.Group[r]; !seen[g] {
 			seen[g] = true
-			y = append(y, median(byPoint[g]))
+			y = append(y, stats.Median(byPoint[g]))
 		}
 	}
 	for k, in := range sp.Inputs {
@@ -702,7 +704,7 @@ func runSpeeds(j *graph.Journal) []float64 {
 		if len(pt) < 3 || rs.Events == 0 || rs.TimeNs <= 0 {
 			continue
 		}
-		speed[r] = rs.TimeNs / float64(rs.Events) / median(pt)
+		speed[r] = rs.TimeNs / float64(rs.Events) / stats.Median(pt)
 	}
 	return speed
 }
@@ -721,15 +723,6 @@ func finite(x float64) float64 {
 		return 0
 	}
 	return x
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // Space returns the model's feature space.
@@ -762,7 +755,7 @@ func (m *Model) compile() error {
 			return fmt.Errorf("arc %s: time: %v", m.arcName(i), err)
 		}
 		for k := range a.Data {
-			if indexOf(m.Vars, a.Data[k].Var) < 0 {
+			if slices.Index(m.Vars, a.Data[k].Var) < 0 {
 				return fmt.Errorf("arc %s: data rule for unknown variable %q", m.arcName(i), a.Data[k].Var)
 			}
 			if err := a.Data[k].Formula.Compile(sp); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fragprof/fragprof/internal/predict/regress"
+	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -604,7 +605,7 @@ func TestRepeatedRuns(t *testing.T) {
 			m.Training.Points, m.Training.Runs, ev.Runs, ev.RunsPerPoint)
 	}
 	for _, row := range ev.Rows {
-		if len(row.TimesNs) != 5 || row.ActualNs != median(append([]float64(nil), row.TimesNs...)) {
+		if len(row.TimesNs) != 5 || row.ActualNs != stats.Median(append([]float64(nil), row.TimesNs...)) {
 			t.Errorf("trial %d: actual %v is not the median of %v", row.Trial, row.ActualNs, row.TimesNs)
 		}
 	}

@@ -106,3 +106,17 @@ func sortedMedian(s []float64) float64 {
 // Δt = max(t_max − t̃, t̃ − t_min) (SEEDS 001, after RTM 25 139-74), for the mean t̃
 // and the extremes t_min, t_max of the samples.
 func RangeHalfWidth(mean, lo, hi float64) float64 { return max(hi-mean, mean-lo) }
+
+// MeanSD returns the mean of xs and their population standard deviation,
+// √(Σ(x − x̄)²/n) (divisor n, not n − 1), both NaN for no values.
+func MeanSD(xs []float64) (mean, sd float64) {
+	for _, v := range xs {
+		mean += v
+	}
+	mean /= float64(len(xs))
+	var s float64
+	for _, v := range xs {
+		s += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(s / float64(len(xs)))
+}

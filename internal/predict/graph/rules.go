@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/fragprof/fragprof/internal/predict/regress"
+	"github.com/fragprof/fragprof/internal/stats"
 )
 
 // RuleOptions tune the rule search.
@@ -425,7 +426,7 @@ func fitTrip(j *Journal, n *Node, fit regress.FitOptions, opt RuleOptions) (*reg
 	if f.Kind != regress.Poly && f.Kind != regress.GMDH {
 		return &f, true // exact: constant, a copy or a shift of a feature
 	}
-	_, sd := meanSD(ep.T)
+	_, sd := stats.MeanSD(ep.T)
 	if sd == 0 {
 		return nil, false
 	}
@@ -888,19 +889,6 @@ func progression(D, U []float64) (Piece, bool) {
 		}
 	}
 	return Piece{}, false
-}
-
-func meanSD(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	var s float64
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return m, math.Sqrt(s / float64(len(x)))
 }
 
 func gcd(a, b float64) float64 {

@@ -10,9 +10,11 @@ package regress
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/fragprof/fragprof/internal/stats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -205,7 +207,7 @@ func powerTime(p *Problem, f *Formula) (Formula, bool) {
 	if f.Kind == Poly {
 		idx := make([]int, len(f.Vars))
 		for v, name := range f.Vars {
-			idx[v] = indexOf(p.Names, name)
+			idx[v] = slices.Index(p.Names, name)
 			if idx[v] < 0 {
 				return Formula{}, false
 			}
@@ -308,12 +310,12 @@ func fitTimeRobust(p *Problem, opt FitOptions) Formula {
 			res = append(res, p.Y[r]-f.Eval(state))
 			idx = append(idx, r)
 		}
-		med := median(res)
+		med := stats.Median(res)
 		dev := make([]float64, len(res))
 		for i, v := range res {
 			dev[i] = math.Abs(v - med)
 		}
-		cut := math.Max(4*1.4826*median(dev), spikeNs)
+		cut := math.Max(4*1.4826*stats.Median(dev), spikeNs)
 		order := make([]int, len(res))
 		for i := range order {
 			order[i] = i
@@ -1040,7 +1042,7 @@ func positiveBeyond(f *Formula, full *Problem, chosen []int) bool {
 	lo := make([]float64, len(chosen))
 	hi := make([]float64, len(chosen))
 	for i, c := range chosen {
-		med[i] = median(full.Cols[c])
+		med[i] = stats.Median(full.Cols[c])
 		lo[i], hi[i] = full.Cols[c][0], full.Cols[c][0]
 		for _, v := range full.Cols[c] {
 			lo[i], hi[i] = math.Min(lo[i], v), math.Max(hi[i], v)
@@ -1128,7 +1130,7 @@ func fitGMDH(p *Problem, opt FitOptions) Formula {
 	z := make([][]float64, len(cands))
 	for i, c := range cands {
 		f.Vars = append(f.Vars, p.Names[c])
-		mu, sd := meanSD(full.Cols[c])
+		mu, sd := stats.MeanSD(full.Cols[c])
 		if sd == 0 {
 			sd = 1
 		}
@@ -1139,7 +1141,7 @@ func fitGMDH(p *Problem, opt FitOptions) Formula {
 			z[i][r] = (v - mu) / sd
 		}
 	}
-	net.MuY, net.SdY = meanSD(full.Y)
+	net.MuY, net.SdY = stats.MeanSD(full.Y)
 	if net.SdY == 0 {
 		net.SdY = 1
 	}
@@ -1330,39 +1332,4 @@ func pruneNet(layers [][]Neuron, out int) ([][]Neuron, int) {
 		}
 	}
 	return pruned, newIndex[L-1][out]
-}
-
-func meanSD(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	var s float64
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return m, math.Sqrt(s / float64(len(x)))
-}
-
-func median(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }

@@ -7,6 +7,7 @@ package regress
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // A PowerLaw is t = A + B·x^K of one input.
@@ -91,7 +92,7 @@ func fitPowerLaw(names []string, X [][]float64, y []float64, exps []float64) *Po
 
 // Compile binds the law to the model's inputs.
 func (p *PowerLaw) Compile(inputs []string) error {
-	p.index = indexOf(inputs, p.Input)
+	p.index = slices.Index(inputs, p.Input)
 	if p.index < 0 {
 		return fmt.Errorf("power law of unknown input %q", p.Input)
 	}

@@ -8,6 +8,7 @@ package regress
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -51,7 +52,7 @@ func signOf(x float64) string {
 
 // Compile binds the law to the model's inputs.
 func (s *Segmented) Compile(inputs []string) error {
-	s.index = indexOf(inputs, s.Input)
+	s.index = slices.Index(inputs, s.Input)
 	if s.index < 0 {
 		return fmt.Errorf("segmented law of unknown input %q", s.Input)
 	}

@@ -37,9 +37,11 @@ package selection
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/fragprof/fragprof/internal/predict/conformal"
+	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
@@ -137,7 +139,7 @@ func Select(pts []Point, fit func([]*trace.Trace) (Predictor, error), final Pred
 	if force == "auto" {
 		force = ""
 	}
-	if force != "" && indexOf(Candidates, force) < 0 {
+	if force != "" && slices.Index(Candidates, force) < 0 {
 		return nil, fmt.Errorf("predict: predictor %q: want auto or one of %v", force, Candidates)
 	}
 	if len(pts) < 5 {
@@ -297,7 +299,7 @@ func Select(pts []Point, fit func([]*trace.Trace) (Predictor, error), final Pred
 		for i := range sel.Candidates {
 			cs := &sel.Candidates[i]
 			f, ok := full[cs.Name]
-			med := median(farFolds[cs.Name])
+			med := stats.Median(farFolds[cs.Name])
 			if !ok || !(med > 0) || !(f > 0) {
 				continue
 			}
@@ -399,33 +401,11 @@ func (s *Selection) Summary() string {
 		switch {
 		case d >= 0:
 			out += fmt.Sprintf("; %.3g points better than the next, %s", 100*d, other)
-		case indexOf(Simplicity, s.Chosen) < indexOf(Simplicity, other):
+		case slices.Index(Simplicity, s.Chosen) < slices.Index(Simplicity, other):
 			out += fmt.Sprintf("; %.3g points behind %s, within one standard error: the simpler model is kept", -100*d, other)
 		default:
 			out += fmt.Sprintf("; forced: %.3g points worse than %s", -100*d, other)
 		}
 	}
 	return out
-}
-
-func median(x []float64) float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
