@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/fragprof/fragprof/internal/predict"
+	"github.com/fragprof/fragprof/internal/trace"
 )
 
 //go:embed cprobe/probe.c
@@ -95,6 +96,11 @@ type Advice struct {
 	Busy       bool    `json:"busy"`
 	Now        bool    `json:"parallelise_now"`
 	SpeedupNow float64 `json:"speedup_now"`
+	// Cache is the prediction's cache crossing, if any: its working set leaves (or
+	// enters) a cache level no training run did, so the time per operation is
+	// likely to rise (or fall) beyond what the interval allows. A decision that such
+	// a change could overturn is then not certain.
+	Cache *predict.CacheCrossing `json:"cache_crossing,omitempty"`
 }
 
 // Advise applies Amdahl's condition to a prediction.
@@ -110,6 +116,15 @@ func Advise(p *predict.Prediction, n int, o Overhead) Advice {
 	holds := func(t float64) bool { return o.Ns < frac*t }
 	a.Parallelise = holds(t)
 	a.Certain = holds(lo) == holds(hi)
+	// A longer sequential time only favours parallelising, a shorter one only
+	// disfavours it: a time likely to rise past the interval leaves "parallelise"
+	// certain and makes "do not" uncertain, and the reverse for a fall.
+	if c := p.Cache; c != nil {
+		a.Cache = c
+		if c.Direction == "beyond" && !a.Parallelise || c.Direction != "beyond" && a.Parallelise {
+			a.Certain = false
+		}
+	}
 	if o.Ns > 0 {
 		a.Margin = a.Bound / o.Ns
 	} else {
@@ -151,7 +166,15 @@ func (a Advice) WriteText(w io.Writer) error {
 		verdict = "parallelise"
 	}
 	sure := ""
-	if !a.Certain {
+	switch {
+	case !a.Certain && a.Cache != nil && (holdsAt(a, a.Interval[0]) == holdsAt(a, a.Interval[1])):
+		rise := "rise"
+		if a.Cache.Direction != "beyond" {
+			rise = "fall"
+		}
+		sure = fmt.Sprintf(" (not certain: the working set, about %s, crosses the L%d cache no training run crossed, so the time is likely to %s beyond its interval)",
+			trace.FmtBytes(a.Cache.WorkingSet), a.Cache.Level, rise)
+	case !a.Certain:
 		sure = " (borderline: the condition changes within the interval of the predicted time)"
 	}
 	fmt.Fprintf(bw, "decision: %s%s\n", verdict, sure)
@@ -171,6 +194,11 @@ func (a Advice) WriteText(w io.Writer) error {
 			a.Overhead.Available, now, a.SpeedupNow)
 	}
 	return bw.err
+}
+
+// holdsAt reports Amdahl's condition for a's overhead at sequential time t.
+func holdsAt(a Advice, t float64) bool {
+	return a.Overhead.Ns < float64(a.N-1)/float64(a.N)*t
 }
 
 type errWriter struct {

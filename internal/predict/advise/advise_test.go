@@ -172,3 +172,38 @@ func TestAdvise(t *testing.T) {
 		t.Errorf("only %d K values were clear enough to judge", judged)
 	}
 }
+
+// TestAdviseCacheCrossing: a prediction whose working set leaves a cache level the
+// training runs fit in may take longer than its interval says, which can only
+// favour parallelising: "do not parallelise" is no longer certain, "parallelise"
+// stays so; the reverse when the working set comes back within a level.
+func TestAdviseCacheCrossing(t *testing.T) {
+	beyond := &predict.CacheCrossing{Level: 2, CacheBytes: 1 << 20, Direction: "beyond", WorkingSet: 6 << 20}
+	within := &predict.CacheCrossing{Level: 2, CacheBytes: 1 << 20, Direction: "within", WorkingSet: 1 << 19}
+	for _, c := range []struct {
+		name        string
+		overheadNs  float64
+		cache       *predict.CacheCrossing
+		parallelise bool
+		certain     bool
+	}{
+		{"no crossing, no", 9e5, nil, false, true},
+		{"beyond, no", 9e5, beyond, false, false},
+		{"beyond, yes", 1e3, beyond, true, true},
+		{"within, no", 9e5, within, false, true},
+		{"within, yes", 1e3, within, true, false},
+	} {
+		p := &predict.Prediction{TimeNs: 1e6, Interval: [2]float64{9e5, 1.1e6}, UntracedNs: 1e6, Cache: c.cache}
+		a := Advise(p, 2, Overhead{N: 2, Ns: c.overheadNs})
+		if a.Parallelise != c.parallelise || a.Certain != c.certain {
+			t.Errorf("%s: parallelise %v, certain %v; want %v, %v", c.name, a.Parallelise, a.Certain, c.parallelise, c.certain)
+		}
+		var buf bytes.Buffer
+		if err := a.WriteText(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if say := strings.Contains(buf.String(), "crosses the L2 cache"); say != (c.cache != nil && !c.certain) {
+			t.Errorf("%s: the text says of the crossing %v:\n%s", c.name, say, buf.String())
+		}
+	}
+}
