@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# instructions.sh: the instructions a fragprof-built program executes against the
+# plain build's, counted by valgrind (callgrind's Ir): deterministic, so one run of
+# each, and unaffected by the machine's load, unlike bench/overhead.sh's times. It
+# is the diagnosis behind the counter-overhead work of issue 15 (docs/benchmarks.md):
+# where time ratios on a shared machine move by ±10 %, instruction ratios show what
+# a change of the instrumentation does.
+#
+# For each csmith seed: bench/csmith_loop.c runs the program's func_1 ROUNDS times
+# (default 2000), built with plain clang -O2 and with fragprof cc -O2; both must
+# print the same checksum. Prints per seed the two counts and their ratio, then the
+# geometric mean of the ratios.
+#
+# Usage: bench/instructions.sh [SEED ...]   (default: the 12 seeds of the table in
+#        docs/benchmarks.md, "Counting overhead")
+# Needs valgrind (apt-get install valgrind) and csmith (scripts/deps.sh). Work files go to a
+# fresh directory under $TMPDIR (default /tmp), removed at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+seeds=("$@")
+[ ${#seeds[@]} -gt 0 ] || seeds=(9 40 56 92 152 174 177 187 249 326 331 352)
+ROUNDS=${ROUNDS:-2000}
+CLANG=${CLANG:-clang}
+for tool in valgrind csmith "$CLANG"; do
+	command -v "$tool" >/dev/null || { echo "instructions.sh: $tool is needed (apt-get install valgrind; scripts/deps.sh for the others)" >&2; exit 2; }
+done
+make -s build
+work=$(mktemp -d "${TMPDIR:-/tmp}/fragprof-instructions.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# instructions BIN: the instructions one run of BIN executes (its output goes to
+# $work/out.txt).
+instructions() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" 2>"$work/vg.txt" >"$work/out.txt"
+	sed -n 's/.*refs: *//p' "$work/vg.txt" | tr -d ,
+}
+
+echo "instructions.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), ROUNDS=$ROUNDS, $("$CLANG" --version | head -1)"
+echo "| csmith seed | plain clang -O2 | fragprof cc -O2 | **ratio** |"
+echo "|---|---:|---:|---:|"
+ratios=()
+for s in "${seeds[@]}"; do
+	c=$work/cs$s.c
+	csmith --seed "$s" -o "$c"
+	flags=(-O2 -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS="$ROUNDS")
+	"$CLANG" "${flags[@]}" bench/csmith_loop.c -o "$work/plain$s"
+	"$root/fragprof" cc "${flags[@]}" bench/csmith_loop.c -o "$work/fp$s" 2>/dev/null
+	p=$(instructions "$work/plain$s")
+	cp "$work/out.txt" "$work/plain.out"
+	f=$(instructions "$work/fp$s")
+	if ! cmp -s "$work/plain.out" "$work/out.txt"; then
+		echo "| $s | – | – | skipped: the two builds print different checksums |"
+		continue
+	fi
+	r=$(awk -v a="$f" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
+	ratios+=("$r")
+	echo "| $s | $p | $f | $r |"
+done
+awk 'BEGIN { s = 0; n = 0 } { s += log($1); n++ } END { if (n) printf "| **geometric mean** (%d seeds) | | | **%.2f** |\n", n, exp(s / n) }' < <(printf '%s\n' "${ratios[@]}")
