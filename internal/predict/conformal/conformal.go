@@ -10,9 +10,11 @@
 // e_p = ln(m_p / ŷ_p), m_p the median of its runs; its score s_p = |e_p| / (1 +
 // c·log₂ f_p), f_p ≥ 1 the factor by which p lies beyond the fold's training range;
 // Q is the ⌈(1 − α)(n + 1)⌉-th smallest of the n scores. c, the widening per
-// doubling beyond the range, is the least-squares slope of |e_p|/a − 1 against
-// log₂ f_p over the extrapolation cuts, a the mean |e_p| of the interpolation
-// folds (clamped to [0.1, 2]). A single run's interval at an input f× beyond the
+// doubling beyond the range, is the least-squares slope through the origin of
+// |e_p|/a − 1 against log₂ f_p over the held-out points that lay beyond their
+// fold's training range (f_p > 1.01), a the mean |e_p| of those inside it
+// (f_p ≤ 1), whichever kind of fold held them out; clamped to [0.1, 2], and 0.5
+// when either set is empty. A single run's interval at an input f× beyond the
 // range is ŷ·e^(±h), h = √(h_m² + h_n²): h_m = Q·(1 + c·log₂ f) the model's part,
 // h_n the 90% quantile of |ln(t / median)| over the runs of the nearest training
 // input — the run-to-run noise, which does not grow with the extrapolation. (Two
