@@ -14,8 +14,9 @@
 // |e_p|/a − 1 against log₂ f_p over the held-out points that lay beyond their
 // fold's training range (f_p > 1.01), a the mean |e_p| of those inside it
 // (f_p ≤ 1), whichever kind of fold held them out; clamped to [0.1, 2], and 0.5
-// when either set is empty or the errors inside are all 0. A single run's interval at an input f× beyond the
-// range is ŷ·e^(±h), h = √(h_m² + h_n²): h_m = Q·(1 + c·log₂ f) the model's part,
+// when either set is empty or the errors inside are all 0. A single run's interval
+// at an input f× beyond the range is ŷ·e^(±h), h = √(h_m² + h_n²): h_m =
+// Q·(1 + c·log₂ f) the model's part,
 // h_n the 90% quantile of |ln(t / median)| over the runs of the nearest training
 // input — the run-to-run noise, which does not grow with the extrapolation. (Two
 // independent errors' 90% quantiles add in quadrature when they are normal.)
