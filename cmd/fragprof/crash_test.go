@@ -242,14 +242,7 @@ func TestForkCounts(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var p report.JSONProgram
-			if err := json.Unmarshal(data, &p); err != nil {
-				t.Fatal(err)
-			}
+			p := readJSON[report.JSONProgram](t, out)
 			for _, f := range p.Functions {
 				switch f.Name {
 				case "work":

@@ -113,6 +113,20 @@ func countExample(t *testing.T, ex example, extra ...string) report.JSONProgram 
 	return p
 }
 
+// readJSON decodes the JSON file at path into a T.
+func readJSON[T any](t *testing.T, path string) T {
+	t.Helper()
+	var v T
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
 // countBinary counts one run of bin, a binary built by fragprof, with count --binary
 // and returns its JSON report.
 func countBinary(t *testing.T, bin string, extra ...string) report.JSONProgram {
@@ -122,15 +136,7 @@ func countBinary(t *testing.T, bin string, extra ...string) report.JSONProgram {
 	if _, stderr, code := cli(t, "", args...); code != 0 {
 		t.Fatalf("count --binary: exit %d\n%s", code, stderr)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p report.JSONProgram
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return readJSON[report.JSONProgram](t, out)
 }
 
 // checkWants verifies every expectation of ex against the report.

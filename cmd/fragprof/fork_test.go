@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -39,14 +38,7 @@ func TestForkFreq(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
-			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r report.JSONFreq
-			if err := json.Unmarshal(data, &r); err != nil {
-				t.Fatal(err)
-			}
+			r := readJSON[report.JSONFreq](t, out)
 			if r.Trials != 24 || len(r.Failures) != 0 {
 				t.Fatalf("%d trials, failures %v; want 24 and none", r.Trials, r.Failures)
 			}
@@ -84,14 +76,7 @@ func TestForkTime(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r report.JSONTime
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readJSON[report.JSONTime](t, out)
 	if len(r.Failures) != 0 || len(r.Fragments) != 1 {
 		t.Fatalf("failures %v, %d fragments; want none and 1", r.Failures, len(r.Fragments))
 	}
@@ -158,14 +143,7 @@ func TestForkContinuous(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p report.JSONProgram
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
+	p := readJSON[report.JSONProgram](t, out)
 	calls := map[string]uint64{}
 	body := uint64(0)
 	for _, f := range p.Functions {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,14 +52,7 @@ func TestMakeProject(t *testing.T) {
 	if code != 0 || stdout.String() != want {
 		t.Fatalf("count --binary: exit %d, stdout %q (want %q)\n%s", code, stdout.String(), want, stderr.String())
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p report.JSONProgram
-	if err := json.Unmarshal(data, &p); err != nil {
-		t.Fatal(err)
-	}
+	p := readJSON[report.JSONProgram](t, out)
 	files := map[string]bool{}
 	for _, f := range p.Functions {
 		files[f.File] = true
