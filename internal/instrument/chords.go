@@ -364,12 +364,11 @@ func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64) (cfg.C
 			return cfg.Counts{}, &flowError{f.Name, label(n)}
 		}
 	}
+	// A block's count is the flow into it (block 0's includes the virtual edge from
+	// EXIT): in[], which the loop above has just checked against out[].
 	c := cfg.NewCounts(f)
 	copy(c.Edges, x[:len(f.Edges)])
-	c.Blocks[0] = x[len(f.Edges)]
-	for _, e := range f.Edges {
-		c.Blocks[e.To.ID] += x[e.ID]
-	}
+	copy(c.Blocks, in[:len(f.Blocks)])
 	return c, nil
 }
 

@@ -683,16 +683,16 @@ func (f *folder) check() {
 			}
 			var d stats.Decision
 			switch {
-			case neverRan(f.res.Blocks[fi][b].Dist):
-				if !zeroDone {
-					zero, zeroDone = f.c.Rule.Decide(f.zero.Summary()), true
-				}
-				d = zero
 			case f.judgeAt[fi] != nil && n < f.judgeAt[fi][b]:
 				if f.watch[fi] {
 					passed = append(passed, [2]int{fi, b})
 				}
 				continue
+			case neverRan(f.res.Blocks[fi][b].Dist):
+				if !zeroDone {
+					zero, zeroDone = f.c.Rule.Decide(f.zero.Summary()), true
+				}
+				d = zero
 			default:
 				d = f.decide(fi, b)
 			}
@@ -701,7 +701,16 @@ func (f *folder) check() {
 	}
 	if all {
 		for _, p := range passed {
-			all = f.judged(p[0], p[1], f.decide(p[0], p[1])) && all
+			var d stats.Decision
+			if neverRan(f.res.Blocks[p[0]][p[1]].Dist) {
+				if !zeroDone {
+					zero, zeroDone = f.c.Rule.Decide(f.zero.Summary()), true
+				}
+				d = zero
+			} else {
+				d = f.decide(p[0], p[1])
+			}
+			all = f.judged(p[0], p[1], d) && all
 		}
 	}
 	f.passed = passed

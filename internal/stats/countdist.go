@@ -106,9 +106,20 @@ func (d *CountDist) AddN(x, n uint64) {
 		return
 	}
 	if d.Exact() {
-		i, ok := slices.BinarySearchFunc(d.Values, x, func(v ValueCount, x uint64) int { return cmp.Compare(v.V, x) })
-		if ok {
-			d.Values[i].N += n
+		// A binary search written out, without the generic search's call of a
+		// comparison function per step: this is a freq trial's innermost loop (a
+		// trial of sqlite3 adds 7,000 counts).
+		v := d.Values
+		i, j := 0, len(v)
+		for i < j {
+			if m := int(uint(i+j) >> 1); v[m].V < x {
+				i = m + 1
+			} else {
+				j = m
+			}
+		}
+		if i < len(v) && v[i].V == x {
+			v[i].N += n
 			return
 		}
 		d.Values = slices.Insert(d.Values, i, ValueCount{V: x, N: n})
