@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 
@@ -116,22 +117,41 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-// main runs fragprof. FRAGPROF_CPUPROFILE=FILE writes a Go CPU profile of fragprof
-// itself to FILE (for fragprof's developers: go tool pprof FILE).
+// main runs fragprof. For fragprof's developers (go tool pprof FILE):
+// FRAGPROF_CPUPROFILE=FILE writes a Go CPU profile of fragprof itself to FILE, and
+// FRAGPROF_MEMPROFILE=FILE its allocations (every one sampled: slower) at exit.
 func main() {
-	if path := os.Getenv("FRAGPROF_CPUPROFILE"); path != "" {
+	cpu, mem := os.Getenv("FRAGPROF_CPUPROFILE"), os.Getenv("FRAGPROF_MEMPROFILE")
+	if cpu == "" && mem == "" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	create := func(name, path string) *os.File {
 		f, err := os.Create(path)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "fragprof: FRAGPROF_CPUPROFILE: %v\n", err)
+			fmt.Fprintf(os.Stderr, "fragprof: %s: %v\n", name, err)
 			os.Exit(1)
 		}
-		pprof.StartCPUProfile(f)
-		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-		pprof.StopCPUProfile()
-		f.Close()
-		os.Exit(code)
+		return f
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	var cpuFile, memFile *os.File
+	if cpu != "" {
+		cpuFile = create("FRAGPROF_CPUPROFILE", cpu)
+		pprof.StartCPUProfile(cpuFile)
+	}
+	if mem != "" {
+		runtime.MemProfileRate = 1
+		memFile = create("FRAGPROF_MEMPROFILE", mem)
+	}
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if cpuFile != nil {
+		pprof.StopCPUProfile()
+		cpuFile.Close()
+	}
+	if memFile != nil {
+		pprof.Lookup("allocs").WriteTo(memFile, 0)
+		memFile.Close()
+	}
+	os.Exit(code)
 }
 
 // reArgs matches cobra's messages about the number of arguments.

@@ -451,6 +451,16 @@ type folder struct {
 	// block b again (check; allocated per function when first needed).
 	judgeAt [][]uint64
 	passed  [][2]int // check's buffer
+	// Twins: rep[fi][b] is the first block of function fi whose count has equalled
+	// block b's in every trial so far (b itself if none). Blocks with one
+	// representative share its distributions (the same *stats.CountDist in
+	// Result.Blocks and in units, unshared by finish) and its decisions, so a trial
+	// folds and judges one count per class: of sqlite3's 10,000 blocks that run,
+	// 2,900 classes remain after 300 trials. A trial that tells a block apart from
+	// its representative gives it (and the other blocks of the class with its count)
+	// a copy of the class's distributions before adding its own count (split).
+	rep    [][]int32
+	points []Point // series' buffer: the point of each representative
 }
 
 // decision is a block's decision taken after trials trials and units units.
@@ -459,9 +469,42 @@ type decision struct {
 	d             stats.Decision
 }
 
+// split separates the blocks of function fi whose counts in this trial differ from
+// their representatives' (see folder.rep), before the trial's counts are added:
+// the blocks of a class that leave it with the same count form one new class, led
+// by the first of them, with a copy of the old class's distributions.
+func (f *folder) split(fi int, counts []uint64) {
+	rep := f.rep[fi]
+	var moved map[[2]uint64]int32 // (old representative, count) → new representative
+	for b, v := range counts {
+		r := rep[b]
+		if int(r) == b || counts[r] == v {
+			continue
+		}
+		key := [2]uint64{uint64(r), v}
+		nr, ok := moved[key]
+		if !ok {
+			if moved == nil {
+				moved = map[[2]uint64]int32{}
+			}
+			nr = int32(b)
+			moved[key] = nr
+			f.res.Blocks[fi][b].Dist = f.res.Blocks[fi][r].Dist.Clone()
+			if f.units != nil {
+				f.units[fi][b] = f.units[fi][r].Clone()
+			}
+		}
+		rep[b] = nr
+		f.res.Blocks[fi][b].Dist = f.res.Blocks[fi][nr].Dist
+		if f.units != nil {
+			f.units[fi][b] = f.units[fi][nr]
+		}
+	}
+}
+
 // summary is the summary of block b of function fi's per-trial counts.
 func (f *folder) summary(fi, b int) stats.Summary {
-	return f.res.Blocks[fi][b].Dist.SummaryZeros(f.lag[fi])
+	return f.res.Blocks[fi][b].Dist.SummaryZeros(f.lag[fi]) // shared by its twins
 }
 
 // settle gives function fi's distributions the zeros of the trials it lags.
@@ -471,7 +514,9 @@ func (f *folder) settle(fi int) {
 		return
 	}
 	for b := range f.res.Blocks[fi] {
-		f.res.Blocks[fi][b].Dist.AddN(0, k)
+		if f.rep[fi][b] == int32(b) {
+			f.res.Blocks[fi][b].Dist.AddN(0, k)
+		}
 	}
 	for e := range f.res.Edges[fi] {
 		f.res.Edges[fi][e].Merge(stats.Moments{N: k})
@@ -512,8 +557,10 @@ func (f *folder) endUnit() {
 		}
 		f.ranInUnit[fi] = false
 		for b, v := range sums {
-			f.units[fi][b].AddN(0, f.unitLag[fi])
-			f.units[fi][b].Add(v)
+			if f.rep[fi][b] == int32(b) { // a twin's sum is its representative's
+				f.units[fi][b].AddN(0, f.unitLag[fi])
+				f.units[fi][b].Add(v)
+			}
 		}
 		f.unitLag[fi] = 0
 		clear(sums)
@@ -565,9 +612,12 @@ func (f *folder) foldTrial(i uint64, o Outcome) error {
 			continue
 		}
 		f.settle(fi)
+		f.split(fi, c.Blocks)
 		f.funcRan[fi] = true
 		for b, v := range c.Blocks {
-			r.Blocks[fi][b].Dist.Add(v)
+			if f.rep[fi][b] == int32(b) {
+				r.Blocks[fi][b].Dist.Add(v)
+			}
 		}
 		if f.sums != nil {
 			sums := f.sums[fi]
@@ -612,10 +662,13 @@ func (f *folder) start(p *cfg.Program) error {
 	}
 	r := &Result{Prog: p}
 	for _, fn := range p.Funcs {
+		// Before any trial every block of a function is its entry's twin.
 		bs := make([]BlockEstimate, len(fn.Blocks))
+		shared := &stats.CountDist{}
 		for b := range bs {
-			bs[b].Dist = &stats.CountDist{}
+			bs[b].Dist = shared
 		}
+		f.rep = append(f.rep, make([]int32, len(fn.Blocks)))
 		r.Blocks = append(r.Blocks, bs)
 		r.Edges = append(r.Edges, make([]stats.Moments, len(fn.Edges)))
 		r.EdgeTotals = append(r.EdgeTotals, make([]uint64, len(fn.Edges)))
@@ -631,8 +684,9 @@ func (f *folder) start(p *cfg.Program) error {
 			f.ranInUnit = append(f.ranInUnit, false)
 			f.sums = append(f.sums, make([]uint64, len(fn.Blocks)))
 			us := make([]*stats.CountDist, len(fn.Blocks))
+			shared := &stats.CountDist{}
 			for b := range us {
-				us[b] = &stats.CountDist{}
+				us[b] = shared
 			}
 			f.units = append(f.units, us)
 		}
@@ -751,9 +805,9 @@ func (f *folder) judgeNext(fi, b int, n uint64) {
 	f.judgeAt[fi][b] = n
 }
 
-// series records each block's convergence at thinned points: every trial up to 20,
-// then at 8 % growth steps (50 points for 200 trials, about 160 for a million, some
-// 30 a decade: enough for a plot on a logarithmic axis).
+// series records each block's convergence at thinned points: every trial up to 10,
+// then at 20 % growth steps (28 points for 200 trials, about 75 for a million, some
+// 12 a decade: enough for a plot on a logarithmic axis).
 // Each point is a decision for every block that has run, the largest part of a
 // trial's cost in fragprof for a large program (sqlite3: 7,000 blocks run in a
 // trial), so the points are as few as a convergence plot needs.
@@ -767,6 +821,10 @@ func (f *folder) series() {
 		if !f.funcRan[fi] {
 			continue // every block's point is the zero point below
 		}
+		if cap(f.points) < len(f.res.Blocks[fi]) {
+			f.points = make([]Point, len(f.res.Blocks[fi]))
+		}
+		points := f.points[:len(f.res.Blocks[fi])]
 		for b := range f.res.Blocks[fi] {
 			be := &f.res.Blocks[fi][b]
 			if !f.ran[fi][b] {
@@ -776,13 +834,17 @@ func (f *folder) series() {
 				f.ran[fi][b] = true
 				be.Series = append(be.Series, f.zeroSeries...)
 			}
-			be.Series = append(be.Series, f.blockPoint(fi, b))
+			r := int(f.rep[fi][b]) // before b: its point is taken
+			if r == b {
+				points[b] = f.blockPoint(fi, b)
+			}
+			be.Series = append(be.Series, points[r])
 		}
 	}
 	f.zeroSeries = append(f.zeroSeries, f.point(f.zero.Summary()))
 	step := uint64(1)
-	if n >= 20 {
-		step = max(1, n*8/100)
+	if n >= 10 {
+		step = max(1, n/5)
 	}
 	f.seriesNext = n + step
 }
@@ -879,6 +941,11 @@ func (f *folder) finish() *Result {
 				be.Series = append(be.Series, Point{N: r.Trials, Mean: d.Mean, HalfWidth: d.HalfWidth})
 			}
 		}
+		for b := range r.Blocks[fi] { // every block owns its distribution in a Result
+			if f.rep[fi][b] != int32(b) {
+				r.Blocks[fi][b].Dist = r.Blocks[fi][b].Dist.Clone()
+			}
+		}
 	}
 	return r
 }
@@ -887,6 +954,7 @@ func (f *folder) finish() *Result {
 // hypercube units, from its per-trial counts and their sums over the complete
 // units ([stopping.Units]).
 func (f *folder) decide(fi, b int) stats.Decision {
+	b = int(f.rep[fi][b]) // twins share their decisions
 	if f.decisions[fi] == nil {
 		f.decisions[fi] = make([]decision, len(f.res.Blocks[fi]))
 	}
