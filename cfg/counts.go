@@ -19,6 +19,14 @@ func NewCounts(f *Func) Counts {
 	return Counts{Blocks: buf[:nb:nb], Edges: buf[nb:]}
 }
 
+// Clone returns a copy of c that shares no memory with it.
+func (c Counts) Clone() Counts {
+	d := Counts{Blocks: make([]uint64, len(c.Blocks)), Edges: make([]uint64, len(c.Edges))}
+	copy(d.Blocks, c.Blocks)
+	copy(d.Edges, c.Edges)
+	return d
+}
+
 // Calls returns how often the function was called.
 func (c Counts) Calls() uint64 {
 	if len(c.Blocks) == 0 {

@@ -255,6 +255,7 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 	// which checks conservation at every node (FuncPlan.Reconstruct); a trial's
 	// sparse profile does not check them again (a twentieth of a sqlite3 trial).
 	solved := make([]bool, len(lay.funcs))
+	owned := make([]bool, len(lay.funcs)) // sparse: p.Counts[k] is a copy of its own
 	for i := range idle {
 		idle[i], solved[i] = true, sparse
 	}
@@ -280,6 +281,8 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 				if adj {
 					adjusted = append(adjusted, fp.Func.Name)
 				}
+			case sparse: // a freq trial's: read, never modified, below or after
+				c, err = fp.ReconstructShared(vals)
 			default:
 				c, err = fp.Reconstruct(vals)
 			}
@@ -306,6 +309,10 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 			case p.Counts[k].Blocks == nil:
 				p.Counts[k] = c
 			default:
+				if sparse && !owned[k] { // the first copy's counts may be shared (ReconstructShared)
+					p.Counts[k] = p.Counts[k].Clone()
+					owned[k] = true
+				}
 				p.Counts[k].Add(c)
 			}
 			idle[k] = idle[k] && !ran

@@ -3,6 +3,8 @@ package instrument
 import (
 	"math/rand"
 	"reflect"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/fragprof/fragprof/cfg"
@@ -234,5 +236,42 @@ func TestMetaRoundTrip(t *testing.T) {
 		if q.Func.Checksum() != p.Func.Checksum() {
 			t.Errorf("function %d: graph changed", i)
 		}
+	}
+}
+
+// TestReconstructShared: the same values give the same counts, shared; other values
+// their own counts; and goroutines that alternate between two runs' values each get
+// the right counts.
+func TestReconstructShared(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for iter := 0; iter < 200; iter++ {
+		f := randomChordFunc(rng, 2+rng.Intn(14))
+		p := PlanFunc(f, Chords)
+		truth1, vals1 := simulate(rand.New(rand.NewSource(int64(iter))), p, 1+rng.Intn(5), 0.3, false)
+		truth2, vals2 := simulate(rand.New(rand.NewSource(int64(iter+1000))), p, 6, 0.3, false)
+		c1, err := p.ReconstructShared(vals1)
+		if err != nil || !reflect.DeepEqual(c1, truth1) {
+			t.Fatalf("graph %d: %v, %v; want %v", iter, c1, err, truth1)
+		}
+		c2, _ := p.ReconstructShared(slices.Clone(vals1))
+		if &c2.Blocks[0] != &c1.Blocks[0] {
+			t.Fatalf("graph %d: the same values solved again, not shared", iter)
+		}
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				for k := range 50 {
+					vals, truth := vals1, truth1
+					if (g+k)%2 == 1 {
+						vals, truth = vals2, truth2
+					}
+					if c, err := p.ReconstructShared(vals); err != nil || !reflect.DeepEqual(c, truth) {
+						t.Errorf("graph %d, goroutine %d: %v, %v; want %v", iter, g, c, err, truth)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

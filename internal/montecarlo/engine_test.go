@@ -245,3 +245,78 @@ func TestRunSparseOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// twinsWorker runs a function of six blocks whose counts keep some blocks twins
+// (equal in every trial) and tell others apart late: 0 and 1 are always 1; 2 is n;
+// 3 is n except in trial 40; 4 and 5 are n up to trial 20 and 2n after it, so they
+// leave 2's class together.
+type twinsWorker struct{ prog *cfg.Program }
+
+func twinCounts(i uint64) []uint64 {
+	n := 1 + rand.New(rand.NewPCG(2, i)).Uint64N(6)
+	c := []uint64{1, 1, n, n, n, n}
+	if i == 40 {
+		c[3]++
+	}
+	if i > 20 {
+		c[4], c[5] = 2*n, 2*n
+	}
+	return c
+}
+
+func (w *twinsWorker) Trials(_ context.Context, is []uint64) ([]Outcome, error) {
+	var outs []Outcome
+	for _, i := range is {
+		outs = append(outs, Outcome{Prog: w.prog, Counts: []cfg.Counts{{Blocks: twinCounts(i), Edges: []uint64{}}}})
+	}
+	return outs, nil
+}
+
+func (w *twinsWorker) Close() error { return nil }
+
+// TestRunTwins: blocks that share a distribution while their counts agree end with
+// exactly the distribution of their own counts, each its own, and the rule's
+// decision on it.
+func TestRunTwins(t *testing.T) {
+	f := &cfg.Func{Name: "twins"}
+	for b := range 6 {
+		f.AddBlock(fmt.Sprint("b", b))
+	}
+	prog := &cfg.Program{Funcs: []*cfg.Func{f}}
+	for _, unit := range []uint64{1, 16} {
+		th := stats.DefaultThresholds
+		th.RelEps = 1e-9 // never converges: every trial is folded
+		rule, err := stopping.New("clt", th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Config{Rule: rule, MaxTrials: 100, Jobs: 1, Unit: unit,
+			NewWorker: func(int) (Worker, error) { return &twinsWorker{prog: prog}, nil }}
+		r, err := Run(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]stats.CountDist, 6)
+		for i := range r.Trials {
+			for b, v := range twinCounts(i) {
+				want[b].Add(v)
+			}
+		}
+		for b := range 6 {
+			got := r.Blocks[0][b]
+			if !reflect.DeepEqual(*got.Dist, want[b]) {
+				t.Errorf("unit %d, block %d: distribution %+v, want %+v", unit, b, *got.Dist, want[b])
+			}
+			for b2 := range b {
+				if r.Blocks[0][b2].Dist == got.Dist {
+					t.Errorf("unit %d: blocks %d and %d share a distribution in the result", unit, b2, b)
+				}
+			}
+			if unit == 1 {
+				if d := rule.Decide(want[b].Summary()); fmt.Sprint(d) != fmt.Sprint(got.Decision) {
+					t.Errorf("block %d: decision %+v, want %+v", b, got.Decision, d)
+				}
+			}
+		}
+	}
+}
