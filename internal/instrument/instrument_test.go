@@ -124,6 +124,18 @@ func TestEncodeDecode(t *testing.T) {
 	if string(again) != string(blob) {
 		t.Errorf("decode/encode changed the blob")
 	}
+	// The blob is compressed; a blob of fragprof before compression, plain JSON,
+	// still reads; a damaged one is refused.
+	js, err := inflate(blob)
+	if err != nil || len(js) < 2*len(blob) || js[0] != '{' {
+		t.Fatalf("inflated blob: %d bytes from %d, %v", len(js), len(blob), err)
+	}
+	if plain, err := Decode(js); err != nil || plain.NumCounters() != u.NumCounters() {
+		t.Errorf("plain JSON blob: %v", err)
+	}
+	if _, err := Decode(blob[:len(blob)/2]); err == nil || !strings.Contains(err.Error(), "corrupt fragprof metadata") {
+		t.Errorf("truncated blob: %v, want corrupt metadata", err)
+	}
 	if v.NumCounters() != u.NumCounters() {
 		t.Errorf("NumCounters %d, want %d", v.NumCounters(), u.NumCounters())
 	}
@@ -135,10 +147,10 @@ func TestEncodeDecode(t *testing.T) {
 		}
 	}
 	// A blob without calls (written before call edges) decodes with none.
-	old := strings.ReplaceAll(string(blob), `,"c":["g","_ZN2ns1hEv","g"]`, "")
+	old := strings.ReplaceAll(string(js), `,"c":["g","_ZN2ns1hEv","g"]`, "")
 	old = strings.ReplaceAll(old, `,"c":["exit"]`, "")
-	if old == string(blob) || strings.Contains(old, `"c":`) {
-		t.Fatalf("calls not found in the blob %s", blob)
+	if old == string(js) || strings.Contains(old, `"c":`) {
+		t.Fatalf("calls not found in the blob %s", js)
 	}
 	w, err := Decode([]byte(old))
 	if err != nil {
