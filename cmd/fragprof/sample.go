@@ -260,6 +260,10 @@ Examples:
 				var s *sample.Stats
 				var err error
 				if useInProcess {
+					if total.Batches > 0 && total.Ticks == 0 {
+						// Each run's first gaps start from the burst cost learned in the runs before it.
+						opts.BurstCost = total.SelfCost / time.Duration(total.Batches)
+					}
 					s, err = sample.Preload(t, opts, stackBytes, func(b sample.Burst, c hotcfg.Code) { sink(b.Batch, c) })
 					if err == nil && s.Conflict != 0 && i+1 < repeat {
 						useInProcess = false

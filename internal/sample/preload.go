@@ -195,8 +195,8 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 		"LD_PRELOAD="+preload,
 		"FRAGPROF_SAMPLE_LD_PRELOAD="+userPreload,
 		"FRAGPROF_SAMPLE_FILE="+f.Name(),
-		fmt.Sprintf("FRAGPROF_SAMPLE=%d %d %d %d %d %d %d", o.Interval.Nanoseconds(), o.Burst, o.Seed,
-			int64(o.Overhead*1e6), stackBytes, trapFlag, posixTimer))
+		fmt.Sprintf("FRAGPROF_SAMPLE=%d %d %d %d %d %d %d %d %d", o.Interval.Nanoseconds(), o.Burst, o.Seed,
+			int64(o.Overhead*1e6), stackBytes, trapFlag, posixTimer, KernelTick().Nanoseconds(), o.BurstCost.Nanoseconds()))
 	t.Env = env
 	// Ctrl-C goes to the whole foreground process group: the program decides what
 	// to do with it; we wait for it and keep what it recorded.
