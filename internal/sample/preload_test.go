@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,10 @@ func TestPreloadUndisturbed(t *testing.T) {
 // first gap, drawn on the tick lattice, must let the runs have at least half of that
 // (with the gap of a later one, uniform in [0.5, 1.5) ms, a run takes a burst only if
 // a tick falls between the gap's end and its own, about 3% of runs on HZ=250). The
-// bursts' own CPU time must stay within twice the 4% bound.
+// bursts' own CPU time must stay within twice the 4% bound. Plain runs alternate
+// with the sampled ones: the median of the per-pair CPU-time ratios must stay under
+// 1.5 (the sampler's file on a disk file system cost 2 ms of CPU a run, a ratio of
+// about 2.3 here; on tmpfs it is about 1.1).
 func TestPreloadShortRuns(t *testing.T) {
 	prog := filepath.Join(t.TempDir(), "spin")
 	if b, err := exec.Command("gcc", "-O2", "-o", prog, "testdata/spin.c").CombinedOutput(); err != nil {
@@ -108,13 +112,22 @@ func TestPreloadShortRuns(t *testing.T) {
 	o := Options{Interval: time.Millisecond, Burst: 25, Overhead: 0.04}
 	var bursts int
 	var self, cpu time.Duration
+	var ratios []float64
+	args := []string{fmt.Sprint(spin.Microseconds())}
 	for i := 0; i < runs; i++ {
 		o.Seed = uint64(i + 1)
 		var out bytes.Buffer
-		s, err := Preload(Target{Path: prog, Args: []string{fmt.Sprint(spin.Microseconds())}, Stdout: &out}, o, 4096,
+		s, err := Preload(Target{Path: prog, Args: args, Stdout: &out}, o, 4096,
 			func(Burst, hotcfg.Code) {})
 		if err != nil {
 			t.Fatal(err)
+		}
+		p, err := Plain(Target{Path: prog, Args: args, Stdout: new(bytes.Buffer)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.CPU > 0 {
+			ratios = append(ratios, float64(s.CPU)/float64(p.CPU))
 		}
 		if out.String() != "1\n" || s.ExitCode != 0 {
 			t.Fatalf("run %d: exit %d, output %q", i, s.ExitCode, out.String())
@@ -134,5 +147,14 @@ func TestPreloadShortRuns(t *testing.T) {
 	}
 	if float64(self) > 0.08*float64(cpu) {
 		t.Errorf("bursts took %v of %v of CPU time: more than twice the 4%% bound", self, cpu)
+	}
+	sort.Float64s(ratios)
+	if len(ratios) < runs/2 {
+		t.Fatalf("%d plain runs with a CPU time", len(ratios))
+	}
+	med := ratios[len(ratios)/2]
+	t.Logf("CPU time sampled/plain: median %.3f over %d pairs (sampler file in %s)", med, len(ratios), sampleFileDir())
+	if med > 1.5 {
+		t.Errorf("CPU time sampled/plain: median %.3f over %d pairs of %v runs, want at most 1.5", med, len(ratios), spin)
 	}
 }
