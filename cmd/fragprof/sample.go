@@ -101,11 +101,12 @@ so no share is reported for it: --measure-overhead measures the cost.
 
 --until-similarity SHARE (e.g. 90%) repeats the runs, at most --repeat of them (default
 100000 with this flag), until the hot CFG's own estimate of its similarity to the exact
-graph reaches SHARE: the share of the hot edges of the graph of all the batches (those
-carrying 90% of its estimated transitions) that the graph of the first half already
-holds. The estimate is printed (and written to the batches file) whenever there are at
-least 100 batches; on the programs measured it runs below the true similarity from
-about 70% up, so the runs stop late rather than early (docs/sampling.md).
+graph reaches SHARE: of the hot edges of the graph of all the batches (those carrying
+90% of its estimated transitions), the smaller of the shares that the graphs of the
+first and of the second half of the batches hold on their own. It measures how far
+the sampled hot set has converged, not what time-based sampling cannot see; the
+estimate is printed (and written to the batches file) whenever there are at least 200
+batches (docs/sampling.md says how close it came on the programs measured).
 
 --measure-overhead runs the program --repeat times unsampled and --repeat times
 sampled, alternating, in this invocation (stdin is read once and replayed; the
@@ -386,7 +387,7 @@ Examples:
 					100*float64(total.SelfCost)/float64(max(total.CPU, 1)))
 			}
 			if estOK {
-				fmt.Fprintf(e.stderr, "fragprof sample: estimated similarity %.1f%% (the first half of the %d batches holds that share of the %d hot edges of all of them; docs/sampling.md)\n",
+				fmt.Fprintf(e.stderr, "fragprof sample: estimated similarity %.1f%% (each half of the %d batches holds at least that share of the %d hot edges of all of them; docs/sampling.md)\n",
 					100*est.Similarity, est.Batches, est.HotEdges)
 			}
 			if until > 0 && (!estOK || est.Similarity < until) {
