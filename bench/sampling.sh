@@ -12,13 +12,31 @@
 # function name. Programs: Debian's gzip, bzip2, xz, sqlite3 and lua5.4, and two
 # programs built by 'fragprof cc'. One table row per program; raw outputs in $OUT.
 #
-# Last, the same for sqlite3 and lua5.4 with --task-clock, a threaded program (trap
-# flag) and the ptrace sampler on gzip, both held by --overhead 5%.
+# Each row also has the bursts per short run, the sampler's own estimate of the
+# similarity (sample's "estimated similarity", docs/sampling.md) and the CPU-time
+# ratio of SPAIRS short runs sampled against as many plain ones (the sampler's whole
+# cost on runs shorter than a tick, its start included).
 #
-# Usage: [FRAGPROF=path] [OUT=dir] bench/sampling.sh [RUNS [PAIRS]]   (defaults 600, 9)
+# Last, the same for sqlite3 and lua5.4 with --task-clock, a threaded program (trap
+# flag) and the ptrace sampler on gzip, both held by --overhead 5%; then a second
+# table: each program's short workload sampled with --until-similarity 90% (at most
+# MAXRUNS runs): the runs and bursts it took, its estimate and the true similarity.
+#
+# Usage: [FRAGPROF=path] [OUT=dir] [ONLY="gzip sqlite3 ..."] [SPAIRS=100] [MAXRUNS=60000]
+#        bench/sampling.sh [RUNS [PAIRS]]   (defaults 600, 9)
+# ONLY restricts both tables to the rows whose name (first word) it lists.
 set -eu
 RUNS=${1:-600}
 PAIRS=${2:-9}
+SPAIRS=${SPAIRS:-100}
+MAXRUNS=${MAXRUNS:-60000}
+ONLY=${ONLY:-}
+# wanted NAME: whether the row NAME is to be run (ONLY empty: all).
+wanted() {
+	[ -z "$ONLY" ] && return 0
+	case " $ONLY " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/fragprof-bench-sampling.XXXXXX)}
 FP=${FRAGPROF:-$OUT/fragprof}
@@ -66,6 +84,7 @@ simjson() {
 # (args: the command, split on spaces)
 bench() {
 	name=$1; sin=$2; lin=$3; sargs=$4; largs=$5; flags=${6:-}
+	wanted "${name%% *}" || return 0
 	exact=$OUT/${name%% *}.exact
 	# shellcheck disable=SC2086
 	[ -f "$exact" ] || "$FP" sample --exact -o "$exact" -- $sargs < "$sin" > /dev/null 2> "$exact.log"
@@ -74,10 +93,14 @@ bench() {
 	"$FP" sample $flags --repeat "$RUNS" -o "$OUT/$name.batches" -- $sargs < "$sin" > /dev/null 2> "$OUT/$name.sample.log"
 	"$FP" hotcfg "$OUT/$name.batches" --compare "$exact" --json > "$OUT/$name.cmp.json"
 	# shellcheck disable=SC2086
+	"$FP" sample $flags --repeat "$SPAIRS" --measure-overhead -o "$OUT/$name.shortov.batches" -- $sargs < "$sin" > /dev/null 2> "$OUT/$name.shortov.log"
+	# shellcheck disable=SC2086
 	"$FP" sample $flags --repeat "$PAIRS" --measure-overhead -o "$OUT/$name.long.batches" -- $largs < "$lin" > /dev/null 2> "$OUT/$name.long.log"
 	"$FP" hotcfg "$OUT/$name.long.batches" --top 100000 > "$OUT/$name.top"
 	insns=$(sed -n 's/.*--exact: \([0-9]*\) instructions.*/\1/p' "$exact.log")
 	batches=$(sed -n 's/^fragprof sample: \([0-9]*\) batches.*/\1/p' "$OUT/$name.sample.log")
+	est=$(sed -n 's/^fragprof sample: estimated similarity \([0-9.]*%\).*/\1/p' "$OUT/$name.sample.log")
+	scpu=$(sed -n 's/.*CPU time (user+sys, process tree) sampled\/unsampled \([0-9.]* \[[0-9., ]*\]\).*/\1/p' "$OUT/$name.shortov.log")
 	cpu=$(sed -n 's/.*CPU time (user+sys, process tree) sampled\/unsampled \([0-9.]* \[[0-9., ]*\]\).*/\1/p' "$OUT/$name.long.log")
 	wall=$(sed -n 's/.*wall time sampled\/unsampled \([0-9.]* \[[0-9., ]*\]\).*/\1/p' "$OUT/$name.long.log")
 	self=$(sed -n 's/.*per burst), \([0-9.]*%\) of the sampled.*/\1/p' "$OUT/$name.long.log")
@@ -86,12 +109,27 @@ bench() {
 	named=$(awk '/^# Blocks/{on=1; next} /^# Edges/{on=0} on && $1 ~ /%$/ {
 			if (cum < 90) { n++; if ($4 !~ /^\[/) k++ } cum += $1 + 0 }
 			END { printf "%d of %d", k, n }' "$OUT/$name.top")
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s µs | %s |\n' "$name${flags:+ $flags}" "$insns" "$batches" \
-		"$(simjson "$OUT/$name.cmp.json")" "$cpu" "$wall" "$self" "$perburst" "$named"
+	printf '| %s | %s | %s (%s a run) | %s | %s | %s | %s | %s | %s | %s µs | %s |\n' "$name${flags:+ $flags}" "$insns" "$batches" \
+		"$(awk -v b="$batches" -v r="$RUNS" 'BEGIN{printf "%.2f", b/r}')" "$(simjson "$OUT/$name.cmp.json")" "${est:-–}" "$scpu" \
+		"$cpu" "$wall" "$self" "$perburst" "$named"
 }
 
-echo "| program | instructions (short run, exact) | bursts ($RUNS short runs) | similarity to exact | CPU time ratio, long run (median [95% CI], $PAIRS pairs) | wall time ratio | self-reported share | CPU per burst | hot blocks named |"
-echo "|---|---|---|---|---|---|---|---|---|"
+# until NAME STDIN ARGS: the short workload sampled with --until-similarity 90%.
+until_row() {
+	name=$1; sin=$2; sargs=$3
+	wanted "$name" || return 0
+	# shellcheck disable=SC2086
+	"$FP" sample --until-similarity 90% --repeat "$MAXRUNS" -o "$OUT/$name.until.batches" -- $sargs < "$sin" > /dev/null 2> "$OUT/$name.until.log"
+	"$FP" hotcfg "$OUT/$name.until.batches" --compare "$OUT/$name.exact" --json > "$OUT/$name.until.cmp.json"
+	runs=$(sed -n 's/^fragprof sample: [0-9]* batches.* in \([0-9]*\) run(s).*/\1/p' "$OUT/$name.until.log")
+	batches=$(sed -n 's/^fragprof sample: \([0-9]*\) batches.*/\1/p' "$OUT/$name.until.log")
+	est=$(sed -n 's/^fragprof sample: estimated similarity \([0-9.]*%\).*/\1/p' "$OUT/$name.until.log")
+	self=$(sed -n 's/.*per burst), \([0-9.]*%\) of the sampled.*/\1/p' "$OUT/$name.until.log")
+	printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$runs" "$batches" "$est" "$(simjson "$OUT/$name.until.cmp.json")" "$self"
+}
+
+echo "| program | instructions (short run, exact) | bursts ($RUNS short runs) | similarity to exact | estimated similarity | CPU time ratio, short runs (median [95% CI], $SPAIRS pairs) | CPU time ratio, long run (median [95% CI], $PAIRS pairs) | wall time ratio | self-reported share | CPU per burst | hot blocks named |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 bench gzip "$OUT/in60k.txt" "$OUT/long.txt" "gzip -9 -c" "gzip -9 -c"
 bench bzip2 "$OUT/in60k.txt" "$OUT/long.txt" "bzip2 -c" "bzip2 -c"
 bench xz "$OUT/in20k.txt" "$OUT/long.txt" "xz -c" "xz -c"
@@ -104,8 +142,18 @@ bench "sqlite3 task" "$OUT/q.sql" "$OUT/qlong.sql" "sqlite3 :memory:" "sqlite3 :
 bench "lua5.4 task" /dev/null /dev/null "lua5.4 $OUT/s.lua" "lua5.4 $OUT/slong.lua" --task-clock
 # A threaded program (bursts step with the trap flag) held by --overhead 5%, and the
 # ptrace sampler held by --overhead 5% on the long gzip run (the cost issue 16 began with).
-gcc -O2 -g -pthread -o "$OUT/threads" "$ROOT/examples/hot/threads.c"
+wanted threads && gcc -O2 -g -pthread -o "$OUT/threads" "$ROOT/examples/hot/threads.c"
 bench threads /dev/null /dev/null "$OUT/threads 300000" "$OUT/threads 300000000" "--overhead 5%"
 bench "gzip ptrace" "$OUT/in60k.txt" "$OUT/long.txt" "gzip -9 -c" "gzip -9 -c" "--sampler ptrace --overhead 5%"
+echo
+echo "| program | runs (--until-similarity 90%, at most $MAXRUNS) | bursts | estimated similarity | similarity to exact | self-reported share |"
+echo "|---|---|---|---|---|---|"
+until_row gzip "$OUT/in60k.txt" "gzip -9 -c"
+until_row bzip2 "$OUT/in60k.txt" "bzip2 -c"
+until_row xz "$OUT/in20k.txt" "xz -c"
+until_row sqlite3 "$OUT/q.sql" "sqlite3 :memory:"
+until_row lua5.4 /dev/null "lua5.4 $OUT/s.lua"
+until_row sortsum /dev/null "$OUT/sortsum 1500"
+until_row calls /dev/null "$OUT/calls 200000"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 echo "raw outputs in $OUT"

@@ -31,6 +31,7 @@ func newSampleCmd(e *env) *cobra.Command {
 		overheadTarget          string
 		exact, overhead, aslr   bool
 		taskClock               bool
+		untilSim                string
 		maxInsns, seed          uint64
 	)
 	c := &cobra.Command{
@@ -52,7 +53,8 @@ Two samplers (--sampler, docs/sampling.md):
              that fragprof decodes and unwinds (call stacks) afterwards. The
              interval counts the thread's CPU time (rounded up to the kernel's
              tick, 4 ms on HZ=250 kernels, unless --task-clock); default 1ms,
-             and --overhead defaults to 4%. A program that installs its own SIGPROF or SIGTRAP handler
+             and --overhead defaults to 4%. A thread's first gap is drawn on
+             the tick so that a run shorter than a tick can still take one. A program that installs its own SIGPROF or SIGTRAP handler
              gets it, and sampling stops in it: sample it with --sampler ptrace
              (the later runs of --repeat switch by themselves).
   ptrace     for --pid, statically linked programs, and on request: threads are
@@ -97,6 +99,16 @@ interval follows the mean cost of a tick (the tracer's wall time in it) / SHARE;
 cost learned. The tracer's own time misses most of what ptrace costs the program,
 so no share is reported for it: --measure-overhead measures the cost.
 
+--until-similarity SHARE (e.g. 90%) repeats the runs, at most --repeat of them (default
+100000 with this flag), until the hot CFG's own estimate of its similarity to the exact
+graph reaches SHARE at two checks in a row (made each time the batches have grown by a
+quarter): of the hot edges of the graph of all the batches (those carrying
+90% of its estimated transitions), the smaller of the shares that the graphs of the
+first and of the second half of the batches hold on their own. It measures how far
+the sampled hot set has converged, not what time-based sampling cannot see; the
+estimate is printed (and written to the batches file) whenever there are at least 200
+batches (docs/sampling.md says how close it came on the programs measured).
+
 --measure-overhead runs the program --repeat times unsampled and --repeat times
 sampled, alternating, in this invocation (stdin is read once and replayed; the
 unsampled runs' output is discarded), and reports the medians of the per-pair
@@ -110,6 +122,7 @@ Examples:
   fragprof sample --exact -o exact.cfg --max-instructions 50000000 -- ./prog args
   fragprof sample --measure-overhead --repeat 20 -- xz -9 -c data > /dev/null
   fragprof sample --overhead 5% -o run.batches -- ./prog args
+  fragprof sample --until-similarity 90% -o run.batches -- sqlite3 :memory: < q.sql
   fragprof sample --sampler ptrace --overhead 5% -o run.batches -- ./prog args
   fragprof sample --pid 1234 -o server.batches     # Ctrl-C to stop`,
 		Args: cobra.ArbitraryArgs,
@@ -137,8 +150,22 @@ Examples:
 			if stackBytes < 0 || stackBytes > 65536 {
 				return usagef("sample: --stack-bytes %d: want 0 to 65536", stackBytes)
 			}
-			if pid != 0 && (overhead || repeat > 1) {
-				return usagef("sample: --measure-overhead and --repeat need a program to start")
+			if pid != 0 && (overhead || repeat > 1 || untilSim != "") {
+				return usagef("sample: --measure-overhead, --repeat and --until-similarity need a program to start")
+			}
+			var until float64
+			if untilSim != "" {
+				v, err := parseShare(untilSim)
+				if err != nil || v <= 0 || v > 1 {
+					return usagef("sample: --until-similarity %q: want a share such as 90%% or 0.9", untilSim)
+				}
+				if overhead || exact {
+					return usagef("sample: --until-similarity does not go with --measure-overhead or --exact")
+				}
+				until = v
+				if !c.Flags().Changed("repeat") {
+					repeat = defaultUntilRuns
+				}
 			}
 			target := sample.Target{PID: pid, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, ASLR: aslr}
 			if len(prog) > 0 {
@@ -164,7 +191,7 @@ Examples:
 				out = "sample.batches"
 			}
 			var input []byte
-			if overhead || repeat > 1 {
+			if overhead || repeat > 1 || until > 0 {
 				b, err := io.ReadAll(e.stdin)
 				if err != nil {
 					return err
@@ -194,10 +221,19 @@ Examples:
 				online = hotcfg.NewBursts(code)
 			}
 			seq := 0
+			// Every batch and its instructions, for the similarity's own estimate.
+			var kept []hotcfg.Batch
+			insns := hotcfg.InsnTable{}
 			sink := func(b hotcfg.Batch, c hotcfg.Code) {
 				seq++
 				b.Seq = seq
 				w.Batch(b, c)
+				kept = append(kept, b)
+				for _, pc := range b.PCs {
+					if in, ok := c.Insn(pc); ok {
+						insns[pc] = in
+					}
+				}
 				if online != nil {
 					for _, pc := range b.PCs {
 						if in, ok := c.Insn(pc); ok {
@@ -231,6 +267,10 @@ Examples:
 			var total sample.Stats
 			var maps hotcfg.Maps
 			var notes []string
+			var est simEstimate
+			estOK := false
+			nextCheck := minEstimateBatches
+			reached := 0 // consecutive checks at or above --until-similarity
 			for i := 0; i < repeat; i++ {
 				t := target
 				if input != nil {
@@ -260,6 +300,10 @@ Examples:
 				var s *sample.Stats
 				var err error
 				if useInProcess {
+					if total.Batches > 0 && total.Ticks == 0 {
+						// Each run's first gaps start from the burst cost learned in the runs before it.
+						opts.BurstCost = total.SelfCost / time.Duration(total.Batches)
+					}
 					s, err = sample.Preload(t, opts, stackBytes, func(b sample.Burst, c hotcfg.Code) { sink(b.Batch, c) })
 					if err == nil && s.Conflict != 0 && i+1 < repeat {
 						useInProcess = false
@@ -300,6 +344,27 @@ Examples:
 				if s.Interrupted {
 					break
 				}
+				if until > 0 && len(kept) >= nextCheck {
+					// Checked each time the batches have grown by a quarter, so
+					// that the checks cost a few times one estimate in all.
+					nextCheck = len(kept) + (len(kept)+3)/4
+					// Two checks in a row: one estimate alone at the target
+					// stopped sqlite3 at 89.4% (docs/sampling.md).
+					if est, estOK = estimateSimilarity(kept, insns, maps, 0.9); estOK && est.Similarity >= until {
+						reached++
+					} else {
+						reached = 0
+					}
+					if reached >= 2 {
+						break
+					}
+				}
+			}
+			if len(kept) >= minEstimateBatches && (!estOK || est.Batches != len(kept)) {
+				est, estOK = estimateSimilarity(kept, insns, maps, 0.9)
+			}
+			if estOK {
+				w.Info("estimated_similarity", fmt.Sprintf("%.4f", est.Similarity))
 			}
 			for _, m := range maps {
 				w.Map(m)
@@ -329,6 +394,13 @@ Examples:
 				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d bursts (%.0f µs CPU per burst), %.2f%% of the sampled runs' CPU time (estimate: the bursts' own CPU time)\n",
 					total.SelfCost.Round(time.Microsecond), total.Batches, float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)),
 					100*float64(total.SelfCost)/float64(max(total.CPU, 1)))
+			}
+			if estOK {
+				fmt.Fprintf(e.stderr, "fragprof sample: estimated similarity %.1f%% (each half of the %d batches holds at least that share of the %d hot edges of all of them; docs/sampling.md)\n",
+					100*est.Similarity, est.Batches, est.HotEdges)
+			}
+			if until > 0 && (!estOK || est.Similarity < until) {
+				fmt.Fprintf(e.stderr, "fragprof sample: --until-similarity %s not reached in %d runs (%d batches): raise --repeat\n", untilSim, len(traced), len(kept))
 			}
 			if overhead {
 				reportOverhead(e.stderr, traced, plain)
@@ -369,6 +441,7 @@ Examples:
 	fl.StringVar(&graphOut, "graph", "", "also build the Bursts hot CFG online and write it (JSON) to this file")
 	fl.StringVar(&sampler, "sampler", "auto", "auto, inprocess (preloaded library) or ptrace")
 	fl.BoolVar(&taskClock, "task-clock", false, "in process: time bursts with perf's task clock (high resolution, for short runs) instead of POSIX CPU-time timers (the kernel's tick); costs more than it measures")
+	fl.StringVar(&untilSim, "until-similarity", "", "repeat runs (at most --repeat, default 100000) until the estimated similarity of the hot CFG reaches this share (e.g. 90%)")
 	fl.IntVar(&stackBytes, "stack-bytes", 4096, "in process: bytes of stack copied at each burst's start, for call stacks (0: none)")
 	return c
 }
@@ -408,6 +481,9 @@ func writeHotGraph(file string, g *hotcfg.Graph, lines func(*hotcfg.Block) []int
 	}
 	return f.Close()
 }
+
+// defaultUntilRuns bounds the runs of --until-similarity when --repeat is not given.
+const defaultUntilRuns = 100000
 
 // defaultInProcessShare is the in-process sampler's default --overhead: below the
 // 5 % target with room for what the bursts' own CPU time does not count (starting

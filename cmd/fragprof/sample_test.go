@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -155,4 +156,50 @@ func TestSampleInProcessStacks(t *testing.T) {
 	if !regexp.MustCompile(`\n +[0-9.]+% +[0-9]+ +leaf +deep +deep\.c:\d+`).MatchString(stdout.String()) {
 		t.Errorf("hotcfg --top:\n%s", stdout.String())
 	}
+}
+
+// TestSampleUntilSimilarity repeats runs of a short loop until the hot CFG's own
+// estimate of its similarity reaches 90%: it must stop long before the bound on
+// runs, write the estimate into the batches file, and say so; with too few runs
+// allowed it must say that the target was not reached; a share above 1 is refused.
+func TestSampleUntilSimilarity(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "loop")
+	if b, err := exec.Command("gcc", "-O2", "-g", "-o", prog, "../../examples/hot/loop.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	batches := filepath.Join(dir, "run.batches")
+	cli := func(want int, args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if got := run(args, strings.NewReader(""), &stdout, &stderr); got != want {
+			t.Fatalf("fragprof %v: exit %d, want %d\n%s", args, got, want, stderr.String())
+		}
+		return stderr.String()
+	}
+	// About 13 ms of CPU a run: 3 bursts a run on a 4 ms tick.
+	errOut := cli(0, "sample", "--until-similarity", "90%", "--repeat", "1000", "-o", batches, "--", prog, "20000")
+	m := regexp.MustCompile(`(\d+) batches, .* in (\d+) run\(s\)`).FindStringSubmatch(errOut)
+	if m == nil || !strings.Contains(errOut, "estimated similarity") || strings.Contains(errOut, "not reached") {
+		t.Fatalf("sample --until-similarity: %s", errOut)
+	}
+	if runs, _ := strconv.Atoi(m[2]); runs >= 1000 {
+		t.Errorf("sample --until-similarity 90%%: %s runs, the bound: it did not stop", m[2])
+	}
+	data, err := os.ReadFile(batches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := regexp.MustCompile(`(?m)^info estimated_similarity ([0-9.]+)$`).FindSubmatch(data)
+	if est == nil {
+		t.Fatalf("no estimated_similarity in the batches file")
+	}
+	if v, _ := strconv.ParseFloat(string(est[1]), 64); v < 0.9 || v > 1 {
+		t.Errorf("estimated similarity %v after stopping, want in [0.9, 1]", v)
+	}
+	errOut = cli(0, "sample", "--until-similarity", "90%", "--repeat", "2", "-o", batches, "--", prog, "2000")
+	if !strings.Contains(errOut, "not reached in 2 runs") {
+		t.Errorf("sample --until-similarity with 2 runs: %s", errOut)
+	}
+	cli(2, "sample", "--until-similarity", "150%", "-o", batches, "--", prog, "20")
 }

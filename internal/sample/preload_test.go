@@ -2,8 +2,10 @@ package sample
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +87,74 @@ func TestPreloadUndisturbed(t *testing.T) {
 				t.Errorf("mode %q: conflict %v, notes %q", mode, s.Conflict, s.Notes)
 			}
 		}
+	}
+}
+
+// TestPreloadShortRuns runs testdata/spin.c for 1 ms of CPU time, well under the
+// kernel's tick, 200 times under the in-process sampler at its defaults (1 ms, 4%).
+// A POSIX CPU-time timer expires only on a tick, so a run can take at most the
+// bursts of the ticks it runs through, about 1 ms / tick of one on average: the
+// first gap, drawn on the tick lattice, must let the runs have at least half of that
+// (with the gap of a later one, uniform in [0.5, 1.5) ms, a run takes a burst only if
+// a tick falls between the gap's end and its own, about 3% of runs on HZ=250). The
+// bursts' own CPU time must stay within twice the 4% bound. Plain runs alternate
+// with the sampled ones: the median of the per-pair CPU-time ratios must stay under
+// 1.5 (the sampler's file on a disk file system cost 2 ms of CPU a run, a ratio of
+// about 2.3 here; on tmpfs it is about 1.1).
+func TestPreloadShortRuns(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "spin")
+	if b, err := exec.Command("gcc", "-O2", "-o", prog, "testdata/spin.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	const runs = 200
+	spin := time.Millisecond
+	tick := KernelTick()
+	o := Options{Interval: time.Millisecond, Burst: 25, Overhead: 0.04}
+	var bursts int
+	var self, cpu time.Duration
+	var ratios []float64
+	args := []string{fmt.Sprint(spin.Microseconds())}
+	for i := 0; i < runs; i++ {
+		o.Seed = uint64(i + 1)
+		var out bytes.Buffer
+		s, err := Preload(Target{Path: prog, Args: args, Stdout: &out}, o, 4096,
+			func(Burst, hotcfg.Code) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Plain(Target{Path: prog, Args: args, Stdout: new(bytes.Buffer)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.CPU > 0 {
+			ratios = append(ratios, float64(s.CPU)/float64(p.CPU))
+		}
+		if out.String() != "1\n" || s.ExitCode != 0 {
+			t.Fatalf("run %d: exit %d, output %q", i, s.ExitCode, out.String())
+		}
+		bursts += s.Batches
+		self += s.SelfCost
+		cpu += s.CPU
+		if s.Batches > 0 {
+			o.BurstCost = self / time.Duration(bursts)
+		}
+	}
+	want := float64(runs) * float64(spin) / float64(tick) / 2
+	t.Logf("%d bursts in %d runs of %v (tick %v, %.0f expected at one a tick), %v of %v CPU (%.2f%%)",
+		bursts, runs, spin, tick, 2*want, self, cpu, 100*float64(self)/float64(cpu))
+	if float64(bursts) < want {
+		t.Errorf("%d bursts in %d runs of %v: want at least %.0f (half a burst per tick run through)", bursts, runs, spin, want)
+	}
+	if float64(self) > 0.08*float64(cpu) {
+		t.Errorf("bursts took %v of %v of CPU time: more than twice the 4%% bound", self, cpu)
+	}
+	sort.Float64s(ratios)
+	if len(ratios) < runs/2 {
+		t.Fatalf("%d plain runs with a CPU time", len(ratios))
+	}
+	med := ratios[len(ratios)/2]
+	t.Logf("CPU time sampled/plain: median %.3f over %d pairs (sampler file in %s)", med, len(ratios), sampleFileDir())
+	if med > 1.5 {
+		t.Errorf("CPU time sampled/plain: median %.3f over %d pairs of %v runs, want at most 1.5", med, len(ratios), spin)
 	}
 }

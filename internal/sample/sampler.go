@@ -37,6 +37,11 @@ type Options struct {
 	// expiry costs about 95 µs of CPU time that the bursts' own measure misses
 	// (bench/sampling.sh).
 	TaskClock bool
+	// BurstCost is the in-process sampler's mean burst cost learned by earlier
+	// runs (0: none). Before a thread's own first burst its mean interval is the
+	// larger of Interval and BurstCost / Overhead; that mean sets the first gap,
+	// drawn so that short runs are sampled at the long-run rate (docs/sampling.md).
+	BurstCost time.Duration
 }
 
 // DefaultOptions are the thesis's settings: a burst of 25 PCs every 3 ms.

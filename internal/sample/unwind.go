@@ -32,6 +32,16 @@ func (e *elfFile) cfi() frame.FrameDescriptionEntries {
 	return e.fdes
 }
 
+// word returns the 8 bytes of the copied stack at addr, or false when they are not
+// all inside it. addr may be anything a frame's rules computed from registers
+// (garbage rbp included): the test must not overflow, as addr+8 would near 2⁶⁴.
+func (st *Stack) word(addr uint64) (uint64, bool) {
+	if addr < st.SP || len(st.Mem) < 8 || addr-st.SP > uint64(len(st.Mem)-8) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(st.Mem[addr-st.SP:]), true
+}
+
 // Unwind returns the return addresses of the call stack st, innermost first, at
 // most max of them. It stops where a frame cannot be unwound: a PC outside every
 // mapping, a rule it does not follow (a CFA not based on rsp or rbp, an expression),
@@ -40,12 +50,7 @@ func (fs *Files) Unwind(st *Stack, max int) []uint64 {
 	if st == nil {
 		return nil
 	}
-	mem := func(addr uint64) (uint64, bool) {
-		if addr < st.SP || addr+8 > st.SP+uint64(len(st.Mem)) {
-			return 0, false
-		}
-		return binary.LittleEndian.Uint64(st.Mem[addr-st.SP:]), true
-	}
+	mem := st.word
 	pc, sp, bp := st.PC, st.SP, st.BP
 	bpKnown := true
 	var out []uint64

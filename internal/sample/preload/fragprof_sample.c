@@ -149,6 +149,8 @@ static int use_timer;          // POSIX CPU-time timers rather than perf's task 
 // so with several threads bursts step with the trap flag, which is per thread.
 static _Atomic int multi;
 static double share;           // adaptive: the burst cost's share of CPU time
+static uint64_t tick_ns;       // the kernel's tick, on which CPU-time timers expire (0: unknown)
+static uint64_t cost0_ns;      // mean burst cost learned by earlier runs (0: none), until a thread has its own
 static uint64_t start_ns;
 static int timer_marker;       // si_value of our timers: &timer_marker
 static struct sigaction prog_act[2]; // the program's view of SIGPROF, SIGTRAP
@@ -267,16 +269,55 @@ static uint64_t next_rand(void) {
 	return ts.rng * 2685821657736338717ULL;
 }
 
-// arm_next sets the thread's timer to the next gap: uniform in [I/2, 3I/2) of the
-// mean interval I, the larger of the one asked and mean cost / share.
-static void arm_next(void) {
+// mean_gap is the thread's mean interval I: the larger of the one asked and the mean
+// burst cost / share (the thread's own mean, or before its first burst the one
+// earlier runs learned).
+static uint64_t mean_gap(void) {
+	double mean = (double)interval_ns;
+	double c = ts.bursts > 0 ? ts.cost : (double)cost0_ns;
+	if (share > 0 && c / share > mean)
+		mean = c / share;
+	return (uint64_t)mean;
+}
+
+// first_gap is the gap a thread's timer is first armed with: the forward recurrence
+// time of the stationary expiry process, so that a thread (or a whole run) shorter
+// than a few gaps is sampled at the long-run rate instead of almost never. Gaps are
+// G ~ U[I/2, 3I/2); a POSIX CPU-time timer armed right after an expiry (on a tick)
+// expires on the first tick after G, i.e. K = ceil(G / tick) ticks later, so the
+// long-run process has an expiry every K ticks. A thread that starts at a random
+// phase of it waits J ticks, P(J = j) = P(K >= j) / E[K]: K is drawn size-biased
+// (rejection: accept with probability K / Kmax), J uniform in 1..K; a gap of
+// (J - 1) ticks + 1 ns expires on the J-th tick. With I at most 2/3 of a tick (the
+// default 1 ms, or bursts of up to 100 µs at 4 % on HZ=250) K is always 1: the first
+// tick the thread runs through takes a burst, as every later tick does. Without a
+// tick (perf's task clock expires at any time) the same draw with a 1 ns lattice
+// gives the continuous residual.
+static uint64_t first_gap(void) {
+	uint64_t m = mean_gap();
+	uint64_t t = (ts.perffd >= 0 || !tick_ns) ? 1 : tick_ns;
+	if (m < 2)
+		m = 2;
+	uint64_t kmax = (m / 2 + m - 1 + t - 1) / t, k = kmax;
+	for (int i = 0; i < 64; i++) {
+		uint64_t g = m / 2 + next_rand() % m;
+		k = (g + t - 1) / t;
+		if (k < 1)
+			k = 1;
+		if (next_rand() % kmax < k)
+			break;
+	}
+	uint64_t j = 1 + next_rand() % k;
+	return (j - 1) * t + 1;
+}
+
+// arm_next_gap sets the thread's timer to the next gap: uniform in [I/2, 3I/2) of the
+// mean interval I (mean_gap), or with first set the first gap (first_gap).
+static void arm_next_gap(int first) {
 	if (!ts.armed)
 		return;
-	double mean = (double)interval_ns;
-	if (share > 0 && ts.bursts > 0 && ts.cost / share > mean)
-		mean = ts.cost / share;
-	uint64_t m = (uint64_t)mean;
-	uint64_t gap = m / 2 + next_rand() % (m ? m : 1);
+	uint64_t m = mean_gap();
+	uint64_t gap = first ? first_gap() : m / 2 + next_rand() % (m ? m : 1);
 	struct itimerspec it = {0};
 	it.it_value.tv_sec = (time_t)(gap / 1000000000ULL);
 	it.it_value.tv_nsec = (long)(gap % 1000000000ULL);
@@ -285,6 +326,7 @@ static void arm_next(void) {
 	else
 		SYS4(SYS_timer_settime, ts.timer, 0, &it, 0);
 }
+static void arm_next(void) { arm_next_gap(0); }
 
 // open_clock opens a task-clock perf event of this thread that sends SIGPROF to it
 // every period of its user-mode CPU time. Its expiry is a high-resolution timer,
@@ -334,7 +376,7 @@ static void arm_thread(uint64_t order) {
 	ts.perffd = use_timer ? -1 : open_clock(interval_ns);
 	if (ts.perffd >= 0) {
 		ts.armed = 1;
-		arm_next();
+		arm_next_gap(1);
 		return;
 	}
 	struct sigevent ev = {0};
@@ -345,7 +387,7 @@ static void arm_thread(uint64_t order) {
 	if (SYS3(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &ts.timer) != 0)
 		return;
 	ts.armed = 1;
-	arm_next();
+	arm_next_gap(1);
 }
 
 static void disarm_thread(void) {
@@ -1223,7 +1265,7 @@ __attribute__((constructor)) static void init(void) {
 	if (!file || !conf) {
 		return;
 	}
-	// conf: interval_ns burst seed share_ppm stack_bytes trap_flag
+	// conf: interval_ns burst seed share_ppm stack_bytes trap_flag posix_timer tick_ns cost0_ns
 	char *s = (char *)conf;
 	interval_ns = strtoull(s, &s, 10);
 	burst_len = (uint32_t)strtoul(s, &s, 10);
@@ -1232,6 +1274,8 @@ __attribute__((constructor)) static void init(void) {
 	stack_bytes = strtoull(s, &s, 10);
 	use_tf = (int)strtoul(s, &s, 10);
 	use_timer = (int)strtoul(s, &s, 10);
+	tick_ns = strtoull(s, &s, 10);
+	cost0_ns = strtoull(s, &s, 10);
 	if (burst_len < 1 || burst_len > FPS_MAXBURST)
 		burst_len = 25;
 	if (stack_bytes > FPS_MAXSTACK)
