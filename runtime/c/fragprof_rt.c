@@ -20,6 +20,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -355,6 +356,21 @@ static int dump_merged(int fd, int sig, const unsigned char *old, const unsigned
 
 static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0, 0, (uint32_t)getpid()); }
 
+/* replace puts the finished file tmp in the place of path, atomically: a reader sees
+ * the old file or the new one. Over an existing file, by exchanging the two names
+ * (renameat2 RENAME_EXCHANGE) and unlinking tmp, which then holds the old dump: a
+ * plain rename over an existing file makes ext4 (auto_da_alloc, the default) start
+ * writing the new file's data back at once, inside the rename, which cost a short
+ * program's run 0.3–1.5 ms of wall time here. Where exchange is not supported,
+ * or path does not exist, a plain rename. Async-signal-safe. */
+static int replace(const char *tmp, const char *path) {
+#ifdef SYS_renameat2
+	if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 2 /* RENAME_EXCHANGE */) == 0)
+		return unlink(tmp);
+#endif
+	return rename(tmp, path);
+}
+
 /* merge_dump writes this process's dump to path, adding the counts already there
  * from other processes of the same run. The processes take turns under an flock of
  * the file's directory (a lock on the dump itself would not survive its rename); each
@@ -427,7 +443,7 @@ static int merge_dump(const char *path, int sig) {
 		bad = dump_merged(fd, sig, old, old + oldn, nold, run_id);
 		close(fd);
 		if (bad == 0)
-			bad = rename(tmp, path);
+			bad = replace(tmp, path);
 		else
 			unlink(tmp);
 	}
@@ -510,7 +526,7 @@ void __fragprof_dump(int sig) {
 	int bad = dump_to(fd, sig);
 	close(fd);
 	if (bad == 0)
-		rename(tmp, path);
+		replace(tmp, path);
 	else
 		unlink(tmp);
 }
