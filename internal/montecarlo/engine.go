@@ -461,6 +461,15 @@ type folder struct {
 	// a copy of the class's distributions before adding its own count (split).
 	rep    [][]int32
 	points []Point // series' buffer: the point of each representative
+	// Repeats: a function whose counts in a trial are its last trial's, the same
+	// cfg.Counts (instrument.FuncPlan.ReconstructShared returns it again), is not
+	// folded at once: repeat[fi] more trials of last[fi] wait, and are folded in one
+	// step, AddN(v, k) per class and a merge per edge, when the function's
+	// distributions are next read or changed (flush), as the zeros of the trials it
+	// did not run wait in lag. 691 of the 958 functions a SQLite workload runs run
+	// alike in every trial.
+	last   []cfg.Counts
+	repeat []uint64
 }
 
 // decision is a block's decision taken after trials trials and units units.
@@ -502,13 +511,33 @@ func (f *folder) split(fi int, counts []uint64) {
 	}
 }
 
+// flush folds the repeats of function fi that wait (see folder.repeat).
+func (f *folder) flush(fi int) {
+	k := f.repeat[fi]
+	if k == 0 {
+		return
+	}
+	f.repeat[fi] = 0
+	c := f.last[fi]
+	for b, v := range c.Blocks {
+		if f.rep[fi][b] == int32(b) { // the twins are those of the trial repeated
+			f.res.Blocks[fi][b].Dist.AddN(v, k)
+		}
+	}
+	for e, v := range c.Edges {
+		f.res.Edges[fi][e].Merge(stats.Moments{N: k, Mean: float64(v)})
+	}
+}
+
 // summary is the summary of block b of function fi's per-trial counts.
 func (f *folder) summary(fi, b int) stats.Summary {
+	f.flush(fi)
 	return f.res.Blocks[fi][b].Dist.SummaryZeros(f.lag[fi]) // shared by its twins
 }
 
 // settle gives function fi's distributions the zeros of the trials it lags.
 func (f *folder) settle(fi int) {
+	f.flush(fi)
 	k := f.lag[fi]
 	if k == 0 {
 		return
@@ -611,7 +640,24 @@ func (f *folder) foldTrial(i uint64, o Outcome) error {
 			f.lag[fi]++
 			continue
 		}
+		if len(c.Blocks) > 0 && len(f.last[fi].Blocks) > 0 && &c.Blocks[0] == &f.last[fi].Blocks[0] {
+			// The same counts as its last trial's: folded later (flush), but for
+			// the units' sums and the edges' totals.
+			f.repeat[fi]++
+			if f.sums != nil {
+				sums := f.sums[fi]
+				for b, v := range c.Blocks {
+					sums[b] += v
+				}
+				f.ranInUnit[fi] = true
+			}
+			if err := f.addTotals(i, fi, c.Edges); err != nil {
+				return err
+			}
+			continue
+		}
 		f.settle(fi)
+		f.last[fi] = c
 		f.split(fi, c.Blocks)
 		f.funcRan[fi] = true
 		for b, v := range c.Blocks {
@@ -628,15 +674,26 @@ func (f *folder) foldTrial(i uint64, o Outcome) error {
 		}
 		for e, v := range c.Edges {
 			r.Edges[fi][e].Add(float64(v))
-			t, carry := bits.Add64(r.EdgeTotals[fi][e], v, 0)
-			if carry != 0 {
-				return fmt.Errorf("trial %d: function %s: edge %d's total count overflows 64 bits", i, fn.Name, e)
-			}
-			r.EdgeTotals[fi][e] = t
+		}
+		if err := f.addTotals(i, fi, c.Edges); err != nil {
+			return err
 		}
 	}
 	r.Trials++
 	f.series()
+	return nil
+}
+
+// addTotals adds trial i's edge counts of function fi to the edges' totals.
+func (f *folder) addTotals(i uint64, fi int, edges []uint64) error {
+	totals := f.res.EdgeTotals[fi]
+	for e, v := range edges {
+		t, carry := bits.Add64(totals[e], v, 0)
+		if carry != 0 {
+			return fmt.Errorf("trial %d: function %s: edge %d's total count overflows 64 bits", i, f.res.Prog.Funcs[fi].Name, e)
+		}
+		totals[e] = t
+	}
 	return nil
 }
 
@@ -677,6 +734,8 @@ func (f *folder) start(p *cfg.Program) error {
 		f.funcRan = append(f.funcRan, false)
 		f.watch = append(f.watch, len(f.c.Only) == 0 || slices.Contains(f.c.Only, fn.Name))
 		f.lag = append(f.lag, 0)
+		f.last = append(f.last, cfg.Counts{})
+		f.repeat = append(f.repeat, 0)
 		f.decisions = append(f.decisions, nil)
 		f.judgeAt = append(f.judgeAt, nil)
 		if f.judge != nil {

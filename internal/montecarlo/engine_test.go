@@ -320,3 +320,85 @@ func TestRunTwins(t *testing.T) {
 		}
 	}
 }
+
+// repeatWorker gives function 0 one of three count vectors per trial, the same
+// cfg.Counts for the same vector when shared (as instrument.FuncPlan.ReconstructShared
+// does), a fresh copy otherwise; function 1 runs in half the trials.
+type repeatWorker struct {
+	prog   *cfg.Program
+	shared bool
+	cache  map[uint64]cfg.Counts
+}
+
+func (w *repeatWorker) Trials(_ context.Context, is []uint64) ([]Outcome, error) {
+	var outs []Outcome
+	for _, i := range is {
+		r := rand.New(rand.NewPCG(3, i))
+		n := 1 + r.Uint64N(3)
+		if r.Uint64N(4) == 0 {
+			n = 1 // long runs of the same vector
+		}
+		c, ok := w.cache[n]
+		if !ok || !w.shared {
+			c = cfg.Counts{Blocks: []uint64{1, n, n - 1}, Edges: []uint64{n, n - 1}}
+			w.cache[n] = c
+		}
+		other := cfg.Counts{}
+		if r.Uint64N(2) == 0 {
+			other = cfg.Counts{Blocks: []uint64{1, i % 2}, Edges: []uint64{i % 2}}
+		}
+		outs = append(outs, Outcome{Prog: w.prog, Counts: []cfg.Counts{c, other}})
+	}
+	return outs, nil
+}
+
+func (w *repeatWorker) Close() error { return nil }
+
+// TestRunRepeats: a function whose trials repeat the same counts, folded in one step
+// when read, ends exactly as if every trial had been folded at once.
+func TestRunRepeats(t *testing.T) {
+	m := &cfg.Func{Name: "main"}
+	b0, b1, b2 := m.AddBlock("entry"), m.AddBlock("body"), m.AddBlock("more")
+	m.AddEdge(b0, b1, cfg.Unconditional, "")
+	m.AddEdge(b1, b2, cfg.Unconditional, "")
+	s := &cfg.Func{Name: "other"}
+	e0, e1 := s.AddBlock("entry"), s.AddBlock("then")
+	s.AddEdge(e0, e1, cfg.Unconditional, "")
+	prog := &cfg.Program{Funcs: []*cfg.Func{m, s}}
+	for _, unit := range []uint64{1, 16} {
+		var got [2]*Result
+		for k, shared := range []bool{false, true} {
+			th := stats.DefaultThresholds
+			th.RelEps = 0.01
+			rule, err := stopping.New("clt", th)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := Config{Rule: rule, MaxTrials: 5000, Jobs: 1, Unit: unit,
+				NewWorker: func(int) (Worker, error) {
+					return &repeatWorker{prog: prog, shared: shared, cache: map[uint64]cfg.Counts{}}, nil
+				}}
+			if got[k], err = Run(context.Background(), c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, b := got[0], got[1]
+		if a.Trials != b.Trials || a.Trials < 100 {
+			t.Fatalf("unit %d: %d trials fresh, %d shared", unit, a.Trials, b.Trials)
+		}
+		for fi := range a.Blocks {
+			for bi := range a.Blocks[fi] {
+				x, y := a.Blocks[fi][bi], b.Blocks[fi][bi]
+				if !reflect.DeepEqual(x.Dist, y.Dist) || fmt.Sprintf("%+v %d %+v", x.Decision, x.DecidedAt, x.Series) != fmt.Sprintf("%+v %d %+v", y.Decision, y.DecidedAt, y.Series) {
+					t.Errorf("unit %d, function %d block %d: fresh %+v, shared %+v", unit, fi, bi, x.Decision, y.Decision)
+				}
+			}
+			for e := range a.Edges[fi] {
+				x, y := a.Edges[fi][e], b.Edges[fi][e]
+				if x.N != y.N || math.Abs(x.Mean-y.Mean) > 1e-12*math.Abs(x.Mean) || math.Abs(x.M2-y.M2) > 1e-9*math.Abs(x.M2) || a.EdgeTotals[fi][e] != b.EdgeTotals[fi][e] {
+					t.Errorf("unit %d, function %d edge %d: fresh %+v (total %d), shared %+v (total %d)", unit, fi, e, x, a.EdgeTotals[fi][e], y, b.EdgeTotals[fi][e])
+				}
+			}
+		}
+	}
+}
