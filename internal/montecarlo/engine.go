@@ -451,6 +451,12 @@ type folder struct {
 	// block b again (check; allocated per function when first needed).
 	judgeAt [][]uint64
 	passed  [][2]int // check's buffer
+	// due[fi] is the trial count before which no block of function fi needs judging
+	// (the smallest judgeAt of its undecided blocks after its last check): check
+	// passes over the whole function without reading its blocks. skipped is
+	// check's buffer of the watched functions so passed over.
+	due     []uint64
+	skipped []int
 	// Twins: rep[fi][b] is the first block of function fi whose count has equalled
 	// block b's in every trial so far (b itself if none). Blocks with one
 	// representative share its distributions (the same *stats.CountDist in
@@ -738,6 +744,7 @@ func (f *folder) start(p *cfg.Program) error {
 		f.repeat = append(f.repeat, 0)
 		f.decisions = append(f.decisions, nil)
 		f.judgeAt = append(f.judgeAt, nil)
+		f.due = append(f.due, 0)
 		if f.judge != nil {
 			f.unitLag = append(f.unitLag, 0)
 			f.ranInUnit = append(f.ranInUnit, false)
@@ -773,7 +780,8 @@ func (f *folder) start(p *cfg.Program) error {
 // goes on longer, never shorter.
 func (f *folder) check() {
 	all := true
-	passed := f.passed[:0] // watched blocks not judged at this check
+	passed := f.passed[:0]   // watched blocks not judged at this check
+	skipped := f.skipped[:0] // watched functions none of whose blocks was due
 	// Every block that has not run yet has the same decision, taken once.
 	var zero stats.Decision
 	zeroDone := false
@@ -790,6 +798,13 @@ func (f *folder) check() {
 				continue
 			}
 		}
+		if n < f.due[fi] {
+			if f.watch[fi] {
+				skipped = append(skipped, fi)
+			}
+			continue
+		}
+		due := uint64(math.MaxUint64)
 		for b := range f.res.Blocks[fi] {
 			if f.decided[fi][b] {
 				continue
@@ -800,6 +815,7 @@ func (f *folder) check() {
 				if f.watch[fi] {
 					passed = append(passed, [2]int{fi, b})
 				}
+				due = min(due, f.judgeAt[fi][b])
 				continue
 			case neverRan(f.res.Blocks[fi][b].Dist):
 				if !zeroDone {
@@ -810,9 +826,21 @@ func (f *folder) check() {
 				d = f.decide(fi, b)
 			}
 			all = f.judged(fi, b, d) && all
+			if !f.decided[fi][b] {
+				due = min(due, f.judgeAt[fi][b]) // judged sets it
+			}
 		}
+		f.due[fi] = due
 	}
 	if all {
+		for _, fi := range skipped {
+			for b := range f.res.Blocks[fi] {
+				if !f.decided[fi][b] {
+					passed = append(passed, [2]int{fi, b})
+				}
+			}
+			f.due[fi] = 0
+		}
 		for _, p := range passed {
 			var d stats.Decision
 			if neverRan(f.res.Blocks[p[0]][p[1]].Dist) {
@@ -824,9 +852,12 @@ func (f *folder) check() {
 				d = f.decide(p[0], p[1])
 			}
 			all = f.judged(p[0], p[1], d) && all
+			if fi, b := p[0], p[1]; !f.decided[fi][b] {
+				f.due[fi] = min(f.due[fi], f.judgeAt[fi][b])
+			}
 		}
 	}
-	f.passed = passed
+	f.passed, f.skipped = passed, skipped
 	if all && !f.c.Exhaust {
 		f.done = true
 	}
