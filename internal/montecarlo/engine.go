@@ -777,7 +777,8 @@ func (f *folder) start(p *cfg.Program) error {
 // a trial), judging them all at every trial was a third of fragprof's time. What
 // can change is when a block is first marked converged (DecidedAt): at a later
 // check, or never, if its estimate wandered back out of ε meanwhile; the run then
-// goes on longer, never shorter.
+// goes on longer, never shorter. A function none of whose undecided blocks is due
+// (due) is passed over whole, without reading its blocks.
 func (f *folder) check() {
 	all := true
 	passed := f.passed[:0]   // watched blocks not judged at this check
