@@ -13,13 +13,16 @@
 #
 # For each file, clang and -O level, ROUNDS interleaved rounds of: plain clang, then
 # fragprof cc (FRAGPROF_CLANG selects the clang), then — unless -n — clang's own
-# instrumentation (-fprofile-instr-generate) as a reference. Wall time and peak RSS
-# are GNU time's (%e, %M: the peak of the largest process, which for fragprof cc is
-# the larger of fragprof's Go process and the clang it runs); medians over the
-# rounds. fragprof's own line (FRAGPROF_CC_TIMES=1) splits its build into clang's
+# instrumentation (-fprofile-instr-generate) as a reference. Wall time, CPU time
+# (user + system, with the processes waited for) and peak RSS are GNU time's (%e,
+# %U + %S, %M: the peak of the largest process, which for fragprof cc is the larger of
+# fragprof's Go process and the clangs it runs). Times are medians over the rounds;
+# a ratio (×) is the median of the rounds' ratios, each of two builds run one after
+# the other, so that a machine shared with other work moves both. On a shared
+# machine the CPU ratio is the steadier one. fragprof's own line (FRAGPROF_CC_TIMES=1) splits its build into clang's
 # front end, fragprof's IR step (read, instrument, write; its MB/s are of input IR)
-# and clang's back end on the instrumented IR, with the peak RSS of fragprof's
-# process and of that clang.
+# and clang's back end on the instrumented IR, with the peak RSS of fragprof's Go
+# process.
 #
 # Usage: bench/insttime.sh [-r ROUNDS] [-c "clang-14 clang-19"] [-O "-O2 -O0"]
 #                          [-f "sqlite gen"] [-n]
@@ -91,23 +94,24 @@ for f in $FILES; do
 	esac
 done
 
-# measure NAME CMD...: runs CMD under GNU time, appending "wall peak_kb" to
-# $work/NAME.
+# measure NAME CMD...: runs CMD under GNU time, appending "wall peak_kb cpu" to
+# $work/NAME (cpu: user + system seconds of CMD and the processes it waited for).
 measure() {
 	local name=$1
 	shift
-	/usr/bin/time -o "$work/t" -f '%e %M' "$@" >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
-	cat "$work/t" >>"$work/$name"
+	/usr/bin/time -o "$work/t" -f '%e %M %U %S' "$@" >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+	awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$work/t" >>"$work/$name"
 }
 
 # median FILE COLUMN
 median() { awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# ratios A B COLUMN: the median over rounds of A's value over B's (same round).
+ratios() { paste -d' ' "$1" "$2" | awk -v c="$3" -v n="$(awk 'END { print NF }' "$1")" '{ printf "%.4f\n", $c / $(n + c) }' >"$work/r"; printf '%.2f' "$(median "$work/r" 1)"; }
 
 echo "insttime.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $ROUNDS rounds"
 echo
-echo "| file | clang | level | lines | clang (s) | fragprof cc (s) | **time ×** | clang peak (MB) | fragprof peak (MB) | **memory ×** | front end (s) | IR step (s) | IR MB/s | back end (s) | Go peak (MB) | back-end peak (MB) |$([ $REF = 1 ] && echo ' -fprofile-instr-generate (s) | **its time ×** | its peak (MB) |')"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|$([ $REF = 1 ] && echo '---:|---:|---:|')"
+echo "| file | clang | level | lines | clang wall (s) | fragprof cc wall (s) | **wall ×** | clang CPU (s) | fragprof cc CPU (s) | **CPU ×** | clang peak (MB) | fragprof cc peak (MB) | **memory ×** | front end (s) | IR step (s) | IR MB/s | back end (s) | Go peak (MB) |$([ $REF = 1 ] && echo ' -fprofile-instr-generate CPU (s) | **its CPU ×** | its peak (MB) |')"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|$([ $REF = 1 ] && echo '---:|---:|---:|')"
 for f in $FILES; do
 	src=${path[$f]}
 	lines=$(wc -l <"$src")
@@ -123,13 +127,12 @@ for f in $FILES; do
 					measure "$k.ref" "$cl" "$lv" -w -fprofile-instr-generate -c "$src" -o "$work/ref.o"
 				fi
 			done
-			pt=$(median "$work/$k.plain" 1) pm=$(median "$work/$k.plain" 2)
-			ft=$(median "$work/$k.fp" 1) fm=$(median "$work/$k.fp" 2)
-			row="| $f | $cl | $lv | $lines | $pt | $ft | **$(ratio "$ft" "$pt")** | $((pm / 1024)) | $((fm / 1024)) | **$(ratio "$fm" "$pm")** |"
-			for c in 1 2 4 3 5 6; do row="$row $(median "$work/$k.steps" $c) |"; done
+			row="| $f | $cl | $lv | $lines | $(median "$work/$k.plain" 1) | $(median "$work/$k.fp" 1) | **$(ratios "$work/$k.fp" "$work/$k.plain" 1)** |"
+			row="$row $(median "$work/$k.plain" 3) | $(median "$work/$k.fp" 3) | **$(ratios "$work/$k.fp" "$work/$k.plain" 3)** |"
+			row="$row $(($(median "$work/$k.plain" 2) / 1024)) | $(($(median "$work/$k.fp" 2) / 1024)) | **$(ratios "$work/$k.fp" "$work/$k.plain" 2)** |"
+			for c in 1 2 4 3 5; do row="$row $(median "$work/$k.steps" $c) |"; done
 			if [ $REF = 1 ]; then
-				rt=$(median "$work/$k.ref" 1) rm=$(median "$work/$k.ref" 2)
-				row="$row $rt | **$(ratio "$rt" "$pt")** | $((rm / 1024)) |"
+				row="$row $(median "$work/$k.ref" 3) | **$(ratios "$work/$k.ref" "$work/$k.plain" 3)** | $(($(median "$work/$k.ref" 2) / 1024)) |"
 			fi
 			echo "$row"
 		done

@@ -237,7 +237,9 @@ func (t *Toolchain) compileTo(ctx context.Context, stderr io.Writer, ll, target 
 // compiling src (clang's front end, fragprof's IR step, clang's optimiser and code
 // generator on the instrumented IR), the IR step's throughput in MB/s of input IR,
 // and the peak resident set size of fragprof's own process and of the back end's
-// clang. bench/insttime.sh reads it.
+// clang — which Linux reports as at least fragprof's own, since the peak of the
+// process that execs it (a vfork of fragprof's) is carried across the exec.
+// bench/insttime.sh reads it.
 func printTimes(w io.Writer, src, ll, fll string, front, instr, back time.Duration, backPeak int64) {
 	size := func(p string) float64 {
 		if fi, err := os.Stat(p); err == nil {
