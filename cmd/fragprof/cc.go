@@ -26,8 +26,9 @@ Use it in any Makefile project unchanged:
 What it adds to clang: the instrumentation (counters on a spanning tree's chords,
 the CFG as metadata), the fragprof runtime at link time (counts written at exit and
 on fatal signals), and a renamed main so that fragprof's fork server can run trials.
-It takes no options of its own; every argument goes to clang. 'fragprof cc --help'
-prints this page; clang's own help is 'clang --help'.
+It takes no options of its own; every argument goes to clang. The object carries
+debug information only when asked for (-g), as clang's own does. 'fragprof cc
+--help' prints this page; clang's own help is 'clang --help'.
 
 A binary built this way writes counts only when asked: set FRAGPROF_OUT=FILE (%p in
 FILE expands to the pid) or FRAGPROF_FD=N.
@@ -42,6 +43,8 @@ Environment at build time:
                      is left (the default above -O0): exact counts even for runs that
                      fault or are killed inside a loop, at a higher cost
   FRAGPROF_KEEP=1    keep the intermediate IR files
+  FRAGPROF_CC_TIMES=1 print the time of each step (clang's front end, fragprof's
+                     IR step, clang's back end) and fragprof's peak memory
 Environment when the built program runs:
   FRAGPROF_OUT=FILE  write the counts to FILE at exit (%p: the pid)
   FRAGPROF_FD=N      write the counts to the open file descriptor N

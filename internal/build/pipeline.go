@@ -48,6 +48,13 @@ type Edit func(m *llvmir.Module, u *instrument.Unit) error
 // InstrumentFile reads the IR at in (printed by EmitIR with cflags), instruments it,
 // applies the further edits and writes it to out.
 func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
+	return t.instrumentFile(in, out, cflags, opt, false, edits...)
+}
+
+// instrumentFile is InstrumentFile; with strip, the IR written leaves out the debug
+// information that EmitIR asked clang for (llvmir.Module.StripDebug), which fragprof
+// reads but a build without -g should not pay for in clang's back end.
+func (t *Toolchain) instrumentFile(in, out string, cflags []string, opt instrument.Options, strip bool, edits ...Edit) (*instrument.Unit, error) {
 	m, err := t.ReadIR(in, cflags)
 	if err != nil {
 		return nil, IRError(opt.Source, err)
@@ -61,6 +68,9 @@ func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrume
 			return nil, err
 		}
 	}
+	if strip {
+		m.StripDebug() // false: something refers to the debug information; it stays
+	}
 	err = atomicfile.WriteWith(out, func(w io.Writer) error {
 		_, err := m.WriteTo(w)
 		return err
@@ -69,6 +79,26 @@ func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrume
 		return nil, err
 	}
 	return u, nil
+}
+
+// WantsDebug reports whether clang flags ask for debug information: a -g option
+// (-g, -g3, -ggdb, -gline-tables-only, -gdwarf-5, ...) not overridden by a later -g0.
+// Options that only qualify debug information (-gno-column-info, -gsplit-dwarf,
+// -gz) ask for none by themselves.
+func WantsDebug(flags []string) bool {
+	want := false
+	for _, f := range flags {
+		switch {
+		case f == "-g0":
+			want = false
+		case f == "-g", strings.HasPrefix(f, "-g") && len(f) > 2 && (f[2] >= '1' && f[2] <= '3' ||
+			strings.HasPrefix(f, "-ggdb") || strings.HasPrefix(f, "-glldb") || strings.HasPrefix(f, "-gsce") ||
+			strings.HasPrefix(f, "-gdbx") || strings.HasPrefix(f, "-gline-") || strings.HasPrefix(f, "-gdwarf") ||
+			f == "-gfull" || f == "-gused" || f == "-gcodeview"):
+			want = true
+		}
+	}
+	return want
 }
 
 // Promote says whether to keep loops' counters in locals (instrument.Options.Promote)

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/fragprof/fragprof/internal/llvmir"
 )
@@ -105,16 +106,30 @@ func NewToolchain(path string) (*Toolchain, error) {
 
 // run runs clang with args; its diagnostics go to stderr as they are.
 func (t *Toolchain) run(ctx context.Context, stderr io.Writer, args ...string) error {
+	_, err := t.runPeak(ctx, stderr, args...)
+	return err
+}
+
+// runPeak is run that also returns clang's peak resident set size in bytes (0 when
+// the system does not say).
+func (t *Toolchain) runPeak(ctx context.Context, stderr io.Writer, args ...string) (int64, error) {
 	if t.Cxx {
 		args = append([]string{"--driver-mode=g++"}, args...)
 	}
 	cmd := exec.CommandContext(ctx, t.Clang, args...)
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("clang failed (%v)", err)
+	err := cmd.Run()
+	var peak int64
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			peak = int64(ru.Maxrss) << 10 // kilobytes on Linux
+		}
 	}
-	return nil
+	if err != nil {
+		return peak, fmt.Errorf("clang failed (%v)", err)
+	}
+	return peak, nil
 }
 
 // OpaquePointers reports whether the IR this clang prints with flags writes pointers

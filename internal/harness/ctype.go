@@ -30,7 +30,7 @@ func cDecl(m *llvmir.Module, id int, inner string) string {
 		case "DIBasicType":
 			return join(n.Str("name"), inner)
 		case "DIDerivedType":
-			switch n.Fields["tag"] {
+			switch n.Field("tag") {
 			case "DW_TAG_typedef":
 				return join(n.Str("name"), inner)
 			case "DW_TAG_const_type":
@@ -41,15 +41,15 @@ func cDecl(m *llvmir.Module, id int, inner string) string {
 				return cDecl(m, n.Ref("baseType"), "restrict "+inner)
 			case "DW_TAG_pointer_type":
 				ptr := "*" + inner
-				if b := m.Meta[n.Ref("baseType")]; b != nil && b.Kind == "DICompositeType" && b.Fields["tag"] == "DW_TAG_array_type" {
+				if b := m.Meta[n.Ref("baseType")]; b != nil && b.Kind == "DICompositeType" && b.Field("tag") == "DW_TAG_array_type" {
 					ptr = "(" + ptr + ")"
 				}
 				return cDecl(m, n.Ref("baseType"), ptr)
 			}
-			return join(strings.TrimPrefix(n.Fields["tag"], "DW_TAG_"), inner)
+			return join(strings.TrimPrefix(n.Field("tag"), "DW_TAG_"), inner)
 		case "DICompositeType":
 			name := n.Str("name")
-			switch n.Fields["tag"] {
+			switch n.Field("tag") {
 			case "DW_TAG_array_type":
 				return cDecl(m, n.Ref("baseType"), inner+arrayDims(m, n))
 			case "DW_TAG_structure_type":
@@ -78,7 +78,7 @@ func arrayDims(m *llvmir.Module, n *llvmir.MDNode) string {
 	}
 	for _, r := range el.Elems {
 		sr := m.Meta[r]
-		if sr == nil || sr.Kind != "DISubrange" || sr.Fields["count"] == "" || strings.HasPrefix(sr.Fields["count"], "!") {
+		if sr == nil || sr.Kind != "DISubrange" || sr.Field("count") == "" || strings.HasPrefix(sr.Field("count"), "!") {
 			sb.WriteString("[]")
 			continue
 		}
@@ -91,7 +91,7 @@ func arrayDims(m *llvmir.Module, n *llvmir.MDNode) string {
 func arrayElem(m *llvmir.Module, n *llvmir.MDNode) *llvmir.MDNode {
 	for k := 0; n != nil && k < 100; k++ {
 		n = strip(m, n)
-		if n == nil || n.Kind != "DICompositeType" || n.Fields["tag"] != "DW_TAG_array_type" {
+		if n == nil || n.Kind != "DICompositeType" || n.Field("tag") != "DW_TAG_array_type" {
 			return n
 		}
 		n = m.Meta[n.Ref("baseType")]
@@ -122,7 +122,7 @@ func irArray(t string) (total int, elem string, ok bool) {
 // globalDIType returns the debug type of the global variable name, or -1.
 func globalDIType(m *llvmir.Module, name string) int {
 	for _, n := range m.Meta {
-		if n.Kind == "DIGlobalVariable" && n.Str("name") == name && n.Fields["isDefinition"] != "false" {
+		if n.Kind == "DIGlobalVariable" && n.Str("name") == name && n.Field("isDefinition") != "false" {
 			return n.Ref("type")
 		}
 	}

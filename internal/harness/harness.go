@@ -203,7 +203,7 @@ func (b *Binding) fillType(typ string, diType int, m *llvmir.Module) error {
 		// A struct or union passed by value (as a pointer with byval, or coerced to
 		// integers): never filled as what its IR type looks like. (A std::vector by
 		// value is filled below.)
-		if n := strip(m, m.Meta[diType]); n != nil && n.Kind == "DICompositeType" && n.Fields["tag"] != "DW_TAG_array_type" && vectorElem(m, diType) == "" {
+		if n := strip(m, m.Meta[diType]); n != nil && n.Kind == "DICompositeType" && n.Field("tag") != "DW_TAG_array_type" && vectorElem(m, diType) == "" {
 			return errors.New(unfillable(m, diType, "a value"))
 		}
 	}
@@ -290,7 +290,7 @@ func unfillable(m *llvmir.Module, id int, what string) string {
 	n := arrayElem(m, m.Meta[id])
 	kind := "this type"
 	if n != nil {
-		switch n.Fields["tag"] {
+		switch n.Field("tag") {
 		case "DW_TAG_structure_type":
 			kind = "a struct"
 		case "DW_TAG_union_type":
@@ -328,7 +328,7 @@ func scalar(t string) (Elem, bool) {
 func pointee(m *llvmir.Module, id int) (Elem, error) {
 	n := m.Meta[id]
 	n = strip(m, n)
-	if n == nil || n.Kind != "DIDerivedType" || n.Fields["tag"] != "DW_TAG_pointer_type" && !isReference(m, id) {
+	if n == nil || n.Kind != "DIDerivedType" || n.Field("tag") != "DW_TAG_pointer_type" && !isReference(m, id) {
 		return Elem{}, fmt.Errorf("no debug type for the pointer (compile with -g)")
 	}
 	if m.Meta[n.Ref("baseType")] == nil {
@@ -339,7 +339,7 @@ func pointee(m *llvmir.Module, id int) (Elem, error) {
 		return Elem{}, errors.New(unfillable(m, n.Ref("baseType"), "the pointed-to value"))
 	}
 	size := base.Int("size") / 8
-	float := base.Fields["encoding"] == "DW_ATE_float"
+	float := base.Field("encoding") == "DW_ATE_float"
 	var t string
 	switch {
 	case float && size == 4:
@@ -360,7 +360,7 @@ func isReference(m *llvmir.Module, id int) bool {
 	if n == nil || n.Kind != "DIDerivedType" {
 		return false
 	}
-	t := n.Fields["tag"]
+	t := n.Field("tag")
 	return t == "DW_TAG_reference_type" || t == "DW_TAG_rvalue_reference_type"
 }
 
@@ -473,7 +473,7 @@ func strip(m *llvmir.Module, n *llvmir.MDNode) *llvmir.MDNode {
 		if n.Kind != "DIDerivedType" {
 			return n
 		}
-		switch n.Fields["tag"] {
+		switch n.Field("tag") {
 		case "DW_TAG_typedef", "DW_TAG_const_type", "DW_TAG_volatile_type", "DW_TAG_restrict_type":
 			n = m.Meta[n.Ref("baseType")]
 		default:

@@ -147,6 +147,7 @@ type writer struct {
 	cap      int                // length of the counter array: n padded to whole pages
 	tmp      int                // per-function temporary counter
 	tbaaTag  int                // metadata number of the counters' TBAA tag, once defined
+	untagged bool               // the function being written has a call that may not return: no TBAA tag (tbaa)
 	promoted bool               // some counter is promoted
 	helpers  map[string]*helper // leaf helpers by name (helpers.go)
 }
@@ -202,7 +203,18 @@ func (w *writer) increment(k int) string {
 // optimiser knows that no store through an int, long, double or struct pointer of
 // the program changes a counter and can keep counters in registers across them
 // (LICM's promotion; clang's TBAA nodes with the same content are the same nodes).
+//
+// A function with a call that may not return (cfg.MayNotReturn: any call of code
+// outside the unit) gets no tag: wherever its code lands after inlining, that call
+// is in the same loop and may change the counters (their array's address is handed
+// to the runtime), so LICM cannot keep them in registers with or without the tag,
+// while the tag would make every counter load's memory-dependence walk (GVN,
+// MemorySSA) go on past every store of the program — two fifths of what the counters
+// cost clang's optimiser on sqlite3.c (docs/benchmarks.md, "Build time").
 func (w *writer) tbaa() string {
+	if w.untagged {
+		return ""
+	}
 	if w.tbaaTag == 0 {
 		root, char, typ, tag := w.m.NewMeta(), w.m.NewMeta(), w.m.NewMeta(), w.m.NewMeta()
 		w.m.Append(fmt.Sprintf("!%d = !{!\"Simple C/C++ TBAA\"}\n!%d = !{!\"omnipotent char\", !%d, i64 0}\n!%d = !{!\"fragprof counter\", !%d, i64 0}\n!%d = !{!%d, !%d, i64 0}",
@@ -216,6 +228,12 @@ func (w *writer) tbaa() string {
 func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 	w.tmp = 0
 	g := p.Func
+	w.untagged = false
+	for _, b := range g.Blocks {
+		if b.Traits&cfg.MayNotReturn != 0 {
+			w.untagged = true
+		}
+	}
 	pr := &promotion{local: make([]bool, len(p.Counters))}
 	if w.opt.Promote && !w.opt.NoCounters {
 		pr = planPromotion(p)

@@ -9,25 +9,68 @@ import (
 	"strings"
 )
 
-// An MDNode is a specialised metadata node such as !DILocation(line: 3, ...), with its
-// top-level fields as raw text. Other nodes (tuples, strings) have Kind ""; a tuple
-// of references, !{!1, !2}, has them in Elems.
+// An MDNode is a specialised metadata node such as !DILocation(line: 3, ...), whose
+// top-level fields Field returns as raw text. Other nodes (tuples, strings) have
+// Kind ""; a tuple of references, !{!1, !2}, has them in Elems. A node keeps its
+// fields as the module's text and reads them when asked (a module with clang's -g
+// information has a few hundred thousand nodes, most of which nobody asks about).
 type MDNode struct {
 	Distinct bool
-	Kind     string            // "DILocation", "DISubprogram", ...
-	Fields   map[string]string // raw field values: `5`, `!17`, `"t.c"`
-	Elems    []int             // the metadata numbers of a tuple's elements (other elements: -1)
+	Kind     string // "DILocation", "DISubprogram", ...
+	Elems    []int  // the metadata numbers of a tuple's elements (other elements: -1)
+	body     string // a specialised node's text after its opening parenthesis
+}
+
+// Field returns the raw value of field k (`5`, `!17`, `"t.c"`), or "" if the node
+// has no such field.
+func (n *MDNode) Field(k string) string {
+	body := n.body
+	depth, start, inStr := 0, 0, false
+	match := func(end int) (string, bool) {
+		part := strings.TrimSpace(body[start:end])
+		if len(part) > len(k)+1 && strings.HasPrefix(part, k) && part[len(k)] == ':' && part[len(k)+1] == ' ' {
+			return part[len(k)+2:], true
+		}
+		return "", false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case inStr:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '(' || c == '{' || c == '[':
+			depth++
+		case c == ')' || c == '}' || c == ']':
+			if depth == 0 {
+				v, _ := match(i)
+				return v
+			}
+			depth--
+		case c == ',' && depth == 0:
+			if v, ok := match(i); ok {
+				return v
+			}
+			start = i + 1
+		}
+	}
+	return ""
 }
 
 // Int returns field k as an integer (0 if absent or not a number).
 func (n *MDNode) Int(k string) int {
-	v, _ := strconv.Atoi(n.Fields[k])
+	v, _ := strconv.Atoi(n.Field(k))
 	return v
 }
 
 // Ref returns the metadata number field k refers to, or -1.
 func (n *MDNode) Ref(k string) int {
-	v := n.Fields[k]
+	v := n.Field(k)
 	if !strings.HasPrefix(v, "!") {
 		return -1
 	}
@@ -40,7 +83,7 @@ func (n *MDNode) Ref(k string) int {
 
 // Str returns field k as an unquoted string.
 func (n *MDNode) Str(k string) string {
-	s, _ := unquote(n.Fields[k])
+	s, _ := unquote(n.Field(k))
 	return s
 }
 
@@ -68,39 +111,7 @@ func parseMD(s string) *MDNode {
 		return n
 	}
 	n.Kind = s[1:open]
-	n.Fields = map[string]string{}
-	body := s[open+1:]
-	depth, start, inStr := 0, 0, false
-	flush := func(end int) {
-		part := strings.TrimSpace(body[start:end])
-		if k := strings.Index(part, ": "); k > 0 {
-			n.Fields[part[:k]] = part[k+2:]
-		}
-	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case inStr:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '(' || c == '{' || c == '[':
-			depth++
-		case c == ')' || c == '}' || c == ']':
-			if depth == 0 {
-				flush(i)
-				return n
-			}
-			depth--
-		case c == ',' && depth == 0:
-			flush(i)
-			start = i + 1
-		}
-	}
+	n.body = s[open+1:]
 	return n
 }
 

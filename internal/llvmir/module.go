@@ -38,6 +38,7 @@ type Module struct {
 	replaced map[int]string
 	given    string           // the main source as given on the command line (SetSource)
 	givenAbs string           // its absolute path
+	strip    *stripPlan       // see StripDebug
 	noReturn map[string]bool  // see mayNotReturn
 	defined  map[string]*Func // see definitions
 }
@@ -218,20 +219,21 @@ func (m *Module) size() int {
 
 // WriteTo writes the module with all scheduled edits applied, streaming through a
 // buffer of its own (the module is not copied whole). Without edits the output is
-// byte-identical to the input.
+// byte-identical to the input. After StripDebug, it leaves the debug information out.
 func (m *Module) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	buf := bufio.NewWriterSize(cw, 1<<20)
-	es := append([]edit(nil), m.edits...)
-	sort.SliceStable(es, func(i, j int) bool {
-		if es[i].line != es[j].line {
-			return es[i].line < es[j].line
-		}
-		if es[i].order != es[j].order {
-			return es[i].order < es[j].order
-		}
-		return es[i].seq < es[j].seq
-	})
+	es := m.sortedEdits()
+	if p := m.strip; p != nil {
+		m.eachOutput(es, func(s string) {
+			if t, ok := p.filter(s); ok {
+				buf.WriteString(t)
+				buf.WriteByte('\n')
+			}
+		})
+		err := buf.Flush()
+		return cw.n, err
+	}
 	k := 0
 	for i := 0; i <= len(m.Lines); i++ {
 		for ; k < len(es) && es[k].line == i && es[k].order == 0; k++ {
@@ -252,6 +254,52 @@ func (m *Module) WriteTo(w io.Writer) (int64, error) {
 	err := buf.Flush()
 	return cw.n, err
 }
+
+// sortedEdits returns the scheduled edits in the order WriteTo applies them.
+func (m *Module) sortedEdits() []edit {
+	es := append([]edit(nil), m.edits...)
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].line != es[j].line {
+			return es[i].line < es[j].line
+		}
+		if es[i].order != es[j].order {
+			return es[i].order < es[j].order
+		}
+		return es[i].seq < es[j].seq
+	})
+	return es
+}
+
+// eachOutput calls f with every line WriteTo writes (edits es applied, an edit's
+// text split into its lines), in order.
+func (m *Module) eachOutput(es []edit, f func(string)) {
+	text := func(t string) {
+		for {
+			nl := strings.IndexByte(t, '\n')
+			if nl < 0 {
+				f(t)
+				return
+			}
+			f(t[:nl])
+			t = t[nl+1:]
+		}
+	}
+	k := 0
+	for i := 0; i <= len(m.Lines); i++ {
+		for ; k < len(es) && es[k].line == i && es[k].order == 0; k++ {
+			text(es[k].text)
+		}
+		if i < len(m.Lines) {
+			f(m.Text(i))
+		}
+		for ; k < len(es) && es[k].line == i && es[k].order == 2; k++ {
+			text(es[k].text)
+		}
+	}
+}
+
+// eachOutputLine calls f with every line WriteTo writes, before any stripping.
+func (m *Module) eachOutputLine(f func(string)) { m.eachOutput(m.sortedEdits(), f) }
 
 type countWriter struct {
 	w io.Writer

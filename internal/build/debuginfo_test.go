@@ -1,0 +1,91 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWantsDebug(t *testing.T) {
+	cases := []struct {
+		flags []string
+		want  bool
+	}{
+		{nil, false},
+		{[]string{"-O2", "-I", "inc"}, false},
+		{[]string{"-g"}, true},
+		{[]string{"-g3"}, true},
+		{[]string{"-ggdb"}, true},
+		{[]string{"-gline-tables-only"}, true},
+		{[]string{"-gdwarf-4"}, true},
+		{[]string{"-g", "-g0"}, false},
+		{[]string{"-g0", "-g2"}, true},
+		{[]string{"-gsplit-dwarf"}, false},
+		{[]string{"-gno-column-info"}, false},
+	}
+	for _, c := range cases {
+		if got := WantsDebug(c.flags); got != c.want {
+			t.Errorf("WantsDebug(%q) = %v, want %v", c.flags, got, c.want)
+		}
+	}
+}
+
+// TestCCDebugInfo checks that fragprof cc's object carries DWARF exactly when the
+// user asked for it, as clang's does, with every installed clang: the IR fragprof
+// reads has clang's -g information, which the back end must not be made to carry
+// (docs/benchmarks.md, "Build time"). The program linked from the stripped object
+// must still run and print what it prints.
+func TestCCDebugInfo(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "ptr.c")
+	if err := os.WriteFile(src, []byte(ptrC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, clang := range []string{"clang-14", "clang-16", "clang-19"} {
+		path, err := exec.LookPath(clang)
+		if err != nil {
+			continue
+		}
+		tc, err := NewToolchain(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			flags []string
+			dwarf bool
+		}{{[]string{"-O2"}, false}, {[]string{"-O0"}, false}, {[]string{"-O2", "-g"}, true}, {[]string{"-O2", "-g", "-g0"}, false}} {
+			obj := filepath.Join(dir, "ptr.o")
+			var msg bytes.Buffer
+			if err := tc.CC(context.Background(), append(append([]string{"-c"}, c.flags...), src, "-o", obj), &msg); err != nil || msg.Len() > 0 {
+				t.Fatalf("%s %q: %v\n%s", clang, c.flags, err, msg.String())
+			}
+			ef, err := elf.Open(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			has := ef.Section(".debug_info") != nil
+			ef.Close()
+			if has != c.dwarf {
+				t.Errorf("%s %q: object has .debug_info: %v, want %v", clang, c.flags, has, c.dwarf)
+			}
+			exe := filepath.Join(dir, "ptr")
+			if err := tc.CC(context.Background(), []string{obj, "-o", exe}, &msg); err != nil {
+				t.Fatalf("%s: link: %v\n%s", clang, err, msg.String())
+			}
+			out, err := exec.Command(exe).Output()
+			if err != nil || !strings.HasPrefix(string(out), "Bad ptr map entry") {
+				t.Errorf("%s %q: the program printed %q (%v)", clang, c.flags, out, err)
+			}
+		}
+		ran++
+	}
+	if ran == 0 {
+		t.Skip("no clang-14, clang-16 or clang-19 installed")
+	}
+}
