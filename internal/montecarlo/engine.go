@@ -467,13 +467,14 @@ type folder struct {
 	// a copy of the class's distributions before adding its own count (split).
 	rep    [][]int32
 	points []Point // series' buffer: the point of each representative
-	// Repeats: a function whose counts in a trial are its last trial's, the same
-	// cfg.Counts (instrument.FuncPlan.ReconstructShared returns it again), is not
-	// folded at once: repeat[fi] more trials of last[fi] wait, and are folded in one
-	// step, AddN(v, k) per class and a merge per edge, when the function's
-	// distributions are next read or changed (flush), as the zeros of the trials it
-	// did not run wait in lag. 691 of the 958 functions a SQLite workload runs run
-	// alike in every trial.
+	// Repeats: a function whose counts in a trial equal those it was last folded
+	// with is not folded at once: repeat[fi] more trials of last[fi] wait, and are
+	// folded in one step, AddN(v, k) per class and a merge per edge, when the
+	// function's distributions are next read or changed (flush), as the zeros of the
+	// trials it did not run wait in lag. 691 of the 958 functions a SQLite workload
+	// runs run alike in every trial. What is a repeat depends on the counts in trial
+	// order only, so the edges' moments (merged, not added, whose last digits depend
+	// on the grouping) are the same on any number of workers.
 	last   []cfg.Counts
 	repeat []uint64
 }
@@ -646,7 +647,7 @@ func (f *folder) foldTrial(i uint64, o Outcome) error {
 			f.lag[fi]++
 			continue
 		}
-		if len(c.Blocks) > 0 && len(f.last[fi].Blocks) > 0 && &c.Blocks[0] == &f.last[fi].Blocks[0] {
+		if len(c.Blocks) > 0 && slices.Equal(c.Blocks, f.last[fi].Blocks) && slices.Equal(c.Edges, f.last[fi].Edges) {
 			// The same counts as its last trial's: folded later (flush), but for
 			// the units' sums and the edges' totals.
 			f.repeat[fi]++

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fragprof/fragprof/cfg"
@@ -321,31 +322,38 @@ func TestRunTwins(t *testing.T) {
 	}
 }
 
-// repeatWorker gives function 0 one of three count vectors per trial, the same
-// cfg.Counts for the same vector when shared (as instrument.FuncPlan.ReconstructShared
-// does), a fresh copy otherwise; function 1 runs in half the trials.
+// repeatWorker gives function 0 one of three count vectors per trial, long runs of
+// the same one, as the same cfg.Counts for the same vector when shared (as
+// instrument.FuncPlan.ReconstructShared does, whatever the worker) or a fresh copy;
+// function 1 runs in half the trials.
 type repeatWorker struct {
 	prog   *cfg.Program
 	shared bool
 	cache  map[uint64]cfg.Counts
 }
 
+func repeatCounts(i uint64) (main, other cfg.Counts) {
+	r := rand.New(rand.NewPCG(3, i))
+	n := 1 + r.Uint64N(3)
+	if r.Uint64N(4) != 0 {
+		n = 1
+	}
+	main = cfg.Counts{Blocks: []uint64{1, n, n - 1}, Edges: []uint64{n, n - 1}}
+	if r.Uint64N(2) == 0 {
+		other = cfg.Counts{Blocks: []uint64{1, i % 2}, Edges: []uint64{i % 2}}
+	}
+	return main, other
+}
+
 func (w *repeatWorker) Trials(_ context.Context, is []uint64) ([]Outcome, error) {
 	var outs []Outcome
 	for _, i := range is {
-		r := rand.New(rand.NewPCG(3, i))
-		n := 1 + r.Uint64N(3)
-		if r.Uint64N(4) == 0 {
-			n = 1 // long runs of the same vector
-		}
-		c, ok := w.cache[n]
-		if !ok || !w.shared {
-			c = cfg.Counts{Blocks: []uint64{1, n, n - 1}, Edges: []uint64{n, n - 1}}
-			w.cache[n] = c
-		}
-		other := cfg.Counts{}
-		if r.Uint64N(2) == 0 {
-			other = cfg.Counts{Blocks: []uint64{1, i % 2}, Edges: []uint64{i % 2}}
+		c, other := repeatCounts(i)
+		if w.shared {
+			if old, ok := w.cache[c.Blocks[1]]; ok {
+				c = old
+			}
+			w.cache[c.Blocks[1]] = c
 		}
 		outs = append(outs, Outcome{Prog: w.prog, Counts: []cfg.Counts{c, other}})
 	}
@@ -355,7 +363,9 @@ func (w *repeatWorker) Trials(_ context.Context, is []uint64) ([]Outcome, error)
 func (w *repeatWorker) Close() error { return nil }
 
 // TestRunRepeats: a function whose trials repeat the same counts, folded in one step
-// when read, ends exactly as if every trial had been folded at once.
+// when read, ends with exactly the distributions of its counts and, within rounding,
+// the moments of its edges; and the result is the same, bit for bit, on 1 and 3
+// workers and with shared or fresh counts.
 func TestRunRepeats(t *testing.T) {
 	m := &cfg.Func{Name: "main"}
 	b0, b1, b2 := m.AddBlock("entry"), m.AddBlock("body"), m.AddBlock("more")
@@ -366,39 +376,80 @@ func TestRunRepeats(t *testing.T) {
 	s.AddEdge(e0, e1, cfg.Unconditional, "")
 	prog := &cfg.Program{Funcs: []*cfg.Func{m, s}}
 	for _, unit := range []uint64{1, 16} {
-		var got [2]*Result
-		for k, shared := range []bool{false, true} {
+		var first *Result
+		for _, run := range []struct {
+			jobs   int
+			shared bool
+		}{{1, false}, {1, true}, {3, true}} {
 			th := stats.DefaultThresholds
 			th.RelEps = 0.01
 			rule, err := stopping.New("clt", th)
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := Config{Rule: rule, MaxTrials: 5000, Jobs: 1, Unit: unit,
+			c := Config{Rule: rule, MaxTrials: 5000, Jobs: run.jobs, Unit: unit,
 				NewWorker: func(int) (Worker, error) {
-					return &repeatWorker{prog: prog, shared: shared, cache: map[uint64]cfg.Counts{}}, nil
+					return &repeatWorker{prog: prog, shared: run.shared, cache: map[uint64]cfg.Counts{}}, nil
 				}}
-			if got[k], err = Run(context.Background(), c); err != nil {
+			r, err := Run(context.Background(), c)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		a, b := got[0], got[1]
-		if a.Trials != b.Trials || a.Trials < 100 {
-			t.Fatalf("unit %d: %d trials fresh, %d shared", unit, a.Trials, b.Trials)
-		}
-		for fi := range a.Blocks {
-			for bi := range a.Blocks[fi] {
-				x, y := a.Blocks[fi][bi], b.Blocks[fi][bi]
-				if !reflect.DeepEqual(x.Dist, y.Dist) || fmt.Sprintf("%+v %d %+v", x.Decision, x.DecidedAt, x.Series) != fmt.Sprintf("%+v %d %+v", y.Decision, y.DecidedAt, y.Series) {
-					t.Errorf("unit %d, function %d block %d: fresh %+v, shared %+v", unit, fi, bi, x.Decision, y.Decision)
-				}
+			if r.Trials < 100 {
+				t.Fatalf("unit %d: %d trials", unit, r.Trials)
 			}
-			for e := range a.Edges[fi] {
-				x, y := a.Edges[fi][e], b.Edges[fi][e]
-				if x.N != y.N || math.Abs(x.Mean-y.Mean) > 1e-12*math.Abs(x.Mean) || math.Abs(x.M2-y.M2) > 1e-9*math.Abs(x.M2) || a.EdgeTotals[fi][e] != b.EdgeTotals[fi][e] {
-					t.Errorf("unit %d, function %d edge %d: fresh %+v (total %d), shared %+v (total %d)", unit, fi, e, x, a.EdgeTotals[fi][e], y, b.EdgeTotals[fi][e])
+			if first == nil {
+				first = r
+				// Against every trial folded as it comes.
+				dists := [2][]stats.CountDist{make([]stats.CountDist, 3), make([]stats.CountDist, 2)}
+				edges := [2][]stats.Moments{make([]stats.Moments, 2), make([]stats.Moments, 1)}
+				for i := range r.Trials {
+					main, other := repeatCounts(i)
+					if other.Blocks == nil {
+						other = cfg.Counts{Blocks: []uint64{0, 0}, Edges: []uint64{0}}
+					}
+					for fi, c := range []cfg.Counts{main, other} {
+						for b, v := range c.Blocks {
+							dists[fi][b].Add(v)
+						}
+						for e, v := range c.Edges {
+							edges[fi][e].Add(float64(v))
+						}
+					}
 				}
+				for fi := range dists {
+					for b := range dists[fi] {
+						if !reflect.DeepEqual(*r.Blocks[fi][b].Dist, dists[fi][b]) {
+							t.Errorf("unit %d, function %d block %d: %+v, want %+v", unit, fi, b, *r.Blocks[fi][b].Dist, dists[fi][b])
+						}
+					}
+					for e := range edges[fi] {
+						x, y := r.Edges[fi][e], edges[fi][e]
+						if x.N != y.N || math.Abs(x.Mean-y.Mean) > 1e-12*math.Abs(y.Mean) || math.Abs(x.M2-y.M2) > 1e-9*math.Abs(y.M2) {
+							t.Errorf("unit %d, function %d edge %d: %+v, want %+v", unit, fi, e, x, y)
+						}
+					}
+				}
+				continue
+			}
+			// Printed, not reflect.DeepEqual: decisions hold NaNs.
+			if a, b := resultText(r), resultText(first); a != b {
+				t.Errorf("unit %d, %d workers, shared %v: the result differs from 1 worker's:\n%s\n%s", unit, run.jobs, run.shared, a, b)
 			}
 		}
 	}
+}
+
+// resultText prints what a Result estimates, bit for bit (%b: floats as mantissa
+// and exponent).
+func resultText(r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %d %s\n", r.Trials, r.Units, r.Stopped)
+	for fi := range r.Blocks {
+		for _, be := range r.Blocks[fi] {
+			fmt.Fprintf(&b, "%+v %b %d %b\n", *be.Dist, be.Decision, be.DecidedAt, be.Series)
+		}
+		fmt.Fprintf(&b, "%b %v\n", r.Edges[fi], r.EdgeTotals[fi])
+	}
+	return b.String()
 }
