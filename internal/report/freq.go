@@ -197,7 +197,7 @@ func FreqJSON(f *Freq) JSONFreq {
 			m := r.Edges[fi][e].Mean
 			je := JSONFreqEdge{From: edge.From.ID, To: edge.To.ID, Kind: edge.Kind.String(), Case: edge.Case, Mean: m}
 			if src := r.Blocks[fi][edge.From.ID].Decision.Mean; src > 0 {
-				je.Prob = m / src
+				je.Prob = min(1, m/src) // the two means round apart: 1.0000000000000002
 			}
 			jf.Edges = append(jf.Edges, je)
 		}
