@@ -8,9 +8,11 @@ import (
 	"compress/zlib"
 	"encoding/json"
 	"fmt"
+	"github.com/go-json-experiment/json/jsontext"
 	"io"
 
 	"github.com/fragprof/fragprof/cfg"
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // The blob is compact JSON compressed with zlib (RFC 1950); docs/runtime.md documents
@@ -33,7 +35,7 @@ type metaFunc struct {
 	File     string      `json:"file"`
 	Line     int         `json:"line"`
 	Blocks   []metaBlock `json:"blocks"`
-	Edges    [][4]any    `json:"edges"`              // from, to, kind, case
+	Edges    []metaEdge  `json:"edges"`              // from, to, kind, case
 	Counters [][3]int    `json:"counters"`           // block, edge, place
 	Scheme   string      `json:"scheme,omitempty"`   // when it differs from the unit's
 	Fallback string      `json:"fallback,omitempty"` // why
@@ -44,8 +46,8 @@ type metaFunc struct {
 
 type metaBlock struct {
 	Label  string   `json:"l"`
-	Start  [3]any   `json:"s"` // file, line, col
-	End    [3]any   `json:"e"`
+	Start  metaPos  `json:"s"` // file, line, col
+	End    metaPos  `json:"e"`
 	Lines  []int    `json:"ln,omitempty"`
 	Instrs int      `json:"n"`
 	Calls  []string `json:"c,omitempty"` // cfg.Block.Calls; absent in blobs of fragprof before call edges
@@ -60,15 +62,15 @@ func (u *Unit) Encode() ([]byte, error) {
 		for _, b := range f.Blocks {
 			mf.Blocks = append(mf.Blocks, metaBlock{
 				Label:  b.Label,
-				Start:  [3]any{b.Start.File, b.Start.Line, b.Start.Col},
-				End:    [3]any{b.End.File, b.End.Line, b.End.Col},
+				Start:  metaPos(b.Start),
+				End:    metaPos(b.End),
 				Lines:  b.Lines,
 				Instrs: b.Instrs,
 				Calls:  b.Calls,
 			})
 		}
 		for _, e := range f.Edges {
-			mf.Edges = append(mf.Edges, [4]any{e.From.ID, e.To.ID, e.Kind.String(), e.Case})
+			mf.Edges = append(mf.Edges, metaEdge{e.From.ID, e.To.ID, e.Kind.String(), e.Case})
 		}
 		for _, c := range p.Counters {
 			mf.Counters = append(mf.Counters, [3]int{c.Block, c.Edge, int(c.Place)})
@@ -115,7 +117,7 @@ func Decode(blob []byte) (*Unit, error) {
 		return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
 	}
 	var mu metaUnit
-	if err := json.Unmarshal(js, &mu); err != nil {
+	if err := jsonv2.Unmarshal(js, &mu); err != nil {
 		return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
 	}
 	if mu.Version != FormatVersion {
@@ -130,21 +132,18 @@ func Decode(blob []byte) (*Unit, error) {
 		f := &cfg.Func{Name: mf.Name, File: mf.File, Line: mf.Line, ReturnsTwice: mf.Setjmp}
 		for _, mb := range mf.Blocks {
 			b := f.AddBlock(mb.Label)
-			b.Start, b.End = pos(mb.Start), pos(mb.End)
+			b.Start, b.End = cfg.Pos(mb.Start), cfg.Pos(mb.End)
 			b.Lines, b.Instrs, b.Calls = mb.Lines, mb.Instrs, mb.Calls
 		}
 		for _, me := range mf.Edges {
-			from, to := toInt(me[0]), toInt(me[1])
-			if from < 0 || from >= len(f.Blocks) || to < 0 || to >= len(f.Blocks) {
+			if me.From < 0 || me.From >= len(f.Blocks) || me.To < 0 || me.To >= len(f.Blocks) {
 				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: edge %v", mf.Name, me)
 			}
-			ks, _ := me[2].(string)
-			k, err := cfg.ParseEdgeKind(ks)
+			k, err := cfg.ParseEdgeKind(me.Kind)
 			if err != nil {
 				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: %v", mf.Name, err)
 			}
-			c, _ := me[3].(string)
-			f.AddEdge(f.Blocks[from], f.Blocks[to], k, c)
+			f.AddEdge(f.Blocks[me.From], f.Blocks[me.To], k, me.Case)
 		}
 		if err := f.Check(); err != nil {
 			return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
@@ -172,14 +171,63 @@ func Decode(blob []byte) (*Unit, error) {
 	return u, nil
 }
 
-func pos(a [3]any) cfg.Pos {
-	f, _ := a[0].(string)
-	return cfg.Pos{File: f, Line: toInt(a[1]), Col: toInt(a[2])}
+// metaPos is a source position, written [file, line, col].
+type metaPos cfg.Pos
+
+// metaEdge is an edge, written [from, to, kind, case].
+type metaEdge struct {
+	From, To   int
+	Kind, Case string
 }
 
-func toInt(v any) int {
-	if f, ok := v.(float64); ok {
-		return int(f)
+func (p metaPos) MarshalJSON() ([]byte, error) { return json.Marshal([3]any{p.File, p.Line, p.Col}) }
+
+func (e metaEdge) MarshalJSON() ([]byte, error) {
+	return json.Marshal([4]any{e.From, e.To, e.Kind, e.Case})
+}
+
+// UnmarshalJSONFrom reads [file, line, col] token by token: a sqlite3.c blob holds
+// 140,000 positions, and decoding each as an array of interfaces was most of the
+// blob's decoding time.
+func (p *metaPos) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	return readTuple(d, &p.File, &p.Line, &p.Col)
+}
+
+// UnmarshalJSONFrom reads [from, to, kind, case] token by token.
+func (e *metaEdge) UnmarshalJSONFrom(d *jsontext.Decoder) error {
+	return readTuple(d, &e.From, &e.To, &e.Kind, &e.Case)
+}
+
+// readTuple reads a JSON array whose elements are, in order, a string or an integer
+// as fields says (*string, *int).
+func readTuple(d *jsontext.Decoder, fields ...any) error {
+	if t, err := d.ReadToken(); err != nil {
+		return err
+	} else if t.Kind() != '[' {
+		return fmt.Errorf("want an array, got %v", t)
 	}
-	return -1
+	for _, f := range fields {
+		t, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		switch f := f.(type) {
+		case *string:
+			if t.Kind() != '"' {
+				return fmt.Errorf("want a string, got %v", t)
+			}
+			*f = t.String()
+		case *int:
+			if t.Kind() != '0' {
+				return fmt.Errorf("want a number, got %v", t)
+			}
+			*f = int(t.Int())
+		}
+	}
+	if t, err := d.ReadToken(); err != nil {
+		return err
+	} else if t.Kind() != ']' {
+		return fmt.Errorf("want the end of an array, got %v", t)
+	}
+	return nil
 }
