@@ -8,11 +8,11 @@ import (
 	"compress/zlib"
 	"encoding/json"
 	"fmt"
-	"github.com/go-json-experiment/json/jsontext"
 	"io"
 
 	"github.com/fragprof/fragprof/cfg"
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The blob is compact JSON compressed with zlib (RFC 1950); docs/runtime.md documents
