@@ -647,20 +647,23 @@ func (f *folder) foldTrial(i uint64, o Outcome) error {
 			f.lag[fi]++
 			continue
 		}
+		// The units' sums and the edges' totals take every trial at once.
+		if f.sums != nil {
+			sums := f.sums[fi]
+			for b, v := range c.Blocks {
+				sums[b] += v
+			}
+			f.ranInUnit[fi] = true
+		}
+		for e, v := range c.Edges {
+			t, carry := bits.Add64(r.EdgeTotals[fi][e], v, 0)
+			if carry != 0 {
+				return fmt.Errorf("trial %d: function %s: edge %d's total count overflows 64 bits", i, fn.Name, e)
+			}
+			r.EdgeTotals[fi][e] = t
+		}
 		if len(c.Blocks) > 0 && slices.Equal(c.Blocks, f.last[fi].Blocks) && slices.Equal(c.Edges, f.last[fi].Edges) {
-			// The same counts as its last trial's: folded later (flush), but for
-			// the units' sums and the edges' totals.
-			f.repeat[fi]++
-			if f.sums != nil {
-				sums := f.sums[fi]
-				for b, v := range c.Blocks {
-					sums[b] += v
-				}
-				f.ranInUnit[fi] = true
-			}
-			if err := f.addTotals(i, fi, c.Edges); err != nil {
-				return err
-			}
+			f.repeat[fi]++ // the same counts as its last fold's: folded later (flush)
 			continue
 		}
 		f.settle(fi)
@@ -672,35 +675,12 @@ func (f *folder) foldTrial(i uint64, o Outcome) error {
 				r.Blocks[fi][b].Dist.Add(v)
 			}
 		}
-		if f.sums != nil {
-			sums := f.sums[fi]
-			for b, v := range c.Blocks {
-				sums[b] += v
-			}
-			f.ranInUnit[fi] = true
-		}
 		for e, v := range c.Edges {
 			r.Edges[fi][e].Add(float64(v))
-		}
-		if err := f.addTotals(i, fi, c.Edges); err != nil {
-			return err
 		}
 	}
 	r.Trials++
 	f.series()
-	return nil
-}
-
-// addTotals adds trial i's edge counts of function fi to the edges' totals.
-func (f *folder) addTotals(i uint64, fi int, edges []uint64) error {
-	totals := f.res.EdgeTotals[fi]
-	for e, v := range edges {
-		t, carry := bits.Add64(totals[e], v, 0)
-		if carry != 0 {
-			return fmt.Errorf("trial %d: function %s: edge %d's total count overflows 64 bits", i, f.res.Prog.Funcs[fi].Name, e)
-		}
-		totals[e] = t
-	}
 	return nil
 }
 
