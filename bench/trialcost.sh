@@ -8,7 +8,10 @@
 #              input on stdin and its output to /dev/null, by a small C driver;
 #   freq       fragprof freq --binary (the fragprof cc -O2 build) --jobs 1, N trials:
 #              the trial phase's time ("spent after"), divided by N;
-#   bare fork  fork()+_exit+waitpid of a small C program.
+#   bare fork  fork()+_exit+waitpid of a small C program;
+#   standalone N runs of the fragprof cc -O2 build by the same driver, each writing
+#              its dump to a file in TMPDIR (FRAGPROF_OUT): the fixed cost of a run
+#              outside freq (start-up, the dump), against the plain run.
 # ROUNDS (default 3) interleaved rounds; medians; the ratio freq trial / plain run.
 # The SQLite part needs scripts/sqlite.sh (the amalgamation, through npm).
 # Usage: bench/trialcost.sh [N=200]
@@ -113,10 +116,11 @@ median() { python3 -c "import statistics,sys; print('%.1f' % statistics.median(f
 echo "== freq trial against a plain run, $N each, $ROUNDS interleaved rounds, medians ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 floors=()
 for p in "${progs[@]}"; do
-	declare -a plain_us=() freq_us=()
+	declare -a plain_us=() freq_us=() alone_us=()
 	eval "in=(\"\${${p}_input[@]}\")"
 	for round in $(seq "$ROUNDS"); do
 		plain_us+=("$("$tmp/driver" "$tmp/$p.plain" "$tmp/$p.in")")
+		alone_us+=("$(FRAGPROF_OUT="$tmp/$p.dump" "$tmp/driver" "$tmp/$p.fp" "$tmp/$p.in")")
 		"$FP" freq --binary "$tmp/$p.fp" "${in[@]}" --rel-eps 1e-9 --max-trials "$N" --jobs 1 --seed "$round" \
 			--program-output /dev/null -o "$tmp/$p.report" 2>/dev/null || true
 		s=$(sed -n 's/^stopped: .* after \([0-9.]*\)s$/\1/p' "$tmp/$p.report")
@@ -127,7 +131,10 @@ for p in "${progs[@]}"; do
 	fm=$(median "${freq_us[@]}")
 	printf '  %-7s plain run %9s us   freq trial %9s us   ratio %5.2f   (plain:%s; freq:%s)\n' "$p" "$pm" "$fm" \
 		"$(python3 -c "print($fm / $pm)")" "$(printf ' %s' "${plain_us[@]}")" "$(printf ' %s' "${freq_us[@]}")"
-	unset plain_us freq_us
+	am=$(median "${alone_us[@]}")
+	printf '  %-7s standalone run, dump to a file %9s us   ratio to plain %5.2f   (%s)\n' "$p" "$am" \
+		"$(python3 -c "print($am / $pm)")" "$(printf ' %s' "${alone_us[@]}")"
+	unset plain_us freq_us alone_us
 done
 echo "  bare fork()+_exit+waitpid: $(median "${floors[@]}") us"
 echo "  target (issue 15): freq trial <= 2 x (plain run + bare fork)"
