@@ -5,8 +5,10 @@
 #  0. The evaluation protocol (issue 17): PolyBench-style kernels of
 #     examples/predict/kernels; per kernel and seed, train on TR input points of small
 #     sizes n ∈ [LO, HI] (REP runs each, --clock thread), then predict, with
-#     model build --test, 4 points inside [LO, HI] (interpolation), n = 4·HI and
-#     n = 16·HI (extrapolation; XREP runs at 16×). Per kernel over the seeds: MAPE of
+#     model build --test, 4 points inside [LO, HI] (interpolation), one size drawn
+#     in [3.5·HI, 4.5·HI] (4×; REP runs) and n = 16·HI (XREP runs; none where a run
+#     would take minutes). SIZES=small trains on sizes 2.5× smaller, whose runs
+#     last 0.1–0.6 ms (the design of the first runs). Per kernel over the seeds: MAPE of
 #     the chosen predictor against each point's median run, the worst error, the
 #     best baseline fitted on the same training runs (PMNF, power law a + b·n^k, the
 #     count × arc-time composition) and the difference, the transition-graph model
@@ -48,9 +50,9 @@ if [ "$MODE" = protocol ]; then
 	TR=${TR:-16}
 	REP=${REP:-5}
 	XREP=${XREP:-3}
-	# kernel NAME LO HI STDIN [--input EXTRA]... : one row of the table.
+	# kernel NAME LO HI XREP STDIN [--input EXTRA]... : one row of the table.
 	kernel() {
-		name=$1; lo=$2; hi=$3; stdin=$4; shift 4
+		name=$1; lo=$2; hi=$3; xrep=$4; stdin=$5; shift 5
 		bin="$OUT/$name.bin"
 		"$FP" cc -O2 "$EX/kernels/$name.c" -o "$bin" 2> "$OUT/$name.cc.log"
 		models=
@@ -68,13 +70,19 @@ if [ "$MODE" = protocol ]; then
 			for r in $(seq 0 $((REP - 1))); do
 				tr train "$s" "$TR" "$r" "uniform_int($lo, $hi)" "$@"
 				tr interp $((s + 1000)) 4 "$r" "uniform_int($lo, $hi)" "$@"
-				tr x4 $((s + 2000)) 1 "$r" "choice($((4 * hi)))" "$@"
-				# 16× may take minutes (lu at n = 2048): a run over 30 s is left out.
-				if [ "$r" -lt "$XREP" ]; then
+				# One size per seed around 4× rather than 4·HI itself: with HI a
+				# power of two, 4·HI would be one too, where a column walk's
+				# stride maps every element to one cache set (lu).
+				tr x4 $((s + 2000)) 1 "$r" "uniform_int($((7 * hi / 2)), $((9 * hi / 2)))" "$@"
+				# A run over 30 s at 16× is left out.
+				if [ "$r" -lt "$xrep" ]; then
 					tr x16 $((s + 3000)) 1 "$r" "choice($((16 * hi)))" --trial-timeout 30s "$@" || true
 				fi
 			done
-			"$FP" model build "$d/train" --test "$d/interp" --test "$d/x4" --test "$d/x16" -o "$d.model" 2> "$d/build.log"
+			x16=
+			[ -d "$d/x16" ] && x16="--test $d/x16"
+			# shellcheck disable=SC2086
+			"$FP" model build "$d/train" --test "$d/interp" --test "$d/x4" $x16 -o "$d.model" 2> "$d/build.log"
 			models="$models $d.model"
 		done
 		# shellcheck disable=SC2086
@@ -88,14 +96,24 @@ if [ "$MODE" = protocol ]; then
 	echo
 	echo "| kernel | training sizes | chosen (seeds) | interpolation | 4× | 16× | best baseline at 4× | Δ | graph model at 4× | in 90% interval |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
+	# The training sizes: runs of about 0.5–20 ms, whose scatter is a few per
+	# cent; at 0.1–0.6 ms (SIZES=small) one run lies 14% from its input's median
+	# on a quiet machine. 16× is left out where a run would take over 30 s.
 	for k in ${KERNELS:-gemm lu floyd jacobi2d seidel2d mergesort}; do
-		case $k in
-		gemm) kernel gemm 48 128 '{n}\n' ;;
-		lu) kernel lu 48 128 '{n}\n' ;;
-		floyd) kernel floyd 48 128 '{n}\n' ;;
-		jacobi2d) kernel jacobi2d 64 256 '{n} {T}\n' --input 'T = 20' ;;
-		seidel2d) kernel seidel2d 32 128 '{n} {T}\n' --input 'T = 10' ;;
-		mergesort) kernel mergesort 5000 20000 '{n} {s}\n' --input 's = uniform_int(1, 1000000)' --vary s ;;
+		case ${SIZES:-}$k in
+		gemm) kernel gemm 128 320 0 '{n}\n' ;;
+		lu) kernel lu 128 320 0 '{n}\n' ;;
+		floyd) kernel floyd 128 320 0 '{n}\n' ;;
+		jacobi2d) kernel jacobi2d 128 512 "$XREP" '{n} {T}\n' --input 'T = 20' ;;
+		seidel2d) kernel seidel2d 64 256 "$XREP" '{n} {T}\n' --input 'T = 10' ;;
+		mergesort) kernel mergesort 20000 80000 "$XREP" '{n} {s}\n' --input 's = uniform_int(1, 1000000)' --vary s ;;
+		smallgemm) kernel gemm 48 128 "$XREP" '{n}\n' ;;
+		smalllu) kernel lu 48 128 "$XREP" '{n}\n' ;;
+		smallfloyd) kernel floyd 48 128 "$XREP" '{n}\n' ;;
+		smalljacobi2d) kernel jacobi2d 64 256 "$XREP" '{n} {T}\n' --input 'T = 20' ;;
+		smallseidel2d) kernel seidel2d 32 128 "$XREP" '{n} {T}\n' --input 'T = 10' ;;
+		smallmergesort) kernel mergesort 5000 20000 "$XREP" '{n} {s}\n' --input 's = uniform_int(1, 1000000)' --vary s ;;
+		*) echo "bench/predict.sh: unknown kernel $k (SIZES=${SIZES:-})" >&2; exit 2 ;;
 		esac
 	done
 	echo
@@ -142,11 +160,11 @@ print(int(statistics.median(ts)))' "$1" "$2" "$PREP"
 	}
 	for k in ${PLAIN_KERNELS:-gemm jacobi2d mergesort}; do
 		case $k in
-		gemm) plain gemm 48 128 '{n}\n' "512" ;;
-		floyd) plain floyd 48 128 '{n}\n' "512" ;;
-		jacobi2d) plain jacobi2d 64 256 '{n} {T}\n' "1024 20" --input 'T = 20' ;;
-		seidel2d) plain seidel2d 32 128 '{n} {T}\n' "512 10" --input 'T = 10' ;;
-		mergesort) plain mergesort 5000 20000 '{n} {s}\n' "80000 7" --input 's = uniform_int(1, 1000000)' --vary s ;;
+		gemm) plain gemm 128 320 '{n}\n' "1280" ;;
+		floyd) plain floyd 128 320 '{n}\n' "1280" ;;
+		jacobi2d) plain jacobi2d 128 512 '{n} {T}\n' "2048 20" --input 'T = 20' ;;
+		seidel2d) plain seidel2d 64 256 '{n} {T}\n' "1024 10" --input 'T = 10' ;;
+		mergesort) plain mergesort 20000 80000 '{n} {s}\n' "320000 7" --input 's = uniform_int(1, 1000000)' --vary s ;;
 		esac
 	done
 	echo

@@ -21,6 +21,7 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 	ev := &Evaluation{}
 	varErrs := make([][]float64, len(m.Vars))
 	baseErrs := make([][]float64, len(m.Vars))
+	nonFinite := make([]int, len(m.Vars))
 	var predictNs float64
 	var nRuns int
 	for _, group := range test {
@@ -74,8 +75,12 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 				if math.IsNaN(want) {
 					continue
 				}
-				varErrs[k] = append(varErrs[k], relErr(p.Vars[v], want))
-				if b, ok := p.BaselineVars[v]; ok {
+				if got := p.Vars[v]; math.IsNaN(got) || math.IsInf(got, 0) {
+					nonFinite[k]++
+				} else {
+					varErrs[k] = append(varErrs[k], relErr(got, want))
+				}
+				if b, ok := p.BaselineVars[v]; ok && !math.IsNaN(b) && !math.IsInf(b, 0) {
 					baseErrs[k] = append(baseErrs[k], relErr(b, want))
 				}
 			}
@@ -158,10 +163,13 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 		}
 	}
 	for k, v := range m.Vars {
-		if len(varErrs[k]) == 0 {
+		if len(varErrs[k]) == 0 && nonFinite[k] == 0 {
 			continue
 		}
-		ve := VarError{Var: v, Model: stats.Median(varErrs[k]), MaxModel: maxOf(varErrs[k])}
+		ve := VarError{Var: v, NonFinite: nonFinite[k]}
+		if len(varErrs[k]) > 0 {
+			ve.Model, ve.MaxModel = stats.Median(varErrs[k]), maxOf(varErrs[k])
+		}
 		if len(baseErrs[k]) > 0 {
 			ve.Baseline = stats.Median(baseErrs[k])
 		}

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
@@ -70,8 +71,8 @@ type CacheLevel struct {
 // 96 MiB per core complex.
 const MaxCacheBytes = 256 << 20
 
-// ReadCaches reads the data caches of this machine; tests replace it.
-var ReadCaches = readCaches
+// ReadCaches reads the data caches of this machine, once; tests replace it.
+var ReadCaches = sync.OnceValue(readCaches)
 
 // readCaches reads the cache sizes from sysfs when it lists them, else from
 // `getconf -a` (glibc's sysconf, which asks CPUID), and sets aside sizes of 0 or
@@ -351,6 +352,20 @@ func (mem *Memory) Threshold(bytes float64) float64 {
 		return math.NaN()
 	}
 	return math.Pow((bytes-f.A)/f.B, 1/f.K)
+}
+
+// Breaks returns the known breakpoints of the working-set model: for each cache
+// level of known size, the value of the fit's input at which the working set
+// reaches it (Threshold). The segmented law tries them beside the training inputs,
+// so that its slope can change where the data leaves a cache level.
+func (mem *Memory) Breaks() []regress.Break {
+	var out []regress.Break
+	for _, l := range mem.Caches.Levels {
+		if x := mem.Threshold(float64(l.Bytes)); l.Bytes > 0 && x > 0 && !math.IsInf(x, 0) {
+			out = append(out, regress.Break{Input: mem.Fit.Input, X: x, Level: l.Level})
+		}
+	}
+	return out
 }
 
 // Describe prints the working-set model for model show: the fit, the training

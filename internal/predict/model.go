@@ -239,6 +239,10 @@ type VarError struct {
 	Model    float64 `json:"model"`
 	Baseline float64 `json:"baseline"`
 	MaxModel float64 `json:"max_model"`
+	// NonFinite counts the runs whose predicted final value was not a finite
+	// number (a data rule that diverged, as w := 2·w in a loop whose exit rule
+	// the model got wrong); Model and MaxModel are over the others.
+	NonFinite int `json:"non_finite,omitempty"`
 }
 
 // Options control Build.
@@ -661,7 +665,11 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 	}
 	m.Baseline = regress.FitBaseline("time", sp.Inputs, X, y, true)
 	m.Power = regress.FitPowerLaw(sp.Inputs, X, y)
-	m.Segmented = regress.FitSegmented(sp.Inputs, X, y)
+	var breaks []regress.Break
+	if mem := fitMemory(traces, sp.Inputs); mem != nil {
+		breaks = mem.Breaks()
+	}
+	m.Segmented = regress.FitSegmented(sp.Inputs, X, y, breaks...)
 	for k, v := range sp.Vars {
 		fy := make([]float64, 0, len(j.Runs))
 		var fx [][]float64

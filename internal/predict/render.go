@@ -149,7 +149,11 @@ func (m *Model) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "power law: time = %s ns; cross-validated MAPE %.3g%%\n", p.String(), 100*p.CVMAPE)
 	}
 	if sg := m.Segmented; sg != nil {
-		fmt.Fprintf(bw, "segmented power law: time = %s ns; cross-validated MAPE %.3g%%\n", sg.String(), 100*sg.CVMAPE)
+		where := ""
+		if sg.Cache > 0 {
+			where = fmt.Sprintf(" (the breakpoint is where the working set reaches L%d's size)", sg.Cache)
+		}
+		fmt.Fprintf(bw, "segmented power law: time = %s ns%s; cross-validated MAPE %.3g%%\n", sg.String(), where, 100*sg.CVMAPE)
 	}
 	if mem := m.Memory; mem != nil {
 		fmt.Fprintln(bw)
@@ -199,7 +203,11 @@ func (m *Model) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(bw, "  checkpoints passed: MAPE %.3g%% (the structure's error, free of timing noise)\n", 100*ev.EventsMAPE)
 		for _, v := range ev.Vars {
-			fmt.Fprintf(bw, "  final %s: median relative error %.3g (max %.3g), direct baseline %.3g\n", v.Var, v.Model, v.MaxModel, v.Baseline)
+			diverged := ""
+			if v.NonFinite > 0 {
+				diverged = fmt.Sprintf("; %d runs' predictions not finite (the model's data rule diverged), left out", v.NonFinite)
+			}
+			fmt.Fprintf(bw, "  final %s: median relative error %.3g (max %.3g), direct baseline %.3g%s\n", v.Var, v.Model, v.MaxModel, v.Baseline, diverged)
 		}
 		fmt.Fprintf(bw, "  a prediction took %s; the runs took %s (traced)\n", fmtNs(ev.PredictNs), fmtNs(ev.ActualNs))
 	}

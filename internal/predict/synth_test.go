@@ -666,3 +666,57 @@ func TestUntracedUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalNonFinite: a data rule fitted inside the training range (w := 2·w, one
+// pass per unit of n) that overflows beyond it — the program caps w, the model
+// cannot know — makes the predicted final w +Inf at n = 2000. The evaluation
+// counts those runs apart and the model file is still written (it once failed
+// with "json: unsupported value: +Inf").
+func TestEvalNonFinite(t *testing.T) {
+	run := func(trial uint64, n int) *trace.Trace {
+		s := newSynth(trial, "n", n)
+		s.point("start", 10)
+		w := 1.0
+		for i := 0; i < n; i++ {
+			s.point("pass", 100, "w", w)
+			w = math.Min(2*w, 1e300)
+		}
+		s.point("end", 10)
+		return s.done()
+	}
+	var train, test []*trace.Trace
+	for k := 0; k < 20; k++ {
+		train = append(train, run(uint64(k), 5+k))
+	}
+	test = append(test, run(100, 2000), run(101, 12))
+	opt := DefaultOptions
+	opt.Holdout = 0
+	opt.Test = [][]*trace.Trace{test}
+	m, err := Build(train, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ve *VarError
+	for i := range m.Evaluation.Vars {
+		if m.Evaluation.Vars[i].Var == "w" {
+			ve = &m.Evaluation.Vars[i]
+		}
+	}
+	if ve == nil {
+		t.Fatalf("no error of the final w in %+v", m.Evaluation.Vars)
+	}
+	if ve.NonFinite != 1 || ve.MaxModel > 1e-9 {
+		t.Errorf("final w: %d predictions not finite (want 1: n = 2000), max error of the others %.3g (want exact at n = 12)", ve.NonFinite, ve.MaxModel)
+	}
+	var b strings.Builder
+	if err := m.Write(&b); err != nil {
+		t.Fatalf("writing the model: %v", err)
+	}
+	var out strings.Builder
+	if err := m.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "1 runs' predictions not finite") {
+		t.Errorf("model show does not say that a prediction diverged:\n%s", out.String())
+	}
+}

@@ -16,10 +16,11 @@ import (
 // with a change of slope at the breakpoint X0, continuous there — continuous
 // segmented (broken-line) regression (V. M. R. Muggeo, "Estimating regression
 // models with unknown break-points", Statistics in Medicine 22, 2003), with the
-// breakpoint found by a search over the training inputs rather than Muggeo's
-// iteration: the least-squares breakpoint of a broken line lies between two data
-// points, and the training inputs are few. Beyond the training range the last
-// slope, B + C, continues.
+// breakpoint found by a search over the training inputs and the known breakpoints
+// (where the working set leaves a cache level) rather than Muggeo's iteration: the
+// least-squares breakpoint of a broken line lies between two data points, and the
+// training inputs are few. Beyond the training range the last slope, B + C,
+// continues.
 type Segmented struct {
 	Input  string  `json:"input"`
 	A      float64 `json:"a"`
@@ -28,7 +29,18 @@ type Segmented struct {
 	K      float64 `json:"k"`
 	X0     float64 `json:"x0"`
 	CVMAPE float64 `json:"cv_mape"`
-	index  int
+	// Cache is the cache level whose size the working set reaches at X0 when the
+	// breakpoint is a known one (Break), 0 when it is a training input.
+	Cache int `json:"cache_level,omitempty"`
+	index int
+}
+
+// A Break is a known breakpoint of one input: the value X at which the program's
+// working set reaches the size of cache level Level.
+type Break struct {
+	Input string
+	X     float64
+	Level int
 }
 
 // Eval predicts from the inputs (by the model's input order).
@@ -67,10 +79,11 @@ const MinSegmentPoints = 3
 // that is positive and takes at least 2·MinSegmentPoints distinct values: k over
 // [0.25, 4] in steps of 0.05, the breakpoint over the distinct values with at
 // least MinSegmentPoints on each side (the break falls at a training input, from
-// where the hinge column rises), A, B and C by relative least squares; it keeps
-// the lowest 10-fold cross-validated MAPE (a fractional k raised by
-// FractionalPenalty, as FitPowerLaw does). nil when no input qualifies.
-func FitSegmented(names []string, X [][]float64, y []float64) *Segmented {
+// where the hinge column rises) and over the known breaks of x that have at least
+// MinSegmentPoints distinct values strictly on each side, A, B and C by relative
+// least squares; it keeps the lowest 10-fold cross-validated MAPE (a fractional k
+// raised by FractionalPenalty, as FitPowerLaw does). nil when no input qualifies.
+func FitSegmented(names []string, X [][]float64, y []float64, known ...Break) *Segmented {
 	n := len(y)
 	if n < 2*MinSegmentPoints {
 		return nil
@@ -104,12 +117,19 @@ func FitSegmented(names []string, X [][]float64, y []float64) *Segmented {
 			continue
 		}
 		breaks := distinct[MinSegmentPoints-1 : len(distinct)-MinSegmentPoints]
+		level := make([]int, len(breaks))
+		for _, b := range known {
+			if b.Input == names[p] && b.X > distinct[MinSegmentPoints-1] && b.X < distinct[len(distinct)-MinSegmentPoints] {
+				breaks = append(breaks[:len(breaks):len(breaks)], b.X)
+				level = append(level, b.Level)
+			}
+		}
 		for e := 25; e <= 400; e += 5 {
 			ex := float64(e) / 100
 			for r := 0; r < n; r++ {
 				col[r] = math.Pow(X[r][p], ex)
 			}
-			for _, x0 := range breaks {
+			for b, x0 := range breaks {
 				u0 := math.Pow(x0, ex)
 				for r := 0; r < n; r++ {
 					hinge[r] = math.Max(0, col[r]-u0)
@@ -121,7 +141,7 @@ func FitSegmented(names []string, X [][]float64, y []float64) *Segmented {
 				}
 				if score < bestScore {
 					bestScore = score
-					best = &Segmented{Input: names[p], A: c[0], B: c[1], C: c[2], K: ex, X0: x0, CVMAPE: cv, index: p}
+					best = &Segmented{Input: names[p], A: c[0], B: c[1], C: c[2], K: ex, X0: x0, CVMAPE: cv, Cache: level[b], index: p}
 				}
 			}
 		}

@@ -46,3 +46,37 @@ func TestSegmentedExact(t *testing.T) {
 		t.Error("a segmented fit from 5 points")
 	}
 }
+
+// TestSegmentedKnownBreak: when the slope changes between two training inputs —
+// at n = 437, where (say) the working set reaches L2's size — the break given as
+// known is fitted exactly and named, while the search over training inputs alone
+// can only approximate it; a known break with fewer than MinSegmentPoints inputs
+// on a side is not tried.
+func TestSegmentedKnownBreak(t *testing.T) {
+	truth := func(n float64) float64 {
+		return 1000 + 2*n*n + 3*math.Max(0, n*n-437*437)
+	}
+	var X [][]float64
+	var y []float64
+	for n := 100.0; n <= 800; n += 50 {
+		X = append(X, []float64{n})
+		y = append(y, truth(n))
+	}
+	s := FitSegmented([]string{"n"}, X, y, Break{Input: "n", X: 437, Level: 2}, Break{Input: "m", X: 300, Level: 1})
+	if s == nil {
+		t.Fatal("no segmented fit")
+	}
+	t.Logf("with the known break: %s, CV MAPE %.3g", s, s.CVMAPE)
+	if s.K != 2 || s.X0 != 437 || s.Cache != 2 || s.CVMAPE > 1e-6 {
+		t.Errorf("fit %s (k %g, breakpoint %g at L%d, CV MAPE %.3g): want k = 2, breakpoint 437 at L2, exact", s, s.K, s.X0, s.Cache, s.CVMAPE)
+	}
+	alone := FitSegmented([]string{"n"}, X, y)
+	t.Logf("searched: %s, CV MAPE %.3g", alone, alone.CVMAPE)
+	if alone.Cache != 0 || alone.X0 == 437 || alone.CVMAPE <= 1e-6 {
+		t.Errorf("without the known break: %s (L%d, CV MAPE %.3g): want a training input as breakpoint and an inexact fit", alone, alone.Cache, alone.CVMAPE)
+	}
+	// 175 has only 100 and 150 below it: not tried.
+	if s := FitSegmented([]string{"n"}, X, y, Break{Input: "n", X: 175, Level: 1}); s.Cache != 0 {
+		t.Errorf("a break with 2 inputs below it was used: %s", s)
+	}
+}
