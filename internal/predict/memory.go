@@ -44,6 +44,31 @@ type Memory struct {
 	MaxBytes float64 `json:"max_bytes"`
 	// Caches are the data caches of the machine the model was built on.
 	Caches Caches `json:"caches"`
+	// NearCache compares the run-to-run scatter of the training points whose
+	// working set lies near a cache level's size with the others' (nil when no
+	// point, or every point, lies near one).
+	NearCache *NearCache `json:"near_cache,omitempty"`
+}
+
+// NearBand is how near a cache level's size a working set lies to count as near
+// it: within a factor of 1.4 either way. There a run's time depends on where its
+// pages land in the physically indexed cache: gemm at n ≈ 190–240 (0.85–1.4 MB
+// against a 1 MiB L2) ran 1.0–2.0× its fastest time from one process to the
+// next, at 0.17–0.20 ns a multiply-add on either side (docs/benchmarks.md).
+const NearBand = 1.4
+
+// NearCache is the scatter of the training points near a cache level's size.
+type NearCache struct {
+	// Levels are the cache levels some training point lies near; Points how
+	// many points do, of Of with two or more runs.
+	Levels []int `json:"levels"`
+	Points int   `json:"points"`
+	Of     int   `json:"of"`
+	// Scatter and OtherScatter are the mean over those points, and over the
+	// others, of one run's relative distance from its point's median time
+	// (mean |t − median| / median, as the evaluation's truth_scatter).
+	Scatter      float64 `json:"scatter"`
+	OtherScatter float64 `json:"other_scatter"`
 }
 
 // Caches describes the data caches of a machine (its cpu0's).
@@ -207,6 +232,7 @@ func (c Caches) Same(o Caches) bool {
 func fitMemory(traces []*trace.Trace, inputs []string) *Memory {
 	point := graph.InputPoints(traces)
 	byPoint := map[int][]float64{}
+	times := map[int][]float64{}
 	first := map[int]*trace.Trace{}
 	var order []int
 	for i, t := range traces {
@@ -219,6 +245,9 @@ func fitMemory(traces []*trace.Trace, inputs []string) *Memory {
 			order = append(order, point[i])
 		}
 		byPoint[point[i]] = append(byPoint[point[i]], ws)
+		if th := t.Main(); th != nil && th.Len() > 1 {
+			times[point[i]] = append(times[point[i]], float64(th.Time[th.Len()-1]-th.Time[0]))
+		}
 	}
 	if len(order) < 3 {
 		return nil
@@ -240,7 +269,63 @@ func fitMemory(traces []*trace.Trace, inputs []string) *Memory {
 		return nil
 	}
 	mem.Caches = ReadCaches()
+	mem.NearCache = nearCache(order, byPoint, times, mem.Caches)
 	return mem
+}
+
+// nearCache sorts the points with two or more runs into those whose median
+// working set lies within NearBand of a known cache size and the others, and
+// returns both groups' mean scatter; nil when either group is empty.
+func nearCache(order []int, ws, times map[int][]float64, c Caches) *NearCache {
+	nc := &NearCache{}
+	var near, other []float64
+	for _, pt := range order {
+		ts := times[pt]
+		if len(ts) < 2 {
+			continue
+		}
+		nc.Of++
+		med := stats.Median(ts)
+		var sc float64
+		for _, t := range ts {
+			sc += math.Abs(t-med) / med / float64(len(ts))
+		}
+		w, at := stats.Median(ws[pt]), 0
+		for _, l := range c.Levels {
+			if b := float64(l.Bytes); b > 0 && w > b/NearBand && w < b*NearBand {
+				at = l.Level
+			}
+		}
+		if at == 0 {
+			other = append(other, sc)
+			continue
+		}
+		near = append(near, sc)
+		if !slices.Contains(nc.Levels, at) {
+			nc.Levels = append(nc.Levels, at)
+		}
+	}
+	if len(near) == 0 || len(other) == 0 {
+		return nil
+	}
+	nc.Points = len(near)
+	nc.Scatter, _ = stats.MeanSD(near)
+	nc.OtherScatter, _ = stats.MeanSD(other)
+	return nc
+}
+
+// String says how much noisier the points near a cache level's size are.
+func (nc *NearCache) String() string {
+	levels := make([]string, len(nc.Levels))
+	for i, l := range nc.Levels {
+		levels[i] = fmt.Sprintf("L%d", l)
+	}
+	s := fmt.Sprintf("%d of %d training inputs have a working set within ×%.1f of the size of %s: one of their runs lies %.3g%% from its input's median on average, the others' %.3g%%",
+		nc.Points, nc.Of, NearBand, strings.Join(levels, " and "), 100*nc.Scatter, 100*nc.OtherScatter)
+	if nc.Scatter >= 2*nc.OtherScatter {
+		s += " — near a cache's size the time depends on where the pages land: train past it for steadier times"
+	}
+	return s
 }
 
 // A CacheCrossing is a cache level between the working sets of the training runs
@@ -377,6 +462,9 @@ func (mem *Memory) Describe() []string {
 	out = append(out, "caches of the machine the model was built on: "+mem.Caches.String())
 	for _, n := range mem.Caches.Notes {
 		out = append(out, "  note: "+n)
+	}
+	if nc := mem.NearCache; nc != nil {
+		out = append(out, "  "+nc.String())
 	}
 	for _, l := range mem.Caches.Levels {
 		if l.Bytes <= 0 || mem.MaxBytes > float64(l.Bytes) {

@@ -1,8 +1,10 @@
 package predict
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,4 +103,31 @@ func TestReadCaches(t *testing.T) {
 		}
 	}
 	t.Logf("this machine: %s; notes %q", c, c.Notes)
+}
+
+// TestNearCache: the points whose working set lies within ×1.4 of a cache size
+// (1.2 MB against a 1 MiB L2) are told apart from the others (100 KB and 8 MB
+// against 32 KiB, 1 MiB and 32 MiB), and each group's scatter is mean |t − median|
+// / median over its runs: (0 + 0 + 1)/3 for times 1, 1, 2. A point of one run has
+// no scatter and is left out; with no point on one side there is nothing to
+// compare.
+func TestNearCache(t *testing.T) {
+	c := Caches{Levels: []CacheLevel{{1, 32 << 10}, {2, 1 << 20}, {3, 32 << 20}}}
+	ws := map[int][]float64{1: {1.2e6}, 2: {1.2e6, 1.3e6}, 3: {1e5}, 4: {8e6}, 5: {8e6}}
+	times := map[int][]float64{1: {1, 1, 2}, 2: {4, 4, 8}, 3: {10, 10, 10}, 4: {5, 6, 7}, 5: {3}}
+	nc := nearCache([]int{1, 2, 3, 4, 5}, ws, times, c)
+	if nc == nil {
+		t.Fatal("no comparison")
+	}
+	// Point 4: median 6, (1 + 0 + 1)/3/6 = 1/9; point 3: 0.
+	if nc.Points != 2 || nc.Of != 4 || !slices.Equal(nc.Levels, []int{2}) ||
+		math.Abs(nc.Scatter-1.0/3) > 1e-12 || math.Abs(nc.OtherScatter-1.0/18) > 1e-12 {
+		t.Errorf("got %+v, want 2 of 4 points near L2, scatter 1/3 against 1/18", nc)
+	}
+	if s := nc.String(); !strings.Contains(s, "where the pages land") {
+		t.Errorf("a scatter 6× the others' is not explained: %s", s)
+	}
+	if nc := nearCache([]int{1, 2}, ws, times, c); nc != nil {
+		t.Errorf("every point near a cache: got %+v, want nil", nc)
+	}
 }
