@@ -137,6 +137,38 @@ func TestRuleInduction(t *testing.T) {
 			},
 		},
 		{
+			// A doubling loop, as a bottom-up merge sort's passes: w = 1, 2, 4, …
+			// while w < n, recorded at the header before the body doubles it, so
+			// the header continues while 2·w < n — w / $n < 0.5, which no
+			// difference w − $n separates over several n. The passes at n far
+			// beyond training are ⌈log₂ n⌉; the threshold snaps to 1/2, the simplest
+			// fraction between the ratios seen on either side.
+			name: "ratio threshold",
+			runs: func(r *rand.Rand, k int) *trace.Trace {
+				n := 1000 + r.IntN(9000)
+				s := newSynth(uint64(k), "n", n)
+				s.point("start", 10)
+				for w := 1; w < n; w *= 2 {
+					s.point("pass", 100, "w", w)
+				}
+				s.point("end", 10)
+				return s.done()
+			},
+			node: "pass",
+			want: []string{"pass → pass when w / $n ≤ 0.5", "pass → end otherwise"},
+			check: func(t *testing.T, m *Model) {
+				for _, n := range []float64{3000, 8193, 100000, 1<<20 + 1, 1e7 + 1} {
+					p, err := m.Predict(map[string]float64{"n": n}, PredictOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := math.Ceil(math.Log2(n)); p.Visits["pass"] != want {
+						t.Errorf("n=%v: %v passes, want %v", n, p.Visits["pass"], want)
+					}
+				}
+			},
+		},
+		{
 			// Equalities: x = 3 goes to B, x = 5 to D, anything else to C. However
 			// the list is ordered, single values must appear as equalities.
 			name: "equality",

@@ -49,17 +49,23 @@ type RuleOptions struct {
 var DefaultRuleOptions = RuleOptions{Alpha: 1, Beta: 2, MinSupport: 2, MaxPieces: 4, MaxConds: 16,
 	MaxWrong: 0.05, MinTripR2: 0.05, MaxRows: 30000}
 
-// An Expr is a feature of the state, or the difference of two: A − B.
+// An Expr is a feature of the state, the difference of two, A − B, or with Ratio
+// their quotient A / B: a loop that doubles w until it reaches n continues while
+// w / $n < 0.5 at its header, which no difference w − $n separates over several n.
 type Expr struct {
-	A string `json:"a"`
-	B string `json:"b,omitempty"`
+	A     string `json:"a"`
+	B     string `json:"b,omitempty"`
+	Ratio bool   `json:"ratio,omitempty"`
 
 	ai, bi int
 }
 
 func (e Expr) String() string {
-	if e.B == "" {
+	switch {
+	case e.B == "":
 		return e.A
+	case e.Ratio:
+		return e.A + " / " + e.B
 	}
 	return e.A + " − " + e.B
 }
@@ -84,8 +90,11 @@ func (e *Expr) Compile(sp *Space) error {
 func (e *Expr) Features() (a, b int) { return e.ai, e.bi }
 
 func (e *Expr) eval(state []float64) float64 {
-	if e.bi < 0 {
+	switch {
+	case e.bi < 0:
 		return state[e.ai]
+	case e.Ratio:
+		return state[e.ai] / state[e.bi] // B = 0: ±Inf or NaN, which no bound holds
 	}
 	return state[e.ai] - state[e.bi]
 }
@@ -546,6 +555,20 @@ func newRuleSearch(j *Journal, n *Node, opt RuleOptions) *ruleSearch {
 			}
 			add(Expr{A: sp.Name(fa), B: sp.Name(fb)}, col)
 			pairs++
+			// And their ratio, when both are positive in every row.
+			ratio := make([]float64, len(s.rows))
+			for i, ri := range s.rows {
+				if a, b := r.X[fa][ri], r.X[fb][ri]; a > 0 && b > 0 && !math.IsInf(a, 0) && !math.IsInf(b, 0) {
+					ratio[i] = a / b
+				} else {
+					ratio = nil
+					break
+				}
+			}
+			if ratio != nil {
+				add(Expr{A: sp.Name(fa), B: sp.Name(fb), Ratio: true}, ratio)
+				pairs++
+			}
 		}
 	}
 	for _, col := range s.cols {
@@ -578,7 +601,7 @@ func (s *ruleSearch) localArc(id int) int {
 
 func (s *ruleSearch) exprIndex(e Expr) int {
 	for i, x := range s.exprs {
-		if x.A == e.A && x.B == e.B {
+		if x.A == e.A && x.B == e.B && x.Ratio == e.Ratio {
 			return i
 		}
 	}
@@ -692,7 +715,7 @@ func (s *ruleSearch) induce(in []bool, banned map[banKey]bool) ([]Cond, []bool) 
 				if s.opt.Alpha*P[a]+s.opt.Beta*P[a] <= bestD {
 					continue
 				}
-				pieces := s.cover(gbuf, a, s.ints[e])
+				pieces := s.cover(gbuf, a, s.ints[e], s.exprs[e].Ratio)
 				var pc, dc float64
 				for _, g := range gbuf {
 					if g.pure == a && matchPieces(pieces, g.v) {
@@ -747,7 +770,7 @@ func matchPieces(ps []Piece, x float64) bool {
 // scale when both are positive and an order of magnitude apart); a single bounded
 // value as an equality; or, when the runs are many, one arithmetic or geometric
 // progression that holds them all and no other value.
-func (s *ruleSearch) cover(gs []group, a int, integer bool) []Piece {
+func (s *ruleSearch) cover(gs []group, a int, integer, ratio bool) []Piece {
 	type run struct {
 		lo, hi  int // group indices
 		support int
@@ -771,6 +794,11 @@ func (s *ruleSearch) cover(gs []group, a int, integer bool) []Piece {
 		return nil
 	}
 	mid := func(x, y float64) float64 {
+		if ratio {
+			if f, ok := simplestFraction(x, y, 16); ok {
+				return f
+			}
+		}
 		if !integer && x > 0 && y > 0 && y/x > 10 {
 			return math.Sqrt(x * y)
 		}
@@ -824,6 +852,24 @@ func (s *ruleSearch) cover(gs []group, a int, integer bool) []Piece {
 		pieces = pieces[:s.opt.MaxPieces]
 	}
 	return pieces
+}
+
+// simplestFraction returns the fraction p/q of the smallest q ≤ maxQ (the
+// smallest p among those) with x < p/q ≤ y, for 0 ≤ x < y: the bound a ratio
+// threshold snaps to — a loop that runs while 2·w < n separates w / n at 1/2, and
+// the midpoint of the nearest values seen on either side (0.48 in one training
+// set) would end one pass early for the n whose last w lies in between.
+func simplestFraction(x, y float64, maxQ int) (float64, bool) {
+	if !(x >= 0 && y > x) {
+		return 0, false
+	}
+	for q := 1; q <= maxQ; q++ {
+		p := math.Floor(x*float64(q)) + 1 // the smallest p with p/q > x
+		if f := p / float64(q); f <= y {
+			return f, true
+		}
+	}
+	return 0, false
 }
 
 // significant tests a predicate of arc a that holds c journal rows, all of arc a.
@@ -919,8 +965,8 @@ func (p *Piece) format(e Expr, integer bool) string {
 	}
 	// cmp prints e op k, moving B to the right: "A ≤ B + 2".
 	cmp := func(op string, k float64) string {
-		if e.B == "" {
-			return e.A + " " + op + " " + num(k)
+		if e.B == "" || e.Ratio {
+			return e.String() + " " + op + " " + num(k)
 		}
 		if integer {
 			switch {
