@@ -82,7 +82,9 @@ other (--jobs runs several at once). A trial that crashes, times out or exits
 non-zero is recorded with its status; 'model build' leaves it out.
 
 --repeat R runs every trial R times, in R rounds (every trial once, then again),
-one trace per run (trial-000007-r02.fpt: trial 7's third run). On a shared machine
+one trace per run (trial-000007-r02.fpt: trial 7's third run). Each round runs in a
+fresh fork server, a fresh exec of the program: the runs of one input are then
+separate executions, each with its own address-space layout. On a shared machine
 one run's time can be 5-20% off its input's typical time; 'model build' learns from
 every run, takes the typical run of each input as its target, and judges its
 held-out predictions against the median of each input's runs, reporting that

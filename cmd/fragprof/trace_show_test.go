@@ -94,3 +94,63 @@ func TestTraceClockFallback(t *testing.T) {
 		t.Errorf("a stable TSC: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestTraceRoundsFreshServer: with --repeat, every round runs in a fresh fork
+// server (a fresh exec: a new address-space layout) while the trials of one round
+// share one. The program records its parent — the server — at a checkpoint: the
+// two trials of a round have the same parent, the three rounds three different
+// ones.
+func TestTraceRoundsFreshServer(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "parent.c")
+	if err := os.WriteFile(src, []byte(`#include <unistd.h>
+#include "fragprof.h"
+int main(void) {
+	long parent = (long)getppid();
+	FP_POINT_VARS("start", FP_I(parent));
+	FP_POINT("end");
+	return 0;
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	traces := filepath.Join(dir, "traces")
+	if _, stderr, code := runFragprof(t, "trace", src, "--trials", "2", "--repeat", "3", "-o", traces); code != 0 {
+		t.Fatalf("trace: exit %d\n%s", code, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(traces, "*.fpt"))
+	if len(files) != 6 {
+		t.Fatalf("%d trace files, want 6: %v", len(files), files)
+	}
+	byRound := map[string]map[string]bool{} // round suffix → parents
+	for _, f := range files {
+		out, stderr, code := runFragprof(t, "trace", "show", f, "--format", "csv")
+		if code != 0 {
+			t.Fatalf("trace show %s: exit %d\n%s", f, code, stderr)
+		}
+		rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if err != nil || len(rows) < 2 || rows[0][len(rows[0])-1] != "parent" {
+			t.Fatalf("%s: csv %v, rows %v", f, err, rows)
+		}
+		round := "r00"
+		if i := strings.Index(filepath.Base(f), "-r"); i >= 0 {
+			round = filepath.Base(f)[i+1 : i+4]
+		}
+		if byRound[round] == nil {
+			byRound[round] = map[string]bool{}
+		}
+		byRound[round][rows[1][len(rows[1])-1]] = true
+	}
+	all := map[string]bool{}
+	for round, parents := range byRound {
+		if len(parents) != 1 {
+			t.Errorf("round %s: the trials ran under %d servers, want 1: %v", round, len(parents), parents)
+		}
+		for p := range parents {
+			all[p] = true
+		}
+	}
+	if len(byRound) != 3 || len(all) != 3 {
+		t.Errorf("%d rounds under %d servers, want 3 under 3: %v", len(byRound), len(all), byRound)
+	}
+}

@@ -51,10 +51,11 @@ type Memory struct {
 }
 
 // NearBand is how near a cache level's size a working set lies to count as near
-// it: within a factor of 1.4 either way. There a run's time depends on where its
-// pages land in the physically indexed cache: gemm at n ≈ 190–240 (0.85–1.4 MB
-// against a 1 MiB L2) ran 1.0–2.0× its fastest time from one process to the
-// next, at 0.17–0.20 ns a multiply-add on either side (docs/benchmarks.md).
+// it: within a factor of 1.4 either way. There a run's time can be unsteady from
+// one process to the next: in one protocol run gemm's training points at n ≈
+// 190–240 (0.85–1.4 MB against a 1 MiB L2) scattered 14.5% around their medians,
+// those above 4.65% (docs/benchmarks.md). The comparison is made on the model's
+// own runs, and the advice given only when they show it.
 const NearBand = 1.4
 
 // NearCache is the scatter of the training points near a cache level's size.
@@ -323,7 +324,7 @@ func (nc *NearCache) String() string {
 	s := fmt.Sprintf("%d of %d training inputs have a working set within ×%.1f of the size of %s: one of their runs lies %.3g%% from its input's median on average, the others' %.3g%%",
 		nc.Points, nc.Of, NearBand, strings.Join(levels, " and "), 100*nc.Scatter, 100*nc.OtherScatter)
 	if nc.Scatter >= 2*nc.OtherScatter {
-		s += " — near a cache's size the time depends on where the pages land: train past it for steadier times"
+		s += ": near a cache's size the times are less steady — train past it"
 	}
 	return s
 }

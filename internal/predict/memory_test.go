@@ -124,7 +124,7 @@ func TestNearCache(t *testing.T) {
 		math.Abs(nc.Scatter-1.0/3) > 1e-12 || math.Abs(nc.OtherScatter-1.0/18) > 1e-12 {
 		t.Errorf("got %+v, want 2 of 4 points near L2, scatter 1/3 against 1/18", nc)
 	}
-	if s := nc.String(); !strings.Contains(s, "where the pages land") {
+	if s := nc.String(); !strings.Contains(s, "train past it") {
 		t.Errorf("a scatter 6× the others' is not explained: %s", s)
 	}
 	if nc := nearCache([]int{1, 2}, ws, times, c); nc != nil {

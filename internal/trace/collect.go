@@ -132,7 +132,8 @@ func (c *Collector) env() []string {
 // with one worker: parallel trials share the machine's cores and caches. With
 // Repeat R > 1 the trials are run R times over, in R rounds (all trials, then all
 // again, ...), so that a repetition does not share the momentary load of the
-// previous one; results carry their repetition in Header.Rep.
+// previous one, each round in a fresh fork server (a fresh address-space layout);
+// results carry their repetition in Header.Rep.
 func (c *Collector) Run(ctx context.Context, first, n uint64, jobs int, sink func(Result) error) error {
 	reps := max(c.Repeat, 1)
 	if jobs < 1 {
@@ -211,6 +212,7 @@ type worker struct {
 	dir    string
 	sample *dist.Sample
 	server *exec.Server
+	round  int // the repetition the server was started for
 }
 
 func (c *Collector) newWorker(k int) (*worker, error) {
@@ -218,7 +220,7 @@ func (c *Collector) newWorker(k int) (*worker, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	w := &worker{c: c, dir: dir, sample: c.Inputs.Model.NewSample()}
+	w := &worker{c: c, dir: dir, sample: c.Inputs.Model.NewSample(), round: c.FirstRep}
 	return w, w.start()
 }
 
@@ -243,6 +245,19 @@ func (w *worker) trial(ctx context.Context, i uint64, r int) Result {
 	h, args, stdin, files, err := w.c.DrawRep(w.sample, i, r)
 	if err != nil {
 		return Result{Header: h, Err: err}
+	}
+	// Every round in a fresh fork server: a forked trial inherits its server's
+	// state — address-space layout, heap — so the trials of one server are not
+	// independent executions (gemm at n = 192: 6.3–6.4 µs a row in all 30 trials
+	// of one server, 6.3 or 12.5–16.9 µs from one `fragprof trace` to the next:
+	// docs/benchmarks.md). A new server is a new exec: a point's repetitions then
+	// sample its run-to-run scatter as separate executions do.
+	if r != w.round {
+		w.round = r
+		w.server.Close()
+		if err := w.start(); err != nil {
+			return Result{Header: h, Err: err}
+		}
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(w.dir, name), data, 0o644); err != nil {
