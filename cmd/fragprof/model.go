@@ -50,6 +50,7 @@ func newModelBuildCmd(e *env) *cobra.Command {
 	var testDirs []string
 	var holdout float64
 	var maxRows, evalRuns int
+	var speedAdjust bool
 	c := &cobra.Command{
 		Use:   "build DIR -o FILE",
 		Short: "Learn a model from the traces in DIR",
@@ -99,6 +100,16 @@ values) are stored and shown by 'model show'. --test DIR evaluates on the traces
 of DIR instead — larger inputs, say, to measure extrapolation (--holdout is then
 0 unless given).
 
+--speed-adjust takes the machine's changing speed out of the times. Every trial
+measures the cost of 6000 checkpoints just before main (its probe); on a shared
+virtual machine the probe, and the program, run slower while another tenant
+takes the core. 'model show' always reports the probes' spread and how the
+times follow them within an input (time ∝ probe^β); with --speed-adjust, when
+β is 3 standard errors above 0, every run's times are divided by its slowdown
+(probe / normal probe)^β before learning and before the held-out comparison,
+and the model predicts the time at the machine's normal speed (docs/predict.md,
+"Runs of a slow machine").
+
 Examples:
   fragprof model build traces/ -o bru.model
   fragprof model build traces/ -o bru.model --time-model gmdh --holdout 0.25
@@ -135,6 +146,7 @@ Examples:
 			opt.Fit.Family = fam
 			opt.Holdout = holdout
 			opt.EvalRuns = evalRuns
+			opt.SpeedAdjust = speedAdjust
 			opt.Journal.MaxRows = maxRows
 			m, err := predict.Build(traces, opt)
 			if err != nil {
@@ -169,6 +181,7 @@ Examples:
 	fs.StringVar(&predictor, "predictor", "auto", "time predictor: auto (lowest cross-validated error), graph, pmnf, power, composition or graph+pmnf")
 	fs.IntVar(&maxRows, "max-rows", 20000, "journal rows kept per arc (hot arcs are sampled)")
 	fs.IntVar(&evalRuns, "eval-runs", 10, "interpreted runs per held-out prediction when rules are probabilistic")
+	fs.BoolVar(&speedAdjust, "speed-adjust", false, "divide each run's times by its slowdown measured by the checkpoint probe: predict the time at the machine's normal speed")
 	return c
 }
 

@@ -86,7 +86,10 @@ type Model struct {
 	// Memory is the working set as a function of the inputs, with the caches of
 	// the machine the model was built on (memory.go). Absent: the traces did not
 	// measure it (an older runtime).
-	Memory     *Memory      `json:"memory,omitempty"`
+	Memory *Memory `json:"memory,omitempty"`
+	// Speed is how much the machine's speed, measured by each run's checkpoint
+	// probe, moved the training runs' times (speed.go); absent without probes.
+	Speed      *Speed       `json:"speed,omitempty"`
 	Training   Training     `json:"training"`
 	Evaluation *Evaluation  `json:"evaluation,omitempty"`
 	Warnings   []string     `json:"warnings,omitempty"`
@@ -263,6 +266,11 @@ type Options struct {
 	// points are told apart by seed and trial) to evaluate on, besides the
 	// held-out share: typically larger inputs, to measure extrapolation.
 	Test [][]*trace.Trace
+	// SpeedAdjust divides every run's times by its slowdown measured by the
+	// probe, when the training runs show a dependence (Speed), before learning
+	// and evaluating: the model then predicts the time at the machine's normal
+	// speed.
+	SpeedAdjust bool
 }
 
 // ParseFamily reads the name of a regression family of times and data (model build
@@ -317,6 +325,14 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 		return a.Trial < b.Trial || a.Trial == b.Trial && a.Rep < b.Rep
 	})
 	train, test := splitHoldout(ok, opt.Holdout)
+	speed := fitSpeed(train)
+	if speed != nil && opt.SpeedAdjust && speed.Significant() {
+		speed.Adjusted = true
+		train = speed.adjust(train)
+		for i := range test {
+			test[i] = speed.adjust(test[i])
+		}
+	}
 	fit := func(ts []*trace.Trace) (*Model, error) {
 		m, err := buildFrom(ts, opt)
 		if err != nil {
@@ -335,6 +351,7 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 		return nil, err
 	}
 	m.Memory = fitMemory(train, m.Inputs)
+	m.Speed = speed
 	m.Warnings = append(warnings, m.Warnings...)
 	m.Training.Skipped = skipped
 	m.Training.Holdout = opt.Holdout
@@ -349,6 +366,9 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 			a, b := usableTest[i].Header, usableTest[j].Header
 			return a.Trial < b.Trial || a.Trial == b.Trial && a.Rep < b.Rep
 		})
+		if speed != nil && speed.Adjusted {
+			usableTest = speed.adjust(usableTest)
+		}
 		idx := graph.InputPoints(usableTest)
 		var groups [][]*trace.Trace
 		for i, t := range usableTest {

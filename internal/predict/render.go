@@ -155,6 +155,9 @@ func (m *Model) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(bw, "segmented power law: time = %s ns%s; cross-validated MAPE %.3g%%\n", sg.String(), where, 100*sg.CVMAPE)
 	}
+	if sp := m.Speed; sp != nil {
+		fmt.Fprintf(bw, "\n%s\n", sp)
+	}
 	if mem := m.Memory; mem != nil {
 		fmt.Fprintln(bw)
 		for _, l := range mem.Describe() {

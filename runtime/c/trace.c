@@ -368,7 +368,7 @@ static void *tr_drain_loop(void *arg) {
 
 /* ---- start and finish ---------------------------------------------------------- */
 
-static void tr_measure_overhead(void);
+static void tr_measure_overhead(int n);
 
 #if defined(__x86_64__) || defined(__i386__)
 /* tr_pair reads CLOCK_MONOTONIC between two TSC reads, 5 times, and keeps the
@@ -420,7 +420,7 @@ static void tr_calibrate(void) {
 		}
 	}
 #endif
-	tr_measure_overhead();
+	tr_measure_overhead(6000);
 }
 
 static void tr_read_env(void) {
@@ -510,6 +510,9 @@ void __fragprof_trace_base(void) {
 		tr_read_env();
 	if (!tr_wanted)
 		return;
+	/* This trial's checkpoint cost (0.8 ms), before the resident set is taken as
+	 * the base: the scratch pages it writes are the server's, copied on write. */
+	tr_measure_overhead(6000);
 	static const char *const keys[] = {"RssAnon:"};
 	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -856,10 +859,16 @@ __attribute__((noinline)) void __fragprof_point_auto(uint32_t *site, const char 
 	tr_publish(b, 2 + (uint64_t)n);
 }
 
-/* tr_measure_overhead times the fast path of __fragprof_point, call included, on a
- * scratch buffer that nobody drains: the cost a checkpoint adds to the thread that
- * passes it (the drainer's work happens on another core). */
-static void tr_measure_overhead(void) {
+/* tr_measure_overhead times n passes of the fast path of __fragprof_point, call
+ * included, on a scratch buffer that nobody drains, in the thread's CPU time (a
+ * preemption does not enter it): the cost a checkpoint adds to the thread that
+ * passes it (the drainer's work happens on another core). It is measured once in
+ * the process that starts and again in each trial (__fragprof_trace_base), where it
+ * is also the trial's measure of the machine's speed: on the project VM it read
+ * 532–571 ns in runs of normal speed and 667–712 ns in runs of gemm 1.6× slower
+ * throughout, in spells of seconds when another tenant slowed the vCPU
+ * (docs/predict.md, "Runs of a slow machine"). */
+static void tr_measure_overhead(int n) {
 	static struct tr_chunk scratch;
 	static struct tr_buf sb;
 	uint32_t saved_gen = tr_gen;
@@ -872,11 +881,14 @@ static void tr_measure_overhead(void) {
 	tr_gen = sb.gen;
 	tr_tls = &sb;
 	uint32_t site = 1;
-	enum { N = 6000 }; /* 2 words each: one chunk */
-	uint64_t n0 = tr_mono();
-	for (int i = 0; i < N; i++)
+	if (n > 6000)
+		n = 6000; /* 2 words each: one chunk */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	for (int i = 0; i < n; i++)
 		__fragprof_point(&site, "", "", 0);
-	tr_overhead_ns = (double)(tr_mono() - n0) / N;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	tr_overhead_ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / n;
 	tr_gen = saved_gen;
 	tr_tls = saved_tls;
 }
