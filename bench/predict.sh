@@ -12,7 +12,8 @@
 #     the chosen predictor against each point's median run, the worst error, the
 #     best baseline fitted on the same training runs (PMNF, power law a + b·n^k, the
 #     count × arc-time composition) and the difference, the transition-graph model
-#     alone, and how many single runs fell in the 90% intervals.
+#     alone, and how many single runs fell in the 90% intervals; a second table
+#     from the same runs with models built with --speed-adjust.
 #
 # bench/predict.sh metalayer [TRIALS [REPEAT [RUNS]]]     (defaults 40, 7, 31)
 #  1. The cost of a checkpoint: bench/pred_overhead.c passes N checkpoints in a tight
@@ -56,6 +57,7 @@ if [ "$MODE" = protocol ]; then
 		bin="$OUT/$name.bin"
 		"$FP" cc -O2 "$EX/kernels/$name.c" -o "$bin" 2> "$OUT/$name.cc.log"
 		models=
+		adjusted=
 		for s in $(seq "$SEEDS"); do
 			d="$OUT/$name.s$s"
 			rm -rf "$d"
@@ -83,10 +85,15 @@ if [ "$MODE" = protocol ]; then
 			[ -d "$d/x16" ] && x16="--test $d/x16"
 			# shellcheck disable=SC2086
 			"$FP" model build "$d/train" --test "$d/interp" --test "$d/x4" $x16 -o "$d.model" 2> "$d/build.log"
+			# shellcheck disable=SC2086
+			"$FP" model build "$d/train" --test "$d/interp" --test "$d/x4" $x16 --speed-adjust -o "$d.adj.model" 2>> "$d/build.log"
 			models="$models $d.model"
+			adjusted="$adjusted $d.adj.model"
 		done
 		# shellcheck disable=SC2086
 		jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" -f "$ROOT/bench/predict_protocol.jq" $models
+		# shellcheck disable=SC2086
+		jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" -f "$ROOT/bench/predict_protocol.jq" $adjusted >> "$OUT/adjusted.md"
 	}
 	echo "## Protocol: train small, predict 4× and 16× larger ($SEEDS seeds; $TR points × $REP runs learnt, --clock thread)"
 	echo
@@ -101,6 +108,7 @@ if [ "$MODE" = protocol ]; then
 	# cache's size a run's time depends on where its pages land (gemm at n ≈ 190–240
 	# on a 1 MiB L2: up to 2× apart from run to run). SIZES=small is the first
 	# design (runs of 0.1–0.6 ms). 16× is left out where a run would take minutes.
+	: > "$OUT/adjusted.md"
 	for k in ${KERNELS:-gemm lu floyd jacobi2d seidel2d mergesort}; do
 		case ${SIZES:-}$k in
 		gemm) kernel gemm 160 400 0 '{n}\n' ;;
@@ -118,6 +126,12 @@ if [ "$MODE" = protocol ]; then
 		*) echo "bench/predict.sh: unknown kernel $k (SIZES=${SIZES:-})" >&2; exit 2 ;;
 		esac
 	done
+	echo
+	echo "## The same runs, models built with --speed-adjust (each run's times divided by its slowdown measured by the checkpoint probe)"
+	echo
+	echo "| kernel | training sizes | chosen (seeds) | interpolation | 4× | 16× | best baseline at 4× | Δ | graph model at 4× | in 90% interval |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	cat "$OUT/adjusted.md"
 	echo
 	# The plain program: traced with --auto-checkpoints (the outermost loops and
 	# main's entry and return, so that a run's traced time is all of main), the
