@@ -248,10 +248,11 @@ func (w *worker) trial(ctx context.Context, i uint64, r int) Result {
 	}
 	// Every round in a fresh fork server: a forked trial inherits its server's
 	// state — address-space layout, heap — so the trials of one server are not
-	// independent executions (gemm at n = 192: 6.3–6.4 µs a row in all 30 trials
-	// of one server, 6.3 or 12.5–16.9 µs from one `fragprof trace` to the next:
-	// docs/benchmarks.md). A new server is a new exec: a point's repetitions then
-	// sample its run-to-run scatter as separate executions do.
+	// independent executions, and the layout alone can move a program's time
+	// (Mytkowicz et al., "Producing wrong data without doing anything obviously
+	// wrong!", ASPLOS 2009; Curtsinger & Berger, "Stabilizer", ASPLOS 2013). A new
+	// server is a new exec: a point's repetitions then sample its run-to-run
+	// scatter as separate executions do.
 	if r != w.round {
 		w.round = r
 		w.server.Close()
