@@ -1,9 +1,9 @@
 // This file measures how much the machine's speed moved the training runs' times,
 // and with --speed-adjust takes it out. A shared virtual machine runs at more than
-// one speed: on the project VM another tenant slowed the vCPU by up to 1.7× in
-// spells of seconds, the same program's run taking 6.3 or 9.5–11 µs a row of gemm,
-// whatever our own load. The thread's CPU time cannot see it (the thread is
-// running, only slower). Each trial measures the cost of its checkpoints just
+// one speed: on the project VM the same program's run took 6.3 or 9.5–11 µs a row
+// of gemm in spells of seconds, whatever our own load — most likely other
+// tenants in the shared cache and memory, since the memory-bound kernels slow
+// most. The thread's CPU time cannot see it (the thread is running, only slower). Each trial measures the cost of its checkpoints just
 // before main (the runtime's probe: 6000 passes, in thread CPU time, trace.Trace.
 // OverheadNs), and the probe is slower in the slow spells: 556 ns in runs of 6.3 µs
 // a row, 601–650 in runs of 7.7–8.5, 671–729 in runs of 8.9–11.1.
