@@ -510,8 +510,9 @@ void __fragprof_trace_base(void) {
 		tr_read_env();
 	if (!tr_wanted)
 		return;
-	/* This trial's checkpoint cost (0.8 ms), before the resident set is taken as
-	 * the base: the scratch pages it writes are the server's, copied on write. */
+	/* This trial's checkpoint cost and speed probe (3 ms), before the resident set
+	 * is taken as the base: the scratch pages it writes are the server's, copied
+	 * on write. */
 	tr_measure_overhead(6000);
 	static const char *const keys[] = {"RssAnon:"};
 	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
