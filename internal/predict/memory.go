@@ -341,6 +341,9 @@ type CacheCrossing struct {
 	// Direction is "beyond" (the time per operation is likely to rise) or
 	// "within" (likely to fall).
 	Direction string `json:"direction"`
+	// Near says the predicted working set is not past the level's size but within
+	// NearBand of it, where every training run was well inside ("beyond" only).
+	Near bool `json:"near,omitempty"`
 	// Also lists the further levels crossed the same way (beyond L1 and L2).
 	Also []int `json:"also_levels,omitempty"`
 	// Input and Value are the input the working set is a function of and its value.
@@ -362,9 +365,21 @@ func (m *Model) WorkingSet(in []float64) float64 {
 	return m.Memory.Fit.Eval(in)
 }
 
+// edge is where a working set starts to leave a cache of the given size for the
+// training runs: size/NearBand when they all fit within it (a working set near a
+// cache's size already misses in it: lu at 27–31 MB ran 1.2–1.8× its training
+// time per operation under a 32 MiB L3), else the size itself.
+func (mem *Memory) edge(size float64) float64 {
+	if mem.MaxBytes <= size/NearBand {
+		return size / NearBand
+	}
+	return size
+}
+
 // cacheCrossing compares the predicted working set at in with the training
 // points' against the model's known cache sizes (ascending by level). Beyond: L is
-// the smallest level with MaxBytes ≤ size(L), crossed when ws > size(L). Within:
+// the smallest level with MaxBytes ≤ size(L), crossed when ws > edge(size(L)) —
+// Near when ws ≤ size(L). Within:
 // L is the largest level with MinBytes > size(L), crossed when ws ≤ size(L). It
 // returns nil when nothing is crossed.
 func (m *Model) cacheCrossing(in []float64) *CacheCrossing {
@@ -382,11 +397,11 @@ func (m *Model) cacheCrossing(in []float64) *CacheCrossing {
 	c := &CacheCrossing{Input: mem.Fit.Input, Value: in[slices.Index(m.Inputs, mem.Fit.Input)], WorkingSet: ws,
 		TrainMin: mem.MinBytes, TrainMax: mem.MaxBytes}
 	for i, l := range known {
-		if mem.MaxBytes <= float64(l.Bytes) {
-			if ws <= float64(l.Bytes) {
+		if size := float64(l.Bytes); mem.MaxBytes <= size {
+			if ws <= mem.edge(size) {
 				break
 			}
-			c.Level, c.CacheBytes, c.Direction = l.Level, l.Bytes, "beyond"
+			c.Level, c.CacheBytes, c.Direction, c.Near = l.Level, l.Bytes, "beyond", ws <= size
 			for _, o := range known[i+1:] {
 				if ws > float64(o.Bytes) {
 					c.Also = append(c.Also, o.Level)
@@ -424,6 +439,11 @@ func (c *CacheCrossing) String() string {
 		return fmt.Sprintf("at %s = %g the working set is about %s, inside the %s L%d%s that no training run fit in (%s): "+
 			"the time per operation is likely to fall; the interval does not account for it — train with inputs under %s to see the slope",
 			c.Input, c.Value, trace.FmtBytes(c.WorkingSet), trace.FmtBytes(float64(c.CacheBytes)), c.Level, also, train, trace.FmtBytes(float64(c.CacheBytes)))
+	}
+	if c.Near {
+		return fmt.Sprintf("at %s = %g the working set is about %s, within ×%.1f of the %s L%d that every training run fit well inside (%s): "+
+			"the time per operation may already rise; the interval does not account for it — train with inputs past %s to see the slope",
+			c.Input, c.Value, trace.FmtBytes(c.WorkingSet), NearBand, trace.FmtBytes(float64(c.CacheBytes)), c.Level, train, trace.FmtBytes(float64(c.CacheBytes)/NearBand))
 	}
 	return fmt.Sprintf("at %s = %g the working set is about %s, beyond the %s L%d%s that every training run fit in (%s): "+
 		"the time per operation is likely to rise; the interval does not account for it — train with inputs past %s to see the slope",
@@ -472,9 +492,13 @@ func (mem *Memory) Describe() []string {
 			continue
 		}
 		what := fmt.Sprintf("every training run fit in the %s L%d", trace.FmtBytes(float64(l.Bytes)), l.Level)
-		if x := mem.Threshold(float64(l.Bytes)); !math.IsNaN(x) {
-			out = append(out, fmt.Sprintf("  %s: from $%s ≈ %.4g on the working set leaves it and the predictions' intervals claim no level (the time per operation is likely to rise)",
-				what, mem.Fit.Input, x))
+		edge, leaves := mem.edge(float64(l.Bytes)), "leaves it"
+		if edge < float64(l.Bytes) {
+			leaves = fmt.Sprintf("comes within ×%.1f of its size", NearBand)
+		}
+		if x := mem.Threshold(edge); !math.IsNaN(x) {
+			out = append(out, fmt.Sprintf("  %s: from $%s ≈ %.4g on the working set %s and the predictions' intervals claim no level (the time per operation is likely to rise)",
+				what, mem.Fit.Input, x, leaves))
 		} else {
 			out = append(out, "  "+what)
 		}

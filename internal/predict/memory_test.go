@@ -41,7 +41,12 @@ func TestCacheCrossing(t *testing.T) {
 		wantWords string
 	}{
 		{inL2, 30000, "", 0, nil, ""},  // 274 KiB: inside the training span
-		{inL2, 120000, "", 0, nil, ""}, // 977 KiB: still in L2
+		{inL2, 80000, "", 0, nil, ""}, // 665 KiB: in L2, under its size/1.4
+		// 977 KiB: in L2 but within ×1.4 of its size, where every training run
+		// was well inside it.
+		{inL2, 120000, "beyond", 2, nil, "within ×1.4 of the 1 MiB L2 that every training run fit well inside"},
+		// Training runs already near L2 (900 KiB): only past its size.
+		{memModel(t, 60<<10, 900<<10), 120000, "", 0, nil, ""},
 		{inL2, 4e6, "beyond", 2, nil, "beyond the 1 MiB L2 that every training run fit in"},
 		{inL2, 1000, "within", 1, nil, "inside the 48 KiB L1 that no training run fit in"}, // 47.8 KiB
 		{memModel(t, 8<<10, 40<<10), 1e6, "beyond", 1, []int{2}, "beyond the 48 KiB L1 and L2"},
@@ -58,6 +63,9 @@ func TestCacheCrossing(t *testing.T) {
 		if c == nil || c.Direction != tc.dir || c.Level != tc.level || len(c.Also) != len(tc.also) {
 			t.Errorf("n = %g: crossing %+v, want %s L%d also %v", tc.n, c, tc.dir, tc.level, tc.also)
 			continue
+		}
+		if c.Near != (tc.n == 120000) {
+			t.Errorf("n = %g: near %v", tc.n, c.Near)
 		}
 		if s := c.String(); !strings.Contains(s, tc.wantWords) || !strings.Contains(s, "the interval does not account for it") {
 			t.Errorf("n = %g: %q lacks %q", tc.n, s, tc.wantWords)
