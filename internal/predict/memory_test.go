@@ -40,7 +40,7 @@ func TestCacheCrossing(t *testing.T) {
 		also      []int
 		wantWords string
 	}{
-		{inL2, 30000, "", 0, nil, ""},  // 274 KiB: inside the training span
+		{inL2, 30000, "", 0, nil, ""}, // 274 KiB: inside the training span
 		{inL2, 80000, "", 0, nil, ""}, // 665 KiB: in L2, under its size/1.4
 		// 977 KiB: in L2 but within ×1.4 of its size, where every training run
 		// was well inside it.
