@@ -177,8 +177,10 @@ func TestSampleUntilSimilarity(t *testing.T) {
 		}
 		return stderr.String()
 	}
-	// About 13 ms of CPU a run: 3 bursts a run on a 4 ms tick.
-	errOut := cli(0, "sample", "--until-similarity", "90%", "--repeat", "1000", "-o", batches, "--", prog, "20000")
+	// About 10 ms of CPU a run on the 2026-11 VM, 2–3 bursts a run on a 4 ms
+	// tick: the 250 batches the estimate needs in about 110 runs. (At 20000 steps
+	// a run took 2 ms there, a burst every 4 runs: 870–1000 runs, at the bound.)
+	errOut := cli(0, "sample", "--until-similarity", "90%", "--repeat", "1000", "-o", batches, "--", prog, "150000")
 	m := regexp.MustCompile(`(\d+) batches, .* in (\d+) run\(s\)`).FindStringSubmatch(errOut)
 	if m == nil || !strings.Contains(errOut, "estimated similarity") || strings.Contains(errOut, "not reached") {
 		t.Fatalf("sample --until-similarity: %s", errOut)
