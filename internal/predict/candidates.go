@@ -139,7 +139,7 @@ func pointsOf(m *Model, traces []*trace.Trace) []selection.Point {
 		p := &pts[idx[i]]
 		p.Traces = append(p.Traces, t)
 		if th := t.Main(); th != nil && th.Len() > 0 {
-			p.Times = append(p.Times, float64(th.Time[th.Len()-1]-th.Time[0]))
+			p.Times = append(p.Times, float64(th.Span()))
 		}
 	}
 	for i := range pts {

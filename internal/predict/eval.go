@@ -30,7 +30,7 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 		events := make([]float64, len(group))
 		for i, g := range group {
 			th := g.Main()
-			times[i] = float64(th.Time[th.Len()-1] - th.Time[0])
+			times[i] = float64(th.Span())
 			events[i] = float64(th.Len())
 		}
 		nRuns += len(group)

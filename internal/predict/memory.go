@@ -247,7 +247,7 @@ func fitMemory(traces []*trace.Trace, inputs []string) *Memory {
 		}
 		byPoint[point[i]] = append(byPoint[point[i]], ws)
 		if th := t.Main(); th != nil && th.Len() > 1 {
-			times[point[i]] = append(times[point[i]], float64(th.Time[th.Len()-1]-th.Time[0]))
+			times[point[i]] = append(times[point[i]], float64(th.Span()))
 		}
 	}
 	if len(order) < 3 {

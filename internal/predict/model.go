@@ -413,7 +413,7 @@ func (m *Model) Calibrate(traces []*trace.Trace, runs int) error {
 			first[point[i]] = t
 			order = append(order, point[i])
 		}
-		times[point[i]] = append(times[point[i]], float64(th.Time[th.Len()-1]-th.Time[0]))
+		times[point[i]] = append(times[point[i]], float64(th.Span()))
 	}
 	if len(order) < 3 {
 		return nil
@@ -514,7 +514,7 @@ func splitHoldout(ts []*trace.Trace, h float64) (train []*trace.Trace, test [][]
 		var times []float64
 		for _, t := range g {
 			if th := t.Main(); th != nil && th.Len() > 0 {
-				times = append(times, float64(th.Time[th.Len()-1]-th.Time[0]))
+				times = append(times, float64(th.Span()))
 			}
 		}
 		return stats.Median(times)

@@ -65,7 +65,7 @@ func fitSpeed(traces []*trace.Trace) *Speed {
 		if t.OverheadNs <= 0 || th == nil || th.Len() < 2 {
 			continue
 		}
-		d := float64(th.Time[th.Len()-1] - th.Time[0])
+		d := float64(th.Span())
 		if d <= 0 {
 			continue
 		}

@@ -115,6 +115,15 @@ type Thread struct {
 // Len returns the number of events.
 func (t *Thread) Len() int { return len(t.Time) }
 
+// Span returns the time from the thread's first event to its last (ns): a run's
+// traced time when t is its main thread; 0 with fewer than two events.
+func (t *Thread) Span() int64 {
+	if len(t.Time) < 2 {
+		return 0
+	}
+	return t.Time[len(t.Time)-1] - t.Time[0]
+}
+
 // Values returns the values of event k, in the order of its site's Vars.
 func (t *Thread) Values(k int) []float64 { return t.Vals[t.Off[k]:t.Off[k+1]] }
 

@@ -58,7 +58,7 @@ func WriteText(w io.Writer, t *Trace, opt ShowOptions) error {
 			t.Clock, t.NsPerTick, t.OverheadNs, events, len(t.Threads))
 	}
 	if m := t.Main(); m != nil && m.Len() > 0 {
-		fmt.Fprintf(bw, "; first to last checkpoint %s", fmtNs(float64(m.Time[m.Len()-1]-m.Time[0])))
+		fmt.Fprintf(bw, "; first to last checkpoint %s", fmtNs(float64(m.Span())))
 	}
 	fmt.Fprintln(bw)
 	if ws, ok := t.WorkingSet(); ok {

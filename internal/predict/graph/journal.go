@@ -428,7 +428,7 @@ func BuildJournal(g *Graph, traces []*trace.Trace, opt JournalOptions) (*Journal
 		for n := range pending {
 			commit(n, run, &pending[n], -1)
 		}
-		rs.TimeNs = float64(th.Time[th.Len()-1] - th.Time[0])
+		rs.TimeNs = float64(th.Span())
 		j.Runs = append(j.Runs, rs)
 		j.Group = append(j.Group, int32(groups[ti]))
 	}
