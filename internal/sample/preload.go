@@ -305,7 +305,7 @@ func withoutVar(env []string, name string) ([]string, string) {
 
 // samples is what a sampler file holds.
 type samples struct {
-	started       bool // the library mapped the file and wrote its mappings
+	started       bool // the library mapped the file (it records the mappings at the first burst)
 	bursts        []Burst
 	maps          hotcfg.Maps
 	mem           map[uint64][]byte // memory images (the vDSO) by start address
@@ -321,7 +321,8 @@ func readSamples(data []byte) (*samples, error) {
 		return nil, errors.New("sample: the sampler's file has no valid header")
 	}
 	next := min(le.Uint64(data[16:]), uint64(len(data)))
-	r := &samples{mem: map[uint64][]byte{}, lost: le.Uint64(data[32:]), conflict: int(le.Uint64(data[40:])), skipped: le.Uint64(data[48:])}
+	r := &samples{mem: map[uint64][]byte{}, lost: le.Uint64(data[32:]), conflict: int(le.Uint64(data[40:])), skipped: le.Uint64(data[48:]),
+		started: le.Uint64(data[56:]) != 0}
 	for off := uint64(fpsHeader); off+fpsChunk <= next; off += fpsChunk {
 		c := data[off : off+fpsChunk]
 		pid, tid, used := int(le.Uint32(c)), int(le.Uint32(c[4:])), int(le.Uint32(c[8:]))

@@ -94,7 +94,8 @@ func TestPreloadUndisturbed(t *testing.T) {
 // kernel's tick, 200 times under the in-process sampler at its defaults (1 ms, 4%).
 // A POSIX CPU-time timer expires only on a tick, so a run can take at most the
 // bursts of the ticks it runs through, about 1 ms / tick of one on average: the
-// first gap, drawn on the tick lattice, must let the runs have at least half of that
+// first gap, drawn on the tick lattice, must let the runs have at least a quarter of
+// that (a tick at which another process holds the CPU takes none)
 // (with the gap of a later one, uniform in [0.5, 1.5) ms, a run takes a burst only if
 // a tick falls between the gap's end and its own, about 3% of runs on HZ=250). The
 // bursts' own CPU time must stay within twice the 4% bound. Plain runs alternate
@@ -139,11 +140,15 @@ func TestPreloadShortRuns(t *testing.T) {
 			o.BurstCost = self / time.Duration(bursts)
 		}
 	}
-	want := float64(runs) * float64(spin) / float64(tick) / 2
+	// A quarter of a burst per tick the spin runs through: a tick at which the
+	// thread is not on its CPU (another process ran) takes none, and under the
+	// whole suite's load about half of them are lost (23 of 200 seen); the broken
+	// first gap this guards against gave 6.
+	want := float64(runs) * float64(spin) / float64(tick) / 4
 	t.Logf("%d bursts in %d runs of %v (tick %v, %.0f expected at one a tick), %v of %v CPU (%.2f%%)",
 		bursts, runs, spin, tick, 2*want, self, cpu, 100*float64(self)/float64(cpu))
 	if float64(bursts) < want {
-		t.Errorf("%d bursts in %d runs of %v: want at least %.0f (half a burst per tick run through)", bursts, runs, spin, want)
+		t.Errorf("%d bursts in %d runs of %v: want at least %.0f (a quarter of a burst per tick run through)", bursts, runs, spin, want)
 	}
 	if float64(self) > 0.08*float64(cpu) {
 		t.Errorf("bursts took %v of %v of CPU time: more than twice the 4%% bound", self, cpu)
