@@ -48,7 +48,8 @@ Two samplers (--sampler, docs/sampling.md):
              (fragprof-built ones included): a small library is preloaded
              (LD_PRELOAD) that arms a CPU-time timer in every thread; at each
              expiry it follows the thread for a burst, with one breakpoint per
-             basic block (the trap flag once the process has threads), and writes
+             basic block (int3 while the process has one thread, then the
+             thread's own hardware breakpoint), and writes
              the PCs and a copy of the top of the stack to a memory-mapped file
              that fragprof decodes and unwinds (call stacks) afterwards. The
              interval counts the thread's CPU time (rounded up to the kernel's
@@ -81,8 +82,10 @@ program is detached and finishes on its own.
 Stepping (--stepping), ptrace: 'breakpoints' runs each straight-line block to a
 temporary int3 planted at its successors; 'singlestep' uses PTRACE_SINGLESTEP per
 instruction; 'auto' (the default) uses breakpoints while the process has one thread.
-In process, 'singlestep' forces the trap flag; otherwise breakpoints are used while
-the process has one thread.
+In process, 'singlestep' forces the trap flag; otherwise a burst stops once per basic
+block: at an int3 while the process has one thread, then at a hardware breakpoint of
+the sampled thread alone (a perf breakpoint event; the trap flag where the kernel
+refuses it).
 
 Address-space randomisation is turned off for started programs (unless --aslr) so
 that runs of a program compare directly. The program's stdin, stdout and stderr pass

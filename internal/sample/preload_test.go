@@ -163,3 +163,91 @@ func TestPreloadShortRuns(t *testing.T) {
 		t.Errorf("CPU time sampled/plain: median %.3f over %d pairs of %v runs, want at most 1.5", med, len(ratios), spin)
 	}
 }
+
+// TestPreloadThreadSteps samples testdata/collatz_threads.c (three threads calling
+// through a table of function pointers) stepping with hardware breakpoints (the
+// default once a process has several threads) and with the trap flag: the output
+// must be the plain run's, and every step of every burst must be one the decoded
+// instruction allows — the next instruction after one that does not branch, the
+// static target of a direct jump or call, the target or the next instruction after
+// a conditional branch. Bursts must come from all three threads, and with hardware
+// breakpoints most must reach their 25 PCs (a burst ends early only at a system
+// call or what the stepper does not follow).
+func TestPreloadThreadSteps(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "collatz_threads")
+	if b, err := exec.Command("gcc", "-O2", "-pthread", "-o", prog, "testdata/collatz_threads.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	args := []string{"300000"} // about 0.12 s of CPU per thread
+	var plain bytes.Buffer
+	if _, err := Plain(Target{Path: prog, Args: args, Stdout: &plain}); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []Stepping{Auto, SingleStep} {
+		var bursts, pcs, checked, full int
+		var cost time.Duration
+		tids := map[int]bool{}
+		var notes []string
+		for run := 0; run < 3; run++ {
+			var out bytes.Buffer
+			s, err := Preload(Target{Path: prog, Args: args, Stdout: &out},
+				Options{Interval: time.Millisecond, Burst: 25, Seed: uint64(run + 1), Stepping: st, Overhead: 0.04}, 0,
+				func(b Burst, code hotcfg.Code) {
+					bursts++
+					pcs += len(b.PCs)
+					cost += b.Cost
+					tids[b.TID] = true
+					if len(b.PCs) == 25 {
+						full++
+					}
+					for i := 0; i+1 < len(b.PCs); i++ {
+						in, ok := code.Insn(b.PCs[i])
+						if !ok {
+							continue
+						}
+						next := b.PCs[i+1]
+						var good bool
+						switch in.Kind {
+						case hotcfg.Other:
+							good = next == in.Next()
+						case hotcfg.Jump, hotcfg.Call:
+							good = next == in.Target
+						case hotcfg.CondBranch:
+							good = next == in.Target || next == in.Next()
+						default:
+							good = true // indirect: any target
+						}
+						if !good && checked >= 0 {
+							t.Errorf("%v: burst at %v: %#x (kind %v, len %d, target %#x) followed by %#x",
+								st, b.Time, b.PCs[i], in.Kind, in.Len, in.Target, next)
+							checked = -1 << 30 // one report is enough
+						}
+						checked++
+					}
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != plain.String() || s.ExitCode != 0 {
+				t.Fatalf("%v: output %q (exit %d), plain %q", st, out.String(), s.ExitCode, plain.String())
+			}
+			notes = append(notes, s.Notes...)
+		}
+		if bursts == 0 {
+			t.Fatalf("%v: no burst", st)
+		}
+		t.Logf("%v: %d bursts from %d threads, %.1f PCs a burst (%d full), %v CPU a burst, %d steps checked",
+			st, bursts, len(tids), float64(pcs)/float64(bursts), full, cost/time.Duration(bursts), checked)
+		if len(tids) < 3 || checked < 1000 {
+			t.Errorf("%v: bursts from %d thread IDs over 3 runs, %d steps checked: want at least 3 and 1000", st, len(tids), checked)
+		}
+		if st == Auto {
+			if n := strings.Join(notes, "\n"); strings.Contains(n, "hardware breakpoints refused") {
+				t.Errorf("this machine's kernel refused hardware breakpoints: %s", n)
+			}
+			if 2*full < bursts {
+				t.Errorf("hardware breakpoints: %d of %d bursts reached 25 PCs, want at least half", full, bursts)
+			}
+		}
+	}
+}

@@ -3,10 +3,13 @@
 //
 // Every thread arms a one-shot CPU-time timer (timer_create on
 // CLOCK_THREAD_CPUTIME_ID, SIGEV_THREAD_ID, signal SIGPROF). Its handler records
-// the interrupted PC, copies the top of the stack (for offline unwinding) and sets
-// the trap flag (EFLAGS.TF) in the interrupted context: after each following
-// instruction the CPU raises a debug trap, delivered as SIGTRAP to the same thread,
-// whose handler records the next PC, until the burst is complete. Bursts go to a
+// the interrupted PC, copies the top of the stack (for offline unwinding) and
+// follows the thread for a burst: it decodes forward to the block's branch and stops
+// the thread there — an int3 while the process has one thread, a hardware breakpoint
+// of that thread alone (a perf breakpoint event) once it has several, or the trap
+// flag (EFLAGS.TF: a debug trap after every instruction) with --stepping singlestep
+// or where the kernel refuses breakpoint events — whose SIGTRAP handler computes the
+// branch's successor and goes on, until the burst is complete. Bursts go to a
 // shared memory-mapped file (so that they survive _exit, crashes and kills), in
 // per-thread chunks; fragprof decodes them offline.
 //
@@ -32,6 +35,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -136,9 +140,10 @@ struct thread_state {
 	int busy;           // the library itself is writing to the chunk
 	uint64_t bp;        // breakpoints: the address of this burst's breakpoint (0: none)
 	int memfd;          // breakpoints: /proc/self/mem during a burst (-1: closed)
+	int hwfd;           // hardware breakpoint: this thread's perf event during a burst (-1: none)
 };
 
-static __thread struct thread_state ts __attribute__((tls_model("initial-exec"))) = {.perffd = -1, .memfd = -1};
+static __thread struct thread_state ts __attribute__((tls_model("initial-exec"))) = {.perffd = -1, .memfd = -1, .hwfd = -1};
 
 static struct header *hdr;     // the mapped file; NULL when not sampling
 static int enabled;            // sampling in this process
@@ -146,10 +151,18 @@ static uint64_t interval_ns = 3000000, seed = 1, stack_bytes = 4096;
 static uint32_t burst_len = 25;
 static int use_tf;             // step with the trap flag instead of breakpoints
 static int use_timer;          // POSIX CPU-time timers rather than perf's task clock (the default)
-// multi: the process has had a second thread. Breakpoints are used only before: a
-// thread that meets another's breakpoint while it blocks SIGTRAP would be killed,
-// so with several threads bursts step with the trap flag, which is per thread.
+// multi: the process has had a second thread. int3 breakpoints are used only before:
+// a thread that meets another's int3 while it blocks SIGTRAP would be killed, so with
+// several threads bursts stop at hardware breakpoints (or the trap flag), per thread.
 static _Atomic int multi;
+// hw_ok: hardware breakpoints (a perf breakpoint event per thread and burst, which
+// raises SIGTRAP in that thread only) step the bursts of a process with several
+// threads; cleared when the kernel refuses one, and the trap flag steps instead.
+static _Atomic int hw_ok = 1;
+static int hw_marker;          // sig_data of our breakpoint events: &hw_marker
+#ifndef TRAP_PERF
+#define TRAP_PERF 6            // si_code of a perf event's SIGTRAP (Linux 5.13)
+#endif
 static double share;           // adaptive: the burst cost's share of CPU time
 static uint64_t tick_ns;       // the kernel's tick, on which CPU-time timers expire (0: unknown)
 static uint64_t cost0_ns;      // mean burst cost learned by earlier runs (0: none), until a thread has its own
@@ -870,6 +883,46 @@ static int emulate(const struct insn *in, uint64_t addr, greg_t *g) {
 
 static void end_burst(void);
 
+// hw_plant moves this thread's hardware breakpoint to addr, opening its perf event
+// at the burst's first stop. The event sends SIGTRAP (si_code TRAP_PERF, our
+// marker in si_perf_data) to this thread alone, before the instruction runs; the
+// kernel sets the resume flag, so the instruction runs once the handler returns.
+static int hw_plant(uint64_t addr) {
+#ifndef PERF_ATTR_SIZE_VER7
+	// Kernel headers older than 5.13: no sigtrap events.
+	(void)addr;
+	atomic_store(&hw_ok, 0);
+	return 0;
+#else
+	struct perf_event_attr a;
+	fill(&a, 0, sizeof a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof a;
+	a.bp_type = HW_BREAKPOINT_X;
+	a.bp_addr = addr;
+	a.bp_len = sizeof(long);
+	a.sample_period = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.sigtrap = 1;
+	a.remove_on_exec = 1; // required with sigtrap
+	a.sig_data = (uint64_t)&hw_marker;
+	if (ts.hwfd >= 0)
+		return SYS3(SYS_ioctl, ts.hwfd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) == 0;
+	int fd = (int)rawsys(SYS_perf_event_open, (long)&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
+	if (fd < 0) {
+		int expected = 1;
+		if (atomic_compare_exchange_strong(&hw_ok, &expected, 0)) {
+			static const char note[] = "hardware breakpoints refused by the kernel: threads step with the trap flag";
+			put_text(REC_NOTE, note, sizeof note - 1);
+		}
+		return 0;
+	}
+	ts.hwfd = fd;
+	return 1;
+#endif
+}
+
 // walk records the instructions from a up to the next branch whose successor
 // depends on the state, and plants a breakpoint there; or ends the burst.
 static void walk(uint64_t a) {
@@ -895,7 +948,7 @@ static void walk(uint64_t a) {
 			a = in.target;
 			continue;
 		}
-		if (plant(ts.memfd, a))
+		if (ts.memfd >= 0 ? plant(ts.memfd, a) : hw_plant(a))
 			ts.bp = a;
 		else
 			end_burst();
@@ -907,9 +960,12 @@ static void walk(uint64_t a) {
 static void end_burst(void) {
 	if (!ts.cur)
 		return;
-	if (ts.bp) {
+	if (ts.bp && ts.memfd >= 0)
 		unplant(ts.memfd, ts.bp);
-		ts.bp = 0;
+	ts.bp = 0;
+	if (ts.hwfd >= 0) {
+		SYS3(SYS_close, ts.hwfd, 0, 0);
+		ts.hwfd = -1;
 	}
 	if (ts.memfd >= 0) {
 		SYS3(SYS_close, ts.memfd, 0, 0);
@@ -1021,9 +1077,10 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 	ts.memfd = -1;
 	if (!use_tf && !multi)
 		ts.memfd = (int)SYS4(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC, 0);
-	if (ts.memfd >= 0) {
+	if (ts.memfd >= 0 || (!use_tf && multi && atomic_load(&hw_ok) && burst_len > 1)) {
+		// Breakpoints: int3 while the process has one thread, else hardware ones.
 		b->n = 0;
-		walk(pc);
+		walk(pc); // a refused hardware breakpoint ends this burst; later ones step
 	} else if (burst_len > 1)
 		g[REG_EFL] |= 0x100; // TF: trap after the next instruction
 	else
@@ -1033,6 +1090,26 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 static void on_trap(int sig, siginfo_t *si, void *ucv) {
 	ucontext_t *uc = ucv;
 	greg_t *g = uc->uc_mcontext.gregs;
+	if (si->si_code == TRAP_PERF) {
+		// si_perf_data (glibc 2.36 does not name it): after si_addr in _sigfault.
+		uint64_t data = *(const uint64_t *)((const char *)si + 24);
+		if (data != (uint64_t)&hw_marker) {
+			forward(1, sig, si, ucv);
+			return;
+		}
+		uint64_t x = (uint64_t)g[REG_RIP];
+		if (!ts.cur || ts.hwfd < 0 || ts.bp != x)
+			return; // a stale hit: the burst has ended, the instruction runs
+		uint8_t buf[16];
+		struct insn in;
+		uint64_t next;
+		ts.bp = 0;
+		if (read_code(x, buf) && decode(buf, x, &in) && successor(&in, x, g, &next))
+			walk(next);
+		else
+			end_burst();
+		return;
+	}
 	if (si->si_code == SI_KERNEL) {
 		// int3: ours (this burst's, another thread's, or a stale one), or the program's.
 		uint64_t x = (uint64_t)g[REG_RIP] - 1;
@@ -1270,6 +1347,9 @@ static void child_after_fork(void) {
 	ts.bp = 0;
 	ts.memfd = -1;
 	multi = 0;
+	if (ts.hwfd >= 0)
+		SYS3(SYS_close, ts.hwfd, 0, 0); // the parent thread's breakpoint
+	ts.hwfd = -1;
 	if (ts.perffd >= 0)
 		SYS3(SYS_close, ts.perffd, 0, 0); // the parent thread's event
 	ts.perffd = -1;
