@@ -110,7 +110,11 @@ quarter): of the hot edges of the graph of all the batches (those carrying
 first and of the second half of the batches hold on their own. It measures how far
 the sampled hot set has converged, not what time-based sampling cannot see; the
 estimate is printed (and written to the batches file) whenever there are at least 200
-batches (docs/sampling.md says how close it came on the programs measured).
+batches (docs/sampling.md says how close it came on the programs measured). In
+process its bursts are 100 PCs long unless --burst is given: a burst then walks four
+blocks' worth further from where time is spent, into the code the estimate cannot
+see (sqlite3: 90.7% from 14,000 runs, against 89.3% from 59,000 with 25), and the
+cost bound still holds, through the interval.
 
 --measure-overhead runs the program --repeat times unsampled and --repeat times
 sampled, alternating, in this invocation (stdin is read once and replayed; the
@@ -216,6 +220,9 @@ Examples:
 				}
 			}
 			w.Info("interval", interval.String())
+			if until > 0 && useInProcess && !c.Flags().Changed("burst") {
+				burst = untilBurst
+			}
 			w.Info("burst", fmt.Sprint(burst))
 			var online *hotcfg.Bursts
 			var code hotcfg.InsnTable
@@ -495,6 +502,12 @@ func writeHotGraph(file string, g *hotcfg.Graph, lines func(*hotcfg.Block) []int
 
 // defaultUntilRuns bounds the runs of --until-similarity when --repeat is not given.
 const defaultUntilRuns = 100000
+
+// untilBurst is the in-process burst length of --until-similarity when --burst is
+// not given. Short runs leave most of the cost bound unused (a CPU-time timer gives
+// at most one burst per tick), so longer bursts cost nothing against it there; in
+// long runs the interval grows with the burst's cost and the bound holds.
+const untilBurst = 100
 
 // defaultInProcessShare is the in-process sampler's default --overhead: below the
 // 5 % target with room for what the bursts' own CPU time does not count (starting

@@ -192,6 +192,9 @@ func TestSampleUntilSimilarity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !regexp.MustCompile(`(?m)^info burst 100$`).Match(data) {
+		t.Errorf("--until-similarity without --burst: want bursts of 100 in process (info burst 100)")
+	}
 	est := regexp.MustCompile(`(?m)^info estimated_similarity ([0-9.]+)$`).FindSubmatch(data)
 	if est == nil {
 		t.Fatalf("no estimated_similarity in the batches file")
@@ -202,6 +205,10 @@ func TestSampleUntilSimilarity(t *testing.T) {
 	errOut = cli(0, "sample", "--until-similarity", "90%", "--repeat", "2", "-o", batches, "--", prog, "2000")
 	if !strings.Contains(errOut, "not reached in 2 runs") {
 		t.Errorf("sample --until-similarity with 2 runs: %s", errOut)
+	}
+	cli(0, "sample", "--until-similarity", "90%", "--burst", "30", "--repeat", "2", "-o", batches, "--", prog, "2000")
+	if data, err := os.ReadFile(batches); err != nil || !regexp.MustCompile(`(?m)^info burst 30$`).Match(data) {
+		t.Errorf("--until-similarity --burst 30: want info burst 30 (%v)", err)
 	}
 	cli(2, "sample", "--until-similarity", "150%", "-o", batches, "--", prog, "20")
 }
