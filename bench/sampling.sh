@@ -15,10 +15,12 @@
 # Each row also has the bursts per short run, the sampler's own estimate of the
 # similarity (sample's "estimated similarity", docs/sampling.md) and the CPU-time
 # ratio of SPAIRS short runs sampled against as many plain ones (the sampler's whole
-# cost on runs shorter than a tick, its start included).
+# cost on runs shorter than a tick, its start included), with the sampler's own
+# estimate of its share on them (its bursts, and its start measured on true(1)).
 #
-# Last, the same for sqlite3 and lua5.4 with --task-clock, a threaded program (trap
-# flag) and the ptrace sampler on gzip, both held by --overhead 5%; then a second
+# Last, the same for sqlite3 and lua5.4 with --task-clock, a threaded program
+# (hardware breakpoints) at the defaults and held by --overhead 5%, and the ptrace
+# sampler on gzip held by --overhead 5%; then a second
 # table: each program's short workload sampled with --until-similarity 90% (at most
 # MAXRUNS runs): the runs and bursts it took, its estimate and the true similarity.
 #
@@ -80,6 +82,11 @@ simjson() {
 	awk -F'[:,]' '/"similarity"/{s=$2} /"weighted"/{w=$2} END{printf "%.1f%% (weighted %.1f%%)", 100*s, 100*w}' "$1"
 }
 
+# selfshare LOG: the sampler's own estimate of its share (bursts and start) in a sample log.
+selfshare() {
+	sed -n 's/.*: \([0-9.]*%\) of the sampled runs.*/\1/p' "$1"
+}
+
 # name | short stdin | long stdin | short args | long args [| extra sample flags]
 # (args: the command, split on spaces)
 bench() {
@@ -103,14 +110,15 @@ bench() {
 	scpu=$(sed -n 's/.*CPU time (user+sys, process tree) sampled\/unsampled \([0-9.]* \[[0-9., ]*\]\).*/\1/p' "$OUT/$name.shortov.log")
 	cpu=$(sed -n 's/.*CPU time (user+sys, process tree) sampled\/unsampled \([0-9.]* \[[0-9., ]*\]\).*/\1/p' "$OUT/$name.long.log")
 	wall=$(sed -n 's/.*wall time sampled\/unsampled \([0-9.]* \[[0-9., ]*\]\).*/\1/p' "$OUT/$name.long.log")
-	self=$(sed -n 's/.*per burst), \([0-9.]*%\) of the sampled.*/\1/p' "$OUT/$name.long.log")
+	self=$(selfshare "$OUT/$name.long.log")
+	sself=$(selfshare "$OUT/$name.shortov.log")
 	perburst=$(sed -n 's/.*(\([0-9]*\) µs\( CPU\)\{0,1\} per burst).*/\1/p' "$OUT/$name.long.log")
 	# Hot blocks: those holding 90% of the sampled PCs; named: not "[module]+offset".
 	named=$(awk '/^# Blocks/{on=1; next} /^# Edges/{on=0} on && $1 ~ /%$/ {
 			if (cum < 90) { n++; if ($4 !~ /^\[/) k++ } cum += $1 + 0 }
 			END { printf "%d of %d", k, n }' "$OUT/$name.top")
-	printf '| %s | %s | %s (%s a run) | %s | %s | %s | %s | %s | %s | %s µs | %s |\n' "$name${flags:+ $flags}" "$insns" "$batches" \
-		"$(awk -v b="$batches" -v r="$RUNS" 'BEGIN{printf "%.2f", b/r}')" "$(simjson "$OUT/$name.cmp.json")" "${est:-–}" "$scpu" \
+	printf '| %s | %s | %s (%s a run) | %s | %s | %s | %s | %s | %s | %s | %s µs | %s |\n' "$name${flags:+ $flags}" "$insns" "$batches" \
+		"$(awk -v b="$batches" -v r="$RUNS" 'BEGIN{printf "%.2f", b/r}')" "$(simjson "$OUT/$name.cmp.json")" "${est:-–}" "$scpu" "$sself" \
 		"$cpu" "$wall" "$self" "$perburst" "$named"
 }
 
@@ -124,12 +132,12 @@ until_row() {
 	runs=$(sed -n 's/^fragprof sample: [0-9]* batches.* in \([0-9]*\) run(s).*/\1/p' "$OUT/$name.until.log")
 	batches=$(sed -n 's/^fragprof sample: \([0-9]*\) batches.*/\1/p' "$OUT/$name.until.log")
 	est=$(sed -n 's/^fragprof sample: estimated similarity \([0-9.]*%\).*/\1/p' "$OUT/$name.until.log")
-	self=$(sed -n 's/.*per burst), \([0-9.]*%\) of the sampled.*/\1/p' "$OUT/$name.until.log")
+	self=$(selfshare "$OUT/$name.until.log")
 	printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$runs" "$batches" "$est" "$(simjson "$OUT/$name.until.cmp.json")" "$self"
 }
 
-echo "| program | instructions (short run, exact) | bursts ($RUNS short runs) | similarity to exact | estimated similarity | CPU time ratio, short runs (median [95% CI], $SPAIRS pairs) | CPU time ratio, long run (median [95% CI], $PAIRS pairs) | wall time ratio | self-reported share | CPU per burst | hot blocks named |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| program | instructions (short run, exact) | bursts ($RUNS short runs) | similarity to exact | estimated similarity | CPU time ratio, short runs (median [95% CI], $SPAIRS pairs) | self-reported share, short runs | CPU time ratio, long run (median [95% CI], $PAIRS pairs) | wall time ratio | self-reported share | CPU per burst | hot blocks named |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 bench gzip "$OUT/in60k.txt" "$OUT/long.txt" "gzip -9 -c" "gzip -9 -c"
 bench bzip2 "$OUT/in60k.txt" "$OUT/long.txt" "bzip2 -c" "bzip2 -c"
 bench xz "$OUT/in20k.txt" "$OUT/long.txt" "xz -c" "xz -c"
@@ -140,10 +148,11 @@ bench calls /dev/null /dev/null "$OUT/calls 200000" "$OUT/calls 400000000"
 # Short runs with perf's task clock (high-resolution expiry): more bursts per run.
 bench "sqlite3 task" "$OUT/q.sql" "$OUT/qlong.sql" "sqlite3 :memory:" "sqlite3 :memory:" --task-clock
 bench "lua5.4 task" /dev/null /dev/null "lua5.4 $OUT/s.lua" "lua5.4 $OUT/slong.lua" --task-clock
-# A threaded program (bursts step with the trap flag) held by --overhead 5%, and the
+# A threaded program (bursts stop at hardware breakpoints), also held by --overhead 5%, and the
 # ptrace sampler held by --overhead 5% on the long gzip run (the cost issue 16 began with).
 wanted threads && gcc -O2 -g -pthread -o "$OUT/threads" "$ROOT/examples/hot/threads.c"
-bench threads /dev/null /dev/null "$OUT/threads 300000" "$OUT/threads 300000000" "--overhead 5%"
+bench threads /dev/null /dev/null "$OUT/threads 300000" "$OUT/threads 300000000"
+bench "threads ov" /dev/null /dev/null "$OUT/threads 300000" "$OUT/threads 300000000" "--overhead 5%"
 bench "gzip ptrace" "$OUT/in60k.txt" "$OUT/long.txt" "gzip -9 -c" "gzip -9 -c" "--sampler ptrace --overhead 5%"
 echo
 echo "| program | runs (--until-similarity 90%, at most $MAXRUNS) | bursts | estimated similarity | similarity to exact | self-reported share |"

@@ -251,3 +251,19 @@ func TestPreloadThreadSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestStartCost measures the in-process sampler's start on true(1): on this
+// project's VM about 0.1 ms of CPU (loading the library and starting it). It must be
+// found, positive (the library does cost something: a zero would mean the preloaded
+// runs did not load it) and below 2 ms (a start that read the mappings of a disk
+// file cost 2 ms a run; docs/benchmarks.md).
+func TestStartCost(t *testing.T) {
+	c, ok, err := StartCost(31)
+	if err != nil || !ok {
+		t.Fatalf("StartCost: ok %v, err %v", ok, err)
+	}
+	t.Logf("start cost %v", c)
+	if c <= 0 || c > 2*time.Millisecond {
+		t.Errorf("start cost %v, want in (0, 2ms]", c)
+	}
+}
