@@ -254,7 +254,21 @@ static int ends_with(const char *p, const char *e, const char *suffix, size_t n)
 	return 1;
 }
 
+static void put_maps_locked(int first);
+
+// maps_lock guards put_maps's buffer: a thread's first burst and another's dlopen
+// may record at once. (A thread never waits for itself: its handler does not sample
+// while it is in dlopen, ts.busy.)
+static atomic_flag maps_lock = ATOMIC_FLAG_INIT;
+
 static void put_maps(int first) {
+	while (atomic_flag_test_and_set_explicit(&maps_lock, memory_order_acquire))
+		SYS0(SYS_sched_yield);
+	put_maps_locked(first);
+	atomic_flag_clear_explicit(&maps_lock, memory_order_release);
+}
+
+static void put_maps_locked(int first) {
 	static char buf[1 << 16];
 	int fd = (int)SYS4(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
@@ -1333,6 +1347,7 @@ static void child_after_fork(void) {
 	// Only the forking thread exists; its chunk and timer belong to the parent. The
 	// breakpoints other threads had planted are in this copy of the code: remove them.
 	atomic_flag_clear(&bplock);
+	atomic_flag_clear(&maps_lock); // held by a thread of the parent, perhaps: not here
 	int fd = -1;
 	for (int i = 0; i < MAXBP; i++) {
 		if (bps[i].refs) {
