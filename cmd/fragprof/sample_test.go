@@ -177,15 +177,19 @@ func TestSampleUntilSimilarity(t *testing.T) {
 		}
 		return stderr.String()
 	}
-	// About 10 ms of CPU a run on the 2026-11 VM, 2–3 bursts a run on a 4 ms
-	// tick: the 250 batches the estimate needs in about 110 runs. (At 20000 steps
-	// a run took 2 ms there, a burst every 4 runs: 870–1000 runs, at the bound.)
-	errOut := cli(0, "sample", "--until-similarity", "90%", "--repeat", "1000", "-o", batches, "--", prog, "150000")
+	// About 40 ms of CPU a run on the 2026-11 VM, about 6 bursts a run on a 4 ms
+	// tick: the 1,000 batches the rule needs before it stops in about 170 runs.
+	// (At 150000 steps a run took 10 ms there, 1.5 bursts a run: 795 runs; at
+	// 20000 steps 2 ms, a burst every 4 runs.)
+	errOut := cli(0, "sample", "--until-similarity", "90%", "--repeat", "2000", "-o", batches, "--", prog, "600000")
 	m := regexp.MustCompile(`(\d+) batches, .* in (\d+) run\(s\)`).FindStringSubmatch(errOut)
 	if m == nil || !strings.Contains(errOut, "estimated similarity") || strings.Contains(errOut, "not reached") {
 		t.Fatalf("sample --until-similarity: %s", errOut)
 	}
-	if runs, _ := strconv.Atoi(m[2]); runs >= 1000 {
+	if n, _ := strconv.Atoi(m[1]); n < 1000 {
+		t.Errorf("sample --until-similarity 90%%: stopped at %s batches, below the 1,000 the rule needs", m[1])
+	}
+	if runs, _ := strconv.Atoi(m[2]); runs >= 2000 {
 		t.Errorf("sample --until-similarity 90%%: %s runs, the bound: it did not stop", m[2])
 	}
 	data, err := os.ReadFile(batches)
