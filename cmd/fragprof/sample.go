@@ -107,9 +107,9 @@ so no share is reported for it: --measure-overhead measures the cost.
 --until-similarity SHARE (e.g. 90%) repeats the runs, at most --repeat of them (default
 100000 with this flag), until the hot CFG's own estimate of its similarity to the exact
 graph reaches SHARE at two checks in a row (made each time the batches have grown by a
-quarter) with at least 1,000 batches: of the hot edges of the graph of all the batches (those carrying
-90% of its estimated transitions), the smaller of the shares that the graphs of the
-first and of the second half of the batches hold on their own. It measures how far
+quarter), with at least 1,000 batches: of the hot edges of the graph of all the
+batches (those carrying 90% of its estimated transitions), the smaller of the shares
+that the graphs of the first and of the second half of the batches hold on their own. It measures how far
 the sampled hot set has converged, not what time-based sampling cannot see; the
 estimate is printed (and written to the batches file) whenever there are at least 200
 batches (docs/sampling.md says how close it came on the programs measured). In

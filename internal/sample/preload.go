@@ -47,8 +47,8 @@ const (
 
 var preloadMu sync.Mutex
 
-// preloadFlags compile the in-process sampler (their hash and the source's name
-// the cached library). Two loadable segments instead of four, and no RELRO to
+// preloadFlags compile the in-process sampler; the cached library is named by the
+// hash of these flags and of the source. Two loadable segments instead of four, and no RELRO to
 // protect after relocation: the dynamic loader's work for the library is the floor
 // of every sampled run's cost (about 65 µs of CPU on this project's VM for an empty
 // library; these two flags took 10–30 µs off the sampler's start).
