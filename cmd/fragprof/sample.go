@@ -97,7 +97,7 @@ on; in process the program receives it and ends as it would).
 thread's mean gap becomes at least its mean burst cost (the CPU time from a burst's
 start to its end) / SHARE. The report's estimate of the share adds to the bursts'
 CPU time the library's start in each run (loading and starting it, about 0.1 ms,
-which the bound cannot reach: measured at the end on 31 pairs of runs of true(1)),
+which the bound cannot reach: measured at the end on 61 pairs of runs of true(1)),
 most of the cost on runs of a few milliseconds. Under ptrace the mean
 interval follows the mean cost of a tick (the tracer's wall time in it) / SHARE;
 --interval is then only the first gap, and later runs of --repeat start from the
@@ -113,10 +113,10 @@ that the graphs of the first and of the second half of the batches hold on their
 the sampled hot set has converged, not what time-based sampling cannot see; the
 estimate is printed (and written to the batches file) whenever there are at least 200
 batches (docs/sampling.md says how close it came on the programs measured). In
-process its bursts are 100 PCs long unless --burst is given: a burst then walks four
-blocks' worth further from where time is spent, into the code the estimate cannot
-see (sqlite3: 90.7% from 14,000 runs, against 89.3% from 59,000 with 25), and the
-cost bound still holds, through the interval.
+process its bursts are 200 PCs long unless --burst is given: a burst then walks
+further from where time is spent, into the code the estimate cannot see (sqlite3:
+91.4% on average from about 10,000 runs, against 89.7% with bursts of 100 and 89.3%
+from 59,000 runs with 25), and the cost bound still holds, through the interval.
 
 --measure-overhead runs the program --repeat times unsampled and --repeat times
 sampled, alternating, in this invocation (stdin is read once and replayed; the
@@ -531,11 +531,18 @@ const minStopBatches = 1000
 // not given. Short runs leave most of the cost bound unused (a CPU-time timer gives
 // at most one burst per tick), so longer bursts cost nothing against it there; in
 // long runs the interval grows with the burst's cost and the bound holds.
-const untilBurst = 100
+//
+// Measured on sqlite3's short workload (2026-11-26, four samples each): bursts of
+// 100 stopped at 87.8–91.4% true similarity (mean 89.7%), bursts of 200 at
+// 88.4–92.8% (mean 91.4%) in as many runs (9,400–10,700); xz, gzip, bzip2 and lua5.4
+// stopped at 97.3–100% with 200.
+const untilBurst = 200
 
 // startCostPairs is how many pairs of runs of true(1) measure the in-process
-// sampler's start (sample.StartCost): about 45 ms.
-const startCostPairs = 31
+// sampler's start (sample.StartCost): about 90 ms. With 31 pairs the median
+// difference of two CPU times that each vary by ±50 µs here read 22–81 µs in three
+// invocations of one session.
+const startCostPairs = 61
 
 // defaultInProcessShare is the in-process sampler's default --overhead: below the
 // 5 % target with room for what the bursts' own CPU time does not count (starting

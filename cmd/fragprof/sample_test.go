@@ -196,8 +196,8 @@ func TestSampleUntilSimilarity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^info burst 100$`).Match(data) {
-		t.Errorf("--until-similarity without --burst: want bursts of 100 in process (info burst 100)")
+	if !regexp.MustCompile(`(?m)^info burst 200$`).Match(data) {
+		t.Errorf("--until-similarity without --burst: want bursts of 200 in process (info burst 200)")
 	}
 	est := regexp.MustCompile(`(?m)^info estimated_similarity ([0-9.]+)$`).FindSubmatch(data)
 	if est == nil {
