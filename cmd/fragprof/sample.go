@@ -96,9 +96,10 @@ on; in process the program receives it and ends as it would).
 --overhead SHARE (e.g. 5%) bounds the sampler's direct cost. In process each
 thread's mean gap becomes at least its mean burst cost (the CPU time from a burst's
 start to its end) / SHARE. The report's estimate of the share adds to the bursts'
-CPU time the library's start in each run (loading and starting it, about 0.1 ms,
-which the bound cannot reach: measured at the end on 61 pairs of runs of true(1)),
-most of the cost on runs of a few milliseconds. Under ptrace the mean
+CPU time the reading of the mappings at each process's first burst (timed by the
+library, 60-80 µs) and the library's start in each run (loading and starting it,
+about 0.1 ms, which the bound cannot reach: measured at the end on 61 pairs of runs
+of true(1)), most of the cost on runs of a few milliseconds. Under ptrace the mean
 interval follows the mean cost of a tick (the tracer's wall time in it) / SHARE;
 --interval is then only the first gap, and later runs of --repeat start from the
 cost learned. The tracer's own time misses most of what ptrace costs the program,
@@ -354,6 +355,7 @@ Examples:
 				total.Ticks += s.Ticks
 				total.TickTime += s.TickTime
 				total.SelfCost += s.SelfCost
+				total.SetupCost += s.SetupCost
 				total.Wall += s.Wall
 				total.CPU += s.CPU
 				last = s
@@ -413,9 +415,10 @@ Examples:
 					total.TickTime.Round(time.Microsecond), total.Ticks, float64(total.TickTime.Microseconds())/float64(max(total.Batches, 1)))
 			}
 			if inProcessRuns > 0 && total.Ticks == 0 {
-				// The bursts' own CPU time, and the library's start, which their
-				// clock cannot see, measured here on true(1): on runs of a few
-				// milliseconds the start is most of the cost.
+				// The bursts' own CPU time, the mappings' read at a process's first
+				// burst, and the library's start, which no clock of the library can
+				// see, measured here on true(1): on runs of a few milliseconds the
+				// start and the mappings are most of the cost.
 				start, ok, err := sample.StartCost(startCostPairs)
 				if err != nil {
 					return err
@@ -424,10 +427,10 @@ Examples:
 				if ok {
 					how = fmt.Sprintf("%.0f µs a run, measured on true(1)", float64(start.Nanoseconds())/1e3)
 				}
-				cost := total.SelfCost + time.Duration(inProcessRuns)*start
-				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d bursts (%.0f µs CPU per burst) and %v starting it in %d run(s) (%s): %.2f%% of the sampled runs' CPU time (estimate)\n",
+				cost := total.SelfCost + total.SetupCost + time.Duration(inProcessRuns)*start
+				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d bursts (%.0f µs CPU per burst), %v reading the mappings and %v starting it in %d run(s) (%s): %.2f%% of the sampled runs' CPU time (estimate)\n",
 					total.SelfCost.Round(time.Microsecond), total.Batches, float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)),
-					(time.Duration(inProcessRuns) * start).Round(time.Microsecond), inProcessRuns, how,
+					total.SetupCost.Round(time.Microsecond), (time.Duration(inProcessRuns) * start).Round(time.Microsecond), inProcessRuns, how,
 					100*float64(cost)/float64(max(total.CPU, 1)))
 			}
 			if estOK {

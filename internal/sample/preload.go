@@ -248,6 +248,7 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 		s.SelfCost += b.Cost
 		sink(b, code)
 	}
+	s.SetupCost = r.mapsCost
 	s.Skipped = int(r.skipped)
 	if r.lost > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d bursts lost: the sample file (%d MiB) was full", r.lost, fpsSize>>20))
@@ -313,7 +314,8 @@ func withoutVar(env []string, name string) ([]string, string) {
 
 // samples is what a sampler file holds.
 type samples struct {
-	started       bool // the library mapped the file (it records the mappings at the first burst)
+	started       bool          // the library mapped the file (it records the mappings at the first burst)
+	mapsCost      time.Duration // CPU time the library spent recording the mappings
 	bursts        []Burst
 	maps          hotcfg.Maps
 	mem           map[uint64][]byte // memory images (the vDSO) by start address
@@ -330,7 +332,7 @@ func readSamples(data []byte) (*samples, error) {
 	}
 	next := min(le.Uint64(data[16:]), uint64(len(data)))
 	r := &samples{mem: map[uint64][]byte{}, lost: le.Uint64(data[32:]), conflict: int(le.Uint64(data[40:])), skipped: le.Uint64(data[48:]),
-		started: le.Uint64(data[56:]) != 0}
+		started: le.Uint64(data[56:]) != 0, mapsCost: time.Duration(le.Uint64(data[64:]))}
 	for off := uint64(fpsHeader); off+fpsChunk <= next; off += fpsChunk {
 		c := data[off : off+fpsChunk]
 		pid, tid, used := int(le.Uint32(c)), int(le.Uint32(c[4:])), int(le.Uint32(c[8:]))

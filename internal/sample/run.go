@@ -61,6 +61,10 @@ type Stats struct {
 	// SelfCost is the sampler's own estimate of its cost: under ptrace the wall
 	// time of the ticks; in process the CPU time of the bursts.
 	SelfCost time.Duration
+	// SetupCost is, in process, the CPU time the library spent outside its bursts
+	// that it could measure: recording the mappings at the first burst (its load and
+	// start it cannot time: StartCost measures them).
+	SetupCost time.Duration
 	// Conflict is the signal (SIGPROF, SIGTRAP) the program took over, which
 	// stopped the in-process sampler; 0 when none.
 	Conflict    syscall.Signal

@@ -97,6 +97,7 @@ struct header {
 	_Atomic uint64_t conflict; // signal number the program took over (0: none)
 	_Atomic uint64_t skipped;  // bursts not started: SIGTRAP blocked, or a system call next
 	_Atomic uint64_t started;  // 1: the library mapped the file and is sampling
+	_Atomic uint64_t maps_ns;  // CPU time spent recording the mappings (not in any burst's cost)
 };
 
 // A chunk starts with this; records follow. used is stored (release) after each record.
@@ -324,7 +325,9 @@ static void put_maps_locked(int first) {
 static void need_maps(void) {
 	int none = 0;
 	if (atomic_load(&maps_state) == 0 && atomic_compare_exchange_strong(&maps_state, &none, 1)) {
+		uint64_t t0 = now(CLOCK_THREAD_CPUTIME_ID);
 		put_maps(1);
+		atomic_fetch_add(&hdr->maps_ns, now(CLOCK_THREAD_CPUTIME_ID) - t0);
 		atomic_store(&maps_state, 2);
 	}
 }
