@@ -16,7 +16,8 @@
 # similarity (sample's "estimated similarity", docs/sampling.md) and the CPU-time
 # ratio of SPAIRS short runs sampled against as many plain ones (the sampler's whole
 # cost on runs shorter than a tick, its start included), with the sampler's own
-# estimate of its share on them (its bursts, and its start measured on true(1)).
+# estimate of its share on them (its bursts, its reading of the mappings, and its
+# start measured on true(1)).
 #
 # Last, the same for sqlite3 and lua5.4 with --task-clock, a threaded program
 # (hardware breakpoints) at the defaults and held by --overhead 5%, and the ptrace
@@ -82,7 +83,7 @@ simjson() {
 	awk -F'[:,]' '/"similarity"/{s=$2} /"weighted"/{w=$2} END{printf "%.1f%% (weighted %.1f%%)", 100*s, 100*w}' "$1"
 }
 
-# selfshare LOG: the sampler's own estimate of its share (bursts and start) in a sample log.
+# selfshare LOG: the sampler's own estimate of its share (bursts, mappings, start) in a sample log.
 selfshare() {
 	sed -n 's/.*: \([0-9.]*%\) of the sampled runs.*/\1/p' "$1"
 }

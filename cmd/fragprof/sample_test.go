@@ -177,10 +177,10 @@ func TestSampleUntilSimilarity(t *testing.T) {
 		}
 		return stderr.String()
 	}
-	// About 40 ms of CPU a run on the 2026-11 VM, about 6 bursts a run on a 4 ms
-	// tick: the 1,000 batches the rule needs before it stops in about 170 runs.
-	// (At 150000 steps a run took 10 ms there, 1.5 bursts a run: 795 runs; at
-	// 20000 steps 2 ms, a burst every 4 runs.)
+	// About 35 ms of CPU a run on the 2026-11 VM, about 3 bursts of 200 (the
+	// flag's default; their cost stretches the interval) a run: the 1,000 batches
+	// the rule needs before it stops in about 340 runs, 12 s. (At 150000 steps a
+	// run took 10 ms there: 795 runs with bursts of 100.)
 	errOut := cli(0, "sample", "--until-similarity", "90%", "--repeat", "2000", "-o", batches, "--", prog, "600000")
 	m := regexp.MustCompile(`(\d+) batches, .* in (\d+) run\(s\)`).FindStringSubmatch(errOut)
 	if m == nil || !strings.Contains(errOut, "estimated similarity") || strings.Contains(errOut, "not reached") {
