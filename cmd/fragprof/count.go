@@ -118,6 +118,7 @@ Examples:
 			defer intr.stop()
 			d, st, err := exec.Run(bg(), exec.Command{Path: bin, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 				Dir: dir, Env: pf.env(), Timeout: timeout, Interrupt: intr.ctx})
+			intr.settle(st.Signal)
 			code := endCode(st, intr)
 			if err != nil {
 				if code != 0 {

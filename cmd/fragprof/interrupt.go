@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // interrupts catches SIGINT and SIGTERM while a command runs programs. A Ctrl-C at a
@@ -41,6 +42,24 @@ func (i *interrupts) stop() {
 	signal.Stop(i.ch)
 	close(i.ch)
 	i.cancel()
+}
+
+// settle waits, when the program was killed by SIGINT or SIGTERM and fragprof has
+// not seen one yet, up to 100 ms for fragprof's own copy: a signal to the whole
+// process group (a terminal's Ctrl-C) reaches both, and the program's end can be
+// seen before the Go runtime hands fragprof its signal (CI saw count report "the
+// program was killed by SIGINT" without "interrupted" once). A signal sent to the
+// program alone costs its report those 100 ms.
+func (i *interrupts) settle(killedBy syscall.Signal) {
+	if (killedBy != syscall.SIGINT && killedBy != syscall.SIGTERM) || i.caught() != 0 {
+		return
+	}
+	t := time.NewTimer(100 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-i.ctx.Done():
+	case <-t.C:
+	}
 }
 
 // caught returns the signal caught first, or 0.

@@ -167,3 +167,29 @@ func hasDescendant(pid int, comm string) bool {
 	}
 	return false
 }
+
+// TestInterruptSettle checks that a report made as soon as the program died of
+// SIGINT waits for fragprof's own copy of a group-wide SIGINT that arrives a little
+// later, and gives up after its 100 ms when none comes.
+func TestInterruptSettle(t *testing.T) {
+	intr := catchInterrupts()
+	defer intr.stop()
+	start := time.Now()
+	intr.settle(syscall.SIGKILL) // not a signal fragprof catches: no wait
+	if d := time.Since(start); d > 50*time.Millisecond {
+		t.Errorf("settle(SIGKILL) waited %v", d)
+	}
+	start = time.Now()
+	intr.settle(syscall.SIGINT)
+	if d := time.Since(start); intr.caught() != 0 || d < 100*time.Millisecond {
+		t.Fatalf("no signal: caught %v after %v, want none after 100 ms", intr.caught(), d)
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	intr.settle(syscall.SIGINT)
+	if intr.caught() != syscall.SIGINT || intr.mark() != "interrupted" {
+		t.Errorf("SIGINT 20 ms later: caught %v, mark %q; want SIGINT, interrupted", intr.caught(), intr.mark())
+	}
+}

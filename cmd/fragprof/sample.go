@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -452,6 +453,9 @@ Examples:
 				if err := writeHotGraph(graphOut, g, nil); err != nil {
 					return err
 				}
+			}
+			if last != nil && last.ExitCode > 128 {
+				intr.settle(syscall.Signal(last.ExitCode - 128))
 			}
 			if code := intr.code(); code != 0 {
 				fmt.Fprintf(e.stderr, "fragprof sample: %s: the batches so far are kept\n", intr.mark())
