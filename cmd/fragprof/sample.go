@@ -116,9 +116,9 @@ the sampled hot set has converged, not what time-based sampling cannot see; the
 estimate is printed (and written to the batches file) whenever there are at least 200
 batches (docs/sampling.md says how close it came on the programs measured). In
 process its bursts are 200 PCs long unless --burst is given: a burst then walks
-further from where time is spent, into the code the estimate cannot see (sqlite3:
-91.4% on average from about 10,000 runs, against 89.7% with bursts of 100 and 89.3%
-from 59,000 runs with 25), and the cost bound still holds, through the interval.
+further from where time is spent, into the code the estimate cannot see (sqlite3,
+four hand runs each: 91.4% on average from about 10,000 runs, against 89.7% with
+bursts of 100; 89.3% from 59,000 runs with 25), and the cost bound still holds, through the interval.
 
 --measure-overhead runs the program --repeat times unsampled and --repeat times
 sampled, alternating, in this invocation (stdin is read once and replayed; the
@@ -529,7 +529,8 @@ const defaultUntilRuns = 100000
 
 // minStopBatches is the fewest batches --until-similarity stops at. Below it the
 // estimate ran far above the true similarity where the hot set is dominated by a
-// few loops (bench/sampling.sh, 2026-11-26: xz at 250 batches, 96.0% estimated
+// few loops (prefixes of bench/sampling.sh's batches, 2026-11-26, a diagnosis:
+// xz at 250 batches, 96.0% estimated
 // against 53.2% true; it stopped one run at 80.3%); from 1,000 batches on it was
 // within 7 points on xz, sqlite3, gzip and bzip2.
 const minStopBatches = 1000
@@ -539,7 +540,8 @@ const minStopBatches = 1000
 // at most one burst per tick), so longer bursts cost nothing against it there; in
 // long runs the interval grows with the burst's cost and the bound holds.
 //
-// Measured on sqlite3's short workload (2026-11-26, four samples each): bursts of
+// Measured on sqlite3's short workload (2026-11-26, four hand runs each, a
+// diagnosis): bursts of
 // 100 stopped at 87.8–91.4% true similarity (mean 89.7%), bursts of 200 at
 // 88.4–92.8% (mean 91.4%) in as many runs (9,400–10,700); xz, gzip, bzip2 and lua5.4
 // stopped at 97.3–100% with 200.

@@ -13,12 +13,7 @@ func TestSegmentedExact(t *testing.T) {
 	truth := func(n float64) float64 {
 		return 1000 + 2*n*n + 3*math.Max(0, n*n-400*400)
 	}
-	var X [][]float64
-	var y []float64
-	for n := 100.0; n <= 800; n += 50 {
-		X = append(X, []float64{n})
-		y = append(y, truth(n))
-	}
+	X, y := grid(truth)
 	s := FitSegmented([]string{"n"}, X, y)
 	if s == nil {
 		t.Fatal("no segmented fit")
@@ -56,12 +51,7 @@ func TestSegmentedKnownBreak(t *testing.T) {
 	truth := func(n float64) float64 {
 		return 1000 + 2*n*n + 3*math.Max(0, n*n-437*437)
 	}
-	var X [][]float64
-	var y []float64
-	for n := 100.0; n <= 800; n += 50 {
-		X = append(X, []float64{n})
-		y = append(y, truth(n))
-	}
+	X, y := grid(truth)
 	s := FitSegmented([]string{"n"}, X, y, Break{Input: "n", X: 437, Level: 2}, Break{Input: "m", X: 300, Level: 1})
 	if s == nil {
 		t.Fatal("no segmented fit")
@@ -79,4 +69,13 @@ func TestSegmentedKnownBreak(t *testing.T) {
 	if s := FitSegmented([]string{"n"}, X, y, Break{Input: "n", X: 175, Level: 1}); s.Cache != 0 {
 		t.Errorf("a break with 2 inputs below it was used: %s", s)
 	}
+}
+
+// grid returns the training inputs n = 100, 150, …, 800 and their times truth(n).
+func grid(truth func(float64) float64) (X [][]float64, y []float64) {
+	for n := 100.0; n <= 800; n += 50 {
+		X = append(X, []float64{n})
+		y = append(y, truth(n))
+	}
+	return X, y
 }
