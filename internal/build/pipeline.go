@@ -234,7 +234,7 @@ func (t *Toolchain) Link(ctx context.Context, stderr io.Writer, inputs []string,
 	// as -O2 compiles a store through a null pointer — runs the same bytes).
 	args := append([]string{rt}, inputs...)
 	args = append(args, ldflags...)
-	args = append(args, "-Wl,-z,now", "-o", out)
+	args = append(args, "-o", out)
 	return t.run(ctx, stderr, args...)
 }
 

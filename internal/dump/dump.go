@@ -8,6 +8,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"io"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +22,54 @@ import (
 
 // Magic opens every dump.
 const Magic = "FPDUMP\x00\x01"
+
+// FileMagic opens a dump file: a header and two slots, one of which holds the dump
+// (docs/runtime.md, "Dump file"). The runtime writes one for FRAGPROF_OUT.
+const FileMagic = "FPDUMP\x00\x02"
+
+// fileHeader is the size of a dump file's header.
+const fileHeader = 64
+
+// Unwrap returns the dump a dump file holds: the slot its header's state word names
+// (the low bit: the slot; the other 63 bits: the dump's length). Data that is not a
+// dump file (a bare dump: a fork-server trial's, FRAGPROF_FD's, an older fragprof's) is
+// returned as it is.
+func Unwrap(name string, data []byte) ([]byte, error) {
+	if len(data) < 8 || !bytes.Equal(data[:8], []byte(FileMagic)) {
+		return data, nil
+	}
+	if len(data) < fileHeader {
+		return nil, fmt.Errorf("%s: not a valid fragprof dump file: truncated header", name)
+	}
+	le := binary.LittleEndian
+	state, slotCap := le.Uint64(data[8:]), le.Uint64(data[16:])
+	n, slot := state>>1, state&1
+	if slotCap > uint64(len(data)) || fileHeader+2*slotCap > uint64(len(data)) || n > slotCap {
+		return nil, fmt.Errorf("%s: not a valid fragprof dump file: slots of %d bytes, a dump of %d, in %d bytes", name, slotCap, n, len(data))
+	}
+	off := fileHeader + slot*slotCap
+	return data[off : off+n], nil
+}
+
+// ReadFile reads the dump in the file path (a dump file or a bare dump) under a
+// shared flock, which the runtime's writers exclude while they write.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	for {
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != syscall.EINTR {
+			break
+		}
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return Unwrap(path, data)
+}
 
 // A Dump is one process's counters.
 type Dump struct {
@@ -131,6 +181,10 @@ func (k *Known) Learn(data []byte) {
 func ParseKnown(name string, data []byte, known *Known) (*Dump, error) {
 	bad := func(f string, a ...any) error {
 		return fmt.Errorf("%s: not a valid fragprof dump: %s", name, fmt.Sprintf(f, a...))
+	}
+	data, err := Unwrap(name, data)
+	if err != nil {
+		return nil, err
 	}
 	if len(data) < 32 || !bytes.Equal(data[:8], []byte(Magic)) {
 		return nil, bad("bad header (was the program built by fragprof, and did it run to a dump?)")

@@ -85,6 +85,7 @@ func (s *Server) start() error {
 	o := s.opts
 	cmd := osexec.Command(s.path)
 	cmd.Env = append(append(os.Environ(), o.Env...), "FRAGPROF_CTL=3,4")
+	cmd.Env = BindNow(cmd.Env)
 	if o.InProcess {
 		cmd.Env = append(cmd.Env, "FRAGPROF_ISOLATION=none")
 	}

@@ -127,8 +127,8 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 		}
 		st.Lingering = !awaitRest(liveR, linger, c.Interrupt)
 	}
-	// A run killed while the runtime wrote its dump leaves the temporary file
-	// (counts.fpd.tmp, or counts.fpd.PID.tmp when the program's processes merge).
+	// A run killed while the runtime wrote a new dump file leaves its temporary file,
+	// counts.fpd.PID.tmp (counts.fpd.tmp from an older fragprof's runtime).
 	os.Remove(out + ".tmp")
 	if tmps, err := filepath.Glob(out + ".*.tmp"); err == nil {
 		for _, t := range tmps {
@@ -147,7 +147,7 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	default:
 		return nil, st, fmt.Errorf("running %s: %v", c.Path, err)
 	}
-	data, rerr := os.ReadFile(out)
+	data, rerr := dump.ReadFile(out)
 	if rerr != nil {
 		return nil, st, fmt.Errorf("%s wrote no counts (%s): it was not built by fragprof, or it ended by _exit or SIGKILL (--continuous keeps counts through both)", c.Path, st)
 	}
@@ -155,7 +155,7 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	if err != nil {
 		return nil, st, err
 	}
-	if data, ferr := os.ReadFile(forks); ferr == nil {
+	if data, ferr := dump.ReadFile(forks); ferr == nil {
 		f, err := dump.Parse(c.Path+" (its forked and exec'd processes)", data)
 		if err != nil {
 			return nil, st, err
@@ -240,4 +240,18 @@ func wait(cmd *osexec.Cmd, c Command, st *Status) error {
 			cmd.Process.Kill()
 		}
 	}
+}
+
+// BindNow returns env with LD_BIND_NOW=1 (unless the user set LD_BIND_NOW) for a
+// program built by fragprof whose first calls must not pay the dynamic linker's lazy
+// binding: a fork server, whose trials then inherit every symbol bound, and the timed
+// repetitions of `time`. Binaries are linked lazily, as plain builds are: -z now made
+// every standalone run resolve the runtime's ~90 libc symbols at start, 55,000
+// instructions of ld.so. FRAGPROF_BIND_NOW tells the runtime to remove both variables
+// from the environment the program sees and passes on.
+func BindNow(env []string) []string {
+	if os.Getenv("LD_BIND_NOW") != "" {
+		return env
+	}
+	return append(env, "LD_BIND_NOW=1", "FRAGPROF_BIND_NOW=1")
 }

@@ -496,7 +496,7 @@ func (m *measurer) runExec(ctx context.Context, i int, in montecarlo.TrialInputs
 		return rep{failure: "interrupted"}, nil
 	}
 	cmd := osexec.Command(m.c.Binary, in.Args...)
-	cmd.Env = append(append(os.Environ(), m.env...), "FRAGPROF_EXTRA_OUT="+extra)
+	cmd.Env = exec.BindNow(append(append(os.Environ(), m.env...), "FRAGPROF_EXTRA_OUT="+extra))
 	if m.c.Profile {
 		cmd.Env = append(cmd.Env, "FRAGPROF_OUT="+counts)
 	}

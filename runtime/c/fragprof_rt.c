@@ -92,6 +92,46 @@ int __fragprof_write_all(int fd, const void *p, size_t n) {
 	return 0;
 }
 
+/* The dump's output. Writes go through a buffer, so that a small dump is one system
+ * call, and stop short (room_short) rather than pass room bytes: a slot of the dump
+ * file is no bigger. Used by one dump at a time (a process dumps once; the signal
+ * that could interrupt a dump finds the default action restored). */
+static struct {
+	int fd;
+	size_t room;
+	int room_short;
+	size_t used;
+	unsigned char buf[1 << 16];
+} ob;
+
+static void ob_start(int fd, size_t room) {
+	ob.fd = fd;
+	ob.room = room;
+	ob.room_short = 0;
+	ob.used = 0;
+}
+
+static int ob_flush(void) {
+	int bad = ob.used ? __fragprof_write_all(ob.fd, ob.buf, ob.used) : 0;
+	ob.used = 0;
+	return bad;
+}
+
+static int emit(const void *p, size_t n) {
+	if (n > ob.room) {
+		ob.room_short = 1;
+		return -1;
+	}
+	ob.room -= n;
+	if (ob.used + n > sizeof ob.buf && ob_flush() < 0)
+		return -1;
+	if (n > sizeof ob.buf)
+		return __fragprof_write_all(ob.fd, p, n);
+	memcpy(ob.buf + ob.used, p, n);
+	ob.used += n;
+	return 0;
+}
+
 /* expand copies out_path to dst with %p replaced by the pid (async-signal-safe). */
 static int expand(char *dst, size_t cap, int *has_pid) {
 	size_t j = 0;
@@ -253,22 +293,22 @@ static int same_unit(const struct old_unit *o, const struct fp_unit *u) {
 
 /* write_unit writes one unit: its metadata and counters a (or, when b is set, the
  * sums of a and the little-endian counters at b). */
-static int write_unit(int fd, uint32_t nc, const void *meta, uint32_t ml, const uint64_t *a, const unsigned char *b,
+static int write_unit(uint32_t nc, const void *meta, uint32_t ml, const uint64_t *a, const unsigned char *b,
                       const unsigned char *araw) {
 	static const char zeros[8];
 	unsigned char uh[8];
 	put32(uh, nc);
 	put32(uh + 4, ml);
 	size_t sml = stored_ml(ml);
-	if (__fragprof_write_all(fd, uh, 8) < 0 || __fragprof_write_all(fd, meta, sml) < 0)
+	if (emit(uh, 8) < 0 || emit(meta, sml) < 0)
 		return -1;
 	size_t pad = (8 - sml % 8) % 8;
-	if (pad && __fragprof_write_all(fd, zeros, pad) < 0)
+	if (pad && emit(zeros, pad) < 0)
 		return -1;
 	if (!b && a)
-		return __fragprof_write_all(fd, a, (size_t)nc * 8);
+		return emit(a, (size_t)nc * 8);
 	if (!b && araw)
-		return __fragprof_write_all(fd, araw, (size_t)nc * 8);
+		return emit(araw, (size_t)nc * 8);
 	uint64_t buf[256];
 	for (uint32_t i = 0; i < nc;) {
 		uint32_t k = 0;
@@ -277,20 +317,19 @@ static int write_unit(int fd, uint32_t nc, const void *meta, uint32_t ml, const 
 			memcpy(&v, b + (size_t)i * 8, 8); /* little-endian host */
 			buf[k] = v + a[i];
 		}
-		if (__fragprof_write_all(fd, buf, (size_t)k * 8) < 0)
+		if (emit(buf, (size_t)k * 8) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* dump_merged writes the dump to fd, identified by id (a dump it adds to keeps its
+/* emit_dump emits the dump (through ob), identified by id (a dump it adds to keeps its
  * own). With old (a valid dump of the same run, nold
  * units) it adds this process's counts to it: its units in their order, each
  * summed with this process's unit of the same metadata, then this process's units
  * it lacked. At most nunits units of our own: a damaged list (a cycle) cannot make
  * the dump endless. */
-static int dump_merged(int fd, int sig, const unsigned char *old, const unsigned char *old_end, uint32_t nold,
-                       uint32_t id) {
+static int emit_dump(int sig, const unsigned char *old, const unsigned char *old_end, uint32_t nold, uint32_t id) {
 	uint32_t total = nold, k = 0;
 	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++) {
 		int found = 0;
@@ -320,7 +359,7 @@ static int dump_merged(int fd, int sig, const unsigned char *old, const unsigned
 	put32(h + 20, osig);
 	put32(h + 24, old ? get32(old + 24) : id);
 	put32(h + 28, flags);
-	if (__fragprof_write_all(fd, h, sizeof h) < 0)
+	if (emit(h, sizeof h) < 0)
 		return -1;
 	for (uint32_t i = 0; i < nold; i++) {
 		struct old_unit o = old_unit_at(old, i);
@@ -329,7 +368,7 @@ static int dump_merged(int fd, int sig, const unsigned char *old, const unsigned
 		for (struct fp_unit *u = units; u && k < nunits && !mine; u = u->next, k++)
 			if (same_unit(&o, u))
 				mine = u;
-		if (write_unit(fd, o.nc, o.meta, o.ml, mine ? mine->counters : 0, mine ? o.ctr : 0, o.ctr) < 0)
+		if (write_unit(o.nc, o.meta, o.ml, mine ? mine->counters : 0, mine ? o.ctr : 0, o.ctr) < 0)
 			return -1;
 	}
 	k = 0;
@@ -345,87 +384,97 @@ static int dump_merged(int fd, int sig, const unsigned char *old, const unsigned
 		if (meta_by_ref && known_unit(u)) {
 			unsigned char ref[8];
 			put64(ref, unit_hash(u));
-			bad = write_unit(fd, u->ncounters, ref, REF_ML, u->counters, 0, 0);
+			bad = write_unit(u->ncounters, ref, REF_ML, u->counters, 0, 0);
 		} else
-			bad = write_unit(fd, u->ncounters, u->meta, (uint32_t)u->metalen, u->counters, 0, 0);
+			bad = write_unit(u->ncounters, u->meta, (uint32_t)u->metalen, u->counters, 0, 0);
 		if (bad < 0)
 			return -1;
 	}
-	return fault ? __fragprof_write_all(fd, fault, FAULT_SIZE) : 0;
+	return fault ? emit(fault, FAULT_SIZE) : 0;
 }
 
-static int dump_to(int fd, int sig) { return dump_merged(fd, sig, 0, 0, 0, (uint32_t)getpid()); }
-
-/* replace puts the finished file tmp in the place of path, atomically: a reader sees
- * the old file or the new one. Over an existing file, by exchanging the two names
- * (renameat2 RENAME_EXCHANGE) and unlinking tmp, which then holds the old dump: a
- * plain rename over an existing file makes ext4 (auto_da_alloc, the default) start
- * writing the new file's data back at once, inside the rename (7.6 ms in one
- * strace of a millisecond-long run). Where exchange is not supported,
- * or path does not exist, a plain rename. Async-signal-safe. */
-static int replace(const char *tmp, const char *path) {
-#ifdef SYS_renameat2
-	if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 2 /* RENAME_EXCHANGE */) == 0)
-		return unlink(tmp);
-#endif
-	return rename(tmp, path);
+/* dump_merged writes the dump (emit_dump) to fd at its offset, in at most room bytes. */
+static int dump_merged(int fd, size_t room, int sig, const unsigned char *old, const unsigned char *old_end,
+                       uint32_t nold, uint32_t id) {
+	ob_start(fd, room);
+	int bad = emit_dump(sig, old, old_end, nold, id);
+	return ob_flush() < 0 ? -1 : bad;
 }
 
-/* merge_dump writes this process's dump to path, adding the counts already there
- * from other processes of the same run. The processes take turns under an flock of
- * the file's directory (a lock on the dump itself would not survive its rename); each
- * writes path.PID.tmp and renames it over path, so a reader never sees half a dump.
- * Async-signal-safe: system calls only. */
-static int merge_dump(const char *path, int sig) {
-	/* Not a regular file (/dev/null, a FIFO, a terminal): written to as it is. A
-	 * rename over it would replace the device with a file. */
-	struct stat pst;
-	if (stat(path, &pst) == 0 && !S_ISREG(pst.st_mode)) {
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		int bad = dump_to(fd, sig);
-		close(fd);
-		return bad;
+static int dump_to(int fd, int sig) { return dump_merged(fd, SIZE_MAX, sig, 0, 0, 0, (uint32_t)getpid()); }
+
+/* The dump file (docs/runtime.md, "Dump file"): a 64-byte header and two slots of
+ * cap bytes each, at 64 and 64 + cap, each of which can hold a dump. The header's
+ * state word (offset 8) names the slot that holds the file's dump, in its low bit,
+ * and that dump's length, in the other 63. A new dump is written into the other slot
+ * and the state word, one aligned 8-byte write, then switches slots: a reader (or a
+ * process killed in the middle of writing) sees the old dump or the new one, and a
+ * run writes over the file in place, with no file created, renamed or removed (a
+ * temporary file and a rename cost 110 us of a 0.6 ms run: docs/benchmarks.md). */
+#define FILE_HDR 64
+static const char file_magic[8] = {'F', 'P', 'D', 'U', 'M', 'P', 0, 2};
+
+static uint64_t get64(const unsigned char *b) { return (uint64_t)get32(b) | (uint64_t)get32(b + 4) << 32; }
+
+/* file_dump finds the dump in the n bytes at f (a dump file, or a bare dump of
+ * an older fragprof), and its slot: -1 for a bare dump, or when there is none. */
+static const unsigned char *file_dump(const unsigned char *f, size_t n, size_t *len, int *slot, uint64_t *cap) {
+	*slot = -1;
+	*cap = 0;
+	if (n >= FILE_HDR && memcmp(f, file_magic, 8) == 0) {
+		uint64_t st = get64(f + 8), c = get64(f + 16), l = st >> 1;
+		if (c > n || 2 * c > n - FILE_HDR || l > c)
+			return 0;
+		*slot = (int)(st & 1);
+		*cap = c;
+		*len = (size_t)l;
+		return f + FILE_HDR + (st & 1) * c;
 	}
-	char dir[4096], tmp[4200];
-	size_t n = strlen(path), slash = n;
-	while (slash > 0 && path[slash - 1] != '/')
-		slash--;
-	if (slash == 0) {
-		dir[0] = '.';
-		dir[1] = 0;
-	} else {
-		memcpy(dir, path, slash);
-		dir[slash] = 0;
-	}
-	int lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lock >= 0)
-		while (flock(lock, LOCK_EX) < 0 && errno == EINTR)
-			;
-	const unsigned char *old = 0;
-	size_t oldn = 0;
-	uint32_t nold = 0;
-	int ofd = open(path, O_RDONLY | O_CLOEXEC);
-	if (ofd >= 0) {
-		struct stat st;
-		if (fstat(ofd, &st) == 0 && st.st_size >= 32) {
-			oldn = (size_t)st.st_size;
-			void *m = mmap(0, oldn, PROT_READ, MAP_PRIVATE, ofd, 0);
-			if (m != MAP_FAILED) {
-				old = m;
-				if (!old_valid(old, oldn, run_id, &nold)) {
-					munmap(m, oldn);
-					old = 0; /* another run's, or damaged: replaced */
-					nold = 0;
-				}
-			}
-		}
-		close(ofd);
-	}
-	/* path.PID.tmp: processes of one run must not share a temporary file. */
+	*len = n;
+	return f;
+}
+
+/* make_file writes a new dump file (one dump, in slot 0) to tmp. */
+static int make_file(const char *tmp, int sig, const unsigned char *old, const unsigned char *old_end,
+                     uint32_t nold, uint32_t id) {
+	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	int bad = lseek(fd, FILE_HDR, SEEK_SET) < 0 || dump_merged(fd, SIZE_MAX, sig, old, old_end, nold, id) < 0;
+	off_t end = bad ? 0 : lseek(fd, 0, SEEK_CUR);
+	if (!bad && end > FILE_HDR) {
+		/* Room for the processes and programs of a run that add units: half again. */
+		uint64_t len = (uint64_t)end - FILE_HDR, cap = (len + len / 2 + 63) & ~(uint64_t)63;
+		unsigned char h[FILE_HDR] = {0};
+		memcpy(h, file_magic, 8);
+		put64(h + 8, len << 1);
+		put64(h + 16, cap);
+		bad = ftruncate(fd, (off_t)(FILE_HDR + 2 * cap)) < 0 || pwrite(fd, h, sizeof h, 0) != (ssize_t)sizeof h;
+	} else
+		bad = 1;
+	close(fd);
+	if (bad)
+		unlink(tmp);
+	return bad ? -1 : 0;
+}
+
+/* write_file writes this process's dump to the regular file path. With merge (the
+ * processes of one run share the file), it adds the counts of a dump of the same run
+ * found there; any other dump is replaced. The processes take turns under an flock of
+ * the file. Into the file's free slot when it is a dump file with room; else a new
+ * dump file, written to path.PID.tmp, takes path's place (renameat2: without replacing
+ * a file another process created meanwhile, or, over an existing one, by exchanging
+ * the two names and unlinking the old file, as a plain rename over an existing file
+ * makes ext4 write the new file back inside the rename, 7.6 ms in one strace). A
+ * process that waited for the lock of a file that was meanwhile replaced starts
+ * again. Async-signal-safe: system calls only. */
+static int write_file(const char *path, int merge, int sig) {
+	uint32_t id = merge ? run_id : (uint32_t)getpid();
+	char tmp[4200];
+	size_t n = strlen(path), j = n;
+	if (n + 30 > sizeof tmp)
+		return -1;
 	memcpy(tmp, path, n);
-	size_t j = n;
 	tmp[j++] = '.';
 	char num[24];
 	int d = 0;
@@ -437,21 +486,93 @@ static int merge_dump(const char *path, int sig) {
 	while (d > 0)
 		tmp[j++] = num[--d];
 	memcpy(tmp + j, ".tmp", 5);
-	int bad = -1;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		bad = dump_merged(fd, sig, old, old + oldn, nold, run_id);
-		close(fd);
-		if (bad == 0)
-			bad = replace(tmp, path);
-		else
-			unlink(tmp);
+	for (int attempt = 0; attempt < 16; attempt++) {
+		int fd = open(path, O_RDWR | O_CLOEXEC), writable = fd >= 0;
+		if (fd < 0 && errno != ENOENT)
+			fd = open(path, O_RDONLY | O_CLOEXEC); /* read-only: replaced, as rename allows */
+		if (fd < 0) {
+			if (errno != ENOENT || make_file(tmp, sig, 0, 0, 0, id) < 0)
+				return -1;
+#ifdef SYS_renameat2
+			if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 1 /* RENAME_NOREPLACE */) == 0)
+				return 0;
+			if (errno == EEXIST) {
+				unlink(tmp);
+				continue; /* another process of the run created it first: add to it */
+			}
+#endif
+			return rename(tmp, path);
+		}
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+		struct stat fst, pst;
+		if (fstat(fd, &fst) < 0 || stat(path, &pst) < 0 || fst.st_ino != pst.st_ino || fst.st_dev != pst.st_dev) {
+			close(fd); /* replaced while we waited */
+			continue;
+		}
+		const unsigned char *f = 0, *old = 0;
+		size_t fn = (size_t)fst.st_size, oldn = 0;
+		uint32_t nold = 0;
+		int slot = -1;
+		uint64_t cap = 0;
+		static unsigned char small[1 << 16]; /* a small file is read, a large one mapped */
+		int mapped = 0;
+		if (fn >= 32 && fn <= sizeof small) {
+			f = pread(fd, small, fn, 0) == (ssize_t)fn ? small : 0;
+		} else if (fn >= 32) {
+			void *m = mmap(0, fn, PROT_READ, MAP_SHARED, fd, 0);
+			f = m == MAP_FAILED ? 0 : m;
+			mapped = f != 0;
+		}
+		if (f) {
+			old = file_dump(f, fn, &oldn, &slot, &cap);
+			if (!old || !merge || !old_valid(old, oldn, id, &nold)) {
+				old = 0; /* another run's, or damaged: replaced */
+				nold = 0;
+			}
+		}
+		int bad = -1;
+		if (slot >= 0 && writable) {
+			/* In place: the free slot, then the state word. */
+			off_t at = (off_t)(FILE_HDR + (uint64_t)(1 - slot) * cap);
+			if (lseek(fd, at, SEEK_SET) == at && dump_merged(fd, (size_t)cap, sig, old, old + oldn, nold, id) == 0) {
+				unsigned char st[8];
+				put64(st, ((uint64_t)(lseek(fd, 0, SEEK_CUR) - at) << 1) | (uint64_t)(1 - slot));
+				bad = pwrite(fd, st, 8, 8) == 8 ? 0 : -1;
+			} else if (!ob.room_short)
+				slot = -2; /* a write failed: not worth a second try */
+		}
+		if (bad < 0 && slot != -2 && make_file(tmp, sig, old, old + oldn, nold, id) == 0) {
+#ifdef SYS_renameat2
+			if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 2 /* RENAME_EXCHANGE */) == 0)
+				bad = unlink(tmp);
+			else
+#endif
+				bad = rename(tmp, path);
+		}
+		if (mapped)
+			munmap((void *)f, fn);
+		close(fd); /* releases the flock */
+		return bad;
 	}
-	if (old)
-		munmap((void *)old, oldn);
-	if (lock >= 0)
-		close(lock); /* releases the flock */
-	return bad;
+	return -1;
+}
+
+/* dump_file writes this process's dump to path: a dump file (write_file), or, when
+ * path is not a regular file (/dev/null, a FIFO, a terminal), written to as it is: a
+ * rename over it would replace the device with a file. With merge, every process of
+ * the run adds its counts. Async-signal-safe. */
+static int dump_file(const char *path, int merge, int sig) {
+	struct stat pst;
+	if (stat(path, &pst) == 0 && !S_ISREG(pst.st_mode)) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		int bad = dump_to(fd, sig);
+		close(fd);
+		return bad;
+	}
+	return write_file(path, merge, sig);
 }
 
 /* merge_fd adds this process's counts to a fork-server trial's dump: the memfd fd,
@@ -480,7 +601,7 @@ static int merge_fd(int fd, int sig) {
 			}
 		}
 	}
-	int bad = lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, sig, old, old + n, nold, run_id);
+	int bad = lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, SIZE_MAX, sig, old, old + n, nold, run_id);
 	if (old)
 		munmap(old, (size_t)n);
 	fl.l_type = F_UNLCK;
@@ -506,7 +627,7 @@ void __fragprof_dump(int sig) {
 	}
 	if (!out_path[0])
 		return;
-	char path[4096], tmp[4200];
+	char path[4096];
 	int has_pid;
 	if (expand(path, sizeof path, &has_pid) < 0)
 		return;
@@ -514,21 +635,10 @@ void __fragprof_dump(int sig) {
 		/* Every process of the run adds its counts (but a vfork child, whose owner is
 		 * its parent). */
 		if (getpid() == owner)
-			merge_dump(path, sig);
+			dump_file(path, 1, sig);
 		return;
 	}
-	size_t n = strlen(path);
-	memcpy(tmp, path, n);
-	memcpy(tmp + n, ".tmp", 5);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	int bad = dump_to(fd, sig);
-	close(fd);
-	if (bad == 0)
-		replace(tmp, path);
-	else
-		unlink(tmp);
+	dump_file(path, 0, sig);
 }
 
 static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
@@ -578,6 +688,12 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
 
 static void install(void) {
 	installed = 1;
+	if (getenv("FRAGPROF_BIND_NOW")) {
+		/* fragprof bound this process's symbols at load (internal/exec.BindNow): its
+		 * children are the program's business */
+		unsetenv("LD_BIND_NOW");
+		unsetenv("FRAGPROF_BIND_NOW");
+	}
 	owner = getpid();
 	const char *fd = getenv("FRAGPROF_FD");
 	const char *path = getenv("FRAGPROF_OUT");
@@ -613,15 +729,15 @@ static void install(void) {
 	static char altstack[1 << 16];
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
 	sigaltstack(&ss, 0);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
-		struct sigaction old, sa;
-		if (sigaction(fatal[i], 0, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue; /* the program was started with it ignored: keep that */
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = on_signal;
-		sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-		sigemptyset(&sa.sa_mask);
-		sigaction(fatal[i], &sa, 0);
+		struct sigaction old;
+		if (sigaction(fatal[i], &sa, &old) == 0 && old.sa_handler == SIG_IGN)
+			sigaction(fatal[i], &old, 0); /* the program was started with it ignored: keep that */
 	}
 }
 
@@ -672,9 +788,14 @@ static void join_run(void) {
 		run_id = (uint32_t)ts.tv_nsec * 2654435761u ^ (uint32_t)ts.tv_sec ^ (uint32_t)getpid() << 8;
 	}
 	run_id |= 0x80000000u;
-	char b[24];
-	snprintf(b, sizeof b, "%u", run_id);
-	setenv("FRAGPROF_RUN", b, 1);
+	static char env[32] = "FRAGPROF_RUN=";
+	char num[12];
+	int d = 0;
+	for (uint32_t v = run_id; v; v /= 10)
+		num[d++] = (char)('0' + v % 10);
+	for (int i = 0; d > 0; i++)
+		env[13 + i] = num[--d];
+	putenv(env); /* no copy: env stays the variable's storage */
 }
 
 /* __fragprof_before_exec is called before every exec call of instrumented code: the
@@ -748,7 +869,7 @@ __attribute__((destructor(101))) static void at_exit(void) { __fragprof_dump(0);
  * After fork() the child stops sharing the parent's pages: with %p in the name it
  * gets a file of its own and counts afresh; without %p it counts afresh in private
  * memory and, at its end, adds its counts to PATH.forks, the ordinary dump of the
- * run's other processes (merge_dump), which a program built by fragprof that a
+ * run's other processes (dump_file), which a program built by fragprof that a
  * process of the run execs adds to as well. fragprof adds PATH.forks to PATH.
  *
  * Entry points used by the rest of the runtime: cont_init (from install), cont_add
