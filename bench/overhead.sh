@@ -272,9 +272,14 @@ awk '
 				if (cnt[key] > 0)
 					printf "| %s | %s | %d | %.2f | %.2f | %.2f |\n", gs[j], lv, cnt[key], exp(la[key] / cnt[key]), exp(lb[key] / cnt[key]), exp(lc[key] / cnt[key])
 			}
-		print ""
-		print "| threaded program | level | clang (ms) | fragprof (ms) | fragprof --atomic (ms) | fragprof / clang | atomic / clang | **atomic / non-atomic** |"
-		print "|---|---|---:|---:|---:|---:|---:|---:|"
+		threads = 0
+		for (i = 1; i <= k; i++)
+			threads += grp[order[i]] == "threads"
+		if (threads) {
+			print ""
+			print "| threaded program | level | clang (ms) | fragprof (ms) | fragprof --atomic (ms) | fragprof / clang | atomic / clang | **atomic / non-atomic** |"
+			print "|---|---|---:|---:|---:|---:|---:|---:|"
+		}
 		for (i = 1; i <= k; i++) {
 			n = order[i]
 			if (grp[n] != "threads") continue

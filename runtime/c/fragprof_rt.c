@@ -741,14 +741,29 @@ static void install(void) {
 	}
 }
 
+/* zero_counters zeroes every unit's counters, writing only the pages (512 counters)
+ * that hold a count. A forked process shares its parent's pages until it writes to
+ * them: a trial forked from the fork server, whose counters are zero unless its
+ * program ran code before the fork, then copies only the counter pages it counts in,
+ * not every one (reading costs no copy). */
+static void zero_counters(void) {
+	uint32_t k = 0;
+	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++)
+		for (uint64_t i = 0; i < u->ncounters; i += 512) {
+			uint64_t n = u->ncounters - i < 512 ? u->ncounters - i : 512, any = 0;
+			for (uint64_t j = 0; j < n; j++)
+				any |= u->counters[i + j];
+			if (any)
+				memset(u->counters + i, 0, (size_t)n * 8);
+		}
+}
+
 /* after_fork starts a forked child's counts afresh (the parent's so far are the
  * parent's to write): at its end the child adds its own to the run's dump. */
 static void after_fork(void) {
 	if (cont_on || !merge_children)
 		return; /* continuous mode: cont_after_fork; the fork server: its trials */
-	uint32_t k = 0;
-	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++)
-		memset(u->counters, 0, (size_t)u->ncounters * 8);
+	zero_counters();
 	__fragprof_main_returned = 0;
 	dumped = 0;
 	owner = getpid();
@@ -822,8 +837,7 @@ void __fragprof_after_exec(void) {
 }
 
 void __fragprof_reset_for_child(int fd) {
-	for (struct fp_unit *u = units; u; u = u->next)
-		memset(u->counters, 0, (size_t)u->ncounters * 8);
+	zero_counters();
 	__fragprof_main_returned = 0;
 	out_fd = fd;
 	out_path[0] = 0;
