@@ -23,9 +23,10 @@
 # (hardware breakpoints) at the defaults and held by --overhead 5%, and the ptrace
 # sampler on gzip held by --overhead 5%; then a second
 # table: each program's short workload sampled with --until-similarity 90% (at most
-# MAXRUNS runs): the runs and bursts it took, its estimate and the true similarity.
+# MAXRUNS runs; UNTILS times, a row each): the runs and bursts it took, its estimate
+# and the true similarity.
 #
-# Usage: [FRAGPROF=path] [OUT=dir] [ONLY="gzip sqlite3 ..."] [SPAIRS=100] [MAXRUNS=60000]
+# Usage: [FRAGPROF=path] [OUT=dir] [ONLY="gzip sqlite3 ..."] [SPAIRS=100] [MAXRUNS=60000] [UNTILS=1]
 #        bench/sampling.sh [RUNS [PAIRS]]   (defaults 600, 9)
 # ONLY restricts both tables to the rows whose name (first word) it lists.
 set -eu
@@ -33,6 +34,7 @@ RUNS=${1:-600}
 PAIRS=${2:-9}
 SPAIRS=${SPAIRS:-100}
 MAXRUNS=${MAXRUNS:-60000}
+UNTILS=${UNTILS:-1}
 ONLY=${ONLY:-}
 # wanted NAME: whether the row NAME is to be run (ONLY empty: all).
 wanted() {
@@ -123,18 +125,22 @@ bench() {
 		"$cpu" "$wall" "$self" "$perburst" "$named"
 }
 
-# until NAME STDIN ARGS: the short workload sampled with --until-similarity 90%.
+# until NAME STDIN ARGS: the short workload sampled with --until-similarity 90%, UNTILS
+# times (one row each: the stop is a random event).
 until_row() {
 	name=$1; sin=$2; sargs=$3
 	wanted "$name" || return 0
-	# shellcheck disable=SC2086
-	"$FP" sample --until-similarity 90% --repeat "$MAXRUNS" -o "$OUT/$name.until.batches" -- $sargs < "$sin" > /dev/null 2> "$OUT/$name.until.log"
-	"$FP" hotcfg "$OUT/$name.until.batches" --compare "$OUT/$name.exact" --json > "$OUT/$name.until.cmp.json"
-	runs=$(sed -n 's/^fragprof sample: [0-9]* batches.* in \([0-9]*\) run(s).*/\1/p' "$OUT/$name.until.log")
-	batches=$(sed -n 's/^fragprof sample: \([0-9]*\) batches.*/\1/p' "$OUT/$name.until.log")
-	est=$(sed -n 's/^fragprof sample: estimated similarity \([0-9.]*%\).*/\1/p' "$OUT/$name.until.log")
-	self=$(selfshare "$OUT/$name.until.log")
-	printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$runs" "$batches" "$est" "$(simjson "$OUT/$name.until.cmp.json")" "$self"
+	for i in $(seq "$UNTILS"); do
+		u=$OUT/$name.until$([ "$i" = 1 ] || echo "$i")
+		# shellcheck disable=SC2086
+		"$FP" sample --until-similarity 90% --repeat "$MAXRUNS" -o "$u.batches" -- $sargs < "$sin" > /dev/null 2> "$u.log"
+		"$FP" hotcfg "$u.batches" --compare "$OUT/$name.exact" --json > "$u.cmp.json"
+		runs=$(sed -n 's/^fragprof sample: [0-9]* batches.* in \([0-9]*\) run(s).*/\1/p' "$u.log")
+		batches=$(sed -n 's/^fragprof sample: \([0-9]*\) batches.*/\1/p' "$u.log")
+		est=$(sed -n 's/^fragprof sample: estimated similarity \([0-9.]*%\).*/\1/p' "$u.log")
+		self=$(selfshare "$u.log")
+		printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$runs" "$batches" "$est" "$(simjson "$u.cmp.json")" "$self"
+	done
 }
 
 echo "| program | instructions (short run, exact) | bursts ($RUNS short runs) | similarity to exact | estimated similarity | CPU time ratio, short runs (median [95% CI], $SPAIRS pairs) | self-reported share, short runs | CPU time ratio, long run (median [95% CI], $PAIRS pairs) | wall time ratio | self-reported share | CPU per burst | hot blocks named |"
