@@ -434,9 +434,11 @@ static const unsigned char *file_dump(const unsigned char *f, size_t n, size_t *
 	return f;
 }
 
-/* make_file writes a new dump file (one dump, in slot 0) to tmp. */
+/* make_file writes a new dump file (one dump, in slot 0) to tmp (tmp_name). */
 static int make_file(const char *tmp, int sig, const unsigned char *old, const unsigned char *old_end,
                      uint32_t nold, uint32_t id) {
+	if (!tmp)
+		return -1; /* the name was too long */
 	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -458,22 +460,14 @@ static int make_file(const char *tmp, int sig, const unsigned char *old, const u
 	return bad ? -1 : 0;
 }
 
-/* write_file writes this process's dump to the regular file path. With merge (the
- * processes of one run share the file), it adds the counts of a dump of the same run
- * found there; any other dump is replaced. The processes take turns under an flock of
- * the file. Into the file's free slot when it is a dump file with room; else a new
- * dump file, written to path.PID.tmp, takes path's place (renameat2: without replacing
- * a file another process created meanwhile, or, over an existing one, by exchanging
- * the two names and unlinking the old file, as a plain rename over an existing file
- * makes ext4 write the new file back inside the rename, 7.6 ms in one strace). A
- * process that waited for the lock of a file that was meanwhile replaced starts
- * again. Async-signal-safe: system calls only. */
-static int write_file(const char *path, int merge, int sig) {
-	uint32_t id = merge ? run_id : (uint32_t)getpid();
-	char tmp[4200];
+/* tmp_name returns path.PID.tmp, the name a new dump file is written under, or 0 if
+ * it is too long. Built only when needed: a run that writes in place touches no page
+ * for it (a process dumps once). */
+static const char *tmp_name(const char *path) {
+	static char tmp[4200];
 	size_t n = strlen(path), j = n;
 	if (n + 30 > sizeof tmp)
-		return -1;
+		return 0;
 	memcpy(tmp, path, n);
 	tmp[j++] = '.';
 	char num[24];
@@ -486,12 +480,28 @@ static int write_file(const char *path, int merge, int sig) {
 	while (d > 0)
 		tmp[j++] = num[--d];
 	memcpy(tmp + j, ".tmp", 5);
+	return tmp;
+}
+
+/* write_file writes this process's dump to the regular file path. With merge (the
+ * processes of one run share the file), it adds the counts of a dump of the same run
+ * found there; any other dump is replaced. The processes take turns under an flock of
+ * the file. Into the file's free slot when it is a dump file with room; else a new
+ * dump file, written to path.PID.tmp, takes path's place (renameat2: without replacing
+ * a file another process created meanwhile, or, over an existing one, by exchanging
+ * the two names and unlinking the old file, as a plain rename over an existing file
+ * makes ext4 write the new file back inside the rename, 7.6 ms in one strace). A
+ * process that waited for the lock of a file that was meanwhile replaced starts
+ * again. Async-signal-safe: system calls only. */
+static int write_file(const char *path, int merge, int sig) {
+	uint32_t id = merge ? run_id : (uint32_t)getpid();
+	const char *tmp = 0;
 	for (int attempt = 0; attempt < 16; attempt++) {
 		int fd = open(path, O_RDWR | O_CLOEXEC), writable = fd >= 0;
 		if (fd < 0 && errno != ENOENT)
 			fd = open(path, O_RDONLY | O_CLOEXEC); /* read-only: replaced, as rename allows */
 		if (fd < 0) {
-			if (errno != ENOENT || make_file(tmp, sig, 0, 0, 0, id) < 0)
+			if (errno != ENOENT || make_file((tmp = tmp_name(path)), sig, 0, 0, 0, id) < 0)
 				return -1;
 #ifdef SYS_renameat2
 			if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 1 /* RENAME_NOREPLACE */) == 0)
@@ -542,7 +552,7 @@ static int write_file(const char *path, int merge, int sig) {
 			} else if (!ob.room_short)
 				slot = -2; /* a write failed: not worth a second try */
 		}
-		if (bad < 0 && slot != -2 && make_file(tmp, sig, old, old + oldn, nold, id) == 0) {
+		if (bad < 0 && slot != -2 && make_file((tmp = tmp_name(path)), sig, old, old + oldn, nold, id) == 0) {
 #ifdef SYS_renameat2
 			if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 2 /* RENAME_EXCHANGE */) == 0)
 				bad = unlink(tmp);
@@ -627,10 +637,14 @@ void __fragprof_dump(int sig) {
 	}
 	if (!out_path[0])
 		return;
-	char path[4096];
-	int has_pid;
-	if (expand(path, sizeof path, &has_pid) < 0)
-		return;
+	const char *path = out_path;
+	static char expanded[4096];
+	int has_pid = strstr(out_path, "%p") != 0;
+	if (has_pid) {
+		if (expand(expanded, sizeof expanded, &has_pid) < 0)
+			return;
+		path = expanded;
+	}
 	if (!has_pid) {
 		/* Every process of the run adds its counts (but a vfork child, whose owner is
 		 * its parent). */
