@@ -7,7 +7,10 @@
 #   plain      N runs of the plain clang -O2 build, each forked and exec'd with its
 #              input on stdin and its output to /dev/null, by a small C driver;
 #   freq       fragprof freq --binary (the fragprof cc -O2 build) --jobs 1, N trials:
-#              the trial phase's time ("spent after"), divided by N;
+#              the trial phase's time ("spent after"), divided by N, which carries
+#              freq's start (the fork server's, the metadata's decoding); and the
+#              same run with 2N trials less the N-trial one, divided by N: a trial
+#              once freq has started;
 #   bare fork  fork()+_exit+waitpid of a small C program;
 #   standalone N runs of the fragprof cc -O2 build by the same driver, each writing
 #              its dump to a file in TMPDIR (FRAGPROF_OUT): the fixed cost of a run
@@ -116,7 +119,7 @@ median() { python3 -c "import statistics,sys; print('%.1f' % statistics.median(f
 echo "== freq trial against a plain run, $N each, $ROUNDS interleaved rounds, medians ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 floors=()
 for p in "${progs[@]}"; do
-	declare -a plain_us=() freq_us=() alone_us=()
+	declare -a plain_us=() freq_us=() alone_us=() next_us=()
 	eval "in=(\"\${${p}_input[@]}\")"
 	for round in $(seq "$ROUNDS"); do
 		plain_us+=("$("$tmp/driver" "$tmp/$p.plain" "$tmp/$p.in")")
@@ -125,16 +128,25 @@ for p in "${progs[@]}"; do
 			--program-output /dev/null -o "$tmp/$p.report" 2>/dev/null || true
 		s=$(sed -n 's/^stopped: .* after \([0-9.]*\)s$/\1/p' "$tmp/$p.report")
 		freq_us+=("$(python3 -c "print('%.1f' % ($s * 1e6 / $N))")")
+		# The same with twice the trials: the second N cost what a trial costs once
+		# freq has started (its fork server up, the metadata decoded).
+		"$FP" freq --binary "$tmp/$p.fp" "${in[@]}" --rel-eps 1e-9 --max-trials "$((2 * N))" --jobs 1 --seed "$round" \
+			--program-output /dev/null -o "$tmp/$p.report2" 2>/dev/null || true
+		s2=$(sed -n 's/^stopped: .* after \([0-9.]*\)s$/\1/p' "$tmp/$p.report2")
+		next_us+=("$(python3 -c "print('%.1f' % (($s2 - $s) * 1e6 / $N))")")
 		floors+=("$("$tmp/fork")")
 	done
 	pm=$(median "${plain_us[@]}")
 	fm=$(median "${freq_us[@]}")
 	printf '  %-7s plain run %9s us   freq trial %9s us   ratio %5.2f   (plain:%s; freq:%s)\n' "$p" "$pm" "$fm" \
 		"$(python3 -c "print($fm / $pm)")" "$(printf ' %s' "${plain_us[@]}")" "$(printf ' %s' "${freq_us[@]}")"
+	nm=$(median "${next_us[@]}")
+	printf '  %-7s freq trial past the start (2N trials less N) %9s us   ratio %5.2f   (%s)\n' "$p" "$nm" \
+		"$(python3 -c "print($nm / $pm)")" "$(printf ' %s' "${next_us[@]}")"
 	am=$(median "${alone_us[@]}")
 	printf '  %-7s standalone run, dump to a file %9s us   ratio to plain %5.2f   (%s)\n' "$p" "$am" \
 		"$(python3 -c "print($am / $pm)")" "$(printf ' %s' "${alone_us[@]}")"
-	unset plain_us freq_us alone_us
+	unset plain_us freq_us alone_us next_us
 done
 echo "  bare fork()+_exit+waitpid: $(median "${floors[@]}") us"
 echo "  target (issue 15): freq trial <= 2 x (plain run + bare fork)"
