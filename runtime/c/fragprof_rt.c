@@ -410,7 +410,8 @@ static int dump_to(int fd, int sig) { return dump_merged(fd, SIZE_MAX, sig, 0, 0
  * and the state word, one aligned 8-byte write, then switches slots: a reader (or a
  * process killed in the middle of writing) sees the old dump or the new one, and a
  * run writes over the file in place, with no file created, renamed or removed (a
- * temporary file and a rename cost 110 us of a 0.6 ms run: docs/benchmarks.md). */
+ * temporary file and a rename made most of the 157 us that a 0.6 ms run of newton
+ * cost more than its plain build: docs/benchmarks.md). */
 #define FILE_HDR 64
 static const char file_magic[8] = {'F', 'P', 'D', 'U', 'M', 'P', 0, 2};
 
