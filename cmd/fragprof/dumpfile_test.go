@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fragprof/fragprof/internal/dump"
+	"github.com/fragprof/fragprof/profile"
 )
 
 // TestDumpFileInPlace: FRAGPROF_OUT names a dump file of two slots, and a run writes
@@ -77,25 +78,8 @@ func TestDumpFileInPlace(t *testing.T) {
 	// work, and work called 5 times: one run's counts, not the sum of several.
 	check := func(funcs int) {
 		t.Helper()
-		data, err := dump.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := dump.Parse(out, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := d.Profile()
-		if err != nil {
-			t.Fatal(err)
-		}
-		work := uint64(0)
-		for i, f := range p.Program.Funcs {
-			if f.Name == "work" {
-				work = p.Counts[i].Calls()
-			}
-		}
-		if work != 5 || len(p.Program.Funcs) != funcs+2 {
+		p := readDumpProfile(t, out)
+		if work, _ := callsOf(p, "work"); work != 5 || len(p.Program.Funcs) != funcs+2 {
 			t.Fatalf("work called %d times in %d functions, want 5 in %d", work, len(p.Program.Funcs), funcs+2)
 		}
 	}
@@ -162,4 +146,33 @@ func TestDumpFileInPlace(t *testing.T) {
 	if left, _ := filepath.Glob(out + ".*"); len(left) > 0 {
 		t.Errorf("files left beside the dump: %v", left)
 	}
+}
+
+// readDumpProfile reads the dump file path as count does (dump.ReadFile) and returns
+// its profile.
+func readDumpProfile(t *testing.T, path string) *profile.Profile {
+	t.Helper()
+	data, err := dump.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dump.Parse(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.Profile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// callsOf returns how many times p's function name was called, and whether p has it.
+func callsOf(p *profile.Profile, name string) (uint64, bool) {
+	for i, f := range p.Program.Funcs {
+		if f.Name == name {
+			return p.Counts[i].Calls(), true
+		}
+	}
+	return 0, false
 }

@@ -107,29 +107,12 @@ func TestRunIdentity(t *testing.T) {
 			t.Fatalf("unshare -r -p -f %s: %v\n%s", bin, err, b)
 		}
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := dump.Parse(out, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.Profile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for i, f := range p.Program.Funcs {
-		if f.Name == "work" {
-			found = true
-			if n := p.Counts[i].Calls(); n != 32 {
-				t.Errorf("work called %d times, want one run's 32", n)
-			}
-		}
-	}
+	n, found := callsOf(readDumpProfile(t, out), "work")
 	if !found {
 		t.Fatal("no function work in the dump")
+	}
+	if n != 32 {
+		t.Errorf("work called %d times, want one run's 32", n)
 	}
 }
 
@@ -204,13 +187,11 @@ func TestOutNotRegular(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, f := range p.Program.Funcs {
-		if f.Name == "work" {
-			if n := p.Counts[i].Calls(); n != 5 {
-				t.Errorf("work called %d times, want 5", n)
-			}
-			return
-		}
+	n, found := callsOf(p, "work")
+	if !found {
+		t.Fatal("no function work in the dump")
 	}
-	t.Fatal("no function work in the dump")
+	if n != 5 {
+		t.Errorf("work called %d times, want 5", n)
+	}
 }
