@@ -396,3 +396,46 @@ func TestRunWaitsForItsProcesses(t *testing.T) {
 		}
 	}
 }
+
+// bindNowSrc exits 3 if LD_BIND_NOW or FRAGPROF_BIND_NOW is in its environment, 4 if
+// the process was not started with LD_BIND_NOW=1 (/proc/self/environ keeps the
+// environment the process began with, which unsetenv does not erase), else 0.
+const bindNowSrc = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void) {
+  if (getenv("LD_BIND_NOW") || getenv("FRAGPROF_BIND_NOW")) return 3;
+  FILE *f = fopen("/proc/self/environ", "r");
+  char b[1 << 16];
+  size_t n = f ? fread(b, 1, sizeof b - 1, f) : 0;
+  for (size_t i = 0; i < n; i += strlen(b + i) + 1)
+    if (strcmp(b + i, "LD_BIND_NOW=1") == 0) return 0;
+  return 4;
+}
+`
+
+// TestBindNow: the fork server starts with LD_BIND_NOW=1 (BindNow), so that its trials
+// inherit every symbol bound, and the runtime removes it from the environment the
+// program sees (and passes on to the programs it runs). A standalone run gets neither.
+func TestBindNow(t *testing.T) {
+	if os.Getenv("LD_BIND_NOW") != "" {
+		t.Fatal("LD_BIND_NOW is set in the test's environment: BindNow leaves it to the user")
+	}
+	bin := buildExample(t, "bindnow.c", bindNowSrc)
+	s, err := StartServer(bin, ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tr, err := s.Run(context.Background(), nil, nil, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Status.Code != 0 {
+		t.Errorf("trial exit status %d; want 0 (3: the variables reached the program; 4: the server did not start with LD_BIND_NOW=1)", tr.Status.Code)
+	}
+	var ee *osexec.ExitError
+	if err := osexec.Command(bin).Run(); !errors.As(err, &ee) || ee.ExitCode() != 4 {
+		t.Errorf("a standalone run: %v; want exit status 4 (started without LD_BIND_NOW)", err)
+	}
+}
