@@ -18,19 +18,25 @@ import (
 // its dump into the free one and then switches the header's state word to it, in
 // place (docs/runtime.md, "Dump file"): the file keeps its inode from run to run. A
 // free slot filled with garbage (a writer killed in the middle) leaves the dump
-// readable; a damaged header, or a dump that outgrows its slot, gets a new file put in
-// the file's place. Before, every run wrote PATH.PID.tmp and renamed it over PATH
+// readable; a damaged header, or a dump that outgrows its slot (another program's, or
+// the same run's after an exec), gets a new file put in the file's place. Before, every run wrote PATH.PID.tmp and renamed it over PATH
 // (most of the 157 us a 0.6 ms run of newton cost more than its plain build).
 func TestDumpFileInPlace(t *testing.T) {
 	dir := t.TempDir()
-	build := func(name string, funcs int) string {
+	// build builds a program that calls work 5 times and funcs more functions once,
+	// then execs then, if not empty.
+	build := func(name string, funcs int, then string) string {
 		var src strings.Builder
+		src.WriteString("#include <unistd.h>\n")
 		for i := 0; i < funcs; i++ {
 			fmt.Fprintf(&src, "int f%d(int x) { return x > %d ? x - %d : x + 1; }\n", i, i, i)
 		}
 		src.WriteString("static int work(int i) { return i * 3 + 1; }\nint main(void) {\n\tint s = 0;\n\tfor (int i = 0; i < 5; i++)\n\t\ts += work(i);\n")
 		for i := 0; i < funcs; i++ {
 			fmt.Fprintf(&src, "\ts += f%d(s & 7);\n", i)
+		}
+		if then != "" {
+			fmt.Fprintf(&src, "\tchar *argv[] = {%q, 0};\n\texecv(argv[0], argv);\n", then)
 		}
 		src.WriteString("\treturn s < 35;\n}\n")
 		c := filepath.Join(dir, name+".c")
@@ -43,7 +49,7 @@ func TestDumpFileInPlace(t *testing.T) {
 		}
 		return bin
 	}
-	small, large := build("small", 0), build("large", 60)
+	small, large := build("small", 0, ""), build("large", 60, "")
 	out := filepath.Join(dir, "counts.fpd")
 	run := func(bin string) {
 		t.Helper()
@@ -142,6 +148,23 @@ func TestDumpFileInPlace(t *testing.T) {
 	check(60)
 	if _, length, slotCap := header(); length <= smallCap || inode() == second {
 		t.Fatalf("a dump of %d bytes, larger than the slots of %d, was not given a new file (slots now %d)", length, smallCap, slotCap)
+	}
+	// One run outgrowing its slots: small execs large, which adds its units to the
+	// dump of the same run; the sum goes to a new file.
+	os.Remove(out)
+	run(build("execs", 0, large))
+	p := readDumpProfile(t, out)
+	work := uint64(0)
+	for i, f := range p.Program.Funcs {
+		if f.Name == "work" {
+			work += p.Counts[i].Calls()
+		}
+	}
+	if work != 10 || len(p.Program.Funcs) != 64 {
+		t.Errorf("a run that execs: work called %d times in %d functions, want 10 in 64 (both programs' units)", work, len(p.Program.Funcs))
+	}
+	if _, length, _ := header(); length <= smallCap {
+		t.Errorf("a run that execs: a dump of %d bytes, which the small program's slots (%d) hold: the test did not outgrow them", length, smallCap)
 	}
 	if left, _ := filepath.Glob(out + ".*"); len(left) > 0 {
 		t.Errorf("files left beside the dump: %v", left)
