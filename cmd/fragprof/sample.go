@@ -381,7 +381,7 @@ Examples:
 					} else {
 						reached = 0
 					}
-					if reached >= 2 && len(kept) >= max(minStopBatches, est.HotEdges) {
+					if untilStops(reached, len(kept), est.HotEdges) {
 						break
 					}
 				}
@@ -544,6 +544,13 @@ const defaultUntilRuns = 100000
 // batch per hot edge, at 2,929–3,662 with 89.9–94.4%, 1 of 8 below (and the truth
 // levels off near 94% from 2,000 batches on, where no burst reaches the rest).
 const minStopBatches = 1000
+
+// untilStops reports whether --until-similarity stops: at reached checks in a row at
+// or above the target, with batches batches and an estimated hot set of hotEdges
+// edges (minStopBatches).
+func untilStops(reached, batches, hotEdges int) bool {
+	return reached >= 2 && batches >= max(minStopBatches, hotEdges)
+}
 
 // untilBurst is the in-process burst length of --until-similarity when --burst is
 // not given. Short runs leave most of the cost bound unused (a CPU-time timer gives
