@@ -132,7 +132,9 @@ func TestDumpFileInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := dump.ReadFile(out); err == nil || !strings.Contains(err.Error(), "not a valid fragprof dump file") {
+	if data, err := dump.ReadFile(out); err != nil {
+		t.Fatal(err)
+	} else if _, err := dump.Parse(out, data); err == nil || !strings.Contains(err.Error(), "not a valid fragprof dump file") {
 		t.Fatalf("a header claiming a dump larger than its slot: error %v", err)
 	}
 	run(small)
@@ -179,7 +181,13 @@ func readDumpProfile(t *testing.T, path string) *profile.Profile {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := dump.Parse(path, data)
+	return dumpProfile(t, path, data)
+}
+
+// dumpProfile returns the profile of the dump data (name in errors).
+func dumpProfile(t *testing.T, name string, data []byte) *profile.Profile {
+	t.Helper()
+	d, err := dump.Parse(name, data)
 	if err != nil {
 		t.Fatal(err)
 	}

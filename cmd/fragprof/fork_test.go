@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fragprof/fragprof/internal/dump"
 	"github.com/fragprof/fragprof/internal/report"
 )
 
@@ -179,15 +178,7 @@ func TestOutNotRegular(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("nothing was written to the FIFO")
 	}
-	d, err := dump.Parse(fifo, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := d.Profile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, found := callsOf(p, "work")
+	n, found := callsOf(dumpProfile(t, fifo, data), "work")
 	if !found {
 		t.Fatal("no function work in the dump")
 	}

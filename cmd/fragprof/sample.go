@@ -530,10 +530,9 @@ const defaultUntilRuns = 100000
 
 // minStopBatches is the fewest batches --until-similarity stops at. Below it the
 // estimate ran far above the true similarity where the hot set is dominated by a
-// few loops (prefixes of bench/sampling.sh's batches, 2026-11-26, a diagnosis:
-// xz at 250 batches, 96.0% estimated
-// against 53.2% true; it stopped one run at 80.3%); from 1,000 batches on it was
-// within 7 points on xz, sqlite3, gzip and bzip2.
+// few loops (prefixes of bench/sampling.sh's batches, 2026-11-26, a diagnosis: xz
+// at 250 batches, 96.0% estimated against 53.2% true; it stopped one run at 80.3%);
+// from 1,000 batches on it was within 7 points on xz, sqlite3, gzip and bzip2.
 //
 // It also stops no earlier than one batch per hot edge of the estimate (|Ĥ|): on
 // large hot sets the split halves agree on the edges a burst reaches easily long
@@ -558,10 +557,9 @@ func untilStops(reached, batches, hotEdges int) bool {
 // long runs the interval grows with the burst's cost and the bound holds.
 //
 // Measured on sqlite3's short workload (2026-11-26, four hand runs each, a
-// diagnosis): bursts of
-// 100 stopped at 87.8–91.4% true similarity (mean 89.7%), bursts of 200 at
-// 88.4–92.8% (mean 91.4%) in as many runs (9,400–10,700); xz, gzip, bzip2 and lua5.4
-// stopped at 97.3–100% with 200.
+// diagnosis): bursts of 100 stopped at 87.8–91.4% true similarity (mean 89.7%),
+// bursts of 200 at 88.4–92.8% (mean 91.4%) in as many runs (9,400–10,700); xz,
+// gzip, bzip2 and lua5.4 stopped at 97.3–100% with 200.
 const untilBurst = 200
 
 // startCostPairs is how many pairs of runs of true(1) measure the in-process

@@ -30,11 +30,11 @@ const FileMagic = "FPDUMP\x00\x02"
 // fileHeader is the size of a dump file's header.
 const fileHeader = 64
 
-// Unwrap returns the dump a dump file holds: the slot its header's state word names
+// unwrap returns the dump a dump file holds: the slot its header's state word names
 // (the low bit: the slot; the other 63 bits: the dump's length). Data that is not a
 // dump file (a bare dump: a fork-server trial's, FRAGPROF_FD's, an older fragprof's) is
 // returned as it is.
-func Unwrap(name string, data []byte) ([]byte, error) {
+func unwrap(name string, data []byte) ([]byte, error) {
 	if len(data) < 8 || !bytes.Equal(data[:8], []byte(FileMagic)) {
 		return data, nil
 	}
@@ -51,8 +51,8 @@ func Unwrap(name string, data []byte) ([]byte, error) {
 	return data[off : off+n], nil
 }
 
-// ReadFile reads the dump in the file path (a dump file or a bare dump) under a
-// shared flock, which the runtime's writers exclude while they write.
+// ReadFile reads the file path (a dump file or a bare dump, for Parse) under a shared
+// flock, which the runtime's writers exclude while they write.
 func ReadFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -64,11 +64,7 @@ func ReadFile(path string) ([]byte, error) {
 			break
 		}
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, err
-	}
-	return Unwrap(path, data)
+	return io.ReadAll(f)
 }
 
 // A Dump is one process's counters.
@@ -182,7 +178,7 @@ func ParseKnown(name string, data []byte, known *Known) (*Dump, error) {
 	bad := func(f string, a ...any) error {
 		return fmt.Errorf("%s: not a valid fragprof dump: %s", name, fmt.Sprintf(f, a...))
 	}
-	data, err := Unwrap(name, data)
+	data, err := unwrap(name, data)
 	if err != nil {
 		return nil, err
 	}

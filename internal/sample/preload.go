@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/hotcfg"
+	"github.com/fragprof/fragprof/internal/stats"
 )
 
 //go:embed preload/fragprof_sample.c
@@ -537,6 +538,5 @@ func StartCost(pairs int) (cost time.Duration, ok bool, err error) {
 		}
 		diffs = append(diffs, float64(sampled.CPU-plain.CPU))
 	}
-	sort.Float64s(diffs)
-	return time.Duration(max(diffs[len(diffs)/2], 0)), true, nil
+	return time.Duration(max(stats.Median(diffs), 0)), true, nil
 }
