@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +36,14 @@ import (
 // run is freq: it checks the flags, then judges profiles (--from), replays a trial
 // (--replay) or runs the trials, and writes the report.
 func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
+	// The trials' counts are folded as fast as the fork server runs them, and most of
+	// what is allocated stays live (the statistics, the decoded metadata), so the
+	// collector runs at twice the default heap growth (GOGC=200) unless $GOGC says
+	// otherwise: 200 trials of a SQLite workload took 10–15 % less time for 35 MB more
+	// (155 against 190 MB resident; a diagnosis).
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200)
+	}
 	if f.cl.status != "" || f.cl.resume != "" {
 		return f.cl.statusOrResume(e, c)
 	}

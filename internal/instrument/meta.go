@@ -7,7 +7,11 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"runtime"
+	"sync"
 
 	"github.com/fragprof/fragprof/cfg"
 	jsonv2 "github.com/go-json-experiment/json"
@@ -95,86 +99,183 @@ func (u *Unit) Encode() ([]byte, error) {
 	return z.Bytes(), nil
 }
 
-// inflate returns a blob's JSON: the blob itself when it is plain JSON (fragprof
-// before compression), else its zlib stream decompressed.
-func inflate(blob []byte) ([]byte, error) {
-	if len(blob) > 0 && blob[0] == '{' {
-		return blob, nil
+// Decode reads a metadata blob back into a unit whose plans can Reconstruct counts.
+// A freq run waits for its binary's blob before it folds its first trial, its fork
+// server idle meanwhile (sqlite3.c's blob, 3,000 functions in 6.2 MB of JSON, took
+// 100 ms), so the work is spread over the CPUs: this goroutine inflates the blob and
+// cuts the functions' JSON apart, GOMAXPROCS others decode them (funcReader).
+func Decode(blob []byte) (*Unit, error) {
+	var in io.Reader = bytes.NewReader(blob)
+	if len(blob) == 0 || blob[0] != '{' { // else plain JSON: fragprof before compression
+		z, err := zlib.NewReader(in)
+		if err != nil {
+			return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
+		}
+		defer z.Close()
+		in = z
 	}
-	r, err := zlib.NewReader(bytes.NewReader(blob))
-	if err != nil {
+	type job struct {
+		i  int
+		js []byte
+	}
+	jobs := make(chan job, 64)
+	var (
+		mu    sync.Mutex
+		plans []*FuncPlan
+		errs  []error
+		wg    sync.WaitGroup
+	)
+	var scheme Scheme // set before the first job is sent
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			fr := newFuncReader()
+			for j := range jobs {
+				p, err := fr.plan(j.js, scheme)
+				mu.Lock()
+				for len(plans) <= j.i {
+					plans, errs = append(plans, nil), append(errs, nil)
+				}
+				plans[j.i], errs[j.i] = p, err
+				mu.Unlock()
+			}
+		})
+	}
+	u, nfuncs, err := readUnit(jsontext.NewDecoder(in), func(s Scheme) { scheme = s }, func(i int, js []byte) {
+		jobs <- job{i, js}
+	})
+	close(jobs)
+	wg.Wait()
+	var ve versionError
+	switch {
+	case errors.As(err, &ve):
 		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
 	}
-	defer r.Close()
-	// JSON metadata compresses about 6:1 (sqlite3.c's: 6.2 MB in 1.1 MB); reading into
-	// room for 8:1 spares io.ReadAll's regrowing copies (sqlite3.c's blob decoded in
-	// 95 ms instead of 99, best of 8, a diagnosis).
-	out := bytes.NewBuffer(make([]byte, 0, 8*len(blob)+512))
-	if _, err := out.ReadFrom(r); err != nil {
-		return nil, err
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first function's
+		}
 	}
-	return out.Bytes(), nil
+	if nfuncs > 0 {
+		u.Funcs = plans
+	}
+	return u, nil
 }
 
-// Decode reads a metadata blob back into a unit whose plans can Reconstruct counts.
-func Decode(blob []byte) (*Unit, error) {
-	js, err := inflate(blob)
-	if err != nil {
-		return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
-	}
+// readUnit reads a unit's JSON object: its fields into a Unit, and each function's
+// JSON, copied, to fn in order, once the unit's version is checked and its scheme
+// passed to setScheme (Encode writes both before the functions; functions that come
+// first wait for them).
+func readUnit(dec *jsontext.Decoder, setScheme func(Scheme), fn func(i int, js []byte)) (*Unit, int, error) {
 	var mu metaUnit
-	if err := jsonv2.Unmarshal(js, &mu); err != nil {
-		return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
+	var late [][]byte // functions read before the version and the scheme
+	n := 0
+	ready := false
+	token := func(k jsontext.Kind) error {
+		t, err := dec.ReadToken()
+		if err == nil && t.Kind() != k {
+			err = fmt.Errorf("want %v, got %v", k, t)
+		}
+		return err
+	}
+	if err := token('{'); err != nil {
+		return nil, 0, err
+	}
+	for dec.PeekKind() != '}' {
+		t, err := dec.ReadToken()
+		if err != nil {
+			return nil, 0, err
+		}
+		var field any
+		switch key := t.String(); key {
+		case "funcs":
+			if dec.PeekKind() == 'n' {
+				break // null: no functions
+			}
+			if err := token('['); err != nil {
+				return nil, 0, fmt.Errorf("funcs: %v", err)
+			}
+			for dec.PeekKind() != ']' {
+				v, err := dec.ReadValue()
+				if err != nil {
+					return nil, 0, err
+				}
+				if ready {
+					fn(n, bytes.Clone(v))
+				} else {
+					late = append(late, bytes.Clone(v))
+				}
+				n++
+			}
+			if err := token(']'); err != nil {
+				return nil, 0, err
+			}
+			continue
+		case "v":
+			field = &mu.Version
+		case "src":
+			field = &mu.Source
+		case "scheme":
+			field = &mu.Scheme
+		case "mem":
+			field = &mu.Mem
+		case "promoted":
+			field = &mu.Promoted
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, 0, err
+		}
+		if field == nil {
+			continue // a field of a later format
+		}
+		if err := jsonv2.Unmarshal(v, field); err != nil {
+			return nil, 0, err
+		}
+		if !ready && mu.Version != 0 && mu.Scheme != "" {
+			if mu.Version != FormatVersion {
+				return nil, 0, errVersion(mu.Version)
+			}
+			s, err := ParseScheme(mu.Scheme)
+			if err != nil {
+				return nil, 0, err
+			}
+			setScheme(s)
+			ready = true
+			for i, js := range late {
+				fn(i, js)
+			}
+			late = nil
+		}
+	}
+	if err := token('}'); err != nil {
+		return nil, 0, err
+	}
+	// The end of the stream, which for a compressed blob checks its checksum.
+	if _, err := dec.ReadToken(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data after the unit")
+		}
+		return nil, 0, err
 	}
 	if mu.Version != FormatVersion {
-		return nil, fmt.Errorf("fragprof metadata version %d, this fragprof reads version %d: rebuild the program", mu.Version, FormatVersion)
+		return nil, 0, errVersion(mu.Version)
 	}
 	s, err := ParseScheme(mu.Scheme)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	u := &Unit{Source: mu.Source, Scheme: s, InMemory: mu.Mem, Promoted: mu.Promoted}
-	for _, mf := range mu.Funcs {
-		f := &cfg.Func{Name: mf.Name, File: mf.File, Line: mf.Line, ReturnsTwice: mf.Setjmp}
-		for _, mb := range mf.Blocks {
-			b := f.AddBlock(mb.Label)
-			b.Start, b.End = cfg.Pos(mb.Start), cfg.Pos(mb.End)
-			b.Lines, b.Instrs, b.Calls = mb.Lines, mb.Instrs, mb.Calls
-		}
-		for _, me := range mf.Edges {
-			if me.From < 0 || me.From >= len(f.Blocks) || me.To < 0 || me.To >= len(f.Blocks) {
-				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: edge %v", mf.Name, me)
-			}
-			k, err := cfg.ParseEdgeKind(me.Kind)
-			if err != nil {
-				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: %v", mf.Name, err)
-			}
-			f.AddEdge(f.Blocks[me.From], f.Blocks[me.To], k, me.Case)
-		}
-		if err := f.Check(); err != nil {
-			return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
-		}
-		p := &FuncPlan{Func: f, Scheme: s, Fallback: mf.Fallback, Shared: mf.Shared}
-		if mf.Scheme != "" {
-			if p.Scheme, err = ParseScheme(mf.Scheme); err != nil {
-				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: %v", mf.Name, err)
-			}
-		}
-		for _, b := range mf.Exits {
-			if b < 0 || b >= len(f.Blocks) {
-				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: exit block %d", mf.Name, b)
-			}
-		}
-		p.Exits = mf.Exits
-		for _, mc := range mf.Counters {
-			if mc[0] >= len(f.Blocks) || mc[1] >= len(f.Edges) || (mc[0] < 0) == (mc[1] < 0) {
-				return nil, fmt.Errorf("corrupt fragprof metadata: function %s: counter %v", mf.Name, mc)
-			}
-			p.Counters = append(p.Counters, Counter{Block: mc[0], Edge: mc[1], Place: Place(mc[2])})
-		}
-		u.Funcs = append(u.Funcs, p)
-	}
-	return u, nil
+	return &Unit{Source: mu.Source, Scheme: s, InMemory: mu.Mem, Promoted: mu.Promoted}, n, nil
+}
+
+// A versionError is a blob of another format version.
+type versionError int
+
+func errVersion(v int) error { return versionError(v) }
+
+func (v versionError) Error() string {
+	return fmt.Sprintf("fragprof metadata version %d, this fragprof reads version %d: rebuild the program", int(v), FormatVersion)
 }
 
 // metaPos is a source position, written [file, line, col].
@@ -190,50 +291,4 @@ func (p metaPos) MarshalJSON() ([]byte, error) { return json.Marshal([3]any{p.Fi
 
 func (e metaEdge) MarshalJSON() ([]byte, error) {
 	return json.Marshal([4]any{e.From, e.To, e.Kind, e.Case})
-}
-
-// UnmarshalJSONFrom reads [file, line, col] token by token: a sqlite3.c blob holds
-// 140,000 positions, and decoding each as an array of interfaces was most of the
-// blob's decoding time.
-func (p *metaPos) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	return readTuple(d, &p.File, &p.Line, &p.Col)
-}
-
-// UnmarshalJSONFrom reads [from, to, kind, case] token by token.
-func (e *metaEdge) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	return readTuple(d, &e.From, &e.To, &e.Kind, &e.Case)
-}
-
-// readTuple reads a JSON array whose elements are, in order, a string or an integer
-// as fields says (*string, *int).
-func readTuple(d *jsontext.Decoder, fields ...any) error {
-	if t, err := d.ReadToken(); err != nil {
-		return err
-	} else if t.Kind() != '[' {
-		return fmt.Errorf("want an array, got %v", t)
-	}
-	for _, f := range fields {
-		t, err := d.ReadToken()
-		if err != nil {
-			return err
-		}
-		switch f := f.(type) {
-		case *string:
-			if t.Kind() != '"' {
-				return fmt.Errorf("want a string, got %v", t)
-			}
-			*f = t.String()
-		case *int:
-			if t.Kind() != '0' {
-				return fmt.Errorf("want a number, got %v", t)
-			}
-			*f = int(t.Int())
-		}
-	}
-	if t, err := d.ReadToken(); err != nil {
-		return err
-	} else if t.Kind() != ']' {
-		return fmt.Errorf("want the end of an array, got %v", t)
-	}
-	return nil
 }

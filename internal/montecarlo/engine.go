@@ -278,7 +278,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			defer w.Close()
-			size := 1
+			size := 2 // the server runs the second while the first's metadata is decoded
 			var nums []uint64
 			for runCtx.Err() == nil {
 				lo := next.Add(uint64(size)) - uint64(size)
