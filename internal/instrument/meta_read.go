@@ -28,7 +28,7 @@ type funcReader struct {
 	nLines   []int
 	calls    []string
 	nCalls   []int
-	ints     []int
+	exits    []int
 	counters [][3]int
 }
 
@@ -56,7 +56,7 @@ func (fr *funcReader) readFunc() {
 	mf := &fr.mf
 	*mf = metaFunc{Blocks: mf.Blocks[:0], Edges: mf.Edges[:0]}
 	fr.lines, fr.nLines, fr.calls, fr.nCalls = fr.lines[:0], fr.nLines[:0], fr.calls[:0], fr.nCalls[:0]
-	fr.counters, fr.ints = fr.counters[:0], fr.ints[:0]
+	fr.counters, fr.exits = fr.counters[:0], fr.exits[:0]
 	fr.object(func(key []byte) {
 		switch string(key) {
 		case "name":
@@ -127,7 +127,7 @@ func (fr *funcReader) readFunc() {
 		case "fallback":
 			mf.Fallback = fr.str(true)
 		case "exits":
-			fr.array(func() { fr.ints = append(fr.ints, fr.int()) })
+			fr.array(func() { fr.exits = append(fr.exits, fr.int()) })
 		case "setjmp":
 			mf.Setjmp = fr.bool()
 		case "shared":
@@ -203,13 +203,13 @@ func (fr *funcReader) build(s Scheme) (*FuncPlan, error) {
 			return nil, bad("%v", err)
 		}
 	}
-	for _, b := range fr.ints {
+	for _, b := range fr.exits {
 		if b < 0 || b >= len(blocks) {
 			return nil, bad("exit block %d", b)
 		}
 	}
-	if len(fr.ints) > 0 {
-		p.Exits = slices.Clone(fr.ints)
+	if len(fr.exits) > 0 {
+		p.Exits = slices.Clone(fr.exits)
 	}
 	if len(fr.counters) > 0 {
 		p.Counters = make([]Counter, 0, len(fr.counters))
