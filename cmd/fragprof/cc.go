@@ -40,8 +40,9 @@ Environment at build time:
   FRAGPROF_VOLATILE=1 volatile counter increments: counts exact at every moment,
                      for runs stopped from outside (Ctrl-C, timeouts, --continuous)
   FRAGPROF_PROMOTE=0 keep loops' counters in memory, not in registers until the loop
-                     is left (the default above -O0): exact counts even for runs that
-                     fault or are killed inside a loop, at a higher cost
+                     is left (the default above -O0), and count the blocks that may
+                     fault apart: exact counts even for runs that fault or are killed
+                     inside a loop, at a higher cost
   FRAGPROF_KEEP=1    keep the intermediate IR files
   FRAGPROF_CC_TIMES=1 print the time of each step (clang's front end, fragprof's
                      IR step, clang's back end) and fragprof's peak memory

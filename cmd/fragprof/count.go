@@ -63,8 +63,9 @@ Every count is exact and checked for flow conservation before it is printed: a b
 count is the sum of its in-edges, and (when main returns) the sum of its out-edges.
 The program count builds keeps every counter in memory in program order, so that
 a run that crashes is counted exactly too; 'fragprof cc' (and freq) keep loops'
-counters in registers above -O0, which is cheaper but loses increments just before
-a fault (FRAGPROF_PROMOTE=0 turns that off).
+counters in registers above -O0 and leave out the counters that only place a fault,
+which is cheaper but may leave counts near a fault off by one (FRAGPROF_PROMOTE=0
+turns both off).
 
 Examples:
   fragprof count examples/newton.c <<< 400

@@ -44,6 +44,22 @@ func (s Spec) IsCXX() bool {
 	return false
 }
 
+// opt is the optimisation flag of the instrumented code.
+func (spec Spec) opt() string {
+	if spec.Opt == "" {
+		return "-O2"
+	}
+	return spec.Opt
+}
+
+// instrOptions are the instrumentation options of the unit compiled from src.
+func (spec Spec) instrOptions(src string) instrument.Options {
+	o := spec.Instr
+	o.Source = src
+	o.Promote = Promote(spec.opt(), o.Atomic) && !spec.ExactFaults
+	return o
+}
+
 // For returns t in C++ mode if spec is a C++ program (Spec.IsCXX), else t: every
 // pipeline that compiles and links a Spec starts with it.
 func (t *Toolchain) For(spec Spec) *Toolchain {
@@ -56,10 +72,7 @@ func (t *Toolchain) For(spec Spec) *Toolchain {
 // Build compiles spec into the instrumented executable out, keeping intermediate
 // files in dir. It returns the units, one per source.
 func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir, out string) ([]*instrument.Unit, error) {
-	opt := spec.Opt
-	if opt == "" {
-		opt = "-O2"
-	}
+	opt := spec.opt()
 	t = t.For(spec)
 	var objs []string
 	var units []*instrument.Unit
@@ -69,9 +82,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		if err := t.EmitIR(ctx, stderr, src, ll, spec.CFlags); err != nil {
 			return nil, fmt.Errorf("%s: %v", src, err)
 		}
-		o := spec.Instr
-		o.Source = src
-		o.Promote = Promote(opt, o.Atomic) && !spec.ExactFaults
+		o := spec.instrOptions(src)
 		u, err := t.InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), spec.CFlags, o, spec.Edits...)
 		if err != nil {
 			return nil, err
@@ -117,7 +128,7 @@ func (t *Toolchain) Analyze(ctx context.Context, stderr io.Writer, spec Spec, di
 			if err := g.Check(); err != nil {
 				return nil, 0, err
 			}
-			counters += len(instrument.PlanFunc(g, spec.Instr.Scheme).Counters)
+			counters += len(instrument.Plan(g, spec.instrOptions(src)).Counters)
 			p.Funcs = append(p.Funcs, g)
 		}
 	}

@@ -389,7 +389,7 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 		d.Warnings = append(d.Warnings, w)
 	}
 	if promoted && d.Finished && isFault(d.Signal) {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s: counters the optimiser keeps in registers (promoted, above -O0) may miss the increments made just before the fault; build with FRAGPROF_PROMOTE=0 for exact counts of runs that fault", d.stopText()))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s: in a build that keeps counters in registers (promoted, above -O0), the counts of the loop and of the block where the fault struck may be off; build with FRAGPROF_PROMOTE=0 for exact counts of runs that fault", d.stopText()))
 	}
 	flow := d.Flow()
 	for i, f := range p.Program.Funcs {

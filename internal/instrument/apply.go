@@ -91,7 +91,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		if err := g.Check(); err != nil {
 			return nil, err
 		}
-		p := PlanFunc(g, opt.Scheme)
+		p := Plan(g, opt)
 		p.Shared = isShared(m.Lines[f.Line])
 		u.Funcs = append(u.Funcs, p)
 		irFuncs = append(irFuncs, f)

@@ -10,10 +10,11 @@
 // activation can end: blocks without successors (return, unreachable), blocks with
 // a call that may not return (exit() deeper down, longjmp, a signal raised in the
 // callee: cfg.MayNotReturn) and blocks with an instruction that may fault (a load or
-// store through a pointer, a division: cfg.MayFault). On that graph flow is
-// conserved at every node on every run that ends by exit(), by returning from main,
-// by a signal raised inside a call, or by a fault (SIGSEGV, SIGBUS, SIGFPE): the
-// virtual edge of b carries how often an activation stopped in b. The virtual b →
+// store through a pointer, a division: cfg.MayFault) unless the build promotes
+// counters (see PlanFunc). On that graph flow is conserved at every node on every run
+// that ends by exit(), by returning from main, by a signal raised inside a call, or by
+// a fault (SIGSEGV, SIGBUS, SIGFPE): the virtual edge of b carries how often an
+// activation stopped in b. The virtual b →
 // EXIT edges are forced into the tree (they cannot be counted), so chords are always
 // countable: real edges, or EXIT → entry (a counter at the entry). Each virtual edge
 // costs one more chord, which the maximum spanning tree puts on a cold edge.
@@ -37,13 +38,18 @@ import (
 // scratch holds the solver's working space between calls of reconstructChords.
 var scratch = sync.Pool{New: func() any { return new([]uint64) }}
 
-// planChords places counters on the chords of a maximum-weight spanning tree.
-func planChords(f *cfg.Func) *FuncPlan {
+// planChords places counters on the chords of a maximum-weight spanning tree. Without
+// faults, the blocks that may fault get no virtual edge: see PlanFunc.
+func planChords(f *cfg.Func, faults bool) *FuncPlan {
 	p := &FuncPlan{Func: f, Scheme: Chords}
 	nb := len(f.Blocks)
 	exit := nb
+	stops := cfg.MayNotReturn
+	if faults {
+		stops |= cfg.MayFault
+	}
 	for _, b := range f.Blocks {
-		if len(b.Succs) == 0 || b.Traits&(cfg.MayNotReturn|cfg.MayFault) != 0 {
+		if len(b.Succs) == 0 || b.Traits&stops != 0 {
 			p.Exits = append(p.Exits, b.ID)
 		}
 	}

@@ -143,6 +143,45 @@ func TestChordsCount(t *testing.T) {
 	}
 }
 
+// TestChordsFaults: a build that promotes counters (Plan with Options.Promote) gives
+// the blocks that may fault no virtual edge — one chord fewer for each block that
+// nothing else makes an exit — and still counts exactly every run that returns or
+// stops inside a call that may not return; PlanFunc keeps the edges.
+func TestChordsFaults(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	fewer := 0
+	for iter := 0; iter < 1000; iter++ {
+		f := randomChordFunc(rng, 2+rng.Intn(14))
+		onlyFault := 0
+		for _, b := range f.Blocks {
+			if rng.Intn(3) == 0 {
+				b.Traits |= cfg.MayFault
+				if len(b.Succs) > 0 && b.Traits&cfg.MayNotReturn == 0 {
+					onlyFault++
+				}
+			}
+		}
+		exact := PlanFunc(f, Chords)
+		cheap := Plan(f, Options{Scheme: Chords, Promote: true})
+		if got := Plan(f, Options{Scheme: Chords}); !reflect.DeepEqual(got, exact) {
+			t.Fatalf("graph %d: Plan without promotion differs from PlanFunc", iter)
+		}
+		if len(exact.Exits)-len(cheap.Exits) != onlyFault || len(exact.Counters)-len(cheap.Counters) != onlyFault {
+			t.Fatalf("graph %d: %d exits and %d counters with fault edges, %d and %d without; %d blocks only may fault",
+				iter, len(exact.Exits), len(exact.Counters), len(cheap.Exits), len(cheap.Counters), onlyFault)
+		}
+		fewer += onlyFault
+		truth, vals := simulate(rand.New(rand.NewSource(int64(iter))), cheap, 1+rng.Intn(5), 0.3, false)
+		got, err := cheap.Reconstruct(vals)
+		if err != nil || !reflect.DeepEqual(got, truth) {
+			t.Fatalf("graph %d: reconstructed %v (%v), want %v\n%s", iter, got, err, truth, f)
+		}
+	}
+	if fewer == 0 {
+		t.Fatal("no graph had a block that only may fault")
+	}
+}
+
 // TestChordsAvoidHotEdges: every cycle needs one counter, so a loop costs one
 // increment per iteration under chords; the rest sit on cold edges. The blocks scheme
 // pays two per iteration here (cond and body) and the edges scheme two as well.
