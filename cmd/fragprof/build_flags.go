@@ -26,8 +26,9 @@ type buildFlags struct {
 	atomic                    bool
 	volatile                  bool
 	// Set by commands, not flags: further IR edits and plain sources (a harness).
-	edits []build.Edit
-	extra []string
+	edits    []build.Edit
+	exported []string // functions the edits make visible outside their unit
+	extra    []string
 }
 
 func (b *buildFlags) add(c *cobra.Command) {
@@ -68,7 +69,7 @@ func (b *buildFlags) spec(sources []string) (build.Spec, error) {
 	if err != nil {
 		return s, usagef("--counters: %v", err)
 	}
-	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic, Volatile: b.volatile}
+	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic, Volatile: b.volatile, Exported: b.exported}
 	s.Edits, s.Extra = b.edits, b.extra
 	for _, src := range sources {
 		fi, err := os.Stat(src)

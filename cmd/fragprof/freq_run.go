@@ -322,6 +322,7 @@ func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *di
 			return nil, err
 		}
 		bf.edits = append(bf.edits, h.Edit())
+		bf.exported = append(bf.exported, fn) // the harness calls it from outside the unit
 		bf.extra = append(bf.extra, drv)
 		return h, nil
 	}

@@ -123,12 +123,14 @@ func (t *Toolchain) Analyze(ctx context.Context, stderr io.Writer, spec Spec, di
 			return nil, 0, IRError(src, err)
 		}
 		m.SetSource(src)
+		o := spec.instrOptions(src)
+		fromCalls := instrument.CountedAtCalls(m, o)
 		for _, f := range m.Funcs {
 			g := m.CFG(f)
 			if err := g.Check(); err != nil {
 				return nil, 0, err
 			}
-			counters += len(instrument.Plan(g, spec.instrOptions(src)).Counters)
+			counters += len(instrument.Plan(g, o, fromCalls[f.Name]).Counters)
 			p.Funcs = append(p.Funcs, g)
 		}
 	}

@@ -317,25 +317,76 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 	}
 	var adjusted []string
 	for ui, u := range d.Units {
-		off := 0
-		for j, fp := range u.Unit.Funcs {
-			vals := u.Counters[off : off+len(fp.Counters)]
-			ran := !allZero(vals)
+		funcs := u.Unit.Funcs
+		offs := make([]int, len(funcs)+1)
+		for j, fp := range funcs {
+			offs[j+1] = offs[j] + len(fp.Counters)
+		}
+		// Each function's counts; those counted at their call sites
+		// (EntryFromCalls) once the counts of their callers are known.
+		cs := make([]cfg.Counts, len(funcs))
+		rans := make([]bool, len(funcs))
+		errs := make([]error, len(funcs))
+		done := make([]bool, len(funcs))
+		solve := func(j int, calls uint64) {
+			fp := funcs[j]
+			vals := u.Counters[offs[j]:offs[j+1]]
+			ran := !allZero(vals) || calls > 0
 			var c cfg.Counts
 			var err error
 			switch {
 			case sparse && !ran:
 			case abrupt:
 				var adj bool
-				c, adj, err = fp.ReconstructTolerant(vals)
+				c, adj, err = fp.ReconstructTolerant(vals, calls)
 				if adj {
 					adjusted = append(adjusted, fp.Func.Name)
 				}
 			case sparse: // a freq trial's: read, never modified, below or after
-				c, err = fp.ReconstructShared(vals)
+				c, err = fp.ReconstructShared(vals, calls)
 			default:
-				c, err = fp.Reconstruct(vals)
+				c, err = fp.ReconstructCalls(vals, calls)
 			}
+			cs[j], rans[j], errs[j], done[j] = c, ran, err, true
+		}
+		left := 0
+		for j, fp := range funcs {
+			if fp.EntryFromCalls {
+				left++
+			} else {
+				solve(j, 0)
+			}
+		}
+		for left > 0 {
+			progress := false
+			for j, fp := range funcs {
+				if done[j] || !fp.EntryFromCalls {
+					continue
+				}
+				sites := u.Unit.Calls(j)
+				ready := true
+				var calls uint64
+				for _, s := range sites {
+					if !done[s.Func] {
+						ready = false
+						break
+					}
+					if b := cs[s.Func].Blocks; b != nil {
+						calls += uint64(s.N) * b[s.Block]
+					}
+				}
+				if ready {
+					solve(j, calls)
+					left--
+					progress = true
+				}
+			}
+			if !progress {
+				return nil, fmt.Errorf("unit %s: the functions counted at their call sites call each other in a cycle (please report this as a fragprof bug)", u.Unit.Source)
+			}
+		}
+		for j, fp := range funcs {
+			c, ran, err := cs[j], rans[j], errs[j]
 			if err != nil {
 				if abrupt && promoted {
 					return nil, fmt.Errorf("%v (the run %s inside a loop whose counters were kept in registers; count it with a build made with FRAGPROF_PROMOTE=0 and --counters blocks or edges)", err, d.stopText())
@@ -349,7 +400,6 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 			if fp.Fallback != "" {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("function %s %s", fp.Func.Name, fp.Fallback))
 			}
-			off += len(fp.Counters)
 			p.Counters += len(fp.Counters)
 			// Copies of a shared function in several units: one function, counts
 			// added (a sparse idle copy has nothing to add).

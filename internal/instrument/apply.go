@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/llvmir"
@@ -39,6 +40,29 @@ type Options struct {
 	// fault or an outside signal: the optimiser may then hold an increment past the
 	// faulting instruction.
 	Promote bool
+	// Exported names functions that later edits make visible to code outside the
+	// unit (a harness calling a static function): they count their activations at
+	// their own entry, never at their call sites (llvmir.Module.EntriesFromCalls).
+	Exported []string
+}
+
+// CountedAtCalls returns the functions of m whose activations a build under opt
+// counts at their call sites (FuncPlan.EntryFromCalls): those of
+// llvmir.Module.EntriesFromCalls, under chords, but the exported ones, and none when
+// the counts in memory must hold at every moment (volatile counters, atomic ones not
+// promoted: a run stopped between a block's entry and its call would count a call
+// not made). Without promotion a call
+// site must not follow an instruction that may fault: such builds count runs that
+// fault exactly.
+func CountedAtCalls(m *llvmir.Module, opt Options) map[string]bool {
+	if opt.Scheme != Chords || opt.Volatile || opt.Atomic && !opt.Promote {
+		return nil // counts in memory exact at every moment (Unit.InMemory)
+	}
+	fromCalls := m.EntriesFromCalls(!opt.Promote)
+	for _, name := range opt.Exported {
+		delete(fromCalls, name)
+	}
+	return fromCalls
 }
 
 // A Unit is an instrumented translation unit: its plans, in counter-slot order.
@@ -54,6 +78,54 @@ type Unit struct {
 	// (promote.go): a run that stops inside such a loop without a call (a fault, a
 	// signal from outside) loses their iterations since the loop was entered.
 	Promoted bool
+
+	callsOnce sync.Once
+	calls     [][]CallSite // Calls, by function
+}
+
+// A CallSite is a block that calls a function: N calls each time it runs.
+type CallSite struct {
+	Func, Block, N int // Func indexes Unit.Funcs
+}
+
+// Calls returns the call sites of the function Funcs[i] in the unit, for a plan
+// whose entry is counted at them (FuncPlan.EntryFromCalls; nil otherwise): its
+// activations are the sum over the sites of N times the block's count. Computed
+// once; safe for concurrent use.
+func (u *Unit) Calls(i int) []CallSite {
+	u.callsOnce.Do(func() {
+		idx := map[string]int{}
+		for j, p := range u.Funcs {
+			if p.EntryFromCalls {
+				idx[p.Func.Name] = j
+			}
+		}
+		if len(idx) == 0 {
+			return
+		}
+		u.calls = make([][]CallSite, len(u.Funcs))
+		for j, p := range u.Funcs {
+			for _, b := range p.Func.Blocks {
+				for k, name := range b.Calls {
+					t, ok := idx[name]
+					if !ok || slices.Contains(b.Calls[:k], name) {
+						continue // not counted at its calls, or this block already listed
+					}
+					n := 0
+					for _, c := range b.Calls[k:] {
+						if c == name {
+							n++
+						}
+					}
+					u.calls[t] = append(u.calls[t], CallSite{Func: j, Block: b.ID, N: n})
+				}
+			}
+		}
+	})
+	if u.calls == nil {
+		return nil
+	}
+	return u.calls[i]
 }
 
 // NumCounters returns the number of counter slots of the unit.
@@ -83,6 +155,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		m.SetSource(opt.Source)
 	}
 	var irFuncs []*llvmir.Func
+	fromCalls := CountedAtCalls(m, opt)
 	for _, f := range m.Funcs {
 		if strings.Contains(m.Lines[f.Line], " available_externally ") {
 			continue // its code is discarded after optimisation; the counts would be wrong
@@ -91,7 +164,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		if err := g.Check(); err != nil {
 			return nil, err
 		}
-		p := Plan(g, opt)
+		p := Plan(g, opt, fromCalls[f.Name])
 		p.Shared = isShared(m.Lines[f.Line])
 		u.Funcs = append(u.Funcs, p)
 		irFuncs = append(irFuncs, f)

@@ -40,7 +40,7 @@ var scratch = sync.Pool{New: func() any { return new([]uint64) }}
 
 // planChords places counters on the chords of a maximum-weight spanning tree. Without
 // faults, the blocks that may fault get no virtual edge: see PlanFunc.
-func planChords(f *cfg.Func, faults bool) *FuncPlan {
+func planChords(f *cfg.Func, faults, fromCalls bool) *FuncPlan {
 	p := &FuncPlan{Func: f, Scheme: Chords}
 	nb := len(f.Blocks)
 	exit := nb
@@ -67,7 +67,13 @@ func planChords(f *cfg.Func, faults bool) *FuncPlan {
 	for _, e := range f.Edges {
 		cands = append(cands, cand{e.ID, st.EdgeFreq[e.ID]})
 	}
-	cands = append(cands, cand{-1, st.Freq[0]})
+	// A function counted at its call sites knows the flow on EXIT → entry: no
+	// counter there, nor a place in the tree (one chord fewer). Not without an exit,
+	// where that flow could not come back to EXIT.
+	p.EntryFromCalls = fromCalls && len(p.Exits) > 0
+	if !p.EntryFromCalls {
+		cands = append(cands, cand{-1, st.Freq[0]})
+	}
 	// Critical edges that cannot take a counter of their own come first, so that the
 	// tree takes as many as it can (LLVM's CFGMST does the same for landing pads):
 	// an unwind edge into a shared landing pad needs a cloned landing pad to be
@@ -235,6 +241,9 @@ func (p *FuncPlan) buildSolver() *solver {
 		}
 		s.chord[i], known[id] = id, true
 	}
+	if p.EntryFromCalls {
+		known[entryEdge] = true // its flow is given: the calls
+	}
 	label := func(n int) string {
 		if n == exit {
 			return "EXIT"
@@ -303,7 +312,7 @@ func (p *FuncPlan) buildSolver() *solver {
 // reconstructChords solves the conservation equations of the chords graph in the
 // solver's order. extra, if not nil, adds known deficits: extra[b] more activations
 // stopped in block b than the virtual edges account for.
-func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64) (cfg.Counts, error) {
+func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64, calls uint64) (cfg.Counts, error) {
 	f := p.Func
 	if len(vals) != len(p.Counters) {
 		return cfg.Counts{}, fmt.Errorf("function %s: %d counter values for %d counters", f.Name, len(vals), len(p.Counters))
@@ -312,7 +321,10 @@ func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64) (cfg.C
 	if s.err != nil {
 		return cfg.Counts{}, s.err
 	}
-	if len(extra) == 0 && allZero(vals) {
+	if !p.EntryFromCalls {
+		calls = 0
+	}
+	if len(extra) == 0 && calls == 0 && allZero(vals) {
 		// The equations are linear with a unique solution: no flow on the chords is
 		// no flow anywhere. Most functions of a large program do not run in a given
 		// trial (sqlite3: about 90 % of 3,000).
@@ -346,6 +358,11 @@ func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64) (cfg.C
 	for b, d := range extra {
 		out[b] += d
 		in[exit] += d
+	}
+	if p.EntryFromCalls {
+		x[len(f.Edges)] = calls // EXIT → entry
+		out[exit] += calls
+		in[0] += calls
 	}
 	for _, st := range s.steps {
 		n, e := st.node, st.edge
@@ -384,8 +401,8 @@ func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64) (cfg.C
 // itself, it tries one such stop in each block in turn and keeps the first that makes
 // the counts consistent; adjusted reports that it did. Counts near the stopping point
 // may still be off by one when the plain solution happens to be consistent.
-func (p *FuncPlan) ReconstructTolerant(vals []uint64) (c cfg.Counts, adjusted bool, err error) {
-	c, err = p.Reconstruct(vals)
+func (p *FuncPlan) ReconstructTolerant(vals []uint64, calls uint64) (c cfg.Counts, adjusted bool, err error) {
+	c, err = p.ReconstructCalls(vals, calls)
 	if p.Scheme != Chords || err == nil {
 		return c, false, err
 	}
@@ -400,7 +417,7 @@ func (p *FuncPlan) ReconstructTolerant(vals []uint64) (c cfg.Counts, adjusted bo
 		if isExit[b.ID] {
 			continue
 		}
-		c2, err2 := p.reconstructChords(vals, map[int]uint64{b.ID: 1})
+		c2, err2 := p.reconstructChords(vals, map[int]uint64{b.ID: 1}, calls)
 		if err2 == nil && c2.Blocks[b.ID] > 0 {
 			return c2, true, nil
 		}

@@ -162,8 +162,8 @@ func TestChordsFaults(t *testing.T) {
 			}
 		}
 		exact := PlanFunc(f, Chords)
-		cheap := Plan(f, Options{Scheme: Chords, Promote: true})
-		if got := Plan(f, Options{Scheme: Chords}); !reflect.DeepEqual(got, exact) {
+		cheap := Plan(f, Options{Scheme: Chords, Promote: true}, false)
+		if got := Plan(f, Options{Scheme: Chords}, false); !reflect.DeepEqual(got, exact) {
 			t.Fatalf("graph %d: Plan without promotion differs from PlanFunc", iter)
 		}
 		if len(exact.Exits)-len(cheap.Exits) != onlyFault || len(exact.Counters)-len(cheap.Counters) != onlyFault {
@@ -235,7 +235,7 @@ func TestChordsTolerant(t *testing.T) {
 		f := randomChordFunc(rng, 2+rng.Intn(12))
 		p := PlanFunc(f, Chords)
 		truth, vals := simulate(rand.New(rand.NewSource(int64(iter))), p, 1+rng.Intn(4), 0.2, true)
-		got, _, err := p.ReconstructTolerant(vals)
+		got, _, err := p.ReconstructTolerant(vals, 0)
 		if err != nil {
 			continue // contradictions the single-stop repair cannot place are errors, not guesses
 		}
@@ -288,11 +288,11 @@ func TestReconstructShared(t *testing.T) {
 		p := PlanFunc(f, Chords)
 		truth1, vals1 := simulate(rand.New(rand.NewSource(int64(iter))), p, 1+rng.Intn(5), 0.3, false)
 		truth2, vals2 := simulate(rand.New(rand.NewSource(int64(iter+1000))), p, 6, 0.3, false)
-		c1, err := p.ReconstructShared(vals1)
+		c1, err := p.ReconstructShared(vals1, 0)
 		if err != nil || !reflect.DeepEqual(c1, truth1) {
 			t.Fatalf("graph %d: %v, %v; want %v", iter, c1, err, truth1)
 		}
-		c2, _ := p.ReconstructShared(slices.Clone(vals1))
+		c2, _ := p.ReconstructShared(slices.Clone(vals1), 0)
 		if &c2.Blocks[0] != &c1.Blocks[0] {
 			t.Fatalf("graph %d: the same values solved again, not shared", iter)
 		}
@@ -304,7 +304,7 @@ func TestReconstructShared(t *testing.T) {
 					if (g+k)%2 == 1 {
 						vals, truth = vals2, truth2
 					}
-					if c, err := p.ReconstructShared(vals); err != nil || !reflect.DeepEqual(c, truth) {
+					if c, err := p.ReconstructShared(vals, 0); err != nil || !reflect.DeepEqual(c, truth) {
 						t.Errorf("graph %d, goroutine %d: %v, %v; want %v", iter, g, c, err, truth)
 						return
 					}

@@ -18,6 +18,10 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// metaVersion is the version of the metadata blob Encode writes; Decode reads it and
+// every earlier one. Version 2 added a function's "entry": "calls".
+const metaVersion = 2
+
 // The blob is compact JSON compressed with zlib (RFC 1950); docs/runtime.md documents
 // it. Compression takes sqlite3.c's blob from 6.2 MB to 1.1 MB: the binary carries
 // it, every dump written outside the fork server copies it, and the instrumented
@@ -45,6 +49,7 @@ type metaFunc struct {
 	Exits    []int       `json:"exits,omitempty"`    // chords: blocks joined to the virtual exit
 	Setjmp   bool        `json:"setjmp,omitempty"`
 	Shared   bool        `json:"shared,omitempty"` // linkonce/weak/COMDAT: counts add up across units
+	Entry    string      `json:"entry,omitempty"`  // "calls": FuncPlan.EntryFromCalls
 }
 
 type metaBlock struct {
@@ -58,7 +63,7 @@ type metaBlock struct {
 
 // Encode returns the unit's metadata blob.
 func (u *Unit) Encode() ([]byte, error) {
-	mu := metaUnit{Version: FormatVersion, Source: u.Source, Scheme: u.Scheme.String(), Mem: u.InMemory, Promoted: u.Promoted}
+	mu := metaUnit{Version: metaVersion, Source: u.Source, Scheme: u.Scheme.String(), Mem: u.InMemory, Promoted: u.Promoted}
 	for _, p := range u.Funcs {
 		f := p.Func
 		mf := metaFunc{Name: f.Name, File: f.File, Line: f.Line}
@@ -82,6 +87,9 @@ func (u *Unit) Encode() ([]byte, error) {
 			mf.Scheme = p.Scheme.String()
 		}
 		mf.Fallback, mf.Exits, mf.Setjmp, mf.Shared = p.Fallback, p.Exits, f.ReturnsTwice, p.Shared
+		if p.EntryFromCalls {
+			mf.Entry = "calls"
+		}
 		mu.Funcs = append(mu.Funcs, mf)
 	}
 	js, err := json.Marshal(mu)
@@ -234,7 +242,7 @@ func readUnit(dec *jsontext.Decoder, setScheme func(Scheme), fn func(i int, js [
 			return nil, 0, err
 		}
 		if !ready && mu.Version != 0 && mu.Scheme != "" {
-			if mu.Version != FormatVersion {
+			if mu.Version < 1 || mu.Version > metaVersion {
 				return nil, 0, errVersion(mu.Version)
 			}
 			s, err := ParseScheme(mu.Scheme)
@@ -259,7 +267,7 @@ func readUnit(dec *jsontext.Decoder, setScheme func(Scheme), fn func(i int, js [
 		}
 		return nil, 0, err
 	}
-	if mu.Version != FormatVersion {
+	if mu.Version < 1 || mu.Version > metaVersion {
 		return nil, 0, errVersion(mu.Version)
 	}
 	s, err := ParseScheme(mu.Scheme)
@@ -275,7 +283,7 @@ type versionError int
 func errVersion(v int) error { return versionError(v) }
 
 func (v versionError) Error() string {
-	return fmt.Sprintf("fragprof metadata version %d, this fragprof reads version %d: rebuild the program", int(v), FormatVersion)
+	return fmt.Sprintf("fragprof metadata version %d, this fragprof reads versions 1 to %d: rebuild the program, or use the fragprof that built it", int(v), metaVersion)
 }
 
 // metaPos is a source position, written [file, line, col].

@@ -132,6 +132,8 @@ func (fr *funcReader) readFunc() {
 			mf.Setjmp = fr.bool()
 		case "shared":
 			mf.Shared = fr.bool()
+		case "entry":
+			mf.Entry = fr.str(true)
 		default:
 			fr.skip() // a field of a later format
 		}
@@ -197,6 +199,13 @@ func (fr *funcReader) build(s Scheme) (*FuncPlan, error) {
 		return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
 	}
 	p := &FuncPlan{Func: f, Scheme: s, Fallback: mf.Fallback, Shared: mf.Shared}
+	switch mf.Entry {
+	case "":
+	case "calls":
+		p.EntryFromCalls = true
+	default:
+		return nil, bad("entry %q", mf.Entry)
+	}
 	if mf.Scheme != "" {
 		var err error
 		if p.Scheme, err = ParseScheme(mf.Scheme); err != nil {

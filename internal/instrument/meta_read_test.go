@@ -27,7 +27,7 @@ func decodeReference(js []byte) (*Unit, error) {
 		})))); err != nil {
 		return nil, err
 	}
-	if mu.Version != FormatVersion {
+	if mu.Version < 1 || mu.Version > metaVersion {
 		return nil, errVersion(mu.Version)
 	}
 	s, err := ParseScheme(mu.Scheme)
@@ -55,7 +55,7 @@ func decodeReference(js []byte) (*Unit, error) {
 		if err := f.Check(); err != nil {
 			return nil, err
 		}
-		p := &FuncPlan{Func: f, Scheme: s, Fallback: mf.Fallback, Shared: mf.Shared, Exits: mf.Exits}
+		p := &FuncPlan{Func: f, Scheme: s, Fallback: mf.Fallback, Shared: mf.Shared, Exits: mf.Exits, EntryFromCalls: mf.Entry == "calls"}
 		if mf.Scheme != "" {
 			if p.Scheme, err = ParseScheme(mf.Scheme); err != nil {
 				return nil, err
@@ -200,7 +200,7 @@ func TestDecodeErrors(t *testing.T) {
 		{strings.Replace(ok, `[[0,-1,0]]`, `[[0,0,0]]`, 1), "counter"},
 		{strings.Replace(ok, `"name":"m",`, `"name":"m","exits":[7],`, 1), "exit block 7"},
 		{strings.Replace(ok, `"scheme":"edges"`, `"scheme":"spiral"`, 1), "scheme"},
-		{strings.Replace(ok, `"v":1`, `"v":2`, 1), "version 2"},
+		{strings.Replace(ok, `"v":1`, `"v":3`, 1), "version 3"},
 		{`[1]`, "corrupt fragprof metadata"},
 		{ok + `{}`, "data after the unit"},
 		{`{"v":1,"scheme":"edges","funcs":[7]}`, "corrupt fragprof metadata"},

@@ -72,6 +72,11 @@ type FuncPlan struct {
 	// Exits lists, for the chords scheme, the blocks joined to the virtual exit:
 	// blocks without successors and blocks with a call that may not return.
 	Exits []int
+	// EntryFromCalls reports, for the chords scheme, a function whose activations
+	// are counted at its call sites (llvmir.Module.EntriesFromCalls): no counter at its
+	// entry; ReconstructCalls takes their number, the sum over the calling blocks'
+	// counts (Unit.Calls).
+	EntryFromCalls bool
 	// Shared reports a function that several translation units may define (C++
 	// inline functions and templates: linkonce_odr, weak_odr, COMDAT). Each unit
 	// counts the activations of its own copy, out of line or inlined; the linked
@@ -86,12 +91,13 @@ type FuncPlan struct {
 // A solution is counter values and the counts Reconstruct made of them.
 type solution struct {
 	vals   []uint64
+	calls  uint64
 	counts cfg.Counts
 }
 
 // PlanFunc places counters on f under scheme s, so that every run is counted exactly
 // however it ends (but for a signal sent from outside: chords.go).
-func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan { return planFunc(f, s, true) }
+func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan { return planFunc(f, s, true, false) }
 
 // Plan is the plan Instrument makes for f under o. A build that promotes counters
 // out of loops (o.Promote: cc and freq above -O0) loses a fault's counts of the loop
@@ -102,16 +108,21 @@ func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan { return planFunc(f, s, true) }
 // interpreter's dispatch loop, whose every case reads through a pointer, that halved
 // the counters of the loop (bench/kernels/interp.c: 29 % more instructions than
 // the plain build, now 11 %). `fragprof count` builds without promotion and keeps them.
-func Plan(f *cfg.Func, o Options) *FuncPlan { return planFunc(f, o.Scheme, !o.Promote) }
+//
+// fromCalls says that f's activations can be counted at its call sites
+// (llvmir.Module.EntriesFromCalls): under chords its entry then takes no counter.
+func Plan(f *cfg.Func, o Options, fromCalls bool) *FuncPlan {
+	return planFunc(f, o.Scheme, !o.Promote, fromCalls)
+}
 
-func planFunc(f *cfg.Func, s Scheme, faults bool) *FuncPlan {
+func planFunc(f *cfg.Func, s Scheme, faults, fromCalls bool) *FuncPlan {
 	if s == Chords {
 		if f.ReturnsTwice {
-			p := planFunc(f, Blocks, faults)
+			p := planFunc(f, Blocks, faults, false)
 			p.Fallback = "calls setjmp or fork: control may return into the middle of a block (after a longjmp, or in a forked child), which breaks flow conservation; block counters used"
 			return p
 		}
-		return planChords(f, faults)
+		return planChords(f, faults, fromCalls)
 	}
 	p := &FuncPlan{Func: f, Scheme: s}
 	edge := func(e *cfg.Edge) { p.Counters = append(p.Counters, edgeCounter(e)) }
@@ -177,24 +188,31 @@ func derivedEdge(b *cfg.Block) *cfg.Edge {
 // every block and edge. It fails if the values contradict each other or leave a count
 // undetermined (a plan that cannot be solved).
 func (p *FuncPlan) Reconstruct(vals []uint64) (cfg.Counts, error) {
+	return p.ReconstructCalls(vals, 0)
+}
+
+// ReconstructCalls is Reconstruct for a plan whose entry is counted at its call
+// sites (EntryFromCalls): calls is the number of its activations. Other plans
+// ignore it.
+func (p *FuncPlan) ReconstructCalls(vals []uint64, calls uint64) (cfg.Counts, error) {
 	if p.Scheme == Chords {
-		return p.reconstructChords(vals, nil)
+		return p.reconstructChords(vals, nil, calls)
 	}
 	return p.reconstructInFlow(vals)
 }
 
-// ReconstructShared is Reconstruct for a caller that only reads the counts: when
+// ReconstructShared is ReconstructCalls for a caller that only reads the counts: when
 // vals are the values of the plan's last call, it returns the same counts again
 // without solving: in a 300-trial freq run of a SQLite workload, 691 of the 958
 // functions that ran ran exactly alike in every trial. Safe for concurrent use; the caller
 // must not modify the counts.
-func (p *FuncPlan) ReconstructShared(vals []uint64) (cfg.Counts, error) {
-	if m := p.last.Load(); m != nil && slices.Equal(m.vals, vals) {
+func (p *FuncPlan) ReconstructShared(vals []uint64, calls uint64) (cfg.Counts, error) {
+	if m := p.last.Load(); m != nil && m.calls == calls && slices.Equal(m.vals, vals) {
 		return m.counts, nil
 	}
-	c, err := p.Reconstruct(vals)
+	c, err := p.ReconstructCalls(vals, calls)
 	if err == nil {
-		p.last.Store(&solution{vals: slices.Clone(vals), counts: c})
+		p.last.Store(&solution{vals: slices.Clone(vals), calls: calls, counts: c})
 	}
 	return c, err
 }

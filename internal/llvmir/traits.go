@@ -78,8 +78,26 @@ func (m *Module) annotate(g *cfg.Func, f *Func) {
 	g.ReturnsTwice = f.CallsSetjmp
 	nr := m.mayNotReturn()
 	defined := m.definitions()
-	locals := map[string]bool{}
-	safe := map[string]bool{} // values that are addresses of variables
+	locals, safe := m.variables(f)
+	for i, b := range f.Blocks {
+		var t cfg.Traits
+		for _, in := range b.Instrs {
+			t |= m.instrTraits(in, locals, safe, defined, nr)
+			if isCall(in.Op) && !isIntrinsic(in.Callee) && in.Callee != "" {
+				g.Blocks[i].Calls = append(g.Blocks[i].Calls, in.Callee)
+			}
+		}
+		g.Blocks[i].Traits = t
+		if term := b.Term(); term.Op == "br" && len(term.Targets) == 2 {
+			g.Blocks[i].Cond = m.branchCond(b, m.Lines[term.Line])
+		}
+	}
+}
+
+// variables returns f's locals (its allocas) and the values that are addresses of
+// variables (locals, globals, constant offsets into and casts of them).
+func (m *Module) variables(f *Func) (locals, safe map[string]bool) {
+	locals, safe = map[string]bool{}, map[string]bool{}
 	for _, b := range f.Blocks {
 		for _, in := range b.Instrs {
 			if in.Op == "alloca" && in.Result != "" {
@@ -99,52 +117,48 @@ func (m *Module) annotate(g *cfg.Func, f *Func) {
 			}
 		}
 	}
-	for i, b := range f.Blocks {
-		var t cfg.Traits
-		for _, in := range b.Instrs {
-			switch in.Op {
-			case "call", "invoke", "callbr":
-				if isIntrinsic(in.Callee) {
-					if isMemIntrinsic(in.Callee) {
-						t |= cfg.MayFault
-					}
-					continue
-				}
-				t |= cfg.HasCall
-				if callMayNotReturn(in.Callee, defined, nr) {
-					t |= cfg.MayNotReturn
-				}
-				if in.Callee != "" {
-					g.Blocks[i].Calls = append(g.Blocks[i].Calls, in.Callee)
-				}
-			case "store":
-				ptr := storeTarget(m.Lines[in.Line])
-				if !locals[ptr] {
-					t |= cfg.HasStore
-				}
-				if !isVariable(ptr, safe) {
-					t |= cfg.MayFault
-				}
-			case "load":
-				if !isVariable(loadSource(m.Lines[in.Line]), safe) {
-					t |= cfg.MayFault
-				}
-			case "sdiv", "udiv", "srem", "urem":
-				ops := SplitOperands(afterOp(m.Lines[in.Line], in.Op))
-				if len(ops) < 2 || !isConst(strings.TrimSpace(ops[1])) || strings.TrimSpace(ops[1]) == "0" {
-					t |= cfg.MayFault
-				}
-			case "ret":
-				t |= cfg.Returns
-			case "unreachable":
-				t |= cfg.Unreachable
+	return locals, safe
+}
+
+// instrTraits returns the traits instruction in gives its block; locals are the
+// function's allocas, safe the values that are addresses of variables.
+func (m *Module) instrTraits(in *Instr, locals, safe map[string]bool, defined map[string]*Func, nr map[string]bool) cfg.Traits {
+	var t cfg.Traits
+	switch in.Op {
+	case "call", "invoke", "callbr":
+		if isIntrinsic(in.Callee) {
+			if isMemIntrinsic(in.Callee) {
+				t |= cfg.MayFault
 			}
+			return t
 		}
-		g.Blocks[i].Traits = t
-		if term := b.Term(); term.Op == "br" && len(term.Targets) == 2 {
-			g.Blocks[i].Cond = m.branchCond(b, m.Lines[term.Line])
+		t |= cfg.HasCall
+		if callMayNotReturn(in.Callee, defined, nr) {
+			t |= cfg.MayNotReturn
 		}
+	case "store":
+		ptr := storeTarget(m.Lines[in.Line])
+		if !locals[ptr] {
+			t |= cfg.HasStore
+		}
+		if !isVariable(ptr, safe) {
+			t |= cfg.MayFault
+		}
+	case "load":
+		if !isVariable(loadSource(m.Lines[in.Line]), safe) {
+			t |= cfg.MayFault
+		}
+	case "sdiv", "udiv", "srem", "urem":
+		ops := SplitOperands(afterOp(m.Lines[in.Line], in.Op))
+		if len(ops) < 2 || !isConst(strings.TrimSpace(ops[1])) || strings.TrimSpace(ops[1]) == "0" {
+			t |= cfg.MayFault
+		}
+	case "ret":
+		t |= cfg.Returns
+	case "unreachable":
+		t |= cfg.Unreachable
 	}
+	return t
 }
 
 // storeTarget returns the pointer operand of a store instruction line, if it is a

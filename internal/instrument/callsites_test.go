@@ -1,0 +1,106 @@
+package instrument
+
+import (
+	"maps"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/llvmir"
+)
+
+// callSitesC has one function of each kind EntriesFromCalls tells apart.
+const callSitesC = `
+extern void maybe_exit(int);
+static int leaf(int x) { return x * 2; }              /* counted at its calls */
+static int viaptr(int x) { return x + 1; }            /* its address is taken */
+static int rec(int n) { return n ? rec(n - 1) : 0; }  /* recursive */
+static int ping(int n);
+static int pong(int n) { return n ? ping(n - 1) : 1; } /* recursive through ping */
+static int ping(int n) { return n ? pong(n - 1) : 0; }
+static int afterexit(int x) { return x - 1; }         /* a call that may not return precedes it */
+static int afterload(int x) { return x + 3; }         /* a load that may fault precedes it */
+static int never(int x) { return x; }                  /* never called */
+int notstatic(int x) { return x; }                    /* other units may call it */
+int (*fp)(int) = viaptr;
+int g(int *p, int x) {
+	int s = leaf(x) + leaf(x + 1);
+	s += rec(x) + ping(x);
+	s += afterload(*p);
+	maybe_exit(x);
+	s += afterexit(x);
+	return s + fp(x) + notstatic(x);
+}
+int main(void) { int v = 1; return g(&v, 2) + (v > 9 ? never(v) : 0); }
+`
+
+// TestEntriesFromCalls: of the functions above, only leaf — and afterload where
+// faults need not be counted — are counted at their call sites, with clang 14 and 19.
+func TestEntriesFromCalls(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p.c")
+	if err := os.WriteFile(src, []byte(callSitesC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, clang := range []string{"clang-14", "clang-19"} {
+		ll := filepath.Join(dir, clang+".ll")
+		if msg, err := exec.Command(clang, "-O2", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", src, "-o", ll).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", clang, err, msg)
+		}
+		data, _ := os.ReadFile(ll)
+		m, err := llvmir.Parse(ll, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			faults bool
+			want   []string
+		}{{true, []string{"leaf", "never"}}, {false, []string{"afterload", "leaf", "never"}}} {
+			got := slices.Sorted(maps.Keys(m.EntriesFromCalls(c.faults)))
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%s, faults %v: counted at their calls %v, want %v", clang, c.faults, got, c.want)
+			}
+		}
+	}
+}
+
+// TestChordsFromCalls: on random CFGs, a plan counted at its call sites has one
+// counter fewer, and with the number of calls reconstructs every count exactly.
+func TestChordsFromCalls(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	for iter := 0; iter < 1000; iter++ {
+		f := randomChordFunc(rng, 2+rng.Intn(14))
+		p := planFunc(f, Chords, true, false)
+		q := planFunc(f, Chords, true, true)
+		if !q.EntryFromCalls {
+			t.Fatalf("graph %d: not counted at its calls", iter)
+		}
+		if len(q.Counters) != len(p.Counters)-1 {
+			t.Fatalf("graph %d: %d counters counted at the calls, %d otherwise", iter, len(q.Counters), len(p.Counters))
+		}
+		for _, c := range q.Counters {
+			if c.Block == 0 && c.Edge < 0 {
+				t.Fatalf("graph %d: a counter at the entry", iter)
+			}
+		}
+		truth, vals := simulate(rand.New(rand.NewSource(int64(iter))), q, 1+rng.Intn(5), 0.3, false)
+		got, err := q.ReconstructCalls(vals, truth.Blocks[0]-entryReentries(f, truth))
+		if err != nil || !reflect.DeepEqual(got, truth) {
+			t.Fatalf("graph %d: reconstructed %v (%v), want %v\n%s", iter, got, err, truth, f)
+		}
+	}
+}
+
+// entryReentries is the flow into the entry block from its predecessors.
+func entryReentries(f *cfg.Func, c cfg.Counts) uint64 {
+	var n uint64
+	for _, e := range f.Entry().Preds {
+		n += c.Edges[e.ID]
+	}
+	return n
+}
