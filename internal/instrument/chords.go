@@ -11,7 +11,7 @@
 // a call that may not return (exit() deeper down, longjmp, a signal raised in the
 // callee: cfg.MayNotReturn) and blocks with an instruction that may fault (a load or
 // store through a pointer, a division: cfg.MayFault) unless the build promotes
-// counters (see PlanFunc). On that graph flow is conserved at every node on every run
+// counters (see Plan). On that graph flow is conserved at every node on every run
 // that ends by exit(), by returning from main, by a signal raised inside a call, or by
 // a fault (SIGSEGV, SIGBUS, SIGFPE): the virtual edge of b carries how often an
 // activation stopped in b. The virtual b →
@@ -39,7 +39,7 @@ import (
 var scratch = sync.Pool{New: func() any { return new([]uint64) }}
 
 // planChords places counters on the chords of a maximum-weight spanning tree. Without
-// faults, the blocks that may fault get no virtual edge: see PlanFunc.
+// faults, the blocks that may fault get no virtual edge: see Plan.
 func planChords(f *cfg.Func, faults, fromCalls bool) *FuncPlan {
 	p := &FuncPlan{Func: f, Scheme: Chords}
 	nb := len(f.Blocks)

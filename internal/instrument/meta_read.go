@@ -23,13 +23,11 @@ type funcReader struct {
 	// strs interns the strings many objects repeat: file names, edge kinds.
 	strs map[string]string
 	// Scratch, reused from function to function.
-	mf       metaFunc
-	lines    []int // the Lines of mf.Blocks, one after the other (nLines says whose)
-	nLines   []int
-	calls    []string
-	nCalls   []int
-	exits    []int
-	counters [][3]int
+	mf     metaFunc
+	lines  []int // the Lines of mf.Blocks, one after the other (nLines says whose)
+	nLines []int
+	calls  []string
+	nCalls []int
 }
 
 func newFuncReader() *funcReader {
@@ -54,9 +52,8 @@ func (fr *funcReader) plan(js []byte, s Scheme) (*FuncPlan, error) {
 // readFunc reads a metaFunc object into fr.mf and the scratch slices.
 func (fr *funcReader) readFunc() {
 	mf := &fr.mf
-	*mf = metaFunc{Blocks: mf.Blocks[:0], Edges: mf.Edges[:0]}
+	*mf = metaFunc{Blocks: mf.Blocks[:0], Edges: mf.Edges[:0], Counters: mf.Counters[:0], Exits: mf.Exits[:0]}
 	fr.lines, fr.nLines, fr.calls, fr.nCalls = fr.lines[:0], fr.nLines[:0], fr.calls[:0], fr.nCalls[:0]
-	fr.counters, fr.exits = fr.counters[:0], fr.exits[:0]
 	fr.object(func(key []byte) {
 		switch string(key) {
 		case "name":
@@ -120,14 +117,14 @@ func (fr *funcReader) readFunc() {
 					}
 					c[i] = fr.int()
 				})
-				fr.counters = append(fr.counters, c)
+				mf.Counters = append(mf.Counters, c)
 			})
 		case "scheme":
 			mf.Scheme = fr.str(true)
 		case "fallback":
 			mf.Fallback = fr.str(true)
 		case "exits":
-			fr.array(func() { fr.exits = append(fr.exits, fr.int()) })
+			fr.array(func() { mf.Exits = append(mf.Exits, fr.int()) })
 		case "setjmp":
 			mf.Setjmp = fr.bool()
 		case "shared":
@@ -212,18 +209,18 @@ func (fr *funcReader) build(s Scheme) (*FuncPlan, error) {
 			return nil, bad("%v", err)
 		}
 	}
-	for _, b := range fr.exits {
+	for _, b := range mf.Exits {
 		if b < 0 || b >= len(blocks) {
 			return nil, bad("exit block %d", b)
 		}
 	}
-	if len(fr.exits) > 0 {
-		p.Exits = slices.Clone(fr.exits)
+	if len(mf.Exits) > 0 {
+		p.Exits = slices.Clone(mf.Exits)
 	}
-	if len(fr.counters) > 0 {
-		p.Counters = make([]Counter, 0, len(fr.counters))
+	if len(mf.Counters) > 0 {
+		p.Counters = make([]Counter, 0, len(mf.Counters))
 	}
-	for _, mc := range fr.counters {
+	for _, mc := range mf.Counters {
 		if mc[0] >= len(blocks) || mc[1] >= len(f.Edges) || (mc[0] < 0) == (mc[1] < 0) {
 			return nil, bad("counter %v", mc)
 		}

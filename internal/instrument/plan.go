@@ -99,7 +99,7 @@ type solution struct {
 // however it ends (but for a signal sent from outside: chords.go).
 func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan { return planFunc(f, s, true, false) }
 
-// Plan is the plan Instrument makes for f under o. A build that promotes counters
+// Plan is the plan Module makes for f under o. A build that promotes counters
 // out of loops (o.Promote: cc and freq above -O0) loses a fault's counts of the loop
 // it stopped in anyway, and the optimiser may move a counter's store across the
 // faulting access, so its chords leave out the virtual edges of the blocks that may
@@ -107,7 +107,7 @@ func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan { return planFunc(f, s, true, fal
 // off by one, as after a signal sent from outside (ReconstructTolerant). On an
 // interpreter's dispatch loop, whose every case reads through a pointer, that halved
 // the counters of the loop (bench/kernels/interp.c: 29 % more instructions than
-// the plain build, now 11 %). `fragprof count` builds without promotion and keeps them.
+// the plain build, now 11 %; callgrind, a diagnosis). `fragprof count` builds without promotion and keeps them.
 //
 // fromCalls says that f's activations can be counted at its call sites
 // (llvmir.Module.EntriesFromCalls): under chords its entry then takes no counter.
