@@ -156,6 +156,9 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 	}
 	var irFuncs []*llvmir.Func
 	fromCalls := CountedAtCalls(m, opt)
+	for name := range fromCalls {
+		m.Internalize(name) // a C++ inline function's callers are then all in this unit
+	}
 	for _, f := range m.Funcs {
 		if strings.Contains(m.Lines[f.Line], " available_externally ") {
 			continue // its code is discarded after optimisation; the counts would be wrong

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fragprof/fragprof/cfg"
@@ -103,4 +104,78 @@ func entryReentries(f *cfg.Func, c cfg.Counts) uint64 {
 		n += c.Edges[e.ID]
 	}
 	return n
+}
+
+// callSitesCXX has C++ inline functions of each kind EntriesFromCalls tells apart.
+const callSitesCXX = `
+inline int twice(int x) { return 2 * x; }               // counted at its calls, made internal
+inline int viaptr(int x) { return x + 1; }              // its address is taken
+template <class T> T grown(T x) { return x + 1; }        // called by code that is not counted:
+template <class T> struct Box { T v; T get() const { return grown(v); } };
+extern template struct Box<int>;                         // Box<int>::get is available_externally
+inline int grouped(int x) { return x - 1; }             // another global joins its COMDAT group
+int (*fp)(int) = viaptr;
+int g(int x) { Box<int> b{x}; return twice(x + 1) + b.get() + grouped(x) + fp(x); }
+int main() { return g(2); }
+`
+
+// TestEntriesFromCallsCXX: of the inline functions above, with clang 14 and 19, only
+// twice is counted at its call sites; Internalize makes it internal, out of its
+// COMDAT group and hidden visibility, in IR that clang compiles, where the others stay
+// weak.
+func TestEntriesFromCallsCXX(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p.cpp")
+	if err := os.WriteFile(src, []byte(callSitesCXX), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, clang := range []string{"clang-14", "clang-19"} {
+		ll := filepath.Join(dir, clang+".ll")
+		if msg, err := exec.Command(clang, "-x", "c++", "-O2", "-fvisibility-inlines-hidden", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", src, "-o", ll).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", clang, err, msg)
+		}
+		data, _ := os.ReadFile(ll)
+		// A global in grouped's COMDAT group, as a constructor's C5 group holds two.
+		data = append(data, "\n@grouped.tag = linkonce_odr global i32 0, comdat($_Z7groupedi)\n"...)
+		m, err := llvmir.Parse(ll, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Sorted(maps.Keys(m.EntriesFromCalls(false)))
+		if want := []string{"_Z5twicei"}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: counted at their calls %v, want %v", clang, got, want)
+		}
+		for _, name := range []string{"_Z5twicei", "_Z1gi", "main"} {
+			if changed := m.Internalize(name); changed != (name == "_Z5twicei") {
+				t.Errorf("%s: Internalize(%s) changed the module: %v", clang, name, changed)
+			}
+		}
+		out := filepath.Join(dir, clang+"-internal.ll")
+		if err := os.WriteFile(out, m.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(m.Bytes()), "\n") {
+			if strings.Contains(l, "@_Z5twicei(") && strings.HasPrefix(l, "define") &&
+				(!strings.Contains(l, " internal ") || strings.Contains(l, " comdat") || strings.Contains(l, " hidden ")) {
+				t.Errorf("%s: twice defined as %q", clang, l)
+			}
+			if strings.HasPrefix(l, "$_Z5twicei ") {
+				t.Errorf("%s: twice's COMDAT group is still declared: %q", clang, l)
+			}
+		}
+		// -O0 keeps the out-of-line copies to look at.
+		obj := filepath.Join(dir, clang+".o")
+		if msg, err := exec.Command(clang, "-c", "-O0", "-Wno-override-module", out, "-o", obj).CombinedOutput(); err != nil {
+			t.Fatalf("%s: the internalised IR does not compile: %v\n%s", clang, err, msg)
+		}
+		syms, err := exec.Command("nm", obj).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{" t _Z5twicei", " W _Z6viaptri", " W _Z7groupedi"} {
+			if !strings.Contains(string(syms), want+"\n") {
+				t.Errorf("%s: no %q in the object's symbols:\n%s", clang, want, syms)
+			}
+		}
+	}
 }

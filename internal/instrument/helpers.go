@@ -80,7 +80,7 @@ func leafHelpers(m *llvmir.Module, funcs []*llvmir.Func, plans []*FuncPlan, base
 		if len(p.Counters) == 0 || len(p.Counters) > maxHelperCounters || !plainName(f.Name) || odd[f.Name] {
 			continue
 		}
-		def := m.Lines[f.Line]
+		def := m.Text(f.Line) // Internalize may have made it internal
 		head, _, _ := strings.Cut(def, "@")
 		if !strings.Contains(head, " internal ") && !strings.Contains(head, " private ") {
 			continue

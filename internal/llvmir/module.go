@@ -41,6 +41,7 @@ type Module struct {
 	strip    *stripPlan       // see StripDebug
 	noReturn map[string]bool  // see mayNotReturn
 	defined  map[string]*Func // see definitions
+	comdats  *comdats         // see comdatIndex
 }
 
 // A Func is a function definition.
