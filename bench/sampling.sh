@@ -5,9 +5,9 @@
 # ptrace), then RUNS sampled runs of it (the default sampler: in process, defaults)
 # and the similarity of the Bursts hot CFG to the exact one (hotcfg --compare);
 # (2) the cost on a long workload: PAIRS sampled runs alternating with PAIRS plain
-# runs in one invocation (--measure-overhead): the median of the per-pair ratios of
-# CPU time (user+sys of the process tree) and of wall time, with distribution-free
-# 95% confidence intervals, and the sampler's own estimate of its share; (3) the
+# runs in one invocation (--measure-overhead): the ratios of the total CPU time
+# (user+sys of the process tree) and of the total wall time, sampled over plain, with
+# 95% confidence intervals (delta method), and the sampler's own estimate of its share; (3) the
 # share of the hot blocks (those holding 90% of the sampled PCs) that have a
 # function name. Programs: Debian's gzip, bzip2, xz, sqlite3 and lua5.4, and two
 # programs built by 'fragprof cc'. One table row per program; raw outputs in $OUT.
@@ -87,7 +87,7 @@ simjson() {
 
 # selfshare LOG: the sampler's own estimate of its share (bursts, mappings, start) in a sample log.
 selfshare() {
-	sed -n 's/.*: \([0-9.]*%\) of the sampled runs.*/\1/p' "$1"
+	sed -n 's/.*: \([0-9.]*%\) of the runs.*/\1/p' "$1"
 }
 
 # name | short stdin | long stdin | short args | long args [| extra sample flags]

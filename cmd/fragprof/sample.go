@@ -99,8 +99,14 @@ thread's mean gap becomes at least its mean burst cost (the CPU time from a burs
 start to its end) / SHARE. The report's estimate of the share adds to the bursts'
 CPU time the reading of the mappings at each process's first burst (timed by the
 library, 60-80 µs) and the library's start in each run (loading and starting it,
-about 0.1 ms, which the bound cannot reach: measured at the end on 61 pairs of runs
-of true(1)), most of the cost on runs of a few milliseconds. Under ptrace the mean
+about 0.1 ms, which no gap can reach: measured on 61 pairs of runs of true(1)), most
+of the cost on runs of a few milliseconds. So with --repeat the in-process sampler
+samples each run after the first only with probability min(1, SHARE x the
+program's CPU time per run / the sampler's cost per sampled run), both learned from
+the runs so far, and runs the others plainly: runs of a tenth of a second or more
+are all sampled, runs of a few milliseconds are thinned, and the report says how
+many were sampled (the batches are fewer by as much; --until-similarity runs until
+they suffice). --overhead 100% samples every run. Under ptrace the mean
 interval follows the mean cost of a tick (the tracer's wall time in it) / SHARE;
 --interval is then only the first gap, and later runs of --repeat start from the
 cost learned. The tracer's own time misses most of what ptrace costs the program,
@@ -123,9 +129,12 @@ each: 91.4% on average from about 10,000 runs, against 89.7% with bursts of 100;
 
 --measure-overhead runs the program --repeat times unsampled and --repeat times
 sampled, alternating, in this invocation (stdin is read once and replayed; the
-unsampled runs' output is discarded), and reports the medians of the per-pair
-ratios of CPU time (user + system of the whole process tree, plus the tracer's under
-ptrace) and of wall time, with 95% confidence intervals. With --repeat alone, the
+unsampled runs' output is discarded), and reports the ratios of the total CPU time
+(user + system of the whole process tree, plus the tracer's under ptrace) and of the
+total wall time of the sampled runs to the unsampled ones, with 95% confidence
+intervals (the delta method over the pairs), and the medians of the pairs' ratios;
+runs the sampler left plain count in the sampled arm, as they count in its cost.
+With --repeat alone, the
 batches of all runs go to one file.
 
 Examples:
@@ -279,6 +288,25 @@ Examples:
 			}
 			var plain, traced []sample.PlainRun
 			inProcessRuns := 0
+			// The library's start, measured once on true(1) when first needed:
+			// by the thinning of repeated runs, or by the report.
+			var start time.Duration
+			startMeasured, startOK := false, false
+			startCost := func() (time.Duration, bool, error) {
+				if !startMeasured {
+					var err error
+					if start, startOK, err = sample.StartCost(startCostPairs); err != nil {
+						return 0, false, err
+					}
+					startMeasured = true
+				}
+				return start, startOK, nil
+			}
+			var thin *sample.Thinning // in process, repeated runs: which runs to sample
+			thinned := 0
+			if useInProcess && repeat > 1 {
+				thin = sample.NewThinning(opts.Overhead, 0, seed)
+			}
 			var last *sample.Stats
 			var total sample.Stats
 			var maps hotcfg.Maps
@@ -313,6 +341,9 @@ Examples:
 						return err
 					}
 					plain = append(plain, r)
+					if thin != nil {
+						thin.Plain(r.CPU)
+					}
 					return nil
 				}
 				if overhead && i%2 == 0 {
@@ -323,13 +354,31 @@ Examples:
 				opts.Seed = seed + uint64(i)
 				var s *sample.Stats
 				var err error
-				if useInProcess {
+				if useInProcess && thin != nil && !thin.Next() {
+					// Left plain, to hold the sampler's cost within --overhead
+					// (sample.Thinning); it is the sampled arm of --measure-overhead.
+					r, err := sample.Plain(t)
+					if err != nil {
+						return err
+					}
+					thin.Plain(r.CPU)
+					thinned++
+					s = &sample.Stats{Wall: r.Wall, CPU: r.CPU, ExitCode: r.ExitCode, Exited: true, Interrupted: intr.caught() != 0}
+				} else if useInProcess {
 					if total.Batches > 0 && total.Ticks == 0 {
 						// Each run's first gaps start from the burst cost learned in the runs before it.
 						opts.BurstCost = total.SelfCost / time.Duration(total.Batches)
 					}
 					s, err = sample.Preload(t, opts, stackBytes, func(b sample.Burst, c hotcfg.Code) { sink(b.Batch, c) })
 					inProcessRuns++
+					if err == nil && thin != nil {
+						if inProcessRuns == 1 {
+							if thin.Start, _, err = startCost(); err != nil {
+								return err
+							}
+						}
+						thin.Sampled(s.CPU, s.SelfCost+s.SetupCost)
+					}
 					if err == nil && s.Conflict != 0 && i+1 < repeat {
 						useInProcess = false
 						notes = append(notes, fmt.Sprintf("run %d: the program handles %v itself: the remaining runs use ptrace", i+1, s.Conflict))
@@ -398,6 +447,9 @@ Examples:
 			w.Info("batches", fmt.Sprint(total.Batches))
 			w.Info("sampled", fmt.Sprint(total.Sampled))
 			w.Info("runs", fmt.Sprint(len(traced)))
+			if thinned > 0 {
+				w.Info("sampled_runs", fmt.Sprint(len(traced)-thinned))
+			}
 			if err := w.Flush(); err != nil {
 				return err
 			}
@@ -421,7 +473,7 @@ Examples:
 				// burst, and the library's start, which no clock of the library can
 				// see, measured here on true(1): on runs of a few milliseconds the
 				// start and the mappings are most of the cost.
-				start, ok, err := sample.StartCost(startCostPairs)
+				start, ok, err := startCost()
 				if err != nil {
 					return err
 				}
@@ -430,10 +482,15 @@ Examples:
 					how = fmt.Sprintf("%.0f µs a run, measured on true(1)", float64(start.Nanoseconds())/1e3)
 				}
 				cost := total.SelfCost + total.SetupCost + time.Duration(inProcessRuns)*start
-				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d bursts (%.0f µs CPU per burst), %v reading the mappings and %v starting it in %d run(s) (%s): %.2f%% of the sampled runs' CPU time (estimate)\n",
+				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d bursts (%.0f µs CPU per burst), %v reading the mappings and %v starting it in %d run(s) (%s): %.2f%% of the runs' CPU time (estimate)\n",
 					total.SelfCost.Round(time.Microsecond), total.Batches, float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)),
 					total.SetupCost.Round(time.Microsecond), (time.Duration(inProcessRuns) * start).Round(time.Microsecond), inProcessRuns, how,
 					100*float64(cost)/float64(max(total.CPU, 1)))
+			}
+			if thinned > 0 {
+				fmt.Fprintf(e.stderr, "fragprof sample: %d of %d runs sampled, drawn at random; the other %d ran plain, to hold the sampler's cost within --overhead %g%%: its start alone, %.0f µs a run, is %.1f%% of a run's %v of CPU (docs/sampling.md)\n",
+					len(traced)-thinned, len(traced), thinned, 100*opts.Overhead, float64(thin.Start.Nanoseconds())/1e3,
+					100*float64(thin.Start)/float64(max(total.CPU/time.Duration(len(traced)), 1)), (total.CPU / time.Duration(len(traced))).Round(time.Microsecond))
 			}
 			if estOK {
 				fmt.Fprintf(e.stderr, "fragprof sample: estimated similarity %.1f%% (each half of the %d batches holds at least that share of the %d hot edges of all of them; docs/sampling.md)\n",
@@ -592,23 +649,27 @@ func reportOverhead(w io.Writer, traced, plain []sample.PlainRun) {
 	if n == 0 {
 		return
 	}
-	cpu := make([]float64, 0, n)
-	wall := make([]float64, 0, n)
-	var tc, pc time.Duration
+	var tcpu, pcpu, twall, pwall, cpu, wall []float64
 	for i := 0; i < n; i++ {
+		tcpu = append(tcpu, float64(traced[i].CPU))
+		pcpu = append(pcpu, float64(plain[i].CPU))
+		twall = append(twall, float64(traced[i].Wall))
+		pwall = append(pwall, float64(plain[i].Wall))
 		if plain[i].CPU > 0 {
 			cpu = append(cpu, float64(traced[i].CPU)/float64(plain[i].CPU))
 		}
 		wall = append(wall, float64(traced[i].Wall)/float64(plain[i].Wall))
-		tc += traced[i].CPU
-		pc += plain[i].CPU
 	}
-	ci := func(xs []float64) string {
-		iv := stats.MedianInterval(xs, 0.95)
+	ratio := func(y, x []float64) string {
+		iv := stats.RatioInterval(y, x, 0.95)
 		return fmt.Sprintf("%.3f [%.3f, %.3f] (%.0f%% CI)", iv.Center, iv.Lo, iv.Hi, 100*iv.Confidence)
 	}
-	fmt.Fprintf(w, "fragprof sample: overhead: CPU time (user+sys, process tree) sampled/unsampled %s; total %.3f\n", ci(cpu), float64(tc)/float64(max(pc, 1)))
-	fmt.Fprintf(w, "fragprof sample: overhead: wall time sampled/unsampled %s; medians of %d alternated pairs\n", ci(wall), n)
+	median := func(xs []float64) string {
+		iv := stats.MedianInterval(xs, 0.95)
+		return fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Center, iv.Lo, iv.Hi)
+	}
+	fmt.Fprintf(w, "fragprof sample: overhead: CPU time (user+sys, process tree) sampled/unsampled %s; median of the pairs' ratios %s\n", ratio(tcpu, pcpu), median(cpu))
+	fmt.Fprintf(w, "fragprof sample: overhead: wall time sampled/unsampled %s; median of the pairs' ratios %s; totals of %d alternated pairs\n", ratio(twall, pwall), median(wall), n)
 }
 
 func sampleMedian(ds []time.Duration) time.Duration {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -233,6 +234,44 @@ func TestUntilStops(t *testing.T) {
 	} {
 		if got := untilStops(c.reached, c.batches, c.hot); got != c.want {
 			t.Errorf("untilStops(%d checks, %d batches, %d hot edges) = %v, want %v", c.reached, c.batches, c.hot, got, c.want)
+		}
+	}
+}
+
+// TestSampleThinning: 40 runs of a program of a fraction of a millisecond, whose
+// preloaded sampler's start alone costs more than --overhead 1%, are thinned — some
+// sampled, some left plain, as the report and the batches file say — and every run
+// still prints its output.
+func TestSampleThinning(t *testing.T) {
+	printf, err := exec.LookPath("printf")
+	if err != nil {
+		t.Fatal("printf(1) is needed (coreutils)")
+	}
+	batches := filepath.Join(t.TempDir(), "p.batches")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"sample", "--repeat", "40", "--overhead", "1%", "--seed", "3", "-o", batches, "--", printf, `x\n`},
+		strings.NewReader(""), &stdout, &stderr); got != 0 {
+		t.Fatalf("sample: exit %d\n%s", got, stderr.String())
+	}
+	if n := strings.Count(stdout.String(), "x\n"); n != 40 {
+		t.Errorf("%d outputs of 40 runs", n)
+	}
+	var sampled, runs, plain int
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if _, err := fmt.Sscanf(l, "fragprof sample: %d of %d runs sampled, drawn at random; the other %d ran plain", &sampled, &runs, &plain); err == nil {
+			break
+		}
+	}
+	if runs != 40 || sampled < 1 || sampled >= 40 || sampled+plain != 40 {
+		t.Fatalf("thinning: %d of %d runs sampled, %d plain; want some of 40 sampled and the rest plain\n%s", sampled, runs, plain, stderr.String())
+	}
+	data, err := os.ReadFile(batches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"info runs 40\n", fmt.Sprintf("info sampled_runs %d\n", sampled)} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("batches file lacks %q", want)
 		}
 	}
 }

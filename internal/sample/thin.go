@@ -1,0 +1,86 @@
+// This file decides which runs of a repeated workload the in-process sampler samples.
+
+package sample
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Thinning holds the in-process sampler's cost on a workload of repeated runs
+// within a share of the program's CPU time by sampling only some of the runs, drawn
+// at random, and running the others plainly. What a sampled run costs is its bursts
+// and its reading of the mappings, which the library times, and the library's start,
+// which no clock of the library sees (StartCost: about 0.1 ms on this project's VM,
+// most of it the dynamic loader's floor for any preloaded library). The bursts keep
+// to the share by themselves (Options.Overhead), the start cannot: on a run of 2 ms
+// it alone is 5 %. So each run is sampled with probability
+//
+//	q = min(1, share · T / c),
+//
+// T the program's own CPU time per run and c the sampler's mean cost per sampled
+// run, both learned from the runs so far (T from the plain runs when there are
+// some, else from the sampled ones less their cost), so that the expected cost of a
+// run, q·c, is at most share·T. Runs of a tenth of a second or more are all sampled;
+// runs of a few milliseconds are thinned, and the batches of the sampled ones are
+// an unbiased sample of the workload's, fewer by q (--until-similarity runs until
+// they suffice). The first run is always sampled. Draws come from Seed.
+type Thinning struct {
+	Share float64       // the budget: at most this share of the program's CPU time
+	Start time.Duration // the library's start in each sampled run (StartCost)
+
+	rng         *rand.Rand
+	sampled     int           // runs sampled so far
+	sampledCPU  time.Duration // their CPU time, the sampler's included
+	sampledCost time.Duration // the sampler's measured cost in them (bursts, mappings)
+	plain       int           // runs left plain so far
+	plainCPU    time.Duration // their CPU time
+}
+
+// NewThinning returns the policy for the given share (0 or less: sample every run),
+// start cost and seed.
+func NewThinning(share float64, start time.Duration, seed uint64) *Thinning {
+	return &Thinning{Share: share, Start: start, rng: rand.New(rand.NewPCG(seed, 0x7468696e))}
+}
+
+// Rate returns q, the probability that the next run is sampled.
+func (t *Thinning) Rate() float64 {
+	if t.Share <= 0 || t.sampled == 0 {
+		return 1
+	}
+	c := float64(t.Start) + float64(t.sampledCost)/float64(t.sampled)
+	if c <= 0 {
+		return 1
+	}
+	var per float64 // the program's own CPU time per run
+	if t.plain > 0 {
+		per = float64(t.plainCPU) / float64(t.plain)
+	} else {
+		per = (float64(t.sampledCPU)-float64(t.sampledCost))/float64(t.sampled) - float64(t.Start)
+	}
+	return min(1, max(t.Share*per/c, 0))
+}
+
+// Next reports whether the next run is to be sampled: always the first, then with
+// probability Rate.
+func (t *Thinning) Next() bool {
+	u := t.rng.Float64() // drawn for every run, so that the draws do not depend on q
+	return t.sampled == 0 || u < t.Rate()
+}
+
+// Sampled records a sampled run: its CPU time and the sampler's cost measured in it
+// (Stats.SelfCost + Stats.SetupCost).
+func (t *Thinning) Sampled(cpu, cost time.Duration) {
+	t.sampled++
+	t.sampledCPU += cpu
+	t.sampledCost += cost
+}
+
+// Plain records a run left plain: its CPU time.
+func (t *Thinning) Plain(cpu time.Duration) {
+	t.plain++
+	t.plainCPU += cpu
+}
+
+// Runs returns the runs sampled and left plain so far.
+func (t *Thinning) Runs() (sampled, plain int) { return t.sampled, t.plain }

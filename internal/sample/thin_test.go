@@ -1,0 +1,67 @@
+package sample
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// TestThinningRate: q = min(1, share·T/c) on known figures, T from the plain runs
+// when there are some, else from the sampled runs less the sampler's cost; the first
+// run is always sampled, and a share of 0 samples every run.
+func TestThinningRate(t *testing.T) {
+	th := NewThinning(0.04, 100*time.Microsecond, 1)
+	if !th.Next() || th.Rate() != 1 {
+		t.Fatalf("before any run: rate %g, want 1 and the first run sampled", th.Rate())
+	}
+	// One sampled run of 2.5 ms of CPU, 40 µs of it bursts and mappings: T = 2.5 ms
+	// − 40 µs − 100 µs = 2.36 ms, c = 140 µs, q = 0.04·2360/140.
+	th.Sampled(2500*time.Microsecond, 40*time.Microsecond)
+	if got, want := th.Rate(), 0.04*2360/140; math.Abs(got-want) > 1e-12 {
+		t.Errorf("rate %g, want %g", got, want)
+	}
+	// Plain runs of 2 ms: T = 2 ms.
+	th.Plain(2 * time.Millisecond)
+	th.Plain(2 * time.Millisecond)
+	if got, want := th.Rate(), 0.04*2000/140; math.Abs(got-want) > 1e-12 {
+		t.Errorf("rate with plain runs %g, want %g", got, want)
+	}
+	// Long runs: q = 1.
+	long := NewThinning(0.04, 100*time.Microsecond, 1)
+	long.Sampled(300*time.Millisecond, 3*time.Millisecond)
+	if long.Rate() != 1 {
+		t.Errorf("runs of 0.3 s: rate %g, want 1", long.Rate())
+	}
+	// No budget: every run.
+	all := NewThinning(0, 100*time.Microsecond, 1)
+	all.Sampled(time.Millisecond, 0)
+	if all.Rate() != 1 {
+		t.Errorf("share 0: rate %g, want 1", all.Rate())
+	}
+	// The draws: about q of 10,000 runs are sampled, the same ones for one seed.
+	count := func(seed uint64) (n int, first []bool) {
+		d := NewThinning(0.04, 100*time.Microsecond, seed)
+		d.Sampled(2500*time.Microsecond, 40*time.Microsecond)
+		for i := 0; i < 10000; i++ {
+			ok := d.Next()
+			if ok {
+				n++
+			}
+			if i < 50 {
+				first = append(first, ok)
+			}
+		}
+		return n, first
+	}
+	n, a := count(5)
+	_, b := count(5)
+	q := 0.04 * 2360 / 140
+	if sd := math.Sqrt(10000 * q * (1 - q)); math.Abs(float64(n)-10000*q) > 4*sd {
+		t.Errorf("%d of 10,000 runs sampled, want about %.0f", n, 10000*q)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("seed 5 drew differently at run %d", i)
+		}
+	}
+}
