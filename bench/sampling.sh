@@ -85,9 +85,12 @@ simjson() {
 	awk -F'[:,]' '/"similarity"/{s=$2} /"weighted"/{w=$2} END{printf "%.1f%% (weighted %.1f%%)", 100*s, 100*w}' "$1"
 }
 
-# selfshare LOG: the sampler's own estimate of its share (bursts, mappings, start) in a sample log.
+# selfshare LOG: the sampler's own figure of its share in a sample log: measured by the
+# runs it left plain when it thinned them, else its estimate (bursts, mappings, start).
 selfshare() {
-	sed -n 's/.*: \([0-9.]*%\) of the runs.*/\1/p' "$1"
+	m=$(sed -n 's/.*: \([0-9.]*%\) of the runs.*(measured).*/\1/p' "$1")
+	[ -n "$m" ] && { echo "$m (measured)"; return; }
+	sed -n 's/.*: \([0-9.]*%\) of the runs.*(estimate).*/\1/p' "$1"
 }
 
 # name | short stdin | long stdin | short args | long args [| extra sample flags]
@@ -143,7 +146,7 @@ until_row() {
 	done
 }
 
-echo "| program | instructions (short run, exact) | bursts ($RUNS short runs) | similarity to exact | estimated similarity | CPU time ratio, short runs (median [95% CI], $SPAIRS pairs) | self-reported share, short runs | CPU time ratio, long run (median [95% CI], $PAIRS pairs) | wall time ratio | self-reported share | CPU per burst | hot blocks named |"
+echo "| program | instructions (short run, exact) | bursts ($RUNS short runs) | similarity to exact | estimated similarity | CPU time ratio, short runs (ratio of totals [95% CI], $SPAIRS pairs) | self-reported share, short runs | CPU time ratio, long run (ratio of totals [95% CI], $PAIRS pairs) | wall time ratio | self-reported share | CPU per burst | hot blocks named |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 bench gzip "$OUT/in60k.txt" "$OUT/long.txt" "gzip -9 -c" "gzip -9 -c"
 bench bzip2 "$OUT/in60k.txt" "$OUT/long.txt" "bzip2 -c" "bzip2 -c"

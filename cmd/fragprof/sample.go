@@ -103,7 +103,9 @@ about 0.1 ms, which no gap can reach: measured on 61 pairs of runs of true(1)), 
 of the cost on runs of a few milliseconds. So with --repeat the in-process sampler
 samples each run after the first only with probability min(1, SHARE x the
 program's CPU time per run / the sampler's cost per sampled run), both learned from
-the runs so far, and runs the others plainly: runs of a tenth of a second or more
+the runs so far (the cost is what the sampler sees until 20 runs of each kind
+measure it whole, as the difference of their mean CPU times), and runs the others
+plainly: runs of a tenth of a second or more
 are all sampled, runs of a few milliseconds are thinned, and the report says how
 many were sampled (the batches are fewer by as much; --until-similarity runs until
 they suffice). --overhead 100% samples every run. Under ptrace the mean
@@ -491,6 +493,10 @@ Examples:
 				fmt.Fprintf(e.stderr, "fragprof sample: %d of %d runs sampled, drawn at random; the other %d ran plain, to hold the sampler's cost within --overhead %g%%: its start alone, %.0f µs a run, is %.1f%% of a run's %v of CPU (docs/sampling.md)\n",
 					len(traced)-thinned, len(traced), thinned, 100*opts.Overhead, float64(thin.Start.Nanoseconds())/1e3,
 					100*float64(thin.Start)/float64(max(total.CPU/time.Duration(len(traced)), 1)), (total.CPU / time.Duration(len(traced))).Round(time.Microsecond))
+				if m, ok := thin.Measured(); ok {
+					fmt.Fprintf(e.stderr, "fragprof sample: its cost measured by the runs left plain: a sampled run took %v more CPU than a plain one (the start, the bursts and what they cost the program): %.2f%% of the runs' CPU time (measured)\n",
+						m.Round(time.Microsecond), 100*float64(time.Duration(len(traced)-thinned)*m)/float64(max(total.CPU, 1)))
+				}
 			}
 			if estOK {
 				fmt.Fprintf(e.stderr, "fragprof sample: estimated similarity %.1f%% (each half of the %d batches holds at least that share of the %d hot edges of all of them; docs/sampling.md)\n",

@@ -7,7 +7,8 @@ import (
 )
 
 // TestThinningRate: q = min(1, share·T/c) on known figures, T from the plain runs
-// when there are some, else from the sampled runs less the sampler's cost; the first
+// when there are some, else from the sampled runs less the sampler's cost, c the
+// cost the sampler sees until runs of both kinds measure a larger one; the first
 // run is always sampled, and a share of 0 samples every run.
 func TestThinningRate(t *testing.T) {
 	th := NewThinning(0.04, 100*time.Microsecond, 1)
@@ -25,6 +26,25 @@ func TestThinningRate(t *testing.T) {
 	th.Plain(2 * time.Millisecond)
 	if got, want := th.Rate(), 0.04*2000/140; math.Abs(got-want) > 1e-12 {
 		t.Errorf("rate with plain runs %g, want %g", got, want)
+	}
+	// 20 runs of each kind: the measured cost, sampled mean − plain mean, takes over
+	// when it is the larger. 20 sampled runs of 2.5 ms (the first above included) with
+	// 40 µs seen each, 20 plain runs of 2 ms: c = max(140 µs, 500 µs).
+	for i := 0; i < MeasureRuns-1; i++ {
+		th.Sampled(2500*time.Microsecond, 40*time.Microsecond)
+	}
+	for i := 0; i < MeasureRuns-3; i++ {
+		if _, ok := th.Measured(); ok {
+			t.Fatalf("measured after %d plain runs", i+2)
+		}
+		th.Plain(2 * time.Millisecond)
+	}
+	th.Plain(2 * time.Millisecond)
+	if m, ok := th.Measured(); !ok || m != 500*time.Microsecond {
+		t.Errorf("measured cost %v (%v), want 500µs", m, ok)
+	}
+	if got, want := th.Rate(), 0.04*2000/500; math.Abs(got-want) > 1e-12 {
+		t.Errorf("rate with the measured cost %g, want %g", got, want)
 	}
 	// Long runs: q = 1.
 	long := NewThinning(0.04, 100*time.Microsecond, 1)
