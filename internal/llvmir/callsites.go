@@ -162,19 +162,18 @@ func (m *Module) Internalize(name string) bool {
 		return false
 	}
 	var head []string
-	comdat := false
+	odr := false
 	for _, w := range strings.Fields(def[:k]) {
 		switch w {
 		case "linkonce_odr":
-			w = "internal"
-			comdat = true
+			w, odr = "internal", true
 		case "hidden", "protected":
 			continue
 		}
 		head = append(head, w)
 	}
-	if !comdat {
-		return false
+	if !odr {
+		return false // weak, external: other units may rely on this very copy
 	}
 	tail := def[k:]
 	if j := strings.Index(tail, " comdat "); j >= 0 {
