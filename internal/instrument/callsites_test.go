@@ -44,17 +44,8 @@ int main(void) { int v = 1; return g(&v, 2) + (v > 9 ? never(v) : 0); }
 // faults need not be counted — are counted at their call sites, with clang 14 and 19.
 func TestEntriesFromCalls(t *testing.T) {
 	dir := t.TempDir()
-	src := filepath.Join(dir, "p.c")
-	if err := os.WriteFile(src, []byte(callSitesC), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, clang := range []string{"clang-14", "clang-19"} {
-		ll := filepath.Join(dir, clang+".ll")
-		if msg, err := exec.Command(clang, "-O2", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", src, "-o", ll).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", clang, err, msg)
-		}
-		data, _ := os.ReadFile(ll)
-		m, err := llvmir.Parse(ll, data)
+		m, err := llvmir.Parse(clang+".ll", unoptimisedIR(t, clang, filepath.Join(dir, "p.c"), callSitesC))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +59,21 @@ func TestEntriesFromCalls(t *testing.T) {
 			}
 		}
 	}
+}
+
+// unoptimisedIR writes text to src and returns the IR clang makes of it at -O2 before
+// any LLVM pass, as fragprof reads it.
+func unoptimisedIR(t *testing.T, clang, src, text string, flags ...string) []byte {
+	t.Helper()
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"-O2", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", "-o", "-"}, flags...)
+	out, err := exec.Command(clang, append(args, src)...).Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v", clang, src, err)
+	}
+	return out
 }
 
 // TestChordsFromCalls: on random CFGs, a plan counted at its call sites has one
@@ -125,19 +131,11 @@ int main() { return g(2); }
 // weak.
 func TestEntriesFromCallsCXX(t *testing.T) {
 	dir := t.TempDir()
-	src := filepath.Join(dir, "p.cpp")
-	if err := os.WriteFile(src, []byte(callSitesCXX), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, clang := range []string{"clang-14", "clang-19"} {
-		ll := filepath.Join(dir, clang+".ll")
-		if msg, err := exec.Command(clang, "-x", "c++", "-O2", "-fvisibility-inlines-hidden", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", src, "-o", ll).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s", clang, err, msg)
-		}
-		data, _ := os.ReadFile(ll)
+		data := unoptimisedIR(t, clang, filepath.Join(dir, "p.cpp"), callSitesCXX, "-fvisibility-inlines-hidden")
 		// A global in grouped's COMDAT group, as a constructor's C5 group holds two.
 		data = append(data, "\n@grouped.tag = linkonce_odr global i32 0, comdat($_Z7groupedi)\n"...)
-		m, err := llvmir.Parse(ll, data)
+		m, err := llvmir.Parse(clang+".ll", data)
 		if err != nil {
 			t.Fatal(err)
 		}
