@@ -103,9 +103,9 @@ about 0.1 ms, which no gap can reach: measured on 61 pairs of runs of true(1)), 
 of the cost on runs of a few milliseconds. So with --repeat the in-process sampler
 samples each run after the first only with probability min(1, SHARE x the
 program's CPU time per run / the sampler's cost per sampled run), both learned from
-the runs so far (the cost is what the sampler sees until 20 runs of each kind
-measure it whole, as the difference of their mean CPU times), and runs the others
-plainly: runs of a tenth of a second or more
+the runs so far (the cost is twice what the sampler sees until 20 runs of each
+kind measure it whole, as the difference of their mean CPU times), and runs the
+others plainly: runs of a tenth of a second or more
 are all sampled, runs of a few milliseconds are thinned, and the report says how
 many were sampled (the batches are fewer by as much; --until-similarity runs until
 they suffice). --overhead 100% samples every run. Under ptrace the mean
