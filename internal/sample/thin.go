@@ -28,10 +28,11 @@ import (
 // first SeenShare⁻¹ times the cost seen, and once MeasureRuns runs of each kind have
 // been made, the larger of the cost seen and the difference of the sampled and the
 // plain runs' mean CPU times: the whole cost, which runs of one workload drawn at
-// random into two groups measure without bias. Runs of a tenth of a second or more are all sampled;
-// runs of a few milliseconds are thinned, and the batches of the sampled ones are
-// an unbiased sample of the workload's, fewer by q (--until-similarity runs until
-// they suffice). The first run is always sampled. Draws come from Seed.
+// random into two groups measure without bias. Runs of a tenth of a second or more
+// are all sampled; runs of a few milliseconds are thinned, and the batches of the
+// sampled ones are an unbiased sample of the workload's, fewer by q
+// (--until-similarity runs until they suffice). The first run is always sampled.
+// Draws come from the seed.
 type Thinning struct {
 	Share float64       // the budget: at most this share of the program's CPU time
 	Start time.Duration // the library's start in each sampled run (StartCost)
@@ -112,6 +113,3 @@ func (t *Thinning) Measured() (cost time.Duration, ok bool) {
 	}
 	return t.sampledCPU/time.Duration(t.sampled) - t.plainCPU/time.Duration(t.plain), true
 }
-
-// Runs returns the runs sampled and left plain so far.
-func (t *Thinning) Runs() (sampled, plain int) { return t.sampled, t.plain }

@@ -14,8 +14,8 @@ import (
 //	Var(R) ≈ (s_y² − 2R·s_xy + R²·s_x²) / (n·x̄²),
 //
 // with s² and s_xy the sample variances and covariance (Cochran, "Sampling
-// Techniques", 3rd ed., 1977, §6.4, eq. 6.9 without the finite population
-// correction), and R ± k·√Var(R) with k = [Coefficient](confidence, n). Unlike the
+// Techniques", 3rd ed., 1977, §6.4, the ratio estimator's approximate variance
+// without the finite population correction), and R ± k·√Var(R) with k = [Coefficient](confidence, n). Unlike the
 // median of the pairs' ratios it weighs each pair by its length and stays right when
 // one arm is a mixture — runs the sampler thinned out, which cost nothing, among runs
 // it sampled —, where the median describes neither. With fewer than 2 pairs the
