@@ -647,9 +647,11 @@ func chooseSampler(sampler string, pid int, prog []string) (bool, string) {
 	return sample.Preloadable(prog[0])
 }
 
-// reportOverhead prints the medians of the ratios of the sampled runs' CPU and wall
-// times to those of the plain runs they alternated with, with distribution-free 95 %
-// confidence intervals (stats.MedianInterval).
+// reportOverhead prints the ratios of the sampled runs' total CPU and wall times to
+// those of the plain runs they alternated with, with 95 % delta-method intervals
+// (stats.RatioInterval: the sampled arm may mix sampled and thinned runs), and beside
+// them the medians of the pairs' ratios with their distribution-free intervals
+// (stats.MedianInterval).
 func reportOverhead(w io.Writer, traced, plain []sample.PlainRun) {
 	n := min(len(traced), len(plain))
 	if n == 0 {
