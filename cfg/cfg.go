@@ -99,6 +99,11 @@ type Edge struct {
 	To   *Block
 	Kind EdgeKind
 	Case string // the case value, for Kind == Case
+	// Threads is, for an edge into a block that branches on a value this edge
+	// fixes — the join of a short-circuit && or ||, whose i1 phi takes a constant
+	// from this edge —, the successor that block then takes; nil otherwise. The
+	// static heuristics judge the edge by where control goes on to (EstimateStatic).
+	Threads *Block
 }
 
 // EdgeKind says which part of the terminator an edge comes from.

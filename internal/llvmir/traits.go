@@ -90,6 +90,46 @@ func (m *Module) annotate(g *cfg.Func, f *Func) {
 		g.Blocks[i].Traits = t
 		if term := b.Term(); term.Op == "br" && len(term.Targets) == 2 {
 			g.Blocks[i].Cond = m.branchCond(b, m.Lines[term.Line])
+			m.threadPhi(g.Blocks[i], b, m.Lines[term.Line])
+		}
+	}
+}
+
+// threadPhi sets Edge.Threads on the edges into gb (the IR block b, ending in the
+// conditional branch brLine) along which the branch's condition is an i1 phi's
+// constant: the join of clang's && and || (`%c = phi i1 [ false, %for.cond ],
+// [ %cmp, %land.rhs ]`), which such an edge decides.
+func (m *Module) threadPhi(gb *cfg.Block, b *Block, brLine string) {
+	ops := SplitOperands(afterOp(strings.TrimSpace(brLine), "br"))
+	if len(ops) == 0 {
+		return
+	}
+	def := definition(b, strings.TrimPrefix(ops[0], "i1 "))
+	if def == nil || def.Op != "phi" {
+		return
+	}
+	for _, in := range SplitOperands(afterOp(strings.TrimSpace(m.Lines[def.Line]), "phi")) {
+		in = strings.TrimPrefix(in, "i1 ")
+		in = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(in), "["), "]"))
+		v, label, ok := strings.Cut(in, ",")
+		if !ok {
+			continue
+		}
+		k := -1
+		switch strings.TrimSpace(v) {
+		case "true":
+			k = 0
+		case "false":
+			k = 1
+		}
+		name, _, ok := localName(strings.TrimPrefix(strings.TrimSpace(label), "%"))
+		if k < 0 || !ok {
+			continue
+		}
+		for _, e := range gb.Preds {
+			if e.From.Label == name {
+				e.Threads = gb.Succs[k].To
+			}
 		}
 	}
 }
