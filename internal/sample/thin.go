@@ -23,8 +23,9 @@ import (
 // is at most share·T. T is the plain runs' mean CPU time when there are some, else
 // the sampled runs' less their cost. The cost the sampler can see (the start, the
 // bursts, the mappings) misses what the program pays for them (likely caches and
-// the pages copied for breakpoints; not measured apart): on short runs of sqlite3, lua5.4, xz and a fragprof-built program the
-// whole cost measured 1.6–2.2 times it (bench/sampling.sh, 2026-11-26). So c is at
+// the pages copied for breakpoints; not measured apart): on short runs of sqlite3,
+// lua5.4, xz and a fragprof-built program the whole cost measured 1.6–2.2 times it
+// (bench/sampling.sh, 2026-11-26). So c is at
 // first SeenShare⁻¹ times the cost seen, and once MeasureRuns runs of each kind have
 // been made, the larger of the cost seen and the difference of the sampled and the
 // plain runs' mean CPU times: the whole cost, which runs of one workload drawn at
