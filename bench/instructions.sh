@@ -11,13 +11,23 @@
 # print the same checksum. Prints per seed the two counts and their ratio, then the
 # geometric mean of the ratios.
 #
+# With -k, the CPU kernels of bench/overhead.sh instead (bench/kernels/*.c but the
+# threaded one, and bench/cxx_work.cpp with clang++ and fragprof c++), each run once
+# with its default arguments.
+#
 # Usage: bench/instructions.sh [SEED ...]   (default: the 12 seeds of the table in
 #        docs/benchmarks.md, "Counting overhead")
+#        bench/instructions.sh -k
 # Needs valgrind (apt-get install valgrind) and csmith (scripts/deps.sh). Work files go to a
 # fresh directory under $TMPDIR (default /tmp), removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+kernels=0
+if [ "${1:-}" = -k ]; then
+	kernels=1
+	shift
+fi
 seeds=("$@")
 [ ${#seeds[@]} -gt 0 ] || seeds=(9 40 56 92 152 174 177 187 249 326 331 352)
 ROUNDS=${ROUNDS:-2000}
@@ -37,24 +47,44 @@ instructions() {
 }
 
 echo "instructions.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), ROUNDS=$ROUNDS, $("$CLANG" --version | head -1)"
+ratios=()
+# compare NAME PLAIN FRAGPROF: a table row, both builds printing the same.
+compare() {
+	p=$(instructions "$2")
+	cp "$work/out.txt" "$work/plain.out"
+	f=$(instructions "$3")
+	if ! cmp -s "$work/plain.out" "$work/out.txt"; then
+		echo "| $1 | – | – | skipped: the two builds print different output |"
+		return
+	fi
+	r=$(awk -v a="$f" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
+	ratios+=("$r")
+	echo "| $1 | $p | $f | $r |"
+}
+if [ "$kernels" = 1 ]; then
+	echo "| kernel | plain clang -O2 | fragprof cc -O2 | **ratio** |"
+	echo "|---|---:|---:|---:|"
+	for src in bench/kernels/*.c bench/cxx_work.cpp; do
+		name=$(basename "$src")
+		name=${name%.*}
+		[ "$name" = threads ] && continue
+		cc=$CLANG fp=cc
+		case $src in *.cpp) cc=${CLANG/clang/clang++} fp=c++ ;; esac
+		"$cc" -O2 "$src" -o "$work/plain-$name" -lm
+		"$root/fragprof" "$fp" -O2 "$src" -o "$work/fp-$name" -lm 2>/dev/null
+		compare "$name" "$work/plain-$name" "$work/fp-$name"
+	done
+	awk 'BEGIN { s = 0; n = 0 } { s += log($1); n++ } END { if (n) printf "| **geometric mean** (%d kernels) | | | **%.2f** |\n", n, exp(s / n) }' < <(printf '%s\n' "${ratios[@]}")
+	exit 0
+fi
 echo "| csmith seed | plain clang -O2 | fragprof cc -O2 | **ratio** |"
 echo "|---|---:|---:|---:|"
-ratios=()
 for s in "${seeds[@]}"; do
 	c=$work/cs$s.c
 	csmith --seed "$s" -o "$c"
 	flags=(-O2 -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS="$ROUNDS")
 	"$CLANG" "${flags[@]}" bench/csmith_loop.c -o "$work/plain$s"
 	"$root/fragprof" cc "${flags[@]}" bench/csmith_loop.c -o "$work/fp$s" 2>/dev/null
-	p=$(instructions "$work/plain$s")
-	cp "$work/out.txt" "$work/plain.out"
-	f=$(instructions "$work/fp$s")
-	if ! cmp -s "$work/plain.out" "$work/out.txt"; then
-		echo "| $s | – | – | skipped: the two builds print different checksums |"
-		continue
-	fi
-	r=$(awk -v a="$f" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
-	ratios+=("$r")
-	echo "| $s | $p | $f | $r |"
+	compare "$s" "$work/plain$s" "$work/fp$s"
 done
 awk 'BEGIN { s = 0; n = 0 } { s += log($1); n++ } END { if (n) printf "| **geometric mean** (%d seeds) | | | **%.2f** |\n", n, exp(s / n) }' < <(printf '%s\n' "${ratios[@]}")

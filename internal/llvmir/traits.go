@@ -100,11 +100,11 @@ func (m *Module) annotate(g *cfg.Func, f *Func) {
 // constant: the join of clang's && and || (`%c = phi i1 [ false, %for.cond ],
 // [ %cmp, %land.rhs ]`), which such an edge decides.
 func (m *Module) threadPhi(gb *cfg.Block, b *Block, brLine string) {
-	ops := SplitOperands(afterOp(strings.TrimSpace(brLine), "br"))
-	if len(ops) == 0 {
+	c := brCondition(brLine)
+	if c == "" {
 		return
 	}
-	def := definition(b, strings.TrimPrefix(ops[0], "i1 "))
+	def := definition(b, c)
 	if def == nil || def.Op != "phi" {
 		return
 	}
@@ -249,11 +249,10 @@ func SplitOperands(s string) []string {
 
 // branchCond classifies the condition of the conditional branch ending b.
 func (m *Module) branchCond(b *Block, brLine string) cfg.Cond {
-	ops := SplitOperands(afterOp(strings.TrimSpace(brLine), "br"))
-	if len(ops) == 0 {
+	c := brCondition(brLine)
+	if c == "" {
 		return cfg.CondUnknown
 	}
-	c := strings.TrimPrefix(ops[0], "i1 ")
 	neg := false
 	for depth := 0; depth < 4; depth++ {
 		def := definition(b, c)
@@ -281,6 +280,15 @@ func (m *Module) branchCond(b *Block, brLine string) cfg.Cond {
 		return cfg.CondUnknown
 	}
 	return cfg.CondUnknown
+}
+
+// brCondition returns the condition operand of a conditional branch ("%cmp"), or "".
+func brCondition(brLine string) string {
+	ops := SplitOperands(afterOp(strings.TrimSpace(brLine), "br"))
+	if len(ops) == 0 {
+		return ""
+	}
+	return strings.TrimPrefix(ops[0], "i1 ")
 }
 
 func definition(b *Block, name string) *Instr {
