@@ -105,8 +105,9 @@ samples each run after the first only with probability min(1, SHARE x the
 program's CPU time per run / the sampler's cost per sampled run), both learned from
 the runs so far (the cost is twice what the sampler sees until 20 runs of each
 kind measure it whole, as the difference of their mean CPU times), and runs the
-others plainly: runs of a tenth of a second or more
-are all sampled, runs of a few milliseconds are thinned, and the report says how
+others plainly: runs of a few milliseconds are thinned most; runs of a second
+are thinned a little too until measured, as the doubled cost counts the bursts
+as well (bench/sampling.sh: 4-8 of 9 sampled), and the report says how
 many were sampled (the batches are fewer by as much; --until-similarity runs until
 they suffice). --overhead 100% samples every run. Under ptrace the mean
 interval follows the mean cost of a tick (the tracer's wall time in it) / SHARE;

@@ -29,9 +29,11 @@ import (
 // first SeenShare⁻¹ times the cost seen, and once MeasureRuns runs of each kind have
 // been made, the larger of the cost seen and the difference of the sampled and the
 // plain runs' mean CPU times: the whole cost, which runs of one workload drawn at
-// random into two groups measure without bias. Runs of a tenth of a second or more
-// are all sampled; runs of a few milliseconds are thinned, and the batches of the
-// sampled ones are an unbiased sample of the workload's, fewer by q
+// random into two groups measure without bias. Runs of a few milliseconds are
+// thinned most. Long runs are thinned a little too until measured, since the
+// doubled cost counts the bursts, which Options.Overhead already bounds (4–8 of 9
+// runs of 0.5–1.3 s sampled in bench/sampling.sh's long rows). The batches of the
+// sampled runs are an unbiased sample of the workload's, fewer by q
 // (--until-similarity runs until they suffice). The first run is always sampled.
 // Draws come from the seed.
 type Thinning struct {
