@@ -103,12 +103,10 @@ about 0.1 ms, which no gap can reach: measured on 61 pairs of runs of true(1)), 
 of the cost on runs of a few milliseconds. So with --repeat the in-process sampler
 samples each run after the first only with probability min(1, SHARE x the
 program's CPU time per run / the sampler's cost per sampled run), both learned from
-the runs so far (the cost is twice what the sampler sees until 20 runs of each
-kind measure it whole, as the difference of their mean CPU times), and runs the
-others plainly: runs of a few milliseconds are thinned most; runs of a second
-are thinned a little too until measured, as the doubled cost counts the bursts
-as well (bench/sampling.sh: 4-8 of 9 sampled), and the report says how
-many were sampled (the batches are fewer by as much; --until-similarity runs until
+the runs so far (the cost is the bursts plus twice the start and the mappings
+until 20 runs of each kind measure it whole, as the difference of their mean CPU
+times), and runs the others plainly: runs of a few milliseconds are thinned most,
+runs of a second hardly at all, and the report says how many were sampled (the batches are fewer by as much; --until-similarity runs until
 they suffice). --overhead 100% samples every run. Under ptrace the mean
 interval follows the mean cost of a tick (the tracer's wall time in it) / SHARE;
 --interval is then only the first gap, and later runs of --repeat start from the
@@ -380,7 +378,7 @@ Examples:
 								return err
 							}
 						}
-						thin.Sampled(s.CPU, s.SelfCost+s.SetupCost)
+						thin.Sampled(s.CPU, s.SelfCost, s.SetupCost)
 					}
 					if err == nil && s.Conflict != 0 && i+1 < repeat {
 						useInProcess = false

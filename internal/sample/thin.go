@@ -25,17 +25,16 @@ import (
 // bursts, the mappings) misses what the program pays for them (likely caches and
 // the pages copied for breakpoints; not measured apart): on short runs of sqlite3,
 // lua5.4, xz and a fragprof-built program the whole cost measured 1.6–2.2 times it
-// (bench/sampling.sh, 2026-11-26). So c is at
-// first SeenShare⁻¹ times the cost seen, and once MeasureRuns runs of each kind have
-// been made, the larger of the cost seen and the difference of the sampled and the
-// plain runs' mean CPU times: the whole cost, which runs of one workload drawn at
-// random into two groups measure without bias. Runs of a few milliseconds are
-// thinned most. Long runs are thinned a little too until measured, since the
-// doubled cost counts the bursts, which Options.Overhead already bounds (4–8 of 9
-// runs of 0.5–1.3 s sampled in bench/sampling.sh's long rows). The batches of the
-// sampled runs are an unbiased sample of the workload's, fewer by q
-// (--until-similarity runs until they suffice). The first run is always sampled.
-// Draws come from the seed.
+// (bench/sampling.sh, 2026-11-26). That part is taken to be paid once a run, as the
+// start is: c is at first the bursts plus SeenShare⁻¹ times the start and the
+// mappings, and once MeasureRuns runs of each kind have been made, the larger of the
+// cost seen and the difference of the sampled and the plain runs' mean CPU times:
+// the whole cost, which runs of one workload drawn at random into two groups measure
+// without bias. Runs of a few milliseconds are thinned most; runs long enough for
+// the start to be small beside share·T are nearly all sampled, their bursts held to
+// the share by Options.Overhead. The batches of the sampled runs are an unbiased
+// sample of the workload's, fewer by q (--until-similarity runs until they
+// suffice). The first run is always sampled. Draws come from the seed.
 type Thinning struct {
 	Share float64       // the budget: at most this share of the program's CPU time
 	Start time.Duration // the library's start in each sampled run (StartCost)
@@ -43,7 +42,8 @@ type Thinning struct {
 	rng         *rand.Rand
 	sampled     int           // runs sampled so far
 	sampledCPU  time.Duration // their CPU time, the sampler's included
-	sampledCost time.Duration // the sampler's measured cost in them (bursts, mappings)
+	sampledBurst time.Duration // the sampler's cost in their bursts, as it measured it
+	sampledSetup time.Duration // and outside them (the mappings)
 	plain       int           // runs left plain so far
 	plainCPU    time.Duration // their CPU time
 }
@@ -59,11 +59,12 @@ func (t *Thinning) Rate() float64 {
 	if t.Share <= 0 || t.sampled == 0 {
 		return 1
 	}
-	c := float64(t.Start) + float64(t.sampledCost)/float64(t.sampled)
+	n := float64(t.sampled)
+	once := float64(t.Start) + float64(t.sampledSetup)/n // paid once a run
+	bursts := float64(t.sampledBurst) / n
+	c := once/SeenShare + bursts
 	if m, ok := t.Measured(); ok {
-		c = max(c, float64(m))
-	} else {
-		c /= SeenShare
+		c = max(once+bursts, float64(m))
 	}
 	if c <= 0 {
 		return 1
@@ -72,7 +73,7 @@ func (t *Thinning) Rate() float64 {
 	if t.plain > 0 {
 		per = float64(t.plainCPU) / float64(t.plain)
 	} else {
-		per = (float64(t.sampledCPU)-float64(t.sampledCost))/float64(t.sampled) - float64(t.Start)
+		per = (float64(t.sampledCPU)-float64(t.sampledBurst+t.sampledSetup))/n - float64(t.Start)
 	}
 	return min(1, max(t.Share*per/c, 0))
 }
@@ -84,12 +85,13 @@ func (t *Thinning) Next() bool {
 	return t.sampled == 0 || u < t.Rate()
 }
 
-// Sampled records a sampled run: its CPU time and the sampler's cost measured in it
-// (Stats.SelfCost + Stats.SetupCost).
-func (t *Thinning) Sampled(cpu, cost time.Duration) {
+// Sampled records a sampled run: its CPU time and the sampler's cost measured in it,
+// in its bursts (Stats.SelfCost) and outside them (Stats.SetupCost).
+func (t *Thinning) Sampled(cpu, bursts, setup time.Duration) {
 	t.sampled++
 	t.sampledCPU += cpu
-	t.sampledCost += cost
+	t.sampledBurst += bursts
+	t.sampledSetup += setup
 }
 
 // Plain records a run left plain: its CPU time.
@@ -100,7 +102,7 @@ func (t *Thinning) Plain(cpu time.Duration) {
 
 // SeenShare is the share of its whole cost that the sampler sees on short runs,
 // taken until runs measure it (Thinning): 1/2.2 to 1/1.6 on the programs of
-// bench/sampling.sh.
+// bench/sampling.sh. It divides the start and the mappings, what a run pays once.
 const SeenShare = 0.5
 
 // MeasureRuns is the number of sampled and of plain runs from which Measured

@@ -8,23 +8,25 @@ import (
 
 // TestThinningRate: q = min(1, share·T/c) on known figures, T from the plain runs
 // when there are some, else from the sampled runs less the sampler's cost, c the
-// cost the sampler sees until runs of both kinds measure a larger one; the first
-// run is always sampled, and a share of 0 samples every run.
+// cost the sampler sees, its once-a-run part doubled, until runs of both kinds
+// measure a larger one; the first run is always sampled, and a share of 0 samples
+// every run.
 func TestThinningRate(t *testing.T) {
 	th := NewThinning(0.04, 100*time.Microsecond, 1)
 	if !th.Next() || th.Rate() != 1 {
 		t.Fatalf("before any run: rate %g, want 1 and the first run sampled", th.Rate())
 	}
-	// One sampled run of 2.5 ms of CPU, 40 µs of it bursts and mappings: T = 2.5 ms
-	// − 40 µs − 100 µs = 2.36 ms, c = 140 µs seen / SeenShare, q = 0.04·2360/280.
-	th.Sampled(2500*time.Microsecond, 40*time.Microsecond)
-	if got, want := th.Rate(), 0.04*2360/280; math.Abs(got-want) > 1e-12 {
+	// One sampled run of 2.5 ms of CPU, 30 µs of it bursts and 10 µs mappings: T =
+	// 2.5 ms − 40 µs − 100 µs = 2.36 ms, c = (100 + 10 µs) / SeenShare + 30 µs = 250
+	// µs, q = 0.04·2360/250.
+	th.Sampled(2500*time.Microsecond, 30*time.Microsecond, 10*time.Microsecond)
+	if got, want := th.Rate(), 0.04*2360/250; math.Abs(got-want) > 1e-12 {
 		t.Errorf("rate %g, want %g", got, want)
 	}
 	// Plain runs of 2 ms: T = 2 ms.
 	th.Plain(2 * time.Millisecond)
 	th.Plain(2 * time.Millisecond)
-	if got, want := th.Rate(), 0.04*2000/280; math.Abs(got-want) > 1e-12 {
+	if got, want := th.Rate(), 0.04*2000/250; math.Abs(got-want) > 1e-12 {
 		t.Errorf("rate with plain runs %g, want %g", got, want)
 	}
 	// 20 runs of each kind: the measured cost, sampled mean − plain mean, takes over
@@ -32,7 +34,7 @@ func TestThinningRate(t *testing.T) {
 	// 40 µs seen each, 20 plain runs of 2 ms: c = max(140 µs, 500 µs), the seen cost
 	// no longer doubled.
 	for i := 0; i < MeasureRuns-1; i++ {
-		th.Sampled(2500*time.Microsecond, 40*time.Microsecond)
+		th.Sampled(2500*time.Microsecond, 30*time.Microsecond, 10*time.Microsecond)
 	}
 	for i := 0; i < MeasureRuns-3; i++ {
 		if _, ok := th.Measured(); ok {
@@ -47,22 +49,29 @@ func TestThinningRate(t *testing.T) {
 	if got, want := th.Rate(), 0.04*2000/500; math.Abs(got-want) > 1e-12 {
 		t.Errorf("rate with the measured cost %g, want %g", got, want)
 	}
-	// Long runs: q = 1.
+	// Long runs: q = 1 when the bursts leave room for the start.
 	long := NewThinning(0.04, 100*time.Microsecond, 1)
-	long.Sampled(300*time.Millisecond, 3*time.Millisecond)
+	long.Sampled(300*time.Millisecond, 3*time.Millisecond, 200*time.Microsecond)
 	if long.Rate() != 1 {
 		t.Errorf("runs of 0.3 s: rate %g, want 1", long.Rate())
 	}
+	// Bursts that fill the share: only the start is over it, and almost every run
+	// is sampled. T = 312 − 12 − 0.2 − 0.1 ms, c = 0.3 ms / SeenShare + 12 ms.
+	full := NewThinning(0.04, 100*time.Microsecond, 1)
+	full.Sampled(312*time.Millisecond, 12*time.Millisecond, 200*time.Microsecond)
+	if got, want := full.Rate(), 0.04*299.7/12.6; math.Abs(got-want) > 1e-12 {
+		t.Errorf("runs of 0.3 s with the bursts at the share: rate %g, want %g", got, want)
+	}
 	// No budget: every run.
 	all := NewThinning(0, 100*time.Microsecond, 1)
-	all.Sampled(time.Millisecond, 0)
+	all.Sampled(time.Millisecond, 0, 0)
 	if all.Rate() != 1 {
 		t.Errorf("share 0: rate %g, want 1", all.Rate())
 	}
 	// The draws: about q of 10,000 runs are sampled, the same ones for one seed.
 	count := func(seed uint64) (n int, first []bool) {
 		d := NewThinning(0.04, 100*time.Microsecond, seed)
-		d.Sampled(2500*time.Microsecond, 40*time.Microsecond)
+		d.Sampled(2500*time.Microsecond, 30*time.Microsecond, 10*time.Microsecond)
 		for i := 0; i < 10000; i++ {
 			ok := d.Next()
 			if ok {
@@ -76,7 +85,7 @@ func TestThinningRate(t *testing.T) {
 	}
 	n, a := count(5)
 	_, b := count(5)
-	q := 0.04 * 2360 / 280
+	q := 0.04 * 2360 / 250
 	if sd := math.Sqrt(10000 * q * (1 - q)); math.Abs(float64(n)-10000*q) > 4*sd {
 		t.Errorf("%d of 10,000 runs sampled, want about %.0f", n, 10000*q)
 	}
