@@ -39,10 +39,15 @@
 # And bench/kernels/threads.c, two threads, counted with fragprof's atomic counters
 # (FRAGPROF_ATOMIC=1) and without: the row gives both ratios and atomic/non-atomic.
 #
-# Usage: bench/overhead.sh [-q] [-v] [-n NSEEDS] [-r RUNS] [-O "LEVELS"]
+# Usage: bench/overhead.sh [-q] [-v] [-n NSEEDS] [-s "SEEDS"] [-r RUNS] [-O "LEVELS"]
 #   -q        quick mode: 5 csmith seeds, 3 rounds, -O2 only (about a tenth of the time)
 #   -v        also the volatile build and continuous mode
 #   -n        csmith seeds to keep (default 20)
+#   -s SEEDS  exactly these csmith seeds (their ROUNDS still calibrated), instead of
+#             the first NSEEDS that qualify: which seeds qualify depends on timings
+#             near the thresholds, so two runs' geometric means can cover different
+#             programs; each level's seeds are printed to stderr ("csmith seeds at
+#             LEVEL: ...") for a later run to repeat
 #   -r        rounds (default 5)
 #   -O        optimisation levels (default "-O2 -O0")
 #   -g GROUPS the groups to run (default "examples kernels csmith threads")
@@ -56,6 +61,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 nseeds=20
+seeds=
 runs=5
 levels="-O2 -O0"
 extra=()
@@ -68,9 +74,10 @@ while [ $# -gt 0 ]; do
 	-g) groups=$2; shift 2 ;;
 	-t) table=$2; shift 2 ;;
 	-n) nseeds=$2; shift 2 ;;
+	-s) seeds=$2; shift 2 ;;
 	-r) runs=$2; shift 2 ;;
 	-O) levels=$2; shift 2 ;;
-	*) echo "usage: bench/overhead.sh [-q] [-v] [-n NSEEDS] [-r RUNS] [-O \"LEVELS\"]" >&2; exit 2 ;;
+	*) echo "usage: bench/overhead.sh [-q] [-v] [-n NSEEDS] [-s \"SEEDS\"] [-r RUNS] [-O \"LEVELS\"]" >&2; exit 2 ;;
 	esac
 done
 
@@ -204,10 +211,16 @@ for level in $levels; do
 	done
 	# csmith programs.
 	kept=0
-	seed=0
+	keptseeds=
 	want csmith || nseeds=0
-	while [ "$kept" -lt "$nseeds" ] && [ "$seed" -lt 400 ]; do
-		seed=$((seed + 1))
+	if [ -n "$seeds" ]; then
+		set -- $seeds
+		want csmith || set --
+	else
+		set -- $(seq 1 400)
+	fi
+	for seed; do
+		[ -n "$seeds" ] || [ "$kept" -lt "$nseeds" ] || break
 		c=$work/cs$seed.c
 		[ -f "$c" ] || csmith --seed "$seed" -o "$c"
 		cal=$work/cal$seed
@@ -216,16 +229,17 @@ for level in $levels; do
 		# A func_1 that costs next to nothing (plain -O2 deleted its work) or never
 		# ends is no benchmark. Else scale ROUNDS so that the plain build takes about
 		# 0.3 s.
-		[ -n "$t" ] && awk -v t="$t" 'BEGIN { exit !(t >= 0.01) }' || continue
+		[ -n "$t" ] && { [ -n "$seeds" ] || awk -v t="$t" 'BEGIN { exit !(t >= 0.01) }'; } || { [ -z "$seeds" ] || echo "overhead.sh: csmith seed $seed at $level: calibration failed, skipped" >&2; continue; }
 		rounds=$(awk -v t="$t" 'BEGIN { r = int(100000 * 0.3 / t); if (r > 10000000) r = 10000000; if (r < 1) r = 1; print r }')
 		"$CLANG" "$level" -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS="$rounds" bench/csmith_loop.c -o "$cal" 2>/dev/null || continue
 		t=$(cpu timeout 10 "$cal")
 		[ -n "$t" ] || continue
-		awk -v t="$t" 'BEGIN { exit !(t >= 0.2 && t <= 5) }' || continue
+		[ -n "$seeds" ] || awk -v t="$t" 'BEGIN { exit !(t >= 0.2 && t <= 5) }' || continue
 		n_before=$(wc -l < "$results")
 		one csmith "csmith$seed$level" "$level" "" "$work/empty.stdin" 1 "$PWD/bench/csmith_loop.c" "-DCSMITH_SRC=\"$c\"" -DROUNDS="$rounds"
-		[ "$(wc -l < "$results")" -gt "$n_before" ] && kept=$((kept + 1))
+		[ "$(wc -l < "$results")" -gt "$n_before" ] && kept=$((kept + 1)) && keptseeds="$keptseeds $seed"
 	done
+	[ -z "$keptseeds" ] || echo "overhead.sh: csmith seeds at $level:$keptseeds" >&2
 	# The threaded program, with atomic counters and without.
 	name=threads$level
 	if want threads && build "$name" "$level" "$PWD/bench/kernels/threads.c"; then

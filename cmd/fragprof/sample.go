@@ -105,7 +105,7 @@ samples each run after the first only with probability min(1, SHARE x the
 program's CPU time per run / the sampler's cost per sampled run), both learned from
 the runs so far (the cost is the bursts plus twice the start and the mappings
 until 20 runs of each kind measure it whole, as the difference of their mean CPU
-times), and runs the others plainly: runs of a few milliseconds are thinned most,
+times, taken at its upper 95% confidence bound), and runs the others plainly: runs of a few milliseconds are thinned most,
 runs of a second hardly at all, and the report says how many were sampled (the batches are fewer by as much; --until-similarity runs until
 they suffice). --overhead 100% samples every run. Under ptrace the mean
 interval follows the mean cost of a tick (the tracer's wall time in it) / SHARE;

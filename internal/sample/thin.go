@@ -3,6 +3,7 @@
 package sample
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -28,9 +29,12 @@ import (
 // (bench/sampling.sh, 2026-11-26). That part is taken to be paid once a run, as the
 // start is: c is at first the bursts plus SeenShare⁻¹ times the start and the
 // mappings, and once MeasureRuns runs of each kind have been made, the larger of the
-// cost seen and the difference of the sampled and the plain runs' mean CPU times:
-// the whole cost, which runs of one workload drawn at random into two groups measure
-// without bias. Runs of a few milliseconds are thinned most; runs long enough for
+// cost seen and the whole cost as the runs measure it: the difference d of the
+// sampled and the plain runs' mean CPU times, which runs of one workload drawn at
+// random into two groups measure without bias, taken at its one-sided upper 95%
+// confidence bound (MeasuredBound), so that a difference that happens to fall low
+// does not spend more than the share; the bound nears d as the runs accumulate.
+// Runs of a few milliseconds are thinned most; runs long enough for
 // the start to be small beside share·T are nearly all sampled, their bursts held to
 // the share by Options.Overhead. The batches of the sampled runs are an unbiased
 // sample of the workload's, fewer by q (--until-similarity runs until they
@@ -39,13 +43,15 @@ type Thinning struct {
 	Share float64       // the budget: at most this share of the program's CPU time
 	Start time.Duration // the library's start in each sampled run (StartCost)
 
-	rng         *rand.Rand
-	sampled     int           // runs sampled so far
-	sampledCPU  time.Duration // their CPU time, the sampler's included
+	rng          *rand.Rand
+	sampled      int           // runs sampled so far
+	sampledCPU   time.Duration // their CPU time, the sampler's included
 	sampledBurst time.Duration // the sampler's cost in their bursts, as it measured it
 	sampledSetup time.Duration // and outside them (the mappings)
-	plain       int           // runs left plain so far
-	plainCPU    time.Duration // their CPU time
+	sampledSq    float64       // the sum of their CPU times squared, in s²
+	plain        int           // runs left plain so far
+	plainCPU     time.Duration // their CPU time
+	plainSq      float64       // the sum of their CPU times squared, in s²
 }
 
 // NewThinning returns the policy for the given share (0 or less: sample every run),
@@ -63,7 +69,7 @@ func (t *Thinning) Rate() float64 {
 	once := float64(t.Start) + float64(t.sampledSetup)/n // paid once a run
 	bursts := float64(t.sampledBurst) / n
 	c := once/SeenShare + bursts
-	if m, ok := t.Measured(); ok {
+	if m, ok := t.MeasuredBound(); ok {
 		c = max(once+bursts, float64(m))
 	}
 	if c <= 0 {
@@ -92,12 +98,14 @@ func (t *Thinning) Sampled(cpu, bursts, setup time.Duration) {
 	t.sampledCPU += cpu
 	t.sampledBurst += bursts
 	t.sampledSetup += setup
+	t.sampledSq += cpu.Seconds() * cpu.Seconds()
 }
 
 // Plain records a run left plain: its CPU time.
 func (t *Thinning) Plain(cpu time.Duration) {
 	t.plain++
 	t.plainCPU += cpu
+	t.plainSq += cpu.Seconds() * cpu.Seconds()
 }
 
 // SeenShare is the share of its whole cost that the sampler sees on short runs,
@@ -117,4 +125,32 @@ func (t *Thinning) Measured() (cost time.Duration, ok bool) {
 		return 0, false
 	}
 	return t.sampledCPU/time.Duration(t.sampled) - t.plainCPU/time.Duration(t.plain), true
+}
+
+// boundZ is the standard normal quantile of MeasuredBound's one-sided 95% bound.
+const boundZ = 1.6449
+
+// MeasuredBound returns the one-sided upper 95% confidence bound of the sampler's
+// whole cost per sampled run,
+//
+//	d + z₀.₉₅ · √(s²_S/n_S + s²_P/n_P),
+//
+// d the difference of the sampled and plain runs' mean CPU times (Measured), s² and
+// n each group's sample variance and size: the standard error of a difference of two
+// independent means with unequal variances (Welch 1947), normal at n ≥ MeasureRuns
+// each. ok is false before MeasureRuns runs of each kind.
+func (t *Thinning) MeasuredBound() (bound time.Duration, ok bool) {
+	d, ok := t.Measured()
+	if !ok {
+		return 0, false
+	}
+	v := variance(t.sampledSq, t.sampledCPU, t.sampled)/float64(t.sampled) + variance(t.plainSq, t.plainCPU, t.plain)/float64(t.plain)
+	return d + time.Duration(boundZ*math.Sqrt(v)*1e9), true
+}
+
+// variance returns the sample variance (n − 1 in the denominator), in s², of n
+// values whose sum is sum and whose squares add up to sq (s²).
+func variance(sq float64, sum time.Duration, n int) float64 {
+	m := sum.Seconds() / float64(n)
+	return max(sq-float64(n)*m*m, 0) / float64(n-1)
 }

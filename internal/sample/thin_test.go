@@ -95,3 +95,29 @@ func TestThinningRate(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasuredBound: the upper bound d + 1.6449·√(s²_S/n_S + s²_P/n_P) on runs of
+// known spread, worked by hand: 20 sampled runs of 2.4 and 2.6 ms in turn and 20
+// plain runs of 1.9 and 2.1 ms: d = 0.5 ms, each group's sample variance
+// 20·(0.1 ms)²/19, so the standard error is √(2·(0.1 ms)²/19) = 32.44 µs and the
+// bound 553.37 µs; and the rate follows the bound, not d.
+func TestMeasuredBound(t *testing.T) {
+	th := NewThinning(0.04, 100*time.Microsecond, 1)
+	for i := 0; i < MeasureRuns; i++ {
+		off := time.Duration(1-2*(i%2)) * 100 * time.Microsecond
+		th.Sampled(2500*time.Microsecond+off, 30*time.Microsecond, 10*time.Microsecond)
+		th.Plain(2*time.Millisecond + off)
+	}
+	if d, _ := th.Measured(); d != 500*time.Microsecond {
+		t.Fatalf("measured %v, want 500µs", d)
+	}
+	se := math.Sqrt(2*1e-8/19) * 1e6 // µs
+	want := 500 + boundZ*se
+	b, ok := th.MeasuredBound()
+	if got := float64(b) / 1e3; !ok || math.Abs(got-want) > 0.002 || math.Abs(want-553.37) > 0.01 {
+		t.Errorf("bound %v (%v), want %.3f µs", b, ok, want)
+	}
+	if got, want := th.Rate(), 0.04*2000/(float64(b)/1e3); math.Abs(got-want) > 1e-12 {
+		t.Errorf("rate %g, want %g", got, want)
+	}
+}
