@@ -9,8 +9,8 @@ import (
 // TestThinningRate: q = min(1, share·T/c) on known figures, T from the plain runs
 // when there are some, else from the sampled runs less the sampler's cost, c the
 // cost the sampler sees, its once-a-run part doubled, until runs of both kinds
-// measure a larger one; the first run is always sampled, and a share of 0 samples
-// every run.
+// measure it, larger or smaller; the first run is always sampled, and a share of 0
+// samples every run.
 func TestThinningRate(t *testing.T) {
 	th := NewThinning(0.04, 100*time.Microsecond, 1)
 	if !th.Next() || th.Rate() != 1 {
@@ -29,10 +29,10 @@ func TestThinningRate(t *testing.T) {
 	if got, want := th.Rate(), 0.04*2000/250; math.Abs(got-want) > 1e-12 {
 		t.Errorf("rate with plain runs %g, want %g", got, want)
 	}
-	// 20 runs of each kind: the measured cost, sampled mean − plain mean, takes over
-	// when it is the larger. 20 sampled runs of 2.5 ms (the first above included) with
-	// 40 µs seen each, 20 plain runs of 2 ms: c = max(140 µs, 500 µs), the seen cost
-	// no longer doubled.
+	// 20 runs of each kind: the measured cost, sampled mean − plain mean (at its
+	// upper bound, here the mean itself: the runs do not vary), takes over. 20
+	// sampled runs of 2.5 ms (the first above included), 20 plain runs of 2 ms: c =
+	// 500 µs.
 	for i := 0; i < MeasureRuns-1; i++ {
 		th.Sampled(2500*time.Microsecond, 30*time.Microsecond, 10*time.Microsecond)
 	}
@@ -48,6 +48,16 @@ func TestThinningRate(t *testing.T) {
 	}
 	if got, want := th.Rate(), 0.04*2000/500; math.Abs(got-want) > 1e-12 {
 		t.Errorf("rate with the measured cost %g, want %g", got, want)
+	}
+	// A measured cost below the one seen: 20 runs of each kind, 2.1 ms sampled, 2 ms
+	// plain, c = 100 µs, not the 250 µs seen.
+	low := NewThinning(0.04, 100*time.Microsecond, 1)
+	for i := 0; i < MeasureRuns; i++ {
+		low.Sampled(2100*time.Microsecond, 30*time.Microsecond, 10*time.Microsecond)
+		low.Plain(2 * time.Millisecond)
+	}
+	if got, want := low.Rate(), 0.04*2000/100; math.Abs(got-want) > 1e-12 {
+		t.Errorf("rate with a measured cost below the seen %g, want %g", got, want)
 	}
 	// Long runs: q = 1 when the bursts leave room for the start.
 	long := NewThinning(0.04, 100*time.Microsecond, 1)
