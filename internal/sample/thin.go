@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/fragprof/fragprof/internal/stats"
 )
 
 // Thinning holds the in-process sampler's cost on a workload of repeated runs
@@ -50,10 +52,10 @@ type Thinning struct {
 	sampledCPU   time.Duration // their CPU time, the sampler's included
 	sampledBurst time.Duration // the sampler's cost in their bursts, as it measured it
 	sampledSetup time.Duration // and outside them (the mappings)
-	sampledSq    float64       // the sum of their CPU times squared, in s²
+	sampledMom   stats.Moments // their CPU times' moments, in s
 	plain        int           // runs left plain so far
 	plainCPU     time.Duration // their CPU time
-	plainSq      float64       // the sum of their CPU times squared, in s²
+	plainMom     stats.Moments // their CPU times' moments, in s
 }
 
 // NewThinning returns the policy for the given share (0 or less: sample every run),
@@ -100,14 +102,14 @@ func (t *Thinning) Sampled(cpu, bursts, setup time.Duration) {
 	t.sampledCPU += cpu
 	t.sampledBurst += bursts
 	t.sampledSetup += setup
-	t.sampledSq += cpu.Seconds() * cpu.Seconds()
+	t.sampledMom.Add(cpu.Seconds())
 }
 
 // Plain records a run left plain: its CPU time.
 func (t *Thinning) Plain(cpu time.Duration) {
 	t.plain++
 	t.plainCPU += cpu
-	t.plainSq += cpu.Seconds() * cpu.Seconds()
+	t.plainMom.Add(cpu.Seconds())
 }
 
 // SeenShare is the share of its whole cost that the sampler sees on short runs,
@@ -146,13 +148,6 @@ func (t *Thinning) MeasuredBound() (bound time.Duration, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	v := variance(t.sampledSq, t.sampledCPU, t.sampled)/float64(t.sampled) + variance(t.plainSq, t.plainCPU, t.plain)/float64(t.plain)
+	v := t.sampledMom.Variance()/float64(t.sampled) + t.plainMom.Variance()/float64(t.plain)
 	return d + time.Duration(boundZ*math.Sqrt(v)*1e9), true
-}
-
-// variance returns the sample variance (n − 1 in the denominator), in s², of n
-// values whose sum is sum and whose squares add up to sq (s²).
-func variance(sq float64, sum time.Duration, n int) float64 {
-	m := sum.Seconds() / float64(n)
-	return max(sq-float64(n)*m*m, 0) / float64(n-1)
 }
