@@ -101,13 +101,14 @@ CPU time the reading of the mappings at each process's first burst (timed by the
 library, 60-80 µs) and the library's start in each run (loading and starting it,
 about 0.1 ms, which no gap can reach: measured on 61 pairs of runs of true(1)), most
 of the cost on runs of a few milliseconds. So with --repeat the in-process sampler
-samples each run after the first only with probability min(1, SHARE x the
-program's CPU time per run / the sampler's cost per sampled run), both learned from
-the runs so far (the cost is the bursts plus twice the start and the mappings
-until 20 runs of each kind measure it whole, as the difference of their mean CPU
-times, taken at its upper 95% confidence bound), and runs the others plainly: runs of a few milliseconds are thinned most,
-runs of a second hardly at all, and the report says how many were sampled (the batches are fewer by as much; --until-similarity runs until
-they suffice). --overhead 100% samples every run. Under ptrace the mean
+samples each run after the first only with probability min(1, SHARE x the program's
+CPU time per run / the sampler's cost per sampled run), both learned from the runs
+so far (the cost is the bursts plus twice the start and the mappings until 20 runs
+of each kind measure it whole, as the difference of their mean CPU times, taken at
+its upper 95% confidence bound), and runs the others plainly: runs of a few
+milliseconds are thinned most, runs of a second hardly at all, and the report says
+how many were sampled (the batches are fewer by as much; --until-similarity runs
+until they suffice). --overhead 100% samples every run. Under ptrace the mean
 interval follows the mean cost of a tick (the tracer's wall time in it) / SHARE;
 --interval is then only the first gap, and later runs of --repeat start from the
 cost learned. The tracer's own time misses most of what ptrace costs the program,
