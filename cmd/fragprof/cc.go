@@ -43,7 +43,7 @@ Environment at build time:
                      is left (the default above -O0), and count the blocks that may
                      fault apart: exact counts even for runs that fault or are killed
                      inside a loop, at a higher cost
-  FRAGPROF_KEEP=1    keep the intermediate IR files
+  FRAGPROF_KEEP=1    keep the intermediate IR files (their directory is printed)
   FRAGPROF_CC_TIMES=1 print the time of each step (clang's front end, fragprof's
                      IR step, clang's back end) and fragprof's peak memory
 Environment when the built program runs:

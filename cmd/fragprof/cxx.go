@@ -34,7 +34,7 @@ Environment:
   FRAGPROF_CLANG     the clang to use (default: clang, then clang-20 ... clang-14)
   FRAGPROF_COUNTERS  counter placement: chords (default), edges or blocks
   FRAGPROF_ATOMIC=1  atomic counter increments, for threaded programs (std::thread)
-  FRAGPROF_KEEP=1    keep the intermediate IR files
+  FRAGPROF_KEEP=1    keep the intermediate IR files (their directory is printed)
 Preprocessing-only and query invocations (-E, -M, --version, -print-*) go to clang++
 unchanged.`,
 		DisableFlagParsing: true,

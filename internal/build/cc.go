@@ -107,6 +107,8 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 	}
 	if os.Getenv("FRAGPROF_KEEP") == "" {
 		defer os.RemoveAll(tmp)
+	} else {
+		fmt.Fprintf(stderr, "fragprof cc: intermediate files kept in %s\n", tmp)
 	}
 	objs := map[int]string{}
 	for n, si := range srcs {

@@ -84,3 +84,37 @@ func TestCCDebugInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestCCKeep: with FRAGPROF_KEEP set, fragprof cc keeps its intermediate IR (clang's
+// and the instrumented) and says where; without it, it says nothing.
+func TestCCKeep(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "ptr.c")
+	if err := os.WriteFile(src, []byte(ptrC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tc, err := FindToolchain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", dir)
+	t.Setenv("FRAGPROF_KEEP", "1")
+	var msg bytes.Buffer
+	if err := tc.CC(context.Background(), []string{"-c", "-O2", src, "-o", filepath.Join(dir, "ptr.o")}, &msg); err != nil {
+		t.Fatalf("%v\n%s", err, msg.String())
+	}
+	kept, ok := strings.CutPrefix(strings.TrimSpace(msg.String()), "fragprof cc: intermediate files kept in ")
+	if !ok || !strings.HasPrefix(kept, dir) {
+		t.Fatalf("message %q, want the kept directory under %s", msg.String(), dir)
+	}
+	for _, name := range []string{"0-ptr.ll", "0-ptr.fp.ll"} {
+		if _, err := os.Stat(filepath.Join(kept, name)); err != nil {
+			t.Errorf("kept IR: %v", err)
+		}
+	}
+	t.Setenv("FRAGPROF_KEEP", "")
+	msg.Reset()
+	if err := tc.CC(context.Background(), []string{"-c", "-O2", src, "-o", filepath.Join(dir, "ptr.o")}, &msg); err != nil || msg.Len() > 0 {
+		t.Fatalf("without FRAGPROF_KEEP: %v, message %q", err, msg.String())
+	}
+}
