@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fragprof/fragprof/internal/stats"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Thinning holds the in-process sampler's cost on a workload of repeated runs
@@ -131,23 +132,29 @@ func (t *Thinning) Measured() (cost time.Duration, ok bool) {
 	return t.sampledCPU/time.Duration(t.sampled) - t.plainCPU/time.Duration(t.plain), true
 }
 
-// boundZ is the standard normal quantile of MeasuredBound's one-sided 95% bound.
-const boundZ = 1.6449
-
 // MeasuredBound returns the one-sided upper 95% confidence bound of the sampler's
 // whole cost per sampled run,
 //
-//	d + z₀.₉₅ · √(s²_S/n_S + s²_P/n_P),
+//	d + t₀.₉₅(ν) · √(s²_S/n_S + s²_P/n_P),   ν = (a + b)² / (a²/(n_S−1) + b²/(n_P−1)),
 //
-// d the difference of the sampled and plain runs' mean CPU times (Measured), s² and
-// n each group's sample variance and size: the standard error of a difference of two
-// independent means with unequal variances (Welch 1947), normal at n ≥ MeasureRuns
-// each. ok is false before MeasureRuns runs of each kind.
+// a = s²_S/n_S, b = s²_P/n_P: d the difference of the sampled and plain runs' mean
+// CPU times (Measured), s² and n each group's sample variance and size, Welch's
+// standard error of a difference of two means with unequal variances and Student's
+// t with the Welch–Satterthwaite degrees of freedom (Welch 1947). CPU times are
+// skewed to the right, so the bound covers a little less than 95%: 92.6% at 20
+// runs of each kind, 94.3% at 200, on 4,000 simulated workloads of exponential
+// scatter (TestMeasuredBoundCoverage). ok is false before MeasureRuns runs of each kind.
 func (t *Thinning) MeasuredBound() (bound time.Duration, ok bool) {
 	d, ok := t.Measured()
 	if !ok {
 		return 0, false
 	}
-	v := t.sampledMom.Variance()/float64(t.sampled) + t.plainMom.Variance()/float64(t.plain)
-	return d + time.Duration(boundZ*math.Sqrt(v)*1e9), true
+	a := t.sampledMom.Variance() / float64(t.sampled)
+	b := t.plainMom.Variance() / float64(t.plain)
+	if a+b == 0 {
+		return d, true
+	}
+	nu := (a + b) * (a + b) / (a*a/float64(t.sampled-1) + b*b/float64(t.plain-1))
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(0.95)
+	return d + time.Duration(q*math.Sqrt(a+b)*1e9), true
 }
