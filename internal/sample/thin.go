@@ -143,7 +143,8 @@ func (t *Thinning) Measured() (cost time.Duration, ok bool) {
 // t with the Welch–Satterthwaite degrees of freedom (Welch 1947). CPU times are
 // skewed to the right, so the bound covers a little less than 95%: 92.6% at 20
 // runs of each kind, 94.3% at 200, on 4,000 simulated workloads of exponential
-// scatter (TestMeasuredBoundCoverage). ok is false before MeasureRuns runs of each kind.
+// scatter (TestMeasuredBoundCoverage). ok is false before MeasureRuns runs of each
+// kind.
 func (t *Thinning) MeasuredBound() (bound time.Duration, ok bool) {
 	d, ok := t.Measured()
 	if !ok {
