@@ -3,12 +3,10 @@
 package sample
 
 import (
-	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/fragprof/fragprof/internal/stats"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Thinning holds the in-process sampler's cost on a workload of repeated runs
@@ -133,29 +131,16 @@ func (t *Thinning) Measured() (cost time.Duration, ok bool) {
 }
 
 // MeasuredBound returns the one-sided upper 95% confidence bound of the sampler's
-// whole cost per sampled run,
-//
-//	d + t₀.₉₅(ν) · √(s²_S/n_S + s²_P/n_P),   ν = (a + b)² / (a²/(n_S−1) + b²/(n_P−1)),
-//
-// a = s²_S/n_S, b = s²_P/n_P: d the difference of the sampled and plain runs' mean
-// CPU times (Measured), s² and n each group's sample variance and size, Welch's
-// standard error of a difference of two means with unequal variances and Student's
-// t with the Welch–Satterthwaite degrees of freedom (Welch 1947). CPU times are
-// skewed to the right, so the bound covers a little less than 95%: 92.6% at 20
-// runs of each kind, 94.3% at 200, on 4,000 simulated workloads of exponential
-// scatter (TestMeasuredBoundCoverage). ok is false before MeasureRuns runs of each
-// kind.
+// whole cost per sampled run, d + t₀.₉₅(ν)·√(s²_S/n_S + s²_P/n_P): d the
+// difference of the sampled and plain runs' mean CPU times (Measured), with Welch's
+// margin over the two groups of runs (stats.WelchMargin). CPU times are skewed to
+// the right, so the bound covers a little less than 95%: 92.6% at 20 runs of each
+// kind, 94.3% at 200, on 4,000 simulated workloads of exponential scatter
+// (TestMeasuredBoundCoverage). ok is false before MeasureRuns runs of each kind.
 func (t *Thinning) MeasuredBound() (bound time.Duration, ok bool) {
 	d, ok := t.Measured()
 	if !ok {
 		return 0, false
 	}
-	a := t.sampledMom.Variance() / float64(t.sampled)
-	b := t.plainMom.Variance() / float64(t.plain)
-	if a+b == 0 {
-		return d, true
-	}
-	nu := (a + b) * (a + b) / (a*a/float64(t.sampled-1) + b*b/float64(t.plain-1))
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(0.95)
-	return d + time.Duration(q*math.Sqrt(a+b)*1e9), true
+	return d + time.Duration(stats.WelchMargin(t.sampledMom, t.plainMom, 0.95)*1e9), true
 }
