@@ -15,6 +15,9 @@
 # threaded one, and bench/cxx_work.cpp with clang++ and fragprof c++), each run once
 # with its default arguments.
 #
+# FPFLAGS adds flags to the fragprof cc builds only (e.g. "-mllvm -unroll-threshold=300"),
+# to measure what a back-end setting does to the instrumented build.
+#
 # Usage: bench/instructions.sh [SEED ...]   (default: the 12 seeds of the table in
 #        docs/benchmarks.md, "Counting overhead")
 #        bench/instructions.sh -k
@@ -31,6 +34,7 @@ fi
 seeds=("$@")
 [ ${#seeds[@]} -gt 0 ] || seeds=(9 40 56 92 152 174 177 187 249 326 331 352)
 ROUNDS=${ROUNDS:-2000}
+read -r -a fpflags <<< "${FPFLAGS:-}"
 CLANG=${CLANG:-clang}
 for tool in valgrind csmith "$CLANG"; do
 	command -v "$tool" >/dev/null || { echo "instructions.sh: $tool is needed (apt-get install valgrind; scripts/deps.sh for the others)" >&2; exit 2; }
@@ -46,7 +50,7 @@ instructions() {
 	sed -n 's/.*refs: *//p' "$work/vg.txt" | tr -d ,
 }
 
-echo "instructions.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), ROUNDS=$ROUNDS, $("$CLANG" --version | head -1)"
+echo "instructions.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), ROUNDS=$ROUNDS, $("$CLANG" --version | head -1)${FPFLAGS:+, fragprof cc with $FPFLAGS}"
 ratios=()
 # compare NAME PLAIN FRAGPROF: a table row, both builds printing the same.
 compare() {
@@ -71,7 +75,7 @@ if [ "$kernels" = 1 ]; then
 		cc=$CLANG fp=cc
 		case $src in *.cpp) cc=${CLANG/clang/clang++} fp=c++ ;; esac
 		"$cc" -O2 "$src" -o "$work/plain-$name" -lm
-		"$root/fragprof" "$fp" -O2 "$src" -o "$work/fp-$name" -lm 2>/dev/null
+		"$root/fragprof" "$fp" -O2 ${fpflags[@]+"${fpflags[@]}"} "$src" -o "$work/fp-$name" -lm 2>/dev/null
 		compare "$name" "$work/plain-$name" "$work/fp-$name"
 	done
 	awk 'BEGIN { s = 0; n = 0 } { s += log($1); n++ } END { if (n) printf "| **geometric mean** (%d kernels) | | | **%.2f** |\n", n, exp(s / n) }' < <(printf '%s\n' "${ratios[@]}")
@@ -84,7 +88,7 @@ for s in "${seeds[@]}"; do
 	csmith --seed "$s" -o "$c"
 	flags=(-O2 -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS="$ROUNDS")
 	"$CLANG" "${flags[@]}" bench/csmith_loop.c -o "$work/plain$s"
-	"$root/fragprof" cc "${flags[@]}" bench/csmith_loop.c -o "$work/fp$s" 2>/dev/null
+	"$root/fragprof" cc "${flags[@]}" ${fpflags[@]+"${fpflags[@]}"} bench/csmith_loop.c -o "$work/fp$s" 2>/dev/null
 	compare "$s" "$work/plain$s" "$work/fp$s"
 done
 awk 'BEGIN { s = 0; n = 0 } { s += log($1); n++ } END { if (n) printf "| **geometric mean** (%d seeds) | | | **%.2f** |\n", n, exp(s / n) }' < <(printf '%s\n' "${ratios[@]}")
