@@ -43,9 +43,6 @@ Environment at build time:
                      is left (the default above -O0), and count the blocks that may
                      fault apart: exact counts even for runs that fault or are killed
                      inside a loop, at a higher cost
-  FRAGPROF_UNROLL=0  compile counted code at -O2 with -O2's loop-unrolling threshold,
-                     not -O3's (the default: counters make loops look larger to the
-                     unroller than they are; docs/edge-profiling.md)
   FRAGPROF_KEEP=1    keep the intermediate IR files (their directory is printed)
   FRAGPROF_CC_TIMES=1 print the time of each step (clang's front end, fragprof's
                      IR step, clang's back end) and fragprof's peak memory

@@ -177,9 +177,6 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 				back = append(back, p.val)
 			}
 		}
-		if !iopt.NoCounters {
-			back = append(back, UnrollFlags(opt, back)...)
-		}
 		if mode == "asm" {
 			back = append(back, "-S")
 		}

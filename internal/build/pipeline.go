@@ -113,29 +113,6 @@ func Promote(opt string, atomic bool) bool {
 	return (opt != "-O0" || atomic) && os.Getenv("FRAGPROF_PROMOTE") != "0"
 }
 
-// UnrollFlags are the back-end flags for IR with counters compiled at optimisation
-// level opt: at -O2, LLVM's loop-unrolling threshold of -O3 (300 instead of 150).
-// A counted loop is larger in the unroller's cost model than the plain one — its
-// increments, and the conditions that only the counts still use — so a loop that
-// plain -O2 unrolls fully, which then turns its local arrays into registers, can
-// stay rolled with its arrays in memory: on csmith seed 97, 14.4× the plain build's
-// instructions at the default threshold, 12.2× at 300 (bench/instructions.sh: the 20
-// csmith seeds of bench/overhead.sh 1.76 → 1.66, the kernels unchanged at 1.05; a
-// higher threshold unrolls the counted matmul's blocked loop, 1.14 → 1.44). None when
-// the user's flags set the threshold themselves (an LLVM option given twice is an
-// error), or with FRAGPROF_UNROLL=0.
-func UnrollFlags(opt string, user []string) []string {
-	if opt != "-O2" || os.Getenv("FRAGPROF_UNROLL") == "0" {
-		return nil
-	}
-	for _, f := range user {
-		if strings.Contains(f, "unroll-threshold") {
-			return nil
-		}
-	}
-	return []string{"-mllvm", "-unroll-threshold=300"}
-}
-
 // CompileIR compiles IR to an object file. flags carry the optimisation level and
 // code-generation options.
 func (t *Toolchain) CompileIR(ctx context.Context, stderr io.Writer, ll, obj string, flags []string) error {

@@ -89,11 +89,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		}
 		units = append(units, u)
 		obj := filepath.Join(dir, base+".o")
-		back := append([]string{opt}, t.IRReaderFlags(spec.CFlags)...)
-		if !o.NoCounters {
-			back = append(back, UnrollFlags(opt, spec.CFlags)...)
-		}
-		if err := t.CompileIR(ctx, stderr, filepath.Join(dir, base+".fp.ll"), obj, back); err != nil {
+		if err := t.CompileIR(ctx, stderr, filepath.Join(dir, base+".fp.ll"), obj, append([]string{opt}, t.IRReaderFlags(spec.CFlags)...)); err != nil {
 			return nil, fmt.Errorf("%s: compiling instrumented IR: %v", src, err)
 		}
 		objs = append(objs, obj)

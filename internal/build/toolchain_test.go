@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
 )
 
@@ -92,54 +91,5 @@ func TestDialectFromClang(t *testing.T) {
 	}
 	if ran < 3 {
 		t.Fatalf("only %d of the clang builds could run: clang-14 and clang-16 must be installed", ran)
-	}
-}
-
-// TestUnrollFlags checks when counted IR gets -O3's unrolling threshold: at -O2
-// only, never twice (clang rejects an LLVM option given twice: the user's own
-// threshold wins), and not with FRAGPROF_UNROLL=0; and that fragprof cc compiles
-// with the user's threshold, which it would not if both were passed.
-func TestUnrollFlags(t *testing.T) {
-	want := []string{"-mllvm", "-unroll-threshold=300"}
-	for _, c := range []struct {
-		opt  string
-		user []string
-		want []string
-	}{
-		{"-O2", nil, want},
-		{"-O2", []string{"-fPIC", "-march=native"}, want},
-		{"-O3", nil, nil},
-		{"-O0", nil, nil},
-		{"-Os", nil, nil},
-		{"-O2", []string{"-mllvm", "-unroll-threshold=100"}, nil},
-		{"-O2", []string{"-mllvm", "--unroll-threshold=100"}, nil},
-	} {
-		if got := UnrollFlags(c.opt, c.user); !slices.Equal(got, c.want) {
-			t.Errorf("UnrollFlags(%q, %q) = %q, want %q", c.opt, c.user, got, c.want)
-		}
-	}
-	t.Setenv("FRAGPROF_UNROLL", "0")
-	if got := UnrollFlags("-O2", nil); got != nil {
-		t.Errorf("with FRAGPROF_UNROLL=0: %q, want none", got)
-	}
-	t.Setenv("FRAGPROF_UNROLL", "")
-
-	dir := t.TempDir()
-	src := filepath.Join(dir, "ptr.c")
-	if err := os.WriteFile(src, []byte(ptrC), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path, err := exec.LookPath("clang")
-	if err != nil {
-		t.Fatalf("clang: %v (scripts/deps.sh installs it)", err)
-	}
-	tc, err := NewToolchain(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var msg bytes.Buffer
-	args := []string{"-c", "-O2", "-mllvm", "-unroll-threshold=100", src, "-o", filepath.Join(dir, "ptr.o")}
-	if err := tc.CC(context.Background(), args, &msg); err != nil || msg.Len() > 0 {
-		t.Fatalf("fragprof cc %q: %v\n%s", args, err, msg.String())
 	}
 }
