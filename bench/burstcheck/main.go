@@ -40,9 +40,16 @@ import (
 	"github.com/fragprof/fragprof/internal/llvmir"
 )
 
-// period is the countdown between bursts; its value does not change the checks'
-// cost, only how often the cold path runs.
-const period = 1000003
+// defaultPeriod is the countdown between bursts; its value does not change the
+// checks' cost, only how often the cold path runs.
+const defaultPeriod = 1000003
+
+// A plan says where the checks go and what their cold path does.
+type plan struct {
+	level     string // none, outer or all
+	storeOnly bool   // the cold path only resets the countdown, with no call
+	period    int    // the countdown between bursts
+}
 
 func main() {
 	clang := flag.String("clang", "clang", "the clang to emit IR and compile with")
@@ -57,48 +64,56 @@ func main() {
 	if *level != "none" && *level != "outer" && *level != "all" {
 		log.Fatalf("burstcheck: -level %q: want none, outer or all", *level)
 	}
-	src, link := flag.Arg(0), flag.Args()[1:]
+	src := flag.Arg(0)
 	tc, err := build.NewToolchain(*clang)
 	if err != nil {
 		log.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "burstcheck")
+	n, err := buildChecked(tc, src, strings.Fields(*cflags), plan{*level, *store, defaultPeriod}, *out, flag.Args()[1:])
 	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	ll := filepath.Join(dir, "in.ll")
-	cf := strings.Fields(*cflags)
-	if err := tc.EmitIR(context.Background(), os.Stderr, src, ll, cf); err != nil {
-		log.Fatal(err)
-	}
-	m, err := tc.ReadIR(ll, cf)
-	if err != nil {
-		log.Fatal(err)
-	}
-	n := 0
-	if *level != "none" {
-		n = insertChecks(m, *level == "all", *store)
-	}
-	m.StripDebug()
-	edited := filepath.Join(dir, "out.ll")
-	if err := os.WriteFile(edited, m.Bytes(), 0o644); err != nil {
-		log.Fatal(err)
-	}
-	args := append([]string{"-O2", "-Wno-override-module", "-o", *out, edited}, link...)
-	cmd := exec.Command(*clang, args...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		log.Fatalf("burstcheck: %s %s: %v", *clang, strings.Join(args, " "), err)
+		log.Fatalf("burstcheck: %v", err)
 	}
 	fmt.Fprintf(os.Stderr, "burstcheck: %s: %d checks (%s)\n", src, n, *level)
 }
 
+// buildChecked emits src's IR with fragprof's flags, inserts the checks of plan
+// pl, and compiles and links the result with tc's clang -O2 into out. It returns
+// the number of checks.
+func buildChecked(tc *build.Toolchain, src string, cflags []string, pl plan, out string, link []string) (int, error) {
+	dir, err := os.MkdirTemp("", "burstcheck")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	ll := filepath.Join(dir, "in.ll")
+	if err := tc.EmitIR(context.Background(), os.Stderr, src, ll, cflags); err != nil {
+		return 0, err
+	}
+	m, err := tc.ReadIR(ll, cflags)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	if pl.level != "none" {
+		n = insertChecks(m, pl)
+	}
+	m.StripDebug()
+	edited := filepath.Join(dir, "out.ll")
+	if err := os.WriteFile(edited, m.Bytes(), 0o644); err != nil {
+		return 0, err
+	}
+	args := append([]string{"-O2", "-Wno-override-module", "-o", out, edited}, link...)
+	if b, err := exec.Command(tc.Clang, args...).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("%s %s: %v\n%s", tc.Clang, strings.Join(args, " "), err, b)
+	}
+	return n, nil
+}
+
 // insertChecks puts a check at the end of every function's entry block (after its
 // allocas, which must stay in the entry block when the check is inlined) and at
-// the top of every loop header — of the outermost loops only unless all. It
+// the top of every loop header — of the outermost loops only at level "outer". It
 // returns the number of checks.
-func insertChecks(m *llvmir.Module, all, storeOnly bool) int {
+func insertChecks(m *llvmir.Module, pl plan) int {
 	n := 0
 	call := "  call void @__fp_burst_check()"
 	for _, f := range m.Funcs {
@@ -110,7 +125,7 @@ func insertChecks(m *llvmir.Module, all, storeOnly bool) int {
 		n++
 		g := m.CFG(f)
 		for _, l := range g.FindLoops().Loops {
-			if l.Depth > 1 && !all {
+			if l.Depth > 1 && pl.level != "all" {
 				continue
 			}
 			at, ok := f.Blocks[l.Header.ID].InsertionPoint()
@@ -126,8 +141,8 @@ func insertChecks(m *llvmir.Module, all, storeOnly bool) int {
 		p = "i64*"
 	}
 	start := "  call void @__fp_burst_start()"
-	if storeOnly {
-		start = fmt.Sprintf("  store i64 %d, %s @__fp_burst_countdown, align 8", period, p)
+	if pl.storeOnly {
+		start = fmt.Sprintf("  store i64 %d, %s @__fp_burst_countdown, align 8", pl.period, p)
 	}
 	m.Append(fmt.Sprintf(`
 @__fp_burst_countdown = linkonce_odr hidden global i64 %[1]d, align 8
@@ -155,6 +170,6 @@ define linkonce_odr hidden void @__fp_burst_start() cold noinline nounwind {
   ret void
 }
 
-declare i1 @llvm.expect.i1(i1, i1)`, period, p, start))
+declare i1 @llvm.expect.i1(i1, i1)`, pl.period, p, start))
 	return n
 }
