@@ -7,16 +7,19 @@
 # a change of the instrumentation does.
 #
 # For each csmith seed: bench/csmith_loop.c runs the program's func_1 ROUNDS times
-# (default 2000), built with plain clang -O2 and with fragprof cc -O2; both must
-# print the same checksum. Prints per seed the two counts and their ratio, then the
-# geometric mean of the ratios.
+# (default 2000), built with plain clang -O2, with fragprof cc -O2 and with clang's IR
+# PGO (-O2 -fprofile-generate, the peer that promotes counters); all must print the
+# same checksum. Prints per seed the counts and the two instrumented builds' ratios
+# to the plain build, then the geometric means of the ratios.
 #
 # With -k, the CPU kernels of bench/overhead.sh instead (bench/kernels/*.c but the
 # threaded one, and bench/cxx_work.cpp with clang++ and fragprof c++), each run once
 # with its default arguments.
 #
 # FPFLAGS adds flags to the fragprof cc builds only (e.g. "-mllvm -unroll-threshold=300"),
-# to measure what a back-end setting does to the instrumented build.
+# to measure what a back-end setting does to the instrumented build. fragprof cc's
+# environment applies as usual (FRAGPROF_SIMPLIFIED=1: the simplified CFG), and the
+# header line names the settings that change its builds.
 #
 # Usage: bench/instructions.sh [SEED ...]   (default: the 12 seeds of the table in
 #        docs/benchmarks.md, "Counting overhead")
@@ -50,24 +53,37 @@ instructions() {
 	sed -n 's/.*refs: *//p' "$work/vg.txt" | tr -d ,
 }
 
-echo "instructions.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), ROUNDS=$ROUNDS, $("$CLANG" --version | head -1)${FPFLAGS:+, fragprof cc with $FPFLAGS}"
-ratios=()
-# compare NAME PLAIN FRAGPROF: a table row, both builds printing the same.
+settings=${FPFLAGS:+, fragprof cc with $FPFLAGS}
+[ "${FRAGPROF_SIMPLIFIED:-}" = 1 ] && settings="$settings, FRAGPROF_SIMPLIFIED=1"
+echo "instructions.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), ROUNDS=$ROUNDS, $("$CLANG" --version | head -1)$settings"
+export LLVM_PROFILE_FILE=$work/irpgo.profraw
+ratios=() pgo=()
+# compare NAME PLAIN FRAGPROF IRPGO: a table row, the three builds printing the same.
 compare() {
 	p=$(instructions "$2")
 	cp "$work/out.txt" "$work/plain.out"
 	f=$(instructions "$3")
-	if ! cmp -s "$work/plain.out" "$work/out.txt"; then
-		echo "| $1 | – | – | skipped: the two builds print different output |"
+	cp "$work/out.txt" "$work/fp.out"
+	g=$(instructions "$4")
+	if ! cmp -s "$work/plain.out" "$work/fp.out" || ! cmp -s "$work/plain.out" "$work/out.txt"; then
+		echo "| $1 | – | – | – | skipped: the builds print different output | |"
 		return
 	fi
 	r=$(awk -v a="$f" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
+	q=$(awk -v a="$g" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
 	ratios+=("$r")
-	echo "| $1 | $p | $f | $r |"
+	pgo+=("$q")
+	echo "| $1 | $p | $f | $g | $r | $q |"
+}
+# geomean WHAT: the row of the geometric means of both ratios.
+geomean() {
+	awk -v what="$1" 'NR == FNR { s += log($1); n++; next } { t += log($1) }
+		END { if (n) printf "| **geometric mean** (%d %s) | | | | **%.2f** | **%.2f** |\n", n, what, exp(s / n), exp(t / n) }' \
+		<(printf '%s\n' "${ratios[@]}") <(printf '%s\n' "${pgo[@]}")
 }
 if [ "$kernels" = 1 ]; then
-	echo "| kernel | plain clang -O2 | fragprof cc -O2 | **ratio** |"
-	echo "|---|---:|---:|---:|"
+	echo "| kernel | plain clang -O2 | fragprof cc -O2 | IR PGO | **fragprof / plain** | **IR PGO / plain** |"
+	echo "|---|---:|---:|---:|---:|---:|"
 	for src in bench/kernels/*.c bench/cxx_work.cpp; do
 		name=$(basename "$src")
 		name=${name%.*}
@@ -76,19 +92,21 @@ if [ "$kernels" = 1 ]; then
 		case $src in *.cpp) cc=${CLANG/clang/clang++} fp=c++ ;; esac
 		"$cc" -O2 "$src" -o "$work/plain-$name" -lm
 		"$root/fragprof" "$fp" -O2 ${fpflags[@]+"${fpflags[@]}"} "$src" -o "$work/fp-$name" -lm 2>/dev/null
-		compare "$name" "$work/plain-$name" "$work/fp-$name"
+		"$cc" -O2 -fprofile-generate "$src" -o "$work/pgo-$name" -lm
+		compare "$name" "$work/plain-$name" "$work/fp-$name" "$work/pgo-$name"
 	done
-	awk 'BEGIN { s = 0; n = 0 } { s += log($1); n++ } END { if (n) printf "| **geometric mean** (%d kernels) | | | **%.2f** |\n", n, exp(s / n) }' < <(printf '%s\n' "${ratios[@]}")
+	geomean kernels
 	exit 0
 fi
-echo "| csmith seed | plain clang -O2 | fragprof cc -O2 | **ratio** |"
-echo "|---|---:|---:|---:|"
+echo "| csmith seed | plain clang -O2 | fragprof cc -O2 | IR PGO | **fragprof / plain** | **IR PGO / plain** |"
+echo "|---|---:|---:|---:|---:|---:|"
 for s in "${seeds[@]}"; do
 	c=$work/cs$s.c
 	csmith --seed "$s" -o "$c"
 	flags=(-O2 -w -I/usr/include/csmith "-DCSMITH_SRC=\"$c\"" -DROUNDS="$ROUNDS")
 	"$CLANG" "${flags[@]}" bench/csmith_loop.c -o "$work/plain$s"
 	"$root/fragprof" cc "${flags[@]}" ${fpflags[@]+"${fpflags[@]}"} bench/csmith_loop.c -o "$work/fp$s" 2>/dev/null
-	compare "$s" "$work/plain$s" "$work/fp$s"
+	"$CLANG" "${flags[@]}" -fprofile-generate bench/csmith_loop.c -o "$work/pgo$s"
+	compare "$s" "$work/plain$s" "$work/fp$s" "$work/pgo$s"
 done
-awk 'BEGIN { s = 0; n = 0 } { s += log($1); n++ } END { if (n) printf "| **geometric mean** (%d seeds) | | | **%.2f** |\n", n, exp(s / n) }' < <(printf '%s\n' "${ratios[@]}")
+geomean seeds

@@ -2,18 +2,20 @@
 # overhead.sh: the run-time cost of fragprof's counters, against its peers measured
 # in the same run on the same programs, at -O2 and at -O0.
 #
-# Every program is built five ways at each optimisation level:
+# Every program is built six ways at each optimisation level:
 #   clang      plain clang (FRAGPROF_CLANG or Debian's default clang, 14)
 #   fragprof   fragprof cc with the same clang (chord counters, promoted out of loops
 #              above -O0; counts written at exit to $FRAGPROF_OUT)
+#   simple     the same with FRAGPROF_SIMPLIFIED=1: the counters of the CFG that
+#              LLVM's early simplification leaves (docs/edge-profiling.md)
 #   gcc        plain gcc
 #   gcov       gcc --coverage (arc counters; .gcda merged at exit)
 #   irpgo      clang -fprofile-generate (LLVM's IR PGO counters, which LLVM promotes
 #              out of loops; .profraw at exit)
-# and the five are run in turn, RUNS rounds (interleaved, so that a change of load
+# and the six are run in turn, RUNS rounds (interleaved, so that a change of load
 # hits all of them alike). Each cell is the median over the rounds of the CPU time
 # (user + system) of one run; ratios are each instrumented build's CPU time over its
-# own compiler's plain build: fragprof/clang, gcov/gcc, irpgo/clang. Geometric-mean
+# own compiler's plain build: fragprof/clang, simple/clang, gcov/gcc, irpgo/clang. Geometric-mean
 # rows close each group. Every build must print what the plain clang build prints; a
 # program whose builds disagree (undefined behaviour in a csmith program) is skipped
 # and named.
@@ -101,7 +103,7 @@ go build -o "$work/fragprof" ./cmd/fragprof
 # header KEY FILE: the value of a "// KEY: value" header comment.
 header() { sed -n "s|^// $1: *||p" "$2" | head -1; }
 
-# build NAME LEVEL SRC... : the five builds of one program, $work/NAME.VARIANT
+# build NAME LEVEL SRC... : the six builds of one program, $work/NAME.VARIANT
 build() {
 	local name=$1 level=$2; shift 2
 	local cflags=(-w -I/usr/include/csmith -I "$root/runtime/c")
@@ -112,6 +114,7 @@ build() {
 		cd "$work"
 		"$clang" "$level" "${cflags[@]}" "$@" -o "$name.clang" -lm -lpthread
 		"$work/fragprof" $fp "$level" "${cflags[@]}" "$@" -o "$name.fragprof" -lm -lpthread
+		FRAGPROF_SIMPLIFIED=1 "$work/fragprof" $fp "$level" "${cflags[@]}" "$@" -o "$name.simple" -lm -lpthread
 		$gcc "$level" "${cflags[@]}" "$@" -o "$name.gcc" -lm -lpthread
 		mkdir -p "$name.gcovdir"
 		(cd "$name.gcovdir" && $gcc --coverage "$level" "${cflags[@]}" "$@" -o "../$name.gcov" -lm -lpthread)
@@ -180,11 +183,11 @@ one() {
 	local group=$1 name=$2 level=$3 args=$4 stdin=$5 reps=$6; shift 6
 	build "$name" "$level" "$@" || { skipped+=("$name $level (build failed: $(tail -1 "$work/$name.build.log"))"); return; }
 	local bad
-	if ! bad=$(same "$name" "$args" "$stdin" fragprof gcc gcov irpgo "${extra[@]+"${extra[@]}"}"); then
+	if ! bad=$(same "$name" "$args" "$stdin" fragprof simple gcc gcov irpgo "${extra[@]+"${extra[@]}"}"); then
 		skipped+=("$name $level (the $bad build prints other output)")
 		return
 	fi
-	measure "$name" "$level" "$args" "$stdin" "$reps" clang fragprof gcc gcov irpgo "${extra[@]+"${extra[@]}"}" | sed "s/^/$group /" >> "$results"
+	measure "$name" "$level" "$args" "$stdin" "$reps" clang fragprof simple gcc gcov irpgo "${extra[@]+"${extra[@]}"}" | sed "s/^/$group /" >> "$results"
 }
 
 echo "overhead.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
@@ -262,29 +265,32 @@ awk '
 	function r(a, b) { return b > 0 ? a / b : 0 }
 	function ms(x) { return sprintf("%.1f", 1000 * x) }
 	END {
-		print "| program | level | clang (ms) | fragprof (ms) | **fragprof / clang** | gcc (ms) | gcov (ms) | **gcov / gcc** | IR PGO (ms) | **IR PGO / clang** |"
-		print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+		print "| program | level | clang (ms) | fragprof (ms) | **fragprof / clang** | fragprof, simplified CFG (ms) | **simplified / clang** | gcc (ms) | gcov (ms) | **gcov / gcc** | IR PGO (ms) | **IR PGO / clang** |"
+		print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 		for (i = 1; i <= k; i++) {
 			n = order[i]
 			if (grp[n] == "threads") continue
-			a = r(cpu[n, "fragprof"], cpu[n, "clang"]); b = r(cpu[n, "gcov"], cpu[n, "gcc"]); c = r(cpu[n, "irpgo"], cpu[n, "clang"])
-			printf "| %s | %s | %s | %s | %.2f | %s | %s | %.2f | %s | %.2f |\n", n, lev[n], ms(cpu[n, "clang"]), ms(cpu[n, "fragprof"]), a, ms(cpu[n, "gcc"]), ms(cpu[n, "gcov"]), b, ms(cpu[n, "irpgo"]), c
+			a = r(cpu[n, "fragprof"], cpu[n, "clang"]); s = r(cpu[n, "simple"], cpu[n, "clang"]); b = r(cpu[n, "gcov"], cpu[n, "gcc"]); c = r(cpu[n, "irpgo"], cpu[n, "clang"])
+			printf "| %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %.2f | %s | %.2f |\n", n, lev[n], ms(cpu[n, "clang"]), ms(cpu[n, "fragprof"]), a, ms(cpu[n, "simple"]), s, ms(cpu[n, "gcc"]), ms(cpu[n, "gcov"]), b, ms(cpu[n, "irpgo"]), c
 			key = grp[n] SUBSEP lev[n]
 			if (a > 0 && b > 0 && c > 0) {
 				la[key] += log(a); lb[key] += log(b); lc[key] += log(c); cnt[key]++
 				la["all", lev[n]] += log(a); lb["all", lev[n]] += log(b); lc["all", lev[n]] += log(c); cnt["all", lev[n]]++
 			}
+			if (s > 0) { # results of runs before the simplified build have none
+				ls[key] += log(s); cs[key]++; ls["all", lev[n]] += log(s); cs["all", lev[n]]++
+			}
 			levels[lev[n]] = 1
 		}
 		print ""
-		print "| geometric mean | level | programs | **fragprof / clang** | **gcov / gcc** | **IR PGO / clang** |"
-		print "|---|---|---:|---:|---:|---:|"
+		print "| geometric mean | level | programs | **fragprof / clang** | **simplified / clang** | **gcov / gcc** | **IR PGO / clang** |"
+		print "|---|---|---:|---:|---:|---:|---:|"
 		split("examples kernels csmith all", gs, " ")
 		for (lv in levels)
 			for (j = 1; j <= 4; j++) {
 				key = gs[j] SUBSEP lv
 				if (cnt[key] > 0)
-					printf "| %s | %s | %d | %.2f | %.2f | %.2f |\n", gs[j], lv, cnt[key], exp(la[key] / cnt[key]), exp(lb[key] / cnt[key]), exp(lc[key] / cnt[key])
+					printf "| %s | %s | %d | %.2f | %.2f | %.2f | %.2f |\n", gs[j], lv, cnt[key], exp(la[key] / cnt[key]), cs[key] ? exp(ls[key] / cs[key]) : 0, exp(lb[key] / cnt[key]), exp(lc[key] / cnt[key])
 			}
 		threads = 0
 		for (i = 1; i <= k; i++)

@@ -25,6 +25,7 @@ type buildFlags struct {
 	counters                  string
 	atomic                    bool
 	volatile                  bool
+	simplified                bool
 	// Set by commands, not flags: further IR edits and plain sources (a harness).
 	edits    []build.Edit
 	exported []string // functions the edits make visible outside their unit
@@ -39,9 +40,10 @@ func (b *buildFlags) add(c *cobra.Command) {
 	fs.StringVarP(&b.lang, "language", "x", "", "compile every source as `LANG` (c or c++), as clang -x; by default by extension (.c is C; .cc, .cpp, .cxx, .C are C++)")
 	fs.StringVar(&b.cflags, "cflags", "", "more clang flags for every source, space-separated (e.g. \"-std=c11 -Wall\")")
 	fs.StringVar(&b.ldflags, "ldflags", "", "more link flags, space-separated (-lm is always added)")
-	fs.StringVar(&b.opt, "opt", "-O2", "optimisation level of the instrumented code (counts are those of the source-level CFG whatever the level)")
+	fs.StringVar(&b.opt, "opt", "-O2", "optimisation level of the instrumented code (counts are those of the source-level CFG whatever the level, unless --simplified)")
 	fs.StringVar(&b.counters, "counters", instrument.DefaultScheme.String(), "counter placement: chords (the fewest counters: edges off a maximum spanning tree), edges (every edge) or blocks (every block, plus the edges the CFG does not determine); all three give the same counts")
 	fs.BoolVar(&b.atomic, "atomic", false, "atomic increments, for threaded programs (slower)")
+	fs.BoolVar(&b.simplified, "simplified", false, "count the CFG that LLVM's early simplification (SROA, EarlyCSE, SimplifyCFG, InstCombine; no inlining) leaves, instead of the source-level one: cheaper at -O2, where counters keep alive conditions the optimiser would delete. Every count is still exact, but of fewer blocks: code the simplification removed has none, a ?: or && it turned into a select counts as one block, unused static functions are gone. Ignored at -O0; needs LLVM's opt of clang's version (docs/edge-profiling.md)")
 	fs.BoolVar(&b.volatile, "volatile", false, "volatile increments: every count is in memory at every moment, so that a run stopped from outside (Ctrl-C, a signal, SIGKILL) reports exact counts even in loops that were running (slower in tight loops; implied by count's --timeout and --continuous)")
 }
 
@@ -69,7 +71,7 @@ func (b *buildFlags) spec(sources []string) (build.Spec, error) {
 	if err != nil {
 		return s, usagef("--counters: %v", err)
 	}
-	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic, Volatile: b.volatile, Exported: b.exported}
+	s.Instr = instrument.Options{Scheme: sch, Atomic: b.atomic, Volatile: b.volatile, Exported: b.exported, Simplified: b.simplified}
 	s.Edits, s.Extra = b.edits, b.extra
 	for _, src := range sources {
 		fi, err := os.Stat(src)

@@ -43,6 +43,11 @@ Environment at build time:
                      is left (the default above -O0), and count the blocks that may
                      fault apart: exact counts even for runs that fault or are killed
                      inside a loop, at a higher cost
+  FRAGPROF_SIMPLIFIED=1 count the CFG that LLVM's early simplification leaves
+                     (above -O0), not the source-level one: cheaper at -O2 where
+                     counters would keep dead conditions alive; count's --simplified
+                     says what changes (docs/edge-profiling.md); needs LLVM's opt
+                     of clang's version (Debian: apt-get install llvm-N)
   FRAGPROF_KEEP=1    keep the intermediate IR files (their directory is printed)
   FRAGPROF_CC_TIMES=1 print the time of each step (clang's front end, fragprof's
                      IR step, clang's back end) and fragprof's peak memory

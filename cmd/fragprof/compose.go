@@ -96,6 +96,9 @@ Examples:
 			if len(args) == 0 {
 				return usagef("compose: name the C files to build")
 			}
+			if bf.simplified {
+				return usagef("compose: --simplified does not apply: the parts are timed on a build of the source-level CFG, and their counts must be of the same blocks")
+			}
 			var s *timing.Scheme
 			switch {
 			case scheme != "" && (expr != "" || len(parts) > 0):

@@ -144,6 +144,9 @@ Examples:
 			if err := pf.save(e, d, p); err != nil {
 				return err
 			}
+			if d.Simplified() {
+				fmt.Fprintln(e.stderr, "fragprof: note: the counts are those of the CFG that LLVM's early simplification left (--simplified, FRAGPROF_SIMPLIFIED=1), not of the source-level one: code it removed has no count and a ?: it made a select is one block")
+			}
 			if jsonOut {
 				format = "json"
 			}

@@ -80,6 +80,12 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		if model.Stdin != nil || len(model.Args) > 0 || len(model.Files) > 0 {
 			return usagef("freq: --func binds inputs to parameters and globals by name: --stdin, --arg and --file do not apply")
 		}
+		if f.build.simplified {
+			// The simplification sees every call of a static function and may fold
+			// the constants they pass into its body (IPSCCP): the harness's calls,
+			// added later, would run a body specialised for main's arguments.
+			return usagef("freq: --func and --simplified do not go together: the simplification may specialise the function for its callers in the program, which the harness's calls are not")
+		}
 		if h, err = functionHarness(e, &f.build, args, f.fn, model, dir); err != nil {
 			return err
 		}

@@ -39,8 +39,8 @@ type arg struct {
 
 // CC compiles and links as clang would with args, instrumenting every C and C++
 // source (t in C++ mode is the drop-in clang++: see Toolchain.CXX). The
-// counter scheme comes from $FRAGPROF_COUNTERS (chords, edges or blocks) and atomic updates
-// from $FRAGPROF_ATOMIC=1.
+// counter scheme comes from $FRAGPROF_COUNTERS (chords, edges or blocks), atomic updates
+// from $FRAGPROF_ATOMIC=1 and the simplified CFG from $FRAGPROF_SIMPLIFIED=1.
 func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) error {
 	var parsed []arg
 	var srcs []int
@@ -100,7 +100,8 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 	}
 	atomic := os.Getenv("FRAGPROF_ATOMIC") == "1"
 	times := os.Getenv("FRAGPROF_CC_TIMES") == "1"
-	iopt := instrument.Options{Scheme: scheme, Atomic: atomic, Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt, atomic)}
+	iopt := instrument.Options{Scheme: scheme, Atomic: atomic, Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt, atomic),
+		Simplified: Simplifies(opt, os.Getenv("FRAGPROF_SIMPLIFIED") == "1")}
 	tmp, err := os.MkdirTemp("", "fragprof-cc")
 	if err != nil {
 		return err

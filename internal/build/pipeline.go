@@ -55,6 +55,11 @@ func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrume
 // information that EmitIR asked clang for (llvmir.Module.StripDebug), which fragprof
 // reads but a build without -g should not pay for in clang's back end.
 func (t *Toolchain) instrumentFile(in, out string, cflags []string, opt instrument.Options, strip bool, edits ...Edit) (*instrument.Unit, error) {
+	if opt.Simplified {
+		if err := t.Simplify(context.Background(), in); err != nil {
+			return nil, fmt.Errorf("%s: %v", opt.Source, err)
+		}
+	}
 	m, err := t.ReadIR(in, cflags)
 	if err != nil {
 		return nil, IRError(opt.Source, err)

@@ -57,6 +57,7 @@ func (spec Spec) instrOptions(src string) instrument.Options {
 	o := spec.Instr
 	o.Source = src
 	o.Promote = Promote(spec.opt(), o.Atomic) && !spec.ExactFaults
+	o.Simplified = Simplifies(spec.opt(), o.Simplified)
 	return o
 }
 
@@ -118,12 +119,17 @@ func (t *Toolchain) Analyze(ctx context.Context, stderr io.Writer, spec Spec, di
 		if err := t.EmitIR(ctx, stderr, src, ll, spec.CFlags); err != nil {
 			return nil, 0, fmt.Errorf("%s: %v", src, err)
 		}
+		o := spec.instrOptions(src)
+		if o.Simplified {
+			if err := t.Simplify(ctx, ll); err != nil {
+				return nil, 0, fmt.Errorf("%s: %v", src, err)
+			}
+		}
 		m, err := t.ReadIR(ll, spec.CFlags)
 		if err != nil {
 			return nil, 0, IRError(src, err)
 		}
 		m.SetSource(src)
-		o := spec.instrOptions(src)
 		fromCalls := instrument.CountedAtCalls(m, o)
 		for _, f := range m.Funcs {
 			g := m.CFG(f)

@@ -463,6 +463,17 @@ func allZero(vals []uint64) bool {
 	return true
 }
 
+// Simplified reports that some unit counted the CFG LLVM's early simplification
+// left rather than the source-level one (instrument.Unit.Simplified).
+func (d *Dump) Simplified() bool {
+	for _, u := range d.Units {
+		if u.Unit.Simplified {
+			return true
+		}
+	}
+	return false
+}
+
 // stoppedFromOutside reports a run stopped by a signal that comes from outside the
 // program (Ctrl-C, a timeout, kill) rather than from a fault or a call of its own.
 func (d *Dump) stoppedFromOutside() bool {

@@ -40,6 +40,11 @@ type Options struct {
 	// fault or an outside signal: the optimiser may then hold an increment past the
 	// faulting instruction.
 	Promote bool
+	// Simplified records that the IR was simplified by LLVM's early function passes
+	// before it was instrumented (build.Simplify): the counts are those of the
+	// blocks the simplification left, not of the source-level CFG. The build does
+	// the simplifying; the unit only says so (Unit.Simplified).
+	Simplified bool
 	// Exported names functions that later edits make visible to code outside the
 	// unit (a harness calling a static function): they count their activations at
 	// their own entry, never at their call sites (llvmir.Module.EntriesFromCalls).
@@ -78,6 +83,9 @@ type Unit struct {
 	// (promote.go): a run that stops inside such a loop without a call (a fault, a
 	// signal from outside) loses their iterations since the loop was entered.
 	Promoted bool
+	// Simplified: the CFG counted is the one LLVM's early simplification left
+	// (Options.Simplified).
+	Simplified bool
 
 	callsOnce sync.Once
 	calls     [][]CallSite // Calls, by function
@@ -150,7 +158,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 	if opt.Volatile {
 		opt.Promote = false // volatile counters are in memory at every moment
 	}
-	u := &Unit{Source: opt.Source, Scheme: opt.Scheme, InMemory: opt.Volatile || opt.Atomic && !opt.Promote}
+	u := &Unit{Source: opt.Source, Scheme: opt.Scheme, InMemory: opt.Volatile || opt.Atomic && !opt.Promote, Simplified: opt.Simplified}
 	if opt.Source != "" {
 		m.SetSource(opt.Source)
 	}

@@ -35,6 +35,8 @@ type metaUnit struct {
 	Funcs   []metaFunc `json:"funcs"`
 	// Promoted: some counters live in locals inside loops (Unit.Promoted).
 	Promoted bool `json:"promoted,omitempty"`
+	// Simplified: the CFG is the one LLVM's early simplification left (Unit.Simplified).
+	Simplified bool `json:"simplified,omitempty"`
 }
 
 type metaFunc struct {
@@ -63,7 +65,7 @@ type metaBlock struct {
 
 // Encode returns the unit's metadata blob.
 func (u *Unit) Encode() ([]byte, error) {
-	mu := metaUnit{Version: metaVersion, Source: u.Source, Scheme: u.Scheme.String(), Mem: u.InMemory, Promoted: u.Promoted}
+	mu := metaUnit{Version: metaVersion, Source: u.Source, Scheme: u.Scheme.String(), Mem: u.InMemory, Promoted: u.Promoted, Simplified: u.Simplified}
 	for _, p := range u.Funcs {
 		f := p.Func
 		mf := metaFunc{Name: f.Name, File: f.File, Line: f.Line}
@@ -230,6 +232,8 @@ func readUnit(dec *jsontext.Decoder, setScheme func(Scheme), fn func(i int, js [
 			field = &mu.Mem
 		case "promoted":
 			field = &mu.Promoted
+		case "simplified":
+			field = &mu.Simplified
 		}
 		v, err := dec.ReadValue()
 		if err != nil {
@@ -274,7 +278,7 @@ func readUnit(dec *jsontext.Decoder, setScheme func(Scheme), fn func(i int, js [
 	if err != nil {
 		return nil, 0, err
 	}
-	return &Unit{Source: mu.Source, Scheme: s, InMemory: mu.Mem, Promoted: mu.Promoted}, n, nil
+	return &Unit{Source: mu.Source, Scheme: s, InMemory: mu.Mem, Promoted: mu.Promoted, Simplified: mu.Simplified}, n, nil
 }
 
 // A versionError is a blob of another format version.

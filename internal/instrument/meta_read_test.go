@@ -34,7 +34,7 @@ func decodeReference(js []byte) (*Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Unit{Source: mu.Source, Scheme: s, InMemory: mu.Mem, Promoted: mu.Promoted}
+	u := &Unit{Source: mu.Source, Scheme: s, InMemory: mu.Mem, Promoted: mu.Promoted, Simplified: mu.Simplified}
 	for _, mf := range mu.Funcs {
 		f := &cfg.Func{Name: mf.Name, File: mf.File, Line: mf.Line, ReturnsTwice: mf.Setjmp}
 		for _, mb := range mf.Blocks {
@@ -113,7 +113,7 @@ func readTuple(d *jsontext.Decoder, fields ...any) error {
 
 // richUnit is a unit whose functions use every field of the metadata.
 func richUnit(r *rand.Rand, n int) *Unit {
-	u := &Unit{Source: `dir/x "1".c`, Scheme: Edges, Promoted: true}
+	u := &Unit{Source: `dir/x "1".c`, Scheme: Edges, Promoted: true, Simplified: true}
 	for i := range n {
 		f := randomFunc(r)
 		f.Name = fmt.Sprintf("f%d", i)
