@@ -385,7 +385,7 @@ func (w *writer) function(f *llvmir.Func, p *FuncPlan, base int) error {
 	}
 	for i, c := range counters {
 		switch c.Place {
-		case AtEntry:
+		case AtEntry, AtSelfLoop:
 			b := c.Block
 			if b < 0 {
 				b = g.Edges[c.Edge].To.ID

@@ -106,8 +106,14 @@ func planChords(f *cfg.Func, faults, fromCalls bool) *FuncPlan {
 		p.Counters = append(p.Counters, Counter{Block: 0, Edge: -1, Place: AtEntry})
 	}
 	sort.Ints(chords)
+	selfCounted := map[*cfg.Block]bool{} // one self-loop a block: its counter counts the block
 	for _, id := range chords {
-		p.Counters = append(p.Counters, edgeCounter(f.Edges[id]))
+		c := edgeCounter(f.Edges[id])
+		if e := f.Edges[id]; e.From == e.To && !selfCounted[e.From] {
+			c.Place = AtSelfLoop
+			selfCounted[e.From] = true
+		}
+		p.Counters = append(p.Counters, c)
 	}
 	return p
 }
@@ -210,6 +216,7 @@ func (e *flowError) Error() string {
 type solver struct {
 	g     flowGraph
 	chord []int       // the flow edge of each counter
+	self  []int       // the counters of self-loops that count their block (AtSelfLoop)
 	steps []solveStep // the unknown edges, in the order they are determined
 	err   error       // the plan cannot be solved (a structural error)
 }
@@ -231,6 +238,7 @@ func (p *FuncPlan) buildSolver() *solver {
 	entryEdge := len(f.Edges)
 	ne := len(g.from)
 	known := make([]bool, ne)
+	selfAt := map[int]bool{} // blocks with a self-loop counted at the block
 	for i, c := range p.Counters {
 		id := c.Edge
 		if c.Block == 0 {
@@ -240,6 +248,14 @@ func (p *FuncPlan) buildSolver() *solver {
 			return s
 		}
 		s.chord[i], known[id] = id, true
+		if c.Place == AtSelfLoop {
+			if g.from[id] != g.to[id] || selfAt[g.from[id]] {
+				s.err = fmt.Errorf("function %s: counter %d counts a block for an edge that is not its only self-loop counted so", f.Name, i)
+				return s
+			}
+			selfAt[g.from[id]] = true
+			s.self = append(s.self, i)
+		}
 	}
 	if p.EntryFromCalls {
 		known[entryEdge] = true // its flow is given: the calls
@@ -355,6 +371,15 @@ func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64, calls 
 		out[g.from[e]] += vals[i]
 		in[g.to[e]] += vals[i]
 	}
+	// A self-loop counted at its block: its flow, on both sides of its block's
+	// equation, plays no part in the solution; it is the block's count less the
+	// other in-flow, once that is known (below).
+	for _, i := range s.self {
+		e := s.chord[i]
+		x[e] = 0
+		out[g.from[e]] -= vals[i]
+		in[g.to[e]] -= vals[i]
+	}
 	for b, d := range extra {
 		out[b] += d
 		in[exit] += d
@@ -386,6 +411,15 @@ func (p *FuncPlan) reconstructChords(vals []uint64, extra map[int]uint64, calls 
 		if in[n] != out[n] {
 			return cfg.Counts{}, &flowError{f.Name, label(n)}
 		}
+	}
+	for _, i := range s.self {
+		e, n := s.chord[i], g.from[s.chord[i]]
+		if vals[i] < in[n] {
+			return cfg.Counts{}, &flowError{f.Name, label(n)}
+		}
+		x[e] = vals[i] - in[n]
+		in[n] += x[e]
+		out[n] += x[e]
 	}
 	// A block's count is the flow into it (block 0's includes the virtual edge from
 	// EXIT): in[], which the loop above has just checked against out[].

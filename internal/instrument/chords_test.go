@@ -61,15 +61,15 @@ func simulate(rng *rand.Rand, p *FuncPlan, calls int, stop float64, stopAnywhere
 	enter := func(b *cfg.Block) {
 		truth.Blocks[b.ID]++
 		for i, c := range p.Counters {
-			if c.Block == b.ID {
-				vals[i]++
+			if c.Block == b.ID || c.Place == AtSelfLoop && f.Edges[c.Edge].From == b {
+				vals[i]++ // a self-loop's counter counts its block
 			}
 		}
 	}
 	take := func(e *cfg.Edge) {
 		truth.Edges[e.ID]++
 		for i, c := range p.Counters {
-			if c.Edge == e.ID {
+			if c.Edge == e.ID && c.Place != AtSelfLoop {
 				vals[i]++
 			}
 		}

@@ -19,8 +19,10 @@ import (
 )
 
 // metaVersion is the version of the metadata blob Encode writes; Decode reads it and
-// every earlier one. Version 2 added a function's "entry": "calls".
-const metaVersion = 2
+// every earlier one. Version 2 added a function's "entry": "calls"; version 3 the
+// self-loops counted at their block (AtSelfLoop), which an earlier reader would
+// take for edge counts.
+const metaVersion = 3
 
 // The blob is compact JSON compressed with zlib (RFC 1950); docs/runtime.md documents
 // it. Compression takes sqlite3.c's blob from 6.2 MB to 1.1 MB: the binary carries

@@ -52,6 +52,12 @@ const (
 	AtEntry    Place = iota // at the top of the counted block, after its phis
 	BeforeTerm              // just before the terminator of the edge's source block
 	SplitEdge               // in a new block on the edge (a critical edge)
+	// AtSelfLoop counts a self-loop (an edge from a block to itself, which no
+	// spanning tree can hold) at the top of its block, after its phis: the counter
+	// counts the block, and the self-loop's count is the block's less its other
+	// in-edges (reconstructChords). Splitting the edge instead would put a jump on
+	// every iteration of a loop of one block, and keep it from staying one.
+	AtSelfLoop
 )
 
 // A Counter counts one block or one edge.

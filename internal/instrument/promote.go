@@ -117,7 +117,7 @@ func planPromotion(p *FuncPlan) *promotion {
 	for i, c := range p.Counters {
 		var l *cfg.Loop
 		switch c.Place {
-		case AtEntry:
+		case AtEntry, AtSelfLoop:
 			b := c.Block
 			if b < 0 {
 				b = g.Edges[c.Edge].To.ID
