@@ -65,8 +65,8 @@ func (t *Toolchain) Simplify(ctx context.Context, ll string) error {
 }
 
 var (
-	optOnce sync.Map // clang path → optResult
-	reLLVM  = regexp.MustCompile(`LLVM version (\d+)\.`)
+	optPaths sync.Map // clang path → optResult: Opt, looked up once
+	reLLVM   = regexp.MustCompile(`LLVM version (\d+)\.`)
 )
 
 type optResult struct {
@@ -79,7 +79,7 @@ type optResult struct {
 // the PATH when it says it is LLVM N. The simplified CFG needs it; clang alone
 // cannot run a chosen pass pipeline.
 func (t *Toolchain) Opt() (string, error) {
-	if r, ok := optOnce.Load(t.Clang); ok {
+	if r, ok := optPaths.Load(t.Clang); ok {
 		return r.(optResult).path, r.(optResult).err
 	}
 	var cands []string
@@ -102,6 +102,6 @@ func (t *Toolchain) Opt() (string, error) {
 			break
 		}
 	}
-	optOnce.Store(t.Clang, r)
+	optPaths.Store(t.Clang, r)
 	return r.path, r.err
 }
