@@ -177,17 +177,23 @@ func TestCountersAgreeCsmith(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			t.Parallel()
-			src := filepath.Join(dir, fmt.Sprintf("cs%d.c", seed))
-			cmd := osexec.Command("csmith", "--seed", fmt.Sprint(seed), "-o", src)
-			// csmith reads and writes platform.info in its working directory: one
-			// directory each, or parallel runs race on it.
-			cmd.Dir = t.TempDir()
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("csmith: %v\n%s", err, out)
-			}
-			agree(t, example{path: src}, "--cflags", "-I/usr/include/csmith -w")
+			agree(t, example{path: csmithProgram(t, dir, seed)}, "--cflags", "-I/usr/include/csmith -w")
 		})
 	}
+}
+
+// csmithProgram writes csmith's program of seed into dir and returns its path.
+func csmithProgram(t *testing.T, dir string, seed int) string {
+	t.Helper()
+	src := filepath.Join(dir, fmt.Sprintf("cs%d.c", seed))
+	cmd := osexec.Command("csmith", "--seed", fmt.Sprint(seed), "-o", src)
+	// csmith reads and writes platform.info in its working directory: one
+	// directory each, or parallel runs race on it.
+	cmd.Dir = t.TempDir()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("csmith: %v\n%s", err, out)
+	}
+	return src
 }
 
 // TestContinuousKill: in continuous mode the counters live in a mapped file, so a

@@ -95,13 +95,7 @@ func simplifiedCases(t *testing.T) {
 		for _, seed := range csmithSeeds[:4] {
 			t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 				t.Parallel()
-				src := filepath.Join(dir, fmt.Sprintf("cs%d.c", seed))
-				cmd := osexec.Command("csmith", "--seed", fmt.Sprint(seed), "-o", src)
-				cmd.Dir = t.TempDir()
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("csmith: %v\n%s", err, out)
-				}
-				ex := example{path: src}
+				ex := example{path: csmithProgram(t, dir, seed)}
 				flags := []string{"--cflags", "-I/usr/include/csmith -w"}
 				simple := checkSimplified(t, ex, flags...)
 				if blocksOf(simple) < blocksOf(countExample(t, ex, flags...)) {
