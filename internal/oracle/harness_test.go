@@ -252,8 +252,18 @@ type fragRun struct {
 // it (internal/exec.Run) and reads its dump; the dump reader checks flow
 // conservation on every function.
 func fragprof(p Program, tc *build.Toolchain, opt string) (*fragRun, error) {
-	return memoize(fmt.Sprintf("fragprof|%s|%s|%s", p.Source, tc.Clang, opt), func() (*fragRun, error) {
-		dir, err := progDir(p, fmt.Sprintf("fragprof-clang%d%s", tc.Major, opt))
+	return fragprofCFG(p, tc, opt, false)
+}
+
+// fragprofCFG is fragprof, counting the simplified CFG when simplified is set
+// (count --simplified).
+func fragprofCFG(p Program, tc *build.Toolchain, opt string, simplified bool) (*fragRun, error) {
+	mode := opt
+	if simplified {
+		mode += "-simplified"
+	}
+	return memoize(fmt.Sprintf("fragprof|%s|%s|%s", p.Source, tc.Clang, mode), func() (*fragRun, error) {
+		dir, err := progDir(p, fmt.Sprintf("fragprof-clang%d%s", tc.Major, mode))
 		if err != nil {
 			return nil, err
 		}
@@ -263,6 +273,7 @@ func fragprof(p Program, tc *build.Toolchain, opt string) (*fragRun, error) {
 		// memory in program order: above -O0, promoted counters (the default) may
 		// lose the increments just before a fault (docs/edge-profiling.md).
 		spec := build.Spec{Sources: []string{p.Source}, CFlags: p.CFlags, Opt: opt, ExactFaults: isFault(p.Signal)}
+		spec.Instr.Simplified = simplified
 		if _, err := tc.Build(context.Background(), &msg, spec, dir, bin); err != nil {
 			return nil, fmt.Errorf("fragprof build with %s %s: %v\n%s", tc.Clang, opt, err, msg.String())
 		}

@@ -26,7 +26,9 @@ const maxGcovMismatch = 0.005
 // thousand differ where gcc and clang attribute a multi-line expression's parts to
 // different lines (a call whose arguments span two lines is entered twice for gcov;
 // a line continuing an || condition belongs to another block); those are logged and
-// must stay under maxGcovMismatch of the single-block lines compared.
+// must stay under maxGcovMismatch of the single-block lines compared. Last, the
+// simplified CFG (count --simplified) of the same program must print the same, have
+// fewer blocks and count every function's calls as the source-level CFG does.
 func TestSQLiteGcov(t *testing.T) {
 	dir := os.Getenv("FRAGPROF_SQLITE")
 	if dir == "" {
@@ -79,4 +81,37 @@ func TestSQLiteGcov(t *testing.T) {
 		t.Errorf("only %d single-block lines compared: the line tables hardly meet", c.CountLines)
 	}
 	t.Logf("sqlite3.c: %d single-block line counts, %d executed-or-not lines, %d call counts compared with gcov", c.CountLines, c.ExecLines, c.Funcs)
+
+	// The simplified CFG (count --simplified): the same output, fewer blocks, and
+	// every function that runs called as often as in the source-level CFG's counts
+	// (the simplification inlines nothing).
+	rs, err := fragprofCFG(p, tl.Clang14, "-O2", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(rs.Stdout) != string(r.Stdout) {
+		t.Fatalf("the simplified build printed %q, the other %q", clip(rs.Stdout), clip(r.Stdout))
+	}
+	deref := func(p *uint64) uint64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	calls := map[string]uint64{}
+	blocks, sblocks := 0, 0
+	for _, f := range r.JSON.Functions {
+		calls[f.Name] = deref(f.Calls)
+		blocks += len(f.Blocks)
+	}
+	for _, f := range rs.JSON.Functions {
+		sblocks += len(f.Blocks)
+		if want, ok := calls[f.Name]; !ok || deref(f.Calls) != want {
+			t.Errorf("simplified CFG: %s called %d times, the source-level CFG %d (present: %v)", f.Name, deref(f.Calls), want, ok)
+		}
+	}
+	if sblocks >= blocks {
+		t.Errorf("the simplified CFG has %d blocks, the source-level one %d", sblocks, blocks)
+	}
+	t.Logf("sqlite3.c, simplified CFG: %d functions, %d blocks (source-level: %d, %d)", len(rs.JSON.Functions), sblocks, len(r.JSON.Functions), blocks)
 }
