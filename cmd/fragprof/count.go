@@ -153,7 +153,7 @@ Examples:
 			if err := writeReport(e, outFile, func(w io.Writer) error {
 				switch format {
 				case "json":
-					return writeCountJSON(w, p, st, intr)
+					return writeCountJSON(w, p, st, intr, d.Simplified())
 				case "dot":
 					return report.WriteDOT(w, p)
 				}
@@ -242,8 +242,9 @@ type countEnd struct {
 	Interrupted string `json:"interrupted,omitempty"` // "interrupted" (SIGINT to fragprof) or "terminated" (SIGTERM)
 }
 
-// writeCountJSON writes the counts as JSON with how the run ended.
-func writeCountJSON(w io.Writer, p *profile.Profile, st exec.Status, intr *interrupts) error {
+// writeCountJSON writes the counts as JSON with how the run ended and, when the
+// simplified CFG was counted, a mark that says so.
+func writeCountJSON(w io.Writer, p *profile.Profile, st exec.Status, intr *interrupts, simplified bool) error {
 	end := countEnd{Status: st.ShellCode(), TimedOut: st.TimedOut, Interrupted: intr.mark()}
 	if st.Signal != 0 {
 		end.Signal = unix.SignalName(st.Signal)
@@ -252,6 +253,7 @@ func writeCountJSON(w io.Writer, p *profile.Profile, st exec.Status, intr *inter
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
 		report.JSONProgram
-		Ended countEnd `json:"ended"`
-	}{report.JSON(p), end})
+		Simplified bool     `json:"simplified,omitempty"`
+		Ended      countEnd `json:"ended"`
+	}{report.JSON(p), simplified, end})
 }

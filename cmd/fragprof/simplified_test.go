@@ -111,7 +111,7 @@ func simplifiedCases(t *testing.T) {
 
 // TestSimplifiedCC: a program built by fragprof cc with FRAGPROF_SIMPLIFIED=1 at -O2
 // (counters promoted into registers) counts what count --simplified counts (every
-// counter in memory), and count says which CFG it counted.
+// counter in memory), and count says which CFG it counted (on stderr and in its JSON).
 func TestSimplifiedCC(t *testing.T) {
 	t.Setenv("FRAGPROF_SIMPLIFIED", "1")
 	ex := runOf(t, "../../examples/sort.c")
@@ -127,6 +127,9 @@ func TestSimplifiedCC(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "early simplification") {
 		t.Errorf("count --binary of a simplified build does not say so:\n%s", stderr)
+	}
+	if mark := readJSON[struct{ Simplified bool }](t, out); !mark.Simplified {
+		t.Errorf("count --binary --json of a simplified build has no \"simplified\": true")
 	}
 	got := countsOf(readJSON[report.JSONProgram](t, out))
 	if want := countsOf(countExample(t, ex, "--simplified")); got != want {
