@@ -29,7 +29,7 @@ func newTraceCmd(e *env) *cobra.Command {
 	var vary []string
 	var keepGoing bool
 	var autoLevel string
-	var trialTimeout time.Duration
+	var trialTimeout, stopAfter time.Duration
 	maxSize := byteSize(1 << 30)
 	c := &cobra.Command{
 		Use:   "trace [flags] FILE.c... -o DIR | trace --binary PROG [flags] -o DIR",
@@ -93,12 +93,21 @@ input NAME (and the inputs that read it) anew in every repetition: a nuisance in
 such as the seed of random data, over which the model predicts the expectation;
 'model build' leaves it out of the model's inputs.
 
+--stop-after D makes every trial a probe: it ends at its first checkpoint D after
+its first (by the trace's clock), with its trace marked stopped. A probe of an
+input too large to run whole tells 'model predict --probe' how fast that input's
+first part ran; the model says which share of the whole that part is
+(docs/predict.md, "Probing a large input"). 'model build' learns nothing from
+probes.
+
 Examples:
   fragprof trace examples/predict/brusselator.c --input 'K = choice(1,2,4,8,16,32,64)' \
       --stdin '{K}\n' --trials 40 -o traces/
   fragprof trace examples/predict/matmul.c --input 'n = uniform_int(20, 200)' \
       --stdin '{n}\n' --auto-checkpoints -o mm-traces/
-  fragprof trace --binary ./solver --inputs solver.toml --trials 100 -o solver-traces/`,
+  fragprof trace --binary ./solver --inputs solver.toml --trials 100 -o solver-traces/
+  fragprof trace --binary ./gemm --input 'n = 2000' --stdin '{n}\n' --trials 1 \
+      --stop-after 200ms -o probe/        # then: model predict M --set n=2000 --probe probe/`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if binary == "" && len(args) == 0 {
@@ -134,6 +143,9 @@ Examples:
 				if !slices.Contains(model.Model.Names(), v) {
 					return usagef("trace: --vary %s: no input of that name (inputs: %s)", v, strings.Join(model.Model.Names(), ", "))
 				}
+			}
+			if stopAfter < 0 {
+				return usagef("trace: --stop-after must not be negative")
 			}
 			if firstRep < 0 {
 				return usagef("trace: --first-rep must be at least 0")
@@ -187,7 +199,7 @@ Examples:
 			col := &trace.Collector{
 				Binary: bin, Program: program, Inputs: model, Seed: in.seed, Timeout: trialTimeout,
 				Dir: dir, Auto: auto, Clock: clock, MaxEvents: maxEvents, Repeat: repeat, Vary: vary,
-				FirstRep: firstRep,
+				FirstRep: firstRep, StopAfter: stopAfter,
 			}
 			var sum traceSummary
 			sum.names = map[string]bool{}
@@ -244,6 +256,7 @@ Examples:
 	fs.StringVar(&clock, "clock", "tsc", "timestamp source: tsc (fast, calibrated), monotonic (clock_gettime) or thread (the thread's CPU time: immune to preemption on a busy machine, ~1 µs a checkpoint)")
 	fs.Uint64Var(&maxEvents, "max-events", 0, "events recorded per trial at most (0: the runtime's 16M); later ones are dropped and the trace marked truncated")
 	fs.DurationVar(&trialTimeout, "trial-timeout", time.Minute, "a trial running longer is killed (its trace is kept, with its status)")
+	fs.DurationVar(&stopAfter, "stop-after", 0, "make each trial a probe: end it at its first checkpoint `D` after its first, its trace marked stopped (for model predict --probe; 0: run to the end)")
 	fs.BoolVar(&keepGoing, "keep-going", false, "go on when a trial cannot be run at all")
 	fs.Var(&maxSize, "max-size", "the trace files of this run may take at most `SIZE` in all (e.g. 500M, 4G; 0: no limit): a warning when the first trials project past it, an error (the traces written kept) when it is reached")
 	c.AddCommand(newTraceShowCmd(e))
@@ -283,6 +296,7 @@ type traceSummary struct {
 	reps                int // runs per trial (--repeat)
 	events              int64
 	truncated, lost     uint64
+	stopped             int // probes ended by --stop-after
 	names               map[string]bool
 	minNs, maxNs        int64
 }
@@ -294,6 +308,9 @@ func (s *traceSummary) add(h trace.Header, t *trace.Trace) {
 	}
 	if t.Truncated {
 		s.truncated++
+	}
+	if t.Stopped {
+		s.stopped++
 	}
 	s.lost += t.Lost
 	if t.ClockFallback {
@@ -351,6 +368,9 @@ func (s *traceSummary) print(e *env, dir string) {
 	}
 	if s.truncated > 0 || s.lost > 0 {
 		fmt.Fprintf(e.stderr, "fragprof trace: %d traces truncated, %d events lost (--max-events)\n", s.truncated, s.lost)
+	}
+	if s.stopped > 0 {
+		fmt.Fprintf(e.stderr, "fragprof trace: %d of %d runs were probes stopped by --stop-after (for model predict --probe; model build learns nothing from them)\n", s.stopped, s.trials)
 	}
 }
 

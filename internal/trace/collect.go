@@ -32,6 +32,10 @@ type Collector struct {
 	// MaxEvents bounds the events of one trial (FRAGPROF_TRACE_MAX); 0: the runtime's
 	// default.
 	MaxEvents uint64
+	// StopAfter makes every trial a probe (FRAGPROF_TRACE_STOP): the trial ends
+	// at its first checkpoint this long after its first, by the trace's clock;
+	// 0: runs end as the program ends them.
+	StopAfter time.Duration
 	// Repeat runs every trial this many times (0 or 1: once), on the same inputs
 	// except those named in Vary, which each repetition draws anew.
 	Repeat int
@@ -123,6 +127,9 @@ func (c *Collector) env() []string {
 	}
 	if c.MaxEvents > 0 {
 		env = append(env, fmt.Sprintf("FRAGPROF_TRACE_MAX=%d", c.MaxEvents))
+	}
+	if c.StopAfter > 0 {
+		env = append(env, fmt.Sprintf("FRAGPROF_TRACE_STOP=%d", c.StopAfter.Nanoseconds()))
 	}
 	return env
 }

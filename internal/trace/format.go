@@ -176,7 +176,11 @@ type Trace struct {
 	Events    uint64 // events the runtime recorded (END)
 	Lost      uint64 // events it could not record (END)
 	Truncated bool   // FRAGPROF_TRACE_MAX was reached
-	Other     int    // records of other types in the channel (skipped)
+	// Stopped says the run was a probe that FRAGPROF_TRACE_STOP ended once its
+	// budget was spent (fragprof trace --stop-after): the trace is the run's
+	// beginning only.
+	Stopped bool
+	Other   int // records of other types in the channel (skipped)
 
 	// The process's memory, from the END record of a runtime that measures it (0
 	// in older traces), in bytes: PeakRSS its peak resident set (VmHWM at the
@@ -366,6 +370,7 @@ func parseRecords(name string, data []byte, base int64) (*Trace, error) {
 			tick1, ns1 = le.Uint64(p[8:]), le.Uint64(p[16:])
 			t.Events, t.Lost = le.Uint64(p[24:]), le.Uint64(p[32:])
 			t.Truncated = le.Uint32(p[40:]) != 0
+			t.Stopped = le.Uint32(p[44:]) != 0
 			if len(p) >= 88 { // a runtime that measures the working set
 				t.PeakRSS, t.BaseAnon, t.FileRSS = le.Uint64(p[48:]), le.Uint64(p[56:]), le.Uint64(p[64:])
 				t.RuntimeBytes, t.AnonSeen = le.Uint64(p[72:]), le.Uint64(p[80:])

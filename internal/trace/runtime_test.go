@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
@@ -79,6 +80,13 @@ func collect(t *testing.T, bin, stdin string, trials uint64, env ...string) []*T
 				n = n*10 + uint64(ch-'0')
 			}
 			c.MaxEvents = n
+		}
+		if v, ok := strings.CutPrefix(e, "FRAGPROF_TRACE_STOP="); ok {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.StopAfter = d
 		}
 	}
 	var out []*Trace
@@ -214,6 +222,57 @@ func TestManyEvents(t *testing.T) {
 	tr = collect(t, bin, "2000000\n", 1, "FRAGPROF_TRACE_MAX=100000")[0]
 	if !tr.Truncated || tr.Lost == 0 || tr.Main().Len() >= 2000002 {
 		t.Errorf("with a limit: %d events, %d lost, truncated %v", tr.Main().Len(), tr.Lost, tr.Truncated)
+	}
+}
+
+// roundsProg passes a checkpoint before each of n rounds of about 0.1 ms of work,
+// and prints its sum at the end.
+const roundsProg = `
+#include <stdio.h>
+#include "fragprof.h"
+int main(void) {
+	long n; if (scanf("%ld", &n) != 1) return 2;
+	volatile double s = 0;
+	FP_POINT("start");
+	for (long r = 0; r < n; r++) {
+		FP_POINT_VARS("round", FP_I(r));
+		for (long i = 0; i < 40000; i++) s += (double)i * 1e-9;
+	}
+	FP_POINT("end");
+	printf("%g\n", s);
+	return 0;
+}
+`
+
+// TestStopAfter: FRAGPROF_TRACE_STOP (trace --stop-after) ends a run at its first
+// checkpoint past the budget — a probe: exit status 0, END's stopped flag, the
+// events up to there and none after, in much less time than the whole run. Without
+// it the same program runs to its end, not stopped.
+func TestStopAfter(t *testing.T) {
+	tc := toolchain(t)
+	bin := buildProg(t, tc, "rounds", roundsProg)
+	const rounds = 20000 // about 2 s
+	budget := 50 * time.Millisecond
+	start := time.Now()
+	tr := collect(t, bin, fmt.Sprintf("%d\n", rounds), 1, "FRAGPROF_TRACE_STOP="+budget.String())[0]
+	wall := time.Since(start)
+	m := tr.Main()
+	if !tr.Stopped || !tr.Finished || tr.Header.ExitCode != 0 || tr.Truncated {
+		t.Fatalf("probe: stopped %v, finished %v, status %q, truncated %v", tr.Stopped, tr.Finished, tr.Header.Status, tr.Truncated)
+	}
+	span := time.Duration(m.Span())
+	// The last event is the first at or past the budget; the one before is not.
+	if span < budget || time.Duration(m.Time[m.Len()-2]-m.Time[0]) >= budget {
+		t.Errorf("probe of %v: its last checkpoint %v after the first, the one before %v", budget, span, time.Duration(m.Time[m.Len()-2]-m.Time[0]))
+	}
+	if n := m.Len(); n < 10 || n >= rounds/2 || tr.Sites[m.Site[n-1]].Name != "round" {
+		t.Errorf("probe: %d events, the last at %q", n, tr.Sites[m.Site[n-1]].Name)
+	}
+	if whole := collect(t, bin, "300\n", 1)[0]; whole.Stopped || whole.Main().Len() != 302 {
+		t.Errorf("without a budget: stopped %v, %d events, want 302", whole.Stopped, whole.Main().Len())
+	}
+	if wall > time.Duration(rounds/4)*100*time.Microsecond {
+		t.Errorf("the probe took %v: it did not stop the run", wall)
 	}
 }
 

@@ -21,7 +21,10 @@
  * Tracing is off unless FRAGPROF_TRACE=1 is in the environment and the extra channel
  * exists; then every checkpoint is a load and a compare. FRAGPROF_TRACE_MAX bounds
  * the events of one process (default 16M): later events are counted as lost and the
- * trace is marked truncated.
+ * trace is marked truncated. FRAGPROF_TRACE_STOP=NS makes the run a probe: the first
+ * checkpoint at least NS nanoseconds of the trace's clock after the first one ends
+ * the process (exit(0), which writes the trace), and END says it was stopped
+ * (model predict --probe: the rate of a large input's first part).
  *
  * A process forked by a traced program records nothing (the trace is the traced
  * process's own); the fork server's trials are forked before any checkpoint, and
@@ -133,6 +136,12 @@ static int tr_statm_fd = -1;
 static uint64_t tr_anon_seen;
 static uint64_t tr_words; /* words handed out in chunks so far (for the limit) */
 static int tr_truncated;
+/* The probe's budget (FRAGPROF_TRACE_STOP, ns; 0: none), its deadline in ticks of
+ * the trace's clock (0 until the first event sets it: that event takes tr_spent's
+ * path), and whether it ended the run. */
+static uint64_t tr_stop_ns;
+static uint64_t tr_deadline = UINT64_MAX;
+static int tr_stopped;
 
 static int tr_fd = -1; /* private memfd the drainer writes framed records to */
 static pthread_t tr_drainer;
@@ -441,6 +450,8 @@ static void tr_read_env(void) {
 		if (v > 0)
 			tr_max_words = (uint64_t)v * 4;
 	}
+	const char *st = getenv("FRAGPROF_TRACE_STOP");
+	tr_stop_ns = st && *st ? strtoull(st, 0, 10) : 0;
 }
 
 /* Calibrate once, in the process that starts (under the fork server: before the
@@ -586,6 +597,8 @@ static int tr_start(void) {
 		tr_sample_anon(); /* what the program has at its first checkpoint */
 	tr_ns0 = tr_mono();
 	tr_tick0 = tr_now();
+	tr_deadline = tr_stop_ns ? 0 : UINT64_MAX;
+	tr_stopped = 0;
 	tr_write_header();
 	__fragprof_on_dump(tr_on_dump);
 	tr_stop = 0;
@@ -680,6 +693,7 @@ static void tr_on_dump(int sig) {
 	tr_put64(e + 24, events);
 	tr_put64(e + 32, lost);
 	tr_put32(e + 40, (uint32_t)tr_truncated);
+	tr_put32(e + 44, (uint32_t)__atomic_load_n(&tr_stopped, __ATOMIC_RELAXED));
 	if (mem[0]) { /* the working set: docs/trace-format.md, END */
 		tr_put64(e + 48, mem[0]);
 		tr_put64(e + 56, tr_rss0);
@@ -771,10 +785,28 @@ static inline uint64_t *tr_slot(struct tr_buf **bp, uint64_t need) {
 	return b->cur->w + b->pos;
 }
 
-static inline void tr_publish(struct tr_buf *b, uint64_t n) {
+/* tr_spent is reached by an event at or past the probe's deadline (tick: its
+ * time). The first event sets the deadline, the budget after it; an event past it
+ * ends the probe: the first thread to get here exits the process, which writes the
+ * trace (with END's stopped flag); others go on until it does. */
+__attribute__((noinline, cold)) static void tr_spent(uint64_t tick) {
+	uint64_t d = 0;
+	if (__atomic_compare_exchange_n(&tr_deadline, &d, tick + (uint64_t)((double)tr_stop_ns / tr_ns_per_tick), 0,
+	                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return; /* the first event: the deadline is set */
+	if (tick < d || __atomic_exchange_n(&tr_stopped, 1, __ATOMIC_SEQ_CST))
+		return; /* d: the deadline another thread set */
+	exit(0);
+}
+
+/* tr_publish makes the event of n words at the thread's position visible; at the
+ * probe's deadline (tick: the event's time) it ends the run. */
+static inline void tr_publish(struct tr_buf *b, uint64_t n, uint64_t tick) {
 	b->pos += n;
 	__atomic_store_n(&b->cur->used, b->pos, __ATOMIC_RELEASE);
 	b->events++;
+	if (__builtin_expect(tick >= __atomic_load_n(&tr_deadline, __ATOMIC_RELAXED), 0))
+		tr_spent(tick);
 }
 
 __attribute__((noinline)) void __fragprof_point(uint32_t *site, const char *name, const char *file, int line) {
@@ -789,7 +821,7 @@ __attribute__((noinline)) void __fragprof_point(uint32_t *site, const char *name
 		return;
 	w[0] = tr_now();
 	w[1] = id;
-	tr_publish(b, 2);
+	tr_publish(b, 2, w[0]);
 }
 
 __attribute__((noinline)) void __fragprof_point_vars(uint32_t *site, const char *name, const char *file, int line, int n,
@@ -817,7 +849,7 @@ __attribute__((noinline)) void __fragprof_point_vars(uint32_t *site, const char 
 	w[1] = (uint64_t)id | (uint64_t)n << 32;
 	for (int k = 0; k < n; k++)
 		memcpy(&w[2 + k], &v[k].v, 8);
-	tr_publish(b, 2 + (uint64_t)n);
+	tr_publish(b, 2 + (uint64_t)n, w[0]);
 }
 
 /* __fragprof_point_auto is what --auto-checkpoints inserts. desc holds, each
@@ -857,7 +889,7 @@ __attribute__((noinline)) void __fragprof_point_auto(uint32_t *site, const char 
 	for (uint32_t k = 0; k < n; k++)
 		w[2 + k] = va_arg(ap, uint64_t);
 	va_end(ap);
-	tr_publish(b, 2 + (uint64_t)n);
+	tr_publish(b, 2 + (uint64_t)n, w[0]);
 }
 
 /* tr_measure_overhead times n passes of the fast path of __fragprof_point, call
@@ -874,6 +906,8 @@ static void tr_measure_overhead(int n) {
 	static struct tr_buf sb;
 	uint32_t saved_gen = tr_gen;
 	struct tr_buf *saved_tls = tr_tls;
+	uint64_t saved_deadline = tr_deadline;
+	tr_deadline = UINT64_MAX; /* the scratch events end no probe */
 	memset(&sb, 0, sizeof sb);
 	sb.cur = sb.rd = &scratch;
 	scratch.used = 0;
@@ -892,4 +926,5 @@ static void tr_measure_overhead(int n) {
 	tr_overhead_ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / n;
 	tr_gen = saved_gen;
 	tr_tls = saved_tls;
+	tr_deadline = saved_deadline;
 }
