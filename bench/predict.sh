@@ -13,7 +13,11 @@
 #     best baseline fitted on the same training runs (PMNF, power law a + b·n^k, the
 #     count × arc-time composition) and the difference, the transition-graph model
 #     alone, and how many single runs fell in the 90% intervals; a second table
-#     from the same runs with models built with --speed-adjust.
+#     from the same runs with models built with --speed-adjust; a third from
+#     probes (docs/predict.md, "Probing a large input"): per seed, PROBES runs
+#     (3) of the 4× input stopped after PSHARE (5%) of the model's predicted time
+#     (at least 5 ms; trace --stop-after), then model predict --probe, against
+#     the same 4× runs.
 #
 # bench/predict.sh metalayer [TRIALS [REPEAT [RUNS]]]     (defaults 40, 7, 31)
 #  1. The cost of a checkpoint: bench/pred_overhead.c passes N checkpoints in a tight
@@ -89,7 +93,24 @@ if [ "$MODE" = protocol ]; then
 			"$FP" model build "$d/train" --test "$d/interp" --test "$d/x4" $x16 --speed-adjust -o "$d.adj.model" 2>> "$d/build.log"
 			models="$models $d.model"
 			adjusted="$adjusted $d.adj.model"
+			# The probe of the 4× input: the same n, PROBES fresh runs stopped
+			# after PSHARE of the predicted time.
+			row=$(jq -c '[.evaluation.rows[] | select(.extrapolation_factor >= 1.5 and .extrapolation_factor < 8)][0]' "$d.model")
+			if [ "$row" != null ]; then
+				sets=$(jq -r --argjson row "$row" '[.inputs, $row.inputs] | transpose | map("\(.[0])=\(.[1])") | join(",")' "$d.model")
+				x4n=$(jq -r --argjson row "$row" '$row.inputs[(.inputs | index("n"))]' "$d.model")
+				pred=$("$FP" model predict "$d.model" --set "$sets" --json | jq '.predicted_ns')
+				budget=$(awk -v p="$pred" -v s="${PSHARE:-0.05}" 'BEGIN { b = s * p; if (b < 5e6) b = 5e6; printf "%d", b }')
+				"$FP" trace --binary "$bin" --input "n = $x4n" "$@" --stdin "$stdin" --clock thread \
+					--seed $((s + 4000)) --trials 1 --repeat "${PROBES:-3}" --stop-after "${budget}ns" -o "$d/probe" 2>> "$d/trace.log"
+				"$FP" model predict "$d.model" --set "$sets" --probe "$d/probe" --json 2>> "$d/build.log" |
+					jq -c --argjson row "$row" '{pred: .predicted_ns, lo: .interval_ns[0], hi: .interval_ns[1], share: .probe.share,
+						model: .probe.model_ns, actual: $row.actual_ns, times: $row.times_ns, cache: $row.cache}' >> "$OUT/$name.probe.jsonl" || true
+			fi
 		done
+		if [ -s "$OUT/$name.probe.jsonl" ]; then
+			jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" -f "$ROOT/bench/predict_probe.jq" "$OUT/$name.probe.jsonl" >> "$OUT/probe.md"
+		fi
 		# shellcheck disable=SC2086
 		jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" -f "$ROOT/bench/predict_protocol.jq" $models
 		# shellcheck disable=SC2086
@@ -109,6 +130,7 @@ if [ "$MODE" = protocol ]; then
 	# on a 1 MiB L2: up to 2× apart from run to run). SIZES=small is the first
 	# design (runs of 0.1–0.6 ms). 16× is left out where a run would take minutes.
 	: > "$OUT/adjusted.md"
+	: > "$OUT/probe.md"
 	for k in ${KERNELS:-gemm lu floyd jacobi2d seidel2d mergesort}; do
 		case ${SIZES:-}$k in
 		gemm) kernel gemm 160 400 0 '{n}\n' ;;
@@ -133,6 +155,12 @@ if [ "$MODE" = protocol ]; then
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 	cat "$OUT/adjusted.md"
 	echo
+	echo "## The 4× input from probes (${PROBES:-3} runs of it stopped after ${PSHARE:-0.05} of the predicted time, at least 5 ms; model predict --probe)"
+	echo
+	echo "| kernel | training sizes | seeds | probe's share of the run | 4× from the probes (worst) | 4× without them | runs in the 90% interval | mean half-width |"
+	echo "|---|---|---|---|---|---|---|---|"
+	cat "$OUT/probe.md"
+	echo
 	# The plain program: traced with --auto-checkpoints (the outermost loops and
 	# main's entry and return, so that a run's traced time is all of main), the
 	# time predicted at 4× without the checkpoints' cost against the plain build
@@ -141,8 +169,8 @@ if [ "$MODE" = protocol ]; then
 	PREP=${PREP:-5}
 	echo "## The plain program at 4× (--auto-checkpoints, --clock thread; plain build: median process CPU time of $PREP runs less an empty program's)"
 	echo
-	echo "| kernel | n | checkpoints per run | predicted (traced) | predicted without the checkpoints | plain build | ratio |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| kernel | n | checkpoints per run | predicted (traced) | predicted without the checkpoints | plain build | ratio | from ${PROBES:-3} probes, without the checkpoints (their share) | ratio |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	printf 'int main(void) { return 0; }\n' > "$OUT/empty.c"
 	"$CLANG" -O2 "$OUT/empty.c" -o "$OUT/empty"
 	cputime() { # PROG STDIN: median CPU ns of PREP runs
@@ -165,14 +193,22 @@ print(int(statistics.median(ts)))' "$1" "$2" "$PREP"
 		"$FP" trace "$EX/kernels/$name.c" --auto-checkpoints --input "n = uniform_int($lo, $hi)" "$@" --stdin "$stdin" \
 			--clock thread --trials "$TR" --repeat "$REP" -o "$d" 2> "$d.log"
 		"$FP" model build "$d" --holdout 0 -o "$d.model" 2>> "$d.log"
-		set -- $(jq -r '.inputs | join(" ")' "$d.model")
-		sets="n=$((4 * hi))"
-		for in in "$@"; do [ "$in" = n ] || sets="$sets,$in=$(jq -r --arg in "$in" '.training.input_ranges[] | select(.name == $in) | .max' "$d.model")"; done
+		sets=$(jq -r --arg n "$((4 * hi))" '. as $m | [.inputs[] as $in | if $in == "n" then "n=\($n)"
+			else "\($in)=\($m.training.input_ranges[] | select(.name == $in) | .max)" end] | join(",")' "$d.model")
 		"$FP" model predict "$d.model" --set "$sets" --json > "$d.pred.json"
+		# Probes of the 4× input, as in the first table.
+		budget=$(jq -r --arg s "${PSHARE:-0.05}" '.predicted_ns * ($s | tonumber) | if . < 5e6 then 5e6 else . end | floor' "$d.pred.json")
+		"$FP" trace "$EX/kernels/$name.c" --auto-checkpoints --input "n = $((4 * hi))" "$@" --stdin "$stdin" \
+			--clock thread --trials 1 --repeat "${PROBES:-3}" --stop-after "${budget}ns" -o "$d.probe" 2>> "$d.log"
+		"$FP" model predict "$d.model" --set "$sets" --probe "$d.probe" --json > "$d.probe.json" 2>> "$d.log" || echo '{}' > "$d.probe.json"
 		"$CLANG" -O2 -I "$ROOT/runtime/c" "$EX/kernels/$name.c" -o "$d.plain" -lm
 		p=$(cputime "$d.plain" "$at")
 		jq -r --arg name "$name" --arg n "$((4 * hi))" --arg plain "$((p - e0))" --arg ev "$(jq '.training.events / .training.runs | round' "$d.model")" \
-			'"| \($name) | \($n) | \($ev) | \(.predicted_ns/1e6*1000|round/1000) ms | \(if .untraced_ns then "\(.untraced_ns/1e6*1000|round/1000) ms" else "unknown" end) | \(($plain|tonumber)/1e6*1000|round/1000) ms | \(if .untraced_ns then (.untraced_ns/($plain|tonumber)*1000|round/1000) else "–" end) |"' "$d.pred.json"
+			--slurpfile probe "$d.probe.json" '
+			def ms: "\(./1e6*1000|round/1000) ms";
+			def ratio: (./($plain|tonumber)*1000|round/1000);
+			"| \($name) | \($n) | \($ev) | \(.predicted_ns | ms) | \(if .untraced_ns then (.untraced_ns | ms) else "unknown" end) | \($plain | tonumber | ms) | \(if .untraced_ns then (.untraced_ns | ratio) else "–" end)" +
+			" | \($probe[0] | if .untraced_ns then "\(.untraced_ns | ms) (\(.probe.share*1000|round/10)%)" else "–" end) | \($probe[0] | if .untraced_ns then (.untraced_ns | ratio) else "–" end) |"' "$d.pred.json"
 	}
 	for k in ${PLAIN_KERNELS:-gemm jacobi2d mergesort}; do
 		case $k in

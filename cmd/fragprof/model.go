@@ -242,6 +242,19 @@ func (p *predictFlags) add(c *cobra.Command) {
 }
 
 func (p *predictFlags) predict(m *predict.Model) (*predict.Prediction, error) {
+	in, err := p.inputs(m)
+	if err != nil {
+		return nil, err
+	}
+	return m.Predict(in, p.options())
+}
+
+func (p *predictFlags) options() predict.PredictOptions {
+	return predict.PredictOptions{Runs: p.runs, Seed: p.seed, MaxSteps: p.maxSteps}
+}
+
+// inputs reads --set against the model's inputs.
+func (p *predictFlags) inputs(m *predict.Model) (map[string]float64, error) {
 	in := map[string]float64{}
 	for _, s := range p.sets {
 		for _, kv := range strings.Split(s, ",") {
@@ -271,12 +284,13 @@ func (p *predictFlags) predict(m *predict.Model) (*predict.Prediction, error) {
 			return nil, usagef("--set %s: the model has no input %s (its inputs: %s)", name, name, strings.Join(m.Inputs, ", "))
 		}
 	}
-	return m.Predict(in, predict.PredictOptions{Runs: p.runs, Seed: p.seed, MaxSteps: p.maxSteps})
+	return in, nil
 }
 
 func newModelPredictCmd(e *env) *cobra.Command {
 	var pf predictFlags
 	var jsonOut bool
+	var probes []string
 	c := &cobra.Command{
 		Use:   "predict FILE --set NAME=VALUE...",
 		Short: "Predict the run time and final values for given inputs",
@@ -308,6 +322,17 @@ does not hold there: predict says so, and the interval claims no level (the
 training runs cannot say how much slower the program gets; train with inputs past
 the cache to see it). A model used on a machine with other caches says so too.
 
+--probe DIR predicts from probes: runs of the same input stopped after their first
+part ('fragprof trace --stop-after', DIR its -o). The probe measures how fast this
+input runs here — past the caches its data leaves, at the machine's present speed
+— and the model says which share of the whole run the probe's checkpoints are: the
+prediction is the probe's time over that share (partial execution; docs/predict.md,
+"Probing a large input"). A probe of a few per cent of the run is enough where the
+run's time is spread evenly over its checkpoints; its 90% interval is calibrated by
+cutting the training runs the same way, with the run-to-run noise added for the
+probe and for the run predicted. A probe of other inputs, or one that passed more
+checkpoints than the model predicts for the whole run, is an error.
+
 --json prints {"predicted_ns", "interval_ns": [lo, hi], "interval_level": 0.9,
 "vars": {...}, "working_set_bytes", ...}, with "cache_crossing": {"level": 2,
 "cache_bytes", "direction": "beyond", "working_set_bytes", "train_max_bytes", ...}
@@ -316,16 +341,35 @@ and "interval_level": 0 when a level is crossed (docs/predict.md).
 Examples:
   fragprof model predict bru.model --set K=800
   fragprof model predict solver.model --set n=50000,a=0.3 --json
-  fragprof model predict sort.model --set n=5000 --set s=7 --runs 50`,
+  fragprof model predict sort.model --set n=5000 --set s=7 --runs 50
+  fragprof trace --binary ./gemm --input 'n = 2000' --stdin '{n}\n' --trials 1 --stop-after 200ms -o probe/
+  fragprof model predict gemm.model --set n=2000 --probe probe/`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			m, err := predict.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
-			p, err := pf.predict(m)
+			in, err := pf.inputs(m)
 			if err != nil {
 				return err
+			}
+			p, err := m.Predict(in, pf.options())
+			if err != nil {
+				return err
+			}
+			if len(probes) > 0 {
+				var ts []*trace.Trace
+				for _, d := range probes {
+					t, err := trace.ReadDir(d)
+					if err != nil {
+						return fmt.Errorf("--probe %s: %v", d, err)
+					}
+					ts = append(ts, t...)
+				}
+				if err := m.ApplyProbe(p, in, ts, pf.options()); err != nil {
+					return fmt.Errorf("--probe: %v", err)
+				}
 			}
 			p.OtherMachine = m.MachineNote(predict.ReadCaches())
 			if jsonOut {
@@ -338,6 +382,7 @@ Examples:
 	}
 	pf.add(c)
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the prediction as JSON")
+	c.Flags().StringArrayVar(&probes, "probe", nil, "predict from the probes in `DIR` (trace --stop-after on the same input; repeatable)")
 	return c
 }
 

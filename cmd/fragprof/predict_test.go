@@ -81,6 +81,35 @@ func TestTraceModelCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "beyond the training range") || !strings.Contains(out, "predicted time:") {
 		t.Errorf("predict K=100: exit %d\n%s", code, out)
 	}
+	// A probe of K = 100: two runs stopped after 3 ms (of ~30), and the prediction
+	// from them.
+	probe := filepath.Join(dir, "probe")
+	_, stderr, code = runFragprof(t, "trace", "../../examples/predict/brusselator.c", "--input", "K = 100", "--stdin", `{K}\n`,
+		"--trials", "1", "--repeat", "2", "--clock", "thread", "--stop-after", "3ms", "-o", probe)
+	if code != 0 || !strings.Contains(stderr, "2 of 2 runs were probes stopped by --stop-after") {
+		t.Fatalf("trace --stop-after: exit %d\n%s", code, stderr)
+	}
+	out, stderr, code = runFragprof(t, "model", "predict", model, "--set", "K=100", "--probe", probe, "--json")
+	var pp struct {
+		Predicted float64    `json:"predicted_ns"`
+		Interval  [2]float64 `json:"interval_ns"`
+		Chosen    string     `json:"chosen"`
+		Probe     struct {
+			Probes int     `json:"probes"`
+			Share  float64 `json:"share"`
+		} `json:"probe"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &pp) != nil {
+		t.Fatalf("predict --probe: exit %d\n%s%s", code, out, stderr)
+	}
+	if pp.Chosen != "probe" || pp.Probe.Probes != 2 || !(pp.Probe.Share > 0 && pp.Probe.Share < 0.5) ||
+		!(pp.Interval[0] < pp.Predicted && pp.Predicted < pp.Interval[1]) {
+		t.Errorf("predict --probe: %+v", pp)
+	}
+	out, _, code = runFragprof(t, "model", "predict", model, "--set", "K=100", "--probe", probe)
+	if code != 0 || !strings.Contains(out, "(probe; 90% interval)") || !strings.Contains(out, "probe: 2 run(s) passed") {
+		t.Errorf("predict --probe: exit %d\n%s", code, out)
+	}
 	// Amdahl with a given P(2) of 50 µs: K = 32 takes ~10 ms (parallelise), K = 1
 	// ~10 µs (do not).
 	out, _, code = runFragprof(t, "model", "advise", model, "--set", "K=32", "--procs", "2", "--overhead", "50us")
@@ -108,6 +137,9 @@ func TestTraceModelCLI(t *testing.T) {
 		{[]string{"model", "advise", model, "--set", "K=3", "--procs", "1"}, 2, "at least 2"},
 		{[]string{"model", "advise", model, "--set", "K=3", "--overhead", "soon"}, 2, "--overhead"},
 		{[]string{"model", "show", filepath.Join(dir, "missing.model")}, 1, "missing.model"},
+		{[]string{"trace", "../../examples/predict/brusselator.c", "--stop-after", "-1s", "-o", dir}, 2, "--stop-after must not be negative"},
+		{[]string{"model", "predict", model, "--set", "K=50", "--probe", probe}, 1, "the probe ran K = 100, the prediction is for K = 50"},
+		{[]string{"model", "build", probe, "-o", model + ".x"}, 1, "usable traces"},
 		{[]string{"model", "show", filepath.Join(traces, "trial-000000.fpt")}, 1, "trial-000000.fpt: not a valid model file"},
 	} {
 		_, stderr, code := runFragprof(t, tc.args...)

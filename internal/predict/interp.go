@@ -35,6 +35,9 @@ type PredictOptions struct {
 	Runs     int    // interpreted runs when a rule is probabilistic (20)
 	Seed     uint64 // of the random choices (1)
 	MaxSteps int64  // interpreter steps per run before giving up (2e8)
+	// Marks are event counts (ascending, ≥ 1) at which the time since the first
+	// event is wanted (Prediction.MarkNs): where a probe of the input stopped.
+	Marks []float64
 }
 
 // A Prediction is what the model says about one input.
@@ -69,6 +72,15 @@ type Prediction struct {
 	BaselineVars map[string]float64 `json:"baseline_vars,omitempty"`
 	Visits       map[string]float64 `json:"visits"`
 	Elapsed      time.Duration      `json:"elapsed_ns"` // time the prediction took
+	// MarkNs[i] is the graph model's time from the first event to event
+	// PredictOptions.Marks[i] (NaN when no run gets that far), and GraphTotalNs
+	// its time of the whole run, before any Selection: together the share of
+	// the run a probe's events are.
+	MarkNs       []float64 `json:"-"`
+	GraphTotalNs float64   `json:"-"`
+	// Probe is what a probe of the input said (Model.ApplyProbe); TimeNs and
+	// Interval are then the probe's.
+	Probe *ProbeInfo `json:"probe,omitempty"`
 	// Extrapolated lists inputs outside the training range.
 	Extrapolated []string `json:"extrapolated,omitempty"`
 	// WorkingSet is the predicted working set in bytes (Model.WorkingSet; absent
@@ -132,6 +144,7 @@ func (m *Model) prepareFastForward() {
 // runResult is one interpreted run.
 type runResult struct {
 	time    float64
+	at      []float64 // time from the first event to each mark (NaN: not reached)
 	vars    []float64
 	visits  []float64
 	arcN    []float64 // transitions per arc
@@ -173,8 +186,8 @@ func (m *Model) decide(n int, state, trip []float64, rng *rand.Rand) int {
 	return a
 }
 
-// run interprets the model once from the inputs in.
-func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64) (*runResult, error) {
+// run interprets the model once from the inputs in; marks as in PredictOptions.
+func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64, marks []float64) (*runResult, error) {
 	sp := m.space
 	F := sp.Len()
 	state := make([]float64, F)
@@ -187,6 +200,19 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64) (*runResult, e
 	res.visits[graph.Start] = 1
 	newVals := make([]float64, 0, 8)
 	force := false // the next decision must leave the self loop (skip)
+	// events counts arrivals at checkpoints (every node but END); t1 is the time
+	// at the first. reach sets the time of the marks passed, the last step having
+	// been iterations of dt each.
+	events, t1, mi := 0.0, 0.0, 0
+	res.at = make([]float64, len(marks))
+	for i := range res.at {
+		res.at[i] = math.NaN()
+	}
+	reach := func(dt float64) {
+		for ; mi < len(marks) && marks[mi] <= events; mi++ {
+			res.at[mi] = res.time - (events-marks[mi])*dt - t1
+		}
+	}
 	for node != graph.End {
 		if res.steps >= maxSteps {
 			return res, fmt.Errorf("%w after %d steps (at node %s): a loop whose exit the rules never choose, or --max-steps too low", ErrNoEnd, res.steps, m.Nodes[node].Name)
@@ -220,6 +246,12 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64) (*runResult, e
 		}
 		state[ci]++
 		res.visits[to]++
+		if to != graph.End {
+			if events++; events == 1 {
+				t1 = res.time
+			}
+			reach(dt)
+		}
 		if m.tripNodes[to] && to != node {
 			t := m.Rules[to].Trip.Count.Eval(state)
 			if math.IsNaN(t) {
@@ -240,6 +272,8 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64) (*runResult, e
 				res.arcTime[ai] += k * dt
 				state[ci] += k
 				res.visits[to] += k
+				events += k
+				reach(dt)
 			}
 		}
 		node = to
@@ -465,7 +499,7 @@ func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
 	var steps int64
 	for r := 0; r < runs; r++ {
 		rng := rand.New(rand.NewPCG(opt.Seed, uint64(r)))
-		res, err := m.run(in, rng, opt.MaxSteps)
+		res, err := m.run(in, rng, opt.MaxSteps, opt.Marks)
 		steps += res.steps
 		if err != nil {
 			return nil, err
@@ -474,10 +508,14 @@ func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
 	}
 	kept := keepLargestCluster(results)
 	p := &Prediction{Runs: runs, Kept: len(kept), Steps: steps, Vars: map[string]float64{}, Visits: map[string]float64{}}
+	p.MarkNs = make([]float64, len(opt.Marks))
 	var times []float64
 	for _, r := range kept {
 		times = append(times, r.time)
 		p.TimeNs += r.time / float64(len(kept))
+		for i, t := range r.at {
+			p.MarkNs[i] += t / float64(len(kept))
+		}
 		for k, v := range m.Vars {
 			p.Vars[v] += r.vars[k] / float64(len(kept))
 		}
@@ -542,6 +580,7 @@ func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
 	}
 	s := math.Sqrt(v)
 	p.Interval = [2]float64{math.Max(0, p.TimeNs-2*s), p.TimeNs + 2*s}
+	p.GraphTotalNs = p.TimeNs
 	p.UntracedNs = p.TimeNs - p.Events*m.Training.OverheadNs
 	if p.UntracedNs < 0.05*p.TimeNs {
 		p.UntracedNs = math.NaN()

@@ -89,14 +89,17 @@ type Model struct {
 	Memory *Memory `json:"memory,omitempty"`
 	// Speed is how much the machine's speed, measured by each run's checkpoint
 	// probe, moved the training runs' times (speed.go); absent without probes.
-	Speed      *Speed       `json:"speed,omitempty"`
-	Training   Training     `json:"training"`
-	Evaluation *Evaluation  `json:"evaluation,omitempty"`
-	Warnings   []string     `json:"warnings,omitempty"`
-	space      *graph.Space `json:"-"`
-	ff         []ffInfo     `json:"-"`
-	tripNodes  []bool       `json:"-"`
-	outArcs    [][]int      `json:"-"`
+	Speed *Speed `json:"speed,omitempty"`
+	// Probe is the error of predictions from probes (probe.go), measured on the
+	// training runs; absent when they are too short to cut.
+	Probe      *ProbeCalibration `json:"probe,omitempty"`
+	Training   Training          `json:"training"`
+	Evaluation *Evaluation       `json:"evaluation,omitempty"`
+	Warnings   []string          `json:"warnings,omitempty"`
+	space      *graph.Space      `json:"-"`
+	ff         []ffInfo          `json:"-"`
+	tripNodes  []bool            `json:"-"`
+	outArcs    [][]int           `json:"-"`
 }
 
 // A ModelNode is a checkpoint of the model.
@@ -289,6 +292,8 @@ func usable(t *trace.Trace) string {
 		return "the trace is incomplete (no END record)"
 	case t.Truncated || t.Lost > 0:
 		return "the trace was truncated (--max-events)"
+	case t.Stopped:
+		return "a probe stopped by --stop-after (for model predict --probe)"
 	case t.Main() == nil || t.Main().Len() == 0:
 		return "no checkpoint was passed"
 	}
@@ -352,6 +357,7 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 	}
 	m.Memory = fitMemory(train, m.Inputs)
 	m.Speed = speed
+	m.calibrateProbe(train, opt.EvalRuns)
 	m.Warnings = append(warnings, m.Warnings...)
 	m.Training.Skipped = skipped
 	m.Training.Holdout = opt.Holdout

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
@@ -22,6 +23,16 @@ import (
 // bench/predict.sh does, so that a change of the machine's load falls on both).
 func protocolRuns(t *testing.T, name, stdin string, sets [][]string, vary []string, trials []uint64, reps int) [][]*trace.Trace {
 	t.Helper()
+	src := filepath.Join("..", "..", "examples", "predict", "kernels", name+".c")
+	return traceSets(t, src, stdin, sets, vary, trials, reps, nil)
+}
+
+// traceSets builds src and traces it as protocolRuns says; stop[k], when given
+// and positive, makes set k's runs probes stopped after that long (trace
+// --stop-after).
+func traceSets(t *testing.T, src, stdin string, sets [][]string, vary []string, trials []uint64, reps int, stop []time.Duration) [][]*trace.Trace {
+	t.Helper()
+	name := strings.TrimSuffix(filepath.Base(src), ".c")
 	root := exampleTmp(t)
 	dir, err := os.MkdirTemp(root, name)
 	if err != nil {
@@ -29,7 +40,6 @@ func protocolRuns(t *testing.T, name, stdin string, sets [][]string, vary []stri
 	}
 	bin := filepath.Join(dir, "prog")
 	var msg bytes.Buffer
-	src := filepath.Join("..", "..", "examples", "predict", "kernels", name+".c")
 	if _, err := toolchain.Build(context.Background(), &msg, build.Spec{Sources: []string{src}}, dir, bin); err != nil {
 		t.Fatalf("building %s: %v\n%s", name, err, msg.String())
 	}
@@ -46,6 +56,9 @@ func protocolRuns(t *testing.T, name, stdin string, sets [][]string, vary []stri
 			}
 			col := &trace.Collector{Binary: bin, Program: name, Inputs: &dist.File{Model: model, Stdin: tmpl},
 				Seed: uint64(1 + 1000*k), Dir: dir, Clock: "thread", Repeat: 1, FirstRep: r, Vary: vary}
+			if k < len(stop) {
+				col.StopAfter = stop[k]
+			}
 			err = col.Run(context.Background(), 0, trials[k], 1, func(res trace.Result) error {
 				if res.Err != nil {
 					return res.Err

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
@@ -158,6 +159,14 @@ func (m *Model) WriteText(w io.Writer) error {
 	if sp := m.Speed; sp != nil {
 		fmt.Fprintf(bw, "\n%s\n", sp)
 	}
+	if pc := m.Probe; pc != nil {
+		var qs []string
+		for i, k := range pc.Events {
+			qs = append(qs, fmt.Sprintf("±%.3g%% from %d", 100*(math.Exp(pc.Q[i])-1), k))
+		}
+		fmt.Fprintf(bw, "\nprobes (model predict --probe), calibrated on the training runs cut short: 90%% of the predictions within %s checkpoints (plus the run-to-run noise and the probe's test of the model's shape)\n",
+			strings.Join(qs, ", "))
+	}
 	if mem := m.Memory; mem != nil {
 		fmt.Fprintln(bw)
 		for _, l := range mem.Describe() {
@@ -231,6 +240,8 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	bw := &errWriter{w: w}
 	fmt.Fprintf(bw, "predicted time: %s  [%s, %s]", fmtNs(p.TimeNs), fmtNs(p.Interval[0]), fmtNs(p.Interval[1]))
 	switch {
+	case p.Probe != nil:
+		fmt.Fprintf(bw, "  (probe; %.0f%% interval)", 100*p.IntervalLevel)
 	case p.Cache != nil:
 		fmt.Fprintf(bw, "  (%s; no confidence level: the interval assumes the training runs' time per operation, and the working set %s L%d — see below)",
 			p.Chosen, map[string]string{"beyond": "leaves", "within": "fits in"}[p.Cache.Direction], p.Cache.Level)
@@ -250,6 +261,14 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 			p.Events, fmtNs(p.Events*m.Training.OverheadNs))
 	} else {
 		fmt.Fprintf(bw, "without the checkpoints' own cost (%.0f events): about %s\n", p.Events, fmtNs(p.UntracedNs))
+	}
+	if pr := p.Probe; pr != nil {
+		fmt.Fprintf(bw, "probe: %d run(s) passed %.0f checkpoints in %s, %.3g%% of the run by the model; they ran %.3g× the model's time for that part\n",
+			pr.Probes, pr.Events, fmtNs(pr.MeasuredNs), 100*pr.Share, pr.Rate)
+		fmt.Fprintf(bw, "without the probe: %s (%s)\n", fmtNs(pr.ModelNs), pr.ModelChosen)
+		for _, n := range pr.Notes {
+			fmt.Fprintf(bw, "note: %s\n", n)
+		}
 	}
 	if m.Baseline != nil {
 		fmt.Fprintf(bw, "direct baseline: %s  [%s, %s]\n", fmtNs(p.Baseline), fmtNs(p.BaselineInterval[0]), fmtNs(p.BaselineInterval[1]))
@@ -278,10 +297,18 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	if p.OtherMachine != "" {
 		fmt.Fprintf(bw, "warning: %s\n", p.OtherMachine)
 	}
-	if p.Cache != nil {
+	if c := p.Cache; c != nil && p.Probe != nil {
+		where := map[string]string{"beyond": "past", "within": "inside"}[c.Direction]
+		fmt.Fprintf(bw, "note: at %s = %g the working set is about %s, %s the %s L%d, where no training run was; the probe ran there\n",
+			c.Input, c.Value, trace.FmtBytes(c.WorkingSet), where, trace.FmtBytes(float64(c.CacheBytes)), c.Level)
+	} else if p.Cache != nil {
 		fmt.Fprintf(bw, "warning: %s\n", p.Cache)
 	} else if m.Memory != nil {
 		fmt.Fprintf(bw, "working set: about %s, on the side of every cache level that the training runs were on\n", trace.FmtBytes(p.WorkingSet))
+	}
+	if p.Probe == nil && (p.Cache != nil || p.Factor > 2) {
+		d := time.Duration(math.Max(20e6, 0.05*p.TimeNs)).Round(time.Millisecond)
+		fmt.Fprintf(bw, "hint: a probe measures what the training runs cannot: trace this input with --stop-after %v (about 5%% of the run) and pass its directory to --probe (docs/predict.md, \"Probing a large input\")\n", d)
 	}
 	fmt.Fprintf(bw, "interpreted in %s (%d steps)\n", fmtNs(float64(p.Elapsed.Nanoseconds())), p.Steps)
 	return bw.err

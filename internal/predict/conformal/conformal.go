@@ -50,12 +50,12 @@ type NoiseAt struct {
 
 // HalfWidth returns h for an input at extrapolation factor f.
 func (c *Interval) HalfWidth(in []float64, f float64) float64 {
-	return math.Hypot(c.Q*(1+c.Widen*math.Log2(math.Max(f, 1))), c.nearestNoise(in))
+	return math.Hypot(c.Q*(1+c.Widen*math.Log2(math.Max(f, 1))), c.NearestNoise(in))
 }
 
-// nearestNoise is the noise of the training point nearest to in (distance of the
+// NearestNoise is the noise of the training point nearest to in (distance of the
 // logarithms of positive inputs, of the values otherwise).
-func (c *Interval) nearestNoise(in []float64) float64 {
+func (c *Interval) NearestNoise(in []float64) float64 {
 	best, q := math.Inf(1), 0.0
 	for _, p := range c.Noise {
 		var d float64
