@@ -16,8 +16,9 @@
 #     from the same runs with models built with --speed-adjust; a third from
 #     probes (docs/predict.md, "Probing a large input"): per seed, PROBES runs
 #     (3) of the 4× input stopped after PSHARE (5%) of the model's predicted time
-#     (at least 5 ms; trace --stop-after), then model predict --probe, against
-#     the same 4× runs.
+#     (at least 5 ms; trace --stop-after; STOP=events stops them after PSHARE of
+#     the predicted checkpoints instead, at least 3: trace --stop-events), then
+#     model predict --probe, against the same 4× runs.
 #
 # bench/predict.sh metalayer [TRIALS [REPEAT [RUNS]]]     (defaults 40, 7, 31)
 #  1. The cost of a checkpoint: bench/pred_overhead.c passes N checkpoints in a tight
@@ -99,10 +100,15 @@ if [ "$MODE" = protocol ]; then
 			if [ "$row" != null ]; then
 				sets=$(jq -r --argjson row "$row" '[.inputs, $row.inputs] | transpose | map("\(.[0])=\(.[1])") | join(",")' "$d.model")
 				x4n=$(jq -r --argjson row "$row" '$row.inputs[(.inputs | index("n"))]' "$d.model")
-				pred=$("$FP" model predict "$d.model" --set "$sets" --json | jq '.predicted_ns')
-				budget=$(awk -v p="$pred" -v s="${PSHARE:-0.05}" 'BEGIN { b = s * p; if (b < 5e6) b = 5e6; printf "%d", b }')
+				"$FP" model predict "$d.model" --set "$sets" --json > "$d/x4.pred.json"
+				if [ "${STOP:-time}" = events ]; then
+					stop="--stop-events $(jq -r --arg s "${PSHARE:-0.05}" '.events * ($s | tonumber) | ceil | if . < 3 then 3 else . end' "$d/x4.pred.json")"
+				else
+					stop="--stop-after $(jq -r --arg s "${PSHARE:-0.05}" '.predicted_ns * ($s | tonumber) | if . < 5e6 then 5e6 else . end | floor' "$d/x4.pred.json")ns"
+				fi
+				# shellcheck disable=SC2086
 				"$FP" trace --binary "$bin" --input "n = $x4n" "$@" --stdin "$stdin" --clock thread \
-					--seed $((s + 4000)) --trials 1 --repeat "${PROBES:-3}" --stop-after "${budget}ns" -o "$d/probe" 2>> "$d/trace.log"
+					--seed $((s + 4000)) --trials 1 --repeat "${PROBES:-3}" $stop -o "$d/probe" 2>> "$d/trace.log"
 				"$FP" model predict "$d.model" --set "$sets" --probe "$d/probe" --json 2>> "$d/build.log" |
 					jq -c --argjson row "$row" '{pred: .predicted_ns, lo: .interval_ns[0], hi: .interval_ns[1], share: .probe.share,
 						model: .probe.model_ns, actual: $row.actual_ns, times: $row.times_ns, cache: $row.cache}' >> "$OUT/$name.probe.jsonl" || true
@@ -155,9 +161,10 @@ if [ "$MODE" = protocol ]; then
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 	cat "$OUT/adjusted.md"
 	echo
-	echo "## The 4× input from probes (${PROBES:-3} runs of it stopped after ${PSHARE:-0.05} of the predicted time, at least 5 ms; model predict --probe)"
+	if [ "${STOP:-time}" = events ]; then budget="of its predicted checkpoints, at least 3"; else budget="of its predicted time, at least 5 ms"; fi
+	echo "## The 4× input from probes (${PROBES:-3} runs of it stopped after ${PSHARE:-0.05} $budget; model predict --probe)"
 	echo
-	echo "| kernel | training sizes | seeds | probe's share of the run | 4× from the probes (worst) | 4× without them | runs in the 90% interval | mean half-width |"
+	echo "| kernel | training sizes | seeds | probe's share of the run's time (the model's) | 4× from the probes (worst) | 4× without them | runs in the 90% interval | mean half-width |"
 	echo "|---|---|---|---|---|---|---|---|"
 	cat "$OUT/probe.md"
 	echo
@@ -197,9 +204,14 @@ print(int(statistics.median(ts)))' "$1" "$2" "$PREP"
 			else "\($in)=\($m.training.input_ranges[] | select(.name == $in) | .max)" end] | join(",")' "$d.model")
 		"$FP" model predict "$d.model" --set "$sets" --json > "$d.pred.json"
 		# Probes of the 4× input, as in the first table.
-		budget=$(jq -r --arg s "${PSHARE:-0.05}" '.predicted_ns * ($s | tonumber) | if . < 5e6 then 5e6 else . end | floor' "$d.pred.json")
+		if [ "${STOP:-time}" = events ]; then
+			stop="--stop-events $(jq -r --arg s "${PSHARE:-0.05}" '.events * ($s | tonumber) | ceil | if . < 3 then 3 else . end' "$d.pred.json")"
+		else
+			stop="--stop-after $(jq -r --arg s "${PSHARE:-0.05}" '.predicted_ns * ($s | tonumber) | if . < 5e6 then 5e6 else . end | floor' "$d.pred.json")ns"
+		fi
+		# shellcheck disable=SC2086
 		"$FP" trace "$EX/kernels/$name.c" --auto-checkpoints --input "n = $((4 * hi))" "$@" --stdin "$stdin" \
-			--clock thread --trials 1 --repeat "${PROBES:-3}" --stop-after "${budget}ns" -o "$d.probe" 2>> "$d.log"
+			--clock thread --trials 1 --repeat "${PROBES:-3}" $stop -o "$d.probe" 2>> "$d.log"
 		"$FP" model predict "$d.model" --set "$sets" --probe "$d.probe" --json > "$d.probe.json" 2>> "$d.log" || echo '{}' > "$d.probe.json"
 		"$CLANG" -O2 -I "$ROOT/runtime/c" "$EX/kernels/$name.c" -o "$d.plain" -lm
 		p=$(cputime "$d.plain" "$at")

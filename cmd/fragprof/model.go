@@ -325,13 +325,17 @@ the cache to see it). A model used on a machine with other caches says so too.
 --probe DIR predicts from probes: runs of the same input stopped after their first
 part ('fragprof trace --stop-after', DIR its -o). The probe measures how fast this
 input runs here — past the caches its data leaves, at the machine's present speed
-— and the model says which share of the whole run the probe's checkpoints are: the
-prediction is the probe's time over that share (partial execution; docs/predict.md,
-"Probing a large input"). A probe of a few per cent of the run is enough where the
-run's time is spread evenly over its checkpoints; its 90% interval is calibrated by
-cutting the training runs the same way, with the run-to-run noise added for the
-probe and for the run predicted. A probe of other inputs, or one that passed more
-checkpoints than the model predicts for the whole run, is an error.
+— and the model says how the rest of the run compares with the part the probe ran:
+the rate of the probe's second half (its first is warm-up) carries over to the
+rest (partial execution; docs/predict.md, "Probing a large input"). A probe of a
+few per cent of the run is enough where the model has the run's shape right. The
+90% interval is calibrated by cutting the training runs after as many checkpoints
+as the probe passed, adds the run-to-run noise for the probe and for the run
+predicted, and widens where the probe, predicting its own second half from its
+first, finds the model's shape wrong at this input (predict says so). A probe of
+other inputs, or one that passed more checkpoints than the model predicts for the
+whole run, is an error. (The "speed probe" of "Runs of a slow machine" is another
+thing: the checkpoint cost each trial measures before main.)
 
 --json prints {"predicted_ns", "interval_ns": [lo, hi], "interval_level": 0.9,
 "vars": {...}, "working_set_bytes", ...}, with "cache_crossing": {"level": 2,

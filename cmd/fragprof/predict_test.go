@@ -86,7 +86,7 @@ func TestTraceModelCLI(t *testing.T) {
 	probe := filepath.Join(dir, "probe")
 	_, stderr, code = runFragprof(t, "trace", "../../examples/predict/brusselator.c", "--input", "K = 100", "--stdin", `{K}\n`,
 		"--trials", "1", "--repeat", "2", "--clock", "thread", "--stop-after", "3ms", "-o", probe)
-	if code != 0 || !strings.Contains(stderr, "2 of 2 runs were probes stopped by --stop-after") {
+	if code != 0 || !strings.Contains(stderr, "2 of 2 runs were probes stopped by their budget") {
 		t.Fatalf("trace --stop-after: exit %d\n%s", code, stderr)
 	}
 	out, stderr, code = runFragprof(t, "model", "predict", model, "--set", "K=100", "--probe", probe, "--json")

@@ -30,6 +30,7 @@ func newTraceCmd(e *env) *cobra.Command {
 	var keepGoing bool
 	var autoLevel string
 	var trialTimeout, stopAfter time.Duration
+	var stopEvents uint64
 	maxSize := byteSize(1 << 30)
 	c := &cobra.Command{
 		Use:   "trace [flags] FILE.c... -o DIR | trace --binary PROG [flags] -o DIR",
@@ -94,7 +95,9 @@ such as the seed of random data, over which the model predicts the expectation;
 'model build' leaves it out of the model's inputs.
 
 --stop-after D makes every trial a probe: it ends at its first checkpoint D after
-its first (by the trace's clock), with its trace marked stopped. A probe of an
+its first (by the trace's clock), with its trace marked stopped; --stop-events N
+ends it at its N-th checkpoint (model predict suggests both: a share of the run's
+predicted time, and of its predicted checkpoints, which the model knows better). A probe of an
 input too large to run whole tells 'model predict --probe' how fast that input's
 first part ran; the model says which share of the whole that part is
 (docs/predict.md, "Probing a large input"). 'model build' learns nothing from
@@ -199,7 +202,7 @@ Examples:
 			col := &trace.Collector{
 				Binary: bin, Program: program, Inputs: model, Seed: in.seed, Timeout: trialTimeout,
 				Dir: dir, Auto: auto, Clock: clock, MaxEvents: maxEvents, Repeat: repeat, Vary: vary,
-				FirstRep: firstRep, StopAfter: stopAfter,
+				FirstRep: firstRep, StopAfter: stopAfter, StopEvents: stopEvents,
 			}
 			var sum traceSummary
 			sum.names = map[string]bool{}
@@ -257,6 +260,7 @@ Examples:
 	fs.Uint64Var(&maxEvents, "max-events", 0, "events recorded per trial at most (0: the runtime's 16M); later ones are dropped and the trace marked truncated")
 	fs.DurationVar(&trialTimeout, "trial-timeout", time.Minute, "a trial running longer is killed (its trace is kept, with its status)")
 	fs.DurationVar(&stopAfter, "stop-after", 0, "make each trial a probe: end it at its first checkpoint `D` after its first, its trace marked stopped (for model predict --probe; 0: run to the end)")
+	fs.Uint64Var(&stopEvents, "stop-events", 0, "make each trial a probe: end it at its `N`-th checkpoint, its trace marked stopped (for model predict --probe; 0: run to the end)")
 	fs.BoolVar(&keepGoing, "keep-going", false, "go on when a trial cannot be run at all")
 	fs.Var(&maxSize, "max-size", "the trace files of this run may take at most `SIZE` in all (e.g. 500M, 4G; 0: no limit): a warning when the first trials project past it, an error (the traces written kept) when it is reached")
 	c.AddCommand(newTraceShowCmd(e))
@@ -370,7 +374,7 @@ func (s *traceSummary) print(e *env, dir string) {
 		fmt.Fprintf(e.stderr, "fragprof trace: %d traces truncated, %d events lost (--max-events)\n", s.truncated, s.lost)
 	}
 	if s.stopped > 0 {
-		fmt.Fprintf(e.stderr, "fragprof trace: %d of %d runs were probes stopped by --stop-after (for model predict --probe; model build learns nothing from them)\n", s.stopped, s.trials)
+		fmt.Fprintf(e.stderr, "fragprof trace: %d of %d runs were probes stopped by their budget (for model predict --probe; model build learns nothing from them)\n", s.stopped, s.trials)
 	}
 }
 

@@ -293,7 +293,7 @@ func usable(t *trace.Trace) string {
 	case t.Truncated || t.Lost > 0:
 		return "the trace was truncated (--max-events)"
 	case t.Stopped:
-		return "a probe stopped by --stop-after (for model predict --probe)"
+		return "a probe stopped by its budget (trace --stop-after, --stop-events; for model predict --probe)"
 	case t.Main() == nil || t.Main().Len() == 0:
 		return "no checkpoint was passed"
 	}

@@ -36,6 +36,9 @@ type Collector struct {
 	// at its first checkpoint this long after its first, by the trace's clock;
 	// 0: runs end as the program ends them.
 	StopAfter time.Duration
+	// StopEvents makes every trial a probe that ends at the StopEvents-th
+	// checkpoint of any of its threads (FRAGPROF_TRACE_STOP_EVENTS); 0: none.
+	StopEvents uint64
 	// Repeat runs every trial this many times (0 or 1: once), on the same inputs
 	// except those named in Vary, which each repetition draws anew.
 	Repeat int
@@ -130,6 +133,9 @@ func (c *Collector) env() []string {
 	}
 	if c.StopAfter > 0 {
 		env = append(env, fmt.Sprintf("FRAGPROF_TRACE_STOP=%d", c.StopAfter.Nanoseconds()))
+	}
+	if c.StopEvents > 0 {
+		env = append(env, fmt.Sprintf("FRAGPROF_TRACE_STOP_EVENTS=%d", c.StopEvents))
 	}
 	return env
 }

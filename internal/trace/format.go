@@ -176,9 +176,9 @@ type Trace struct {
 	Events    uint64 // events the runtime recorded (END)
 	Lost      uint64 // events it could not record (END)
 	Truncated bool   // FRAGPROF_TRACE_MAX was reached
-	// Stopped says the run was a probe that FRAGPROF_TRACE_STOP ended once its
-	// budget was spent (fragprof trace --stop-after): the trace is the run's
-	// beginning only.
+	// Stopped says the run was a probe that FRAGPROF_TRACE_STOP or
+	// FRAGPROF_TRACE_STOP_EVENTS ended once its budget was spent (fragprof trace
+	// --stop-after, --stop-events): the trace is the run's beginning only.
 	Stopped bool
 	Other   int // records of other types in the channel (skipped)
 

@@ -81,6 +81,9 @@ func collect(t *testing.T, bin, stdin string, trials uint64, env ...string) []*T
 			}
 			c.MaxEvents = n
 		}
+		if v, ok := strings.CutPrefix(e, "FRAGPROF_TRACE_STOP_EVENTS="); ok {
+			fmt.Sscan(v, &c.StopEvents)
+		}
 		if v, ok := strings.CutPrefix(e, "FRAGPROF_TRACE_STOP="); ok {
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -245,7 +248,8 @@ int main(void) {
 `
 
 // TestStopAfter: FRAGPROF_TRACE_STOP (trace --stop-after) ends a run at its first
-// checkpoint past the budget — a probe: exit status 0, END's stopped flag, the
+// checkpoint past the budget, FRAGPROF_TRACE_STOP_EVENTS (--stop-events) at its
+// N-th — a probe: exit status 0, END's stopped flag, the
 // events up to there and none after, in much less time than the whole run. Without
 // it the same program runs to its end, not stopped.
 func TestStopAfter(t *testing.T) {
@@ -267,6 +271,10 @@ func TestStopAfter(t *testing.T) {
 	}
 	if n := m.Len(); n < 10 || n >= rounds/2 || tr.Sites[m.Site[n-1]].Name != "round" {
 		t.Errorf("probe: %d events, the last at %q", n, tr.Sites[m.Site[n-1]].Name)
+	}
+	// FRAGPROF_TRACE_STOP_EVENTS: the 100th checkpoint is the last.
+	if p := collect(t, bin, fmt.Sprintf("%d\n", rounds), 1, "FRAGPROF_TRACE_STOP_EVENTS=100")[0]; !p.Stopped || p.Main().Len() != 100 || p.Header.ExitCode != 0 {
+		t.Errorf("probe of 100 events: stopped %v, %d events, status %q", p.Stopped, p.Main().Len(), p.Header.Status)
 	}
 	if whole := collect(t, bin, "300\n", 1)[0]; whole.Stopped || whole.Main().Len() != 302 {
 		t.Errorf("without a budget: stopped %v, %d events, want 302", whole.Stopped, whole.Main().Len())

@@ -74,7 +74,7 @@ func WriteText(w io.Writer, t *Trace, opt ShowOptions) error {
 	case t.Truncated || t.Lost > 0:
 		fmt.Fprintf(bw, "warning: truncated: %d events were not recorded (--max-events)\n", t.Lost)
 	case t.Stopped:
-		fmt.Fprintln(bw, "note: a probe: the run was stopped once its --stop-after budget was spent; this is its beginning only")
+		fmt.Fprintln(bw, "note: a probe: the run was stopped once its budget (--stop-after, --stop-events) was spent; this is its beginning only")
 	}
 	for ti := range t.Threads {
 		th := &t.Threads[ti]

@@ -24,7 +24,8 @@
  * trace is marked truncated. FRAGPROF_TRACE_STOP=NS makes the run a probe: the first
  * checkpoint at least NS nanoseconds of the trace's clock after the first one ends
  * the process (exit(0), which writes the trace), and END says it was stopped
- * (model predict --probe: the rate of a large input's first part).
+ * (model predict --probe: the rate of a large input's first part);
+ * FRAGPROF_TRACE_STOP_EVENTS=N ends it at the N-th checkpoint of any thread.
  *
  * A process forked by a traced program records nothing (the trace is the traced
  * process's own); the fork server's trials are forked before any checkpoint, and
@@ -141,6 +142,7 @@ static int tr_truncated;
  * path), and whether it ended the run. */
 static uint64_t tr_stop_ns;
 static uint64_t tr_deadline = UINT64_MAX;
+static uint64_t tr_stop_events = UINT64_MAX; /* FRAGPROF_TRACE_STOP_EVENTS */
 static int tr_stopped;
 
 static int tr_fd = -1; /* private memfd the drainer writes framed records to */
@@ -452,6 +454,8 @@ static void tr_read_env(void) {
 	}
 	const char *st = getenv("FRAGPROF_TRACE_STOP");
 	tr_stop_ns = st && *st ? strtoull(st, 0, 10) : 0;
+	const char *se = getenv("FRAGPROF_TRACE_STOP_EVENTS");
+	tr_stop_events = se && *se && strtoull(se, 0, 10) > 0 ? strtoull(se, 0, 10) : UINT64_MAX;
 }
 
 /* Calibrate once, in the process that starts (under the fork server: before the
@@ -785,28 +789,37 @@ static inline uint64_t *tr_slot(struct tr_buf **bp, uint64_t need) {
 	return b->cur->w + b->pos;
 }
 
+/* tr_stop_probe ends a probe whose budget is spent: the first thread to get here
+ * exits the process, which writes the trace (with END's stopped flag); others go on
+ * until it does. */
+__attribute__((noinline, cold)) static void tr_stop_probe(void) {
+	if (__atomic_exchange_n(&tr_stopped, 1, __ATOMIC_SEQ_CST))
+		return;
+	exit(0);
+}
+
 /* tr_spent is reached by an event at or past the probe's deadline (tick: its
  * time). The first event sets the deadline, the budget after it; an event past it
- * ends the probe: the first thread to get here exits the process, which writes the
- * trace (with END's stopped flag); others go on until it does. */
+ * ends the probe. */
 __attribute__((noinline, cold)) static void tr_spent(uint64_t tick) {
 	uint64_t d = 0;
 	if (__atomic_compare_exchange_n(&tr_deadline, &d, tick + (uint64_t)((double)tr_stop_ns / tr_ns_per_tick), 0,
 	                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return; /* the first event: the deadline is set */
-	if (tick < d || __atomic_exchange_n(&tr_stopped, 1, __ATOMIC_SEQ_CST))
-		return; /* d: the deadline another thread set */
-	exit(0);
+	if (tick >= d) /* d: the deadline another thread set */
+		tr_stop_probe();
 }
 
 /* tr_publish makes the event of n words at the thread's position visible; at the
- * probe's deadline (tick: the event's time) it ends the run. */
+ * probe's deadline (tick: the event's time) or its last event it ends the run. */
 static inline void tr_publish(struct tr_buf *b, uint64_t n, uint64_t tick) {
 	b->pos += n;
 	__atomic_store_n(&b->cur->used, b->pos, __ATOMIC_RELEASE);
 	b->events++;
 	if (__builtin_expect(tick >= __atomic_load_n(&tr_deadline, __ATOMIC_RELAXED), 0))
 		tr_spent(tick);
+	if (__builtin_expect(b->events >= tr_stop_events, 0))
+		tr_stop_probe();
 }
 
 __attribute__((noinline)) void __fragprof_point(uint32_t *site, const char *name, const char *file, int line) {
@@ -906,8 +919,8 @@ static void tr_measure_overhead(int n) {
 	static struct tr_buf sb;
 	uint32_t saved_gen = tr_gen;
 	struct tr_buf *saved_tls = tr_tls;
-	uint64_t saved_deadline = tr_deadline;
-	tr_deadline = UINT64_MAX; /* the scratch events end no probe */
+	uint64_t saved_deadline = tr_deadline, saved_stop = tr_stop_events;
+	tr_deadline = tr_stop_events = UINT64_MAX; /* the scratch events end no probe */
 	memset(&sb, 0, sizeof sb);
 	sb.cur = sb.rd = &scratch;
 	scratch.used = 0;
@@ -927,4 +940,5 @@ static void tr_measure_overhead(int n) {
 	tr_gen = saved_gen;
 	tr_tls = saved_tls;
 	tr_deadline = saved_deadline;
+	tr_stop_events = saved_stop;
 }
