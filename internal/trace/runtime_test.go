@@ -248,10 +248,10 @@ int main(void) {
 `
 
 // TestStopAfter: FRAGPROF_TRACE_STOP (trace --stop-after) ends a run at its first
-// checkpoint past the budget, FRAGPROF_TRACE_STOP_EVENTS (--stop-events) at its
-// N-th — a probe: exit status 0, END's stopped flag, the
-// events up to there and none after, in much less time than the whole run. Without
-// it the same program runs to its end, not stopped.
+// checkpoint past the budget, and FRAGPROF_TRACE_STOP_EVENTS (--stop-events) at
+// its N-th — a probe: exit status 0, END's stopped flag, the events up to there
+// and none after, in much less time than the whole run. Without either the same
+// program runs to its end, not stopped.
 func TestStopAfter(t *testing.T) {
 	tc := toolchain(t)
 	bin := buildProg(t, tc, "rounds", roundsProg)
