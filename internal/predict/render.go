@@ -162,9 +162,13 @@ func (m *Model) WriteText(w io.Writer) error {
 	if pc := m.Probe; pc != nil {
 		var qs []string
 		for i, k := range pc.Events {
-			qs = append(qs, fmt.Sprintf("±%.3g%% from %d", 100*(math.Exp(pc.Q[i])-1), k))
+			unit := ""
+			if i == 0 {
+				unit = " checkpoints"
+			}
+			qs = append(qs, fmt.Sprintf("±%.3g%% after %d%s", 100*(math.Exp(pc.Q[i])-1), k, unit))
 		}
-		fmt.Fprintf(bw, "\nprobes (model predict --probe), calibrated on the training runs cut short: 90%% of the predictions within %s checkpoints (plus the run-to-run noise and the probe's test of the model's shape)\n",
+		fmt.Fprintf(bw, "\nprobes (model predict --probe), calibrated on the training runs cut short: 90%% of the predictions within %s (plus the run-to-run noise and the probe's test of the model's shape)\n",
 			strings.Join(qs, ", "))
 	}
 	if mem := m.Memory; mem != nil {
@@ -309,7 +313,7 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	if p.Probe == nil && (p.Cache != nil || p.Factor > 2) {
 		d := time.Duration(math.Max(5e6, 0.05*p.TimeNs)).Round(time.Millisecond)
 		k := math.Min(math.Max(minSelfTest, math.Ceil(0.05*p.Events)), math.Max(3, p.Events-1))
-		fmt.Fprintf(bw, "hint: a probe measures what the training runs cannot: trace this input with --stop-events %.0f (5%% of the %.0f checkpoints the model predicts) or --stop-after %v (5%% of its predicted time), and pass its directory to --probe (docs/predict.md, \"Probing a large input\")\n",
+		fmt.Fprintf(bw, "hint: a probe measures what the training runs cannot: trace this input with --stop-events %.0f (5%% of the %.0f checkpoints the model predicts, at least 8) or --stop-after %v (5%% of its predicted time), and pass its directory to --probe (docs/predict.md, \"Probing a large input\")\n",
 			k, p.Events, d)
 	}
 	fmt.Fprintf(bw, "interpreted in %s (%d steps)\n", fmtNs(float64(p.Elapsed.Nanoseconds())), p.Steps)
