@@ -14,8 +14,9 @@
 // docs/predict.md) → (*Model).Predict → *Prediction → advise.Advise.
 //
 // This package holds the model, which ties the parts together: how it is built
-// (model.go), run (interp.go), evaluated on held-out runs (eval.go) and printed
-// (render.go), and how it meets the choice of predictor (candidates.go). The parts
+// (model.go), run (interp.go), corrected by probes of the input predicted
+// (probe.go), evaluated on held-out runs (eval.go) and printed (render.go), and
+// how it meets the choice of predictor (candidates.go). The parts
 // are packages of their own, each with one job:
 //
 //	graph      the transition graph, the execution journal and the rules learnt from it
