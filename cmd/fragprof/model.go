@@ -231,6 +231,7 @@ type predictFlags struct {
 	runs     int
 	seed     uint64
 	maxSteps int64
+	probes   []string // --probe DIRs
 }
 
 func (p *predictFlags) add(c *cobra.Command) {
@@ -239,14 +240,31 @@ func (p *predictFlags) add(c *cobra.Command) {
 	fs.IntVar(&p.runs, "runs", 20, "interpreted runs when a rule is probabilistic (averaged, atypical runs dropped)")
 	fs.Uint64Var(&p.seed, "seed", 1, "seed of the probabilistic choices")
 	fs.Int64Var(&p.maxSteps, "max-steps", 200_000_000, "interpreter steps per run before giving up")
+	fs.StringArrayVar(&p.probes, "probe", nil, "predict from the probes in `DIR` (trace --stop-after or --stop-events on the same input; repeatable)")
 }
 
+// predict predicts the inputs of --set, from the probes of --probe when given.
 func (p *predictFlags) predict(m *predict.Model) (*predict.Prediction, error) {
 	in, err := p.inputs(m)
 	if err != nil {
 		return nil, err
 	}
-	return m.Predict(in, p.options())
+	pr, err := m.Predict(in, p.options())
+	if err != nil || len(p.probes) == 0 {
+		return pr, err
+	}
+	var ts []*trace.Trace
+	for _, d := range p.probes {
+		t, err := trace.ReadDir(d)
+		if err != nil {
+			return nil, fmt.Errorf("--probe %s: %v", d, err)
+		}
+		ts = append(ts, t...)
+	}
+	if err := m.ApplyProbe(pr, in, ts, p.options()); err != nil {
+		return nil, fmt.Errorf("--probe: %v", err)
+	}
+	return pr, nil
 }
 
 func (p *predictFlags) options() predict.PredictOptions {
@@ -290,7 +308,6 @@ func (p *predictFlags) inputs(m *predict.Model) (map[string]float64, error) {
 func newModelPredictCmd(e *env) *cobra.Command {
 	var pf predictFlags
 	var jsonOut bool
-	var probes []string
 	c := &cobra.Command{
 		Use:   "predict FILE --set NAME=VALUE...",
 		Short: "Predict the run time and final values for given inputs",
@@ -354,26 +371,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			in, err := pf.inputs(m)
+			p, err := pf.predict(m)
 			if err != nil {
 				return err
-			}
-			p, err := m.Predict(in, pf.options())
-			if err != nil {
-				return err
-			}
-			if len(probes) > 0 {
-				var ts []*trace.Trace
-				for _, d := range probes {
-					t, err := trace.ReadDir(d)
-					if err != nil {
-						return fmt.Errorf("--probe %s: %v", d, err)
-					}
-					ts = append(ts, t...)
-				}
-				if err := m.ApplyProbe(p, in, ts, pf.options()); err != nil {
-					return fmt.Errorf("--probe: %v", err)
-				}
 			}
 			p.OtherMachine = m.MachineNote(predict.ReadCaches())
 			if jsonOut {
@@ -386,7 +386,6 @@ Examples:
 	}
 	pf.add(c)
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the prediction as JSON")
-	c.Flags().StringArrayVar(&probes, "probe", nil, "predict from the probes in `DIR` (trace --stop-after on the same input; repeatable)")
 	return c
 }
 
@@ -439,6 +438,8 @@ bound; the expected speedup is t / (t/N + P(N)).
 
 On a busy machine starting threads costs more — they wait for a processor — and
 the measured P(N) says so: the advice is for the machine as it is when asked.
+
+--probe DIR takes t from probes of the input, as 'model predict --probe' does.
 
 Examples:
   fragprof model advise bru.model --set K=800 --procs 2

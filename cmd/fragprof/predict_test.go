@@ -110,6 +110,10 @@ func TestTraceModelCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "(probe; 90% interval)") || !strings.Contains(out, "probe: 2 run(s) passed") {
 		t.Errorf("predict --probe: exit %d\n%s", code, out)
 	}
+	out, _, code = runFragprof(t, "model", "advise", model, "--set", "K=100", "--probe", probe, "--overhead", "50us")
+	if code != 0 || !strings.Contains(out, "decision: parallelise") {
+		t.Errorf("advise --probe: exit %d\n%s", code, out)
+	}
 	// Amdahl with a given P(2) of 50 µs: K = 32 takes ~10 ms (parallelise), K = 1
 	// ~10 µs (do not).
 	out, _, code = runFragprof(t, "model", "advise", model, "--set", "K=32", "--procs", "2", "--overhead", "50us")

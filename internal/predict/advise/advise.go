@@ -118,8 +118,9 @@ func Advise(p *predict.Prediction, n int, o Overhead) Advice {
 	a.Certain = holds(lo) == holds(hi)
 	// A longer sequential time only favours parallelising, a shorter one only
 	// disfavours it: a time likely to rise past the interval leaves "parallelise"
-	// certain and makes "do not" uncertain, and the reverse for a fall.
-	if c := p.Cache; c != nil {
+	// certain and makes "do not" uncertain, and the reverse for a fall. A
+	// prediction from probes measured the input there: no caveat.
+	if c := p.Cache; c != nil && p.Probe == nil {
 		a.Cache = c
 		if c.Direction == "beyond" && !a.Parallelise || c.Direction != "beyond" && a.Parallelise {
 			a.Certain = false
