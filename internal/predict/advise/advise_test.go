@@ -176,7 +176,8 @@ func TestAdvise(t *testing.T) {
 // TestAdviseCacheCrossing: a prediction whose working set leaves a cache level the
 // training runs fit in may take longer than its interval says, which can only
 // favour parallelising: "do not parallelise" is no longer certain, "parallelise"
-// stays so; the reverse when the working set comes back within a level.
+// stays so; the reverse when the working set comes back within a level. A
+// prediction from probes, which ran past the level, keeps its certainty.
 func TestAdviseCacheCrossing(t *testing.T) {
 	beyond := &predict.CacheCrossing{Level: 2, CacheBytes: 1 << 20, Direction: "beyond", WorkingSet: 6 << 20}
 	within := &predict.CacheCrossing{Level: 2, CacheBytes: 1 << 20, Direction: "within", WorkingSet: 1 << 19}
@@ -184,16 +185,22 @@ func TestAdviseCacheCrossing(t *testing.T) {
 		name        string
 		overheadNs  float64
 		cache       *predict.CacheCrossing
+		probed      bool
 		parallelise bool
 		certain     bool
 	}{
-		{"no crossing, no", 9e5, nil, false, true},
-		{"beyond, no", 9e5, beyond, false, false},
-		{"beyond, yes", 1e3, beyond, true, true},
-		{"within, no", 9e5, within, false, true},
-		{"within, yes", 1e3, within, true, false},
+		{"no crossing, no", 9e5, nil, false, false, true},
+		{"beyond, no", 9e5, beyond, false, false, false},
+		{"beyond, yes", 1e3, beyond, false, true, true},
+		{"within, no", 9e5, within, false, false, true},
+		{"within, yes", 1e3, within, false, true, false},
+		{"beyond, no, probed", 9e5, beyond, true, false, true},
+		{"within, yes, probed", 1e3, within, true, true, true},
 	} {
 		p := &predict.Prediction{TimeNs: 1e6, Interval: [2]float64{9e5, 1.1e6}, UntracedNs: 1e6, Cache: c.cache}
+		if c.probed {
+			p.Probe = &predict.ProbeInfo{Probes: 1}
+		}
 		a := Advise(p, 2, Overhead{N: 2, Ns: c.overheadNs})
 		if a.Parallelise != c.parallelise || a.Certain != c.certain {
 			t.Errorf("%s: parallelise %v, certain %v; want %v, %v", c.name, a.Parallelise, a.Certain, c.parallelise, c.certain)
