@@ -81,6 +81,9 @@ type Prediction struct {
 	// Probe is what a probe of the input said (Model.ApplyProbe); TimeNs and
 	// Interval are then the probe's.
 	Probe *ProbeInfo `json:"probe,omitempty"`
+	// ProbeHint, without Probe, suggests a probe's budget where the training
+	// runs cannot speak for the input (probeHint).
+	ProbeHint *ProbeHint `json:"probe_hint,omitempty"`
 	// Extrapolated lists inputs outside the training range.
 	Extrapolated []string `json:"extrapolated,omitempty"`
 	// WorkingSet is the predicted working set in bytes (Model.WorkingSet; absent
@@ -414,14 +417,12 @@ func (m *Model) pickExit(n int, rng *rand.Rand) int {
 // Predict runs the model from the inputs (by name; every model input is needed).
 func (m *Model) Predict(inputs map[string]float64, opt PredictOptions) (*Prediction, error) {
 	start := time.Now()
-	in := make([]float64, len(m.Inputs))
-	for k, name := range m.Inputs {
-		v, ok := inputs[name]
-		if !ok {
+	for _, name := range m.Inputs {
+		if _, ok := inputs[name]; !ok {
 			return nil, fmt.Errorf("input %s is not given (the model's inputs: %v)", name, m.Inputs)
 		}
-		in[k] = v
 	}
+	in := m.inputVector(inputs)
 	for name := range inputs {
 		if slices.Index(m.Inputs, name) < 0 {
 			return nil, fmt.Errorf("the model has no input %s (its inputs: %v)", name, m.Inputs)
@@ -449,8 +450,18 @@ func (m *Model) Predict(inputs map[string]float64, opt PredictOptions) (*Predict
 			p.Extrapolated = append(p.Extrapolated, fmt.Sprintf("%s = %g is %.3g× beyond the training range [%g, %g]", r.Name, v, f, r.Min, r.Max))
 		}
 	}
+	p.ProbeHint = probeHint(p)
 	p.Elapsed = time.Since(start)
 	return p, nil
+}
+
+// inputVector orders inputs by m.Inputs (0 for one not given).
+func (m *Model) inputVector(inputs map[string]float64) []float64 {
+	in := make([]float64, len(m.Inputs))
+	for k, name := range m.Inputs {
+		in[k] = inputs[name]
+	}
+	return in
 }
 
 // choose sets the prediction's time and interval from the model's Selection:

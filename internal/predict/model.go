@@ -425,15 +425,7 @@ func (m *Model) Calibrate(traces []*trace.Trace, runs int) error {
 	if len(order) < 3 {
 		return nil
 	}
-	// A prediction of a training input that passes ten times more checkpoints
-	// than any training run is broken (a data rule that never meets its loop's
-	// exit): give up on it early.
-	var most int64
-	for _, t := range traces {
-		if th := t.Main(); th != nil {
-			most = max(most, int64(th.Len()))
-		}
-	}
+	steps := maxSteps(traces)
 	var ratios []float64
 	failed := 0
 	for _, pt := range order {
@@ -442,7 +434,7 @@ func (m *Model) Calibrate(traces []*trace.Trace, runs int) error {
 			v, _ := first[pt].Input(name)
 			in[name] = v
 		}
-		p, err := m.Predict(in, PredictOptions{Runs: runs, MaxSteps: 10*most + 10000})
+		p, err := m.Predict(in, PredictOptions{Runs: runs, MaxSteps: steps})
 		if err != nil {
 			failed++
 			if failed == 1 {
@@ -458,6 +450,19 @@ func (m *Model) Calibrate(traces []*trace.Trace, runs int) error {
 		m.TimeScale = c
 	}
 	return nil
+}
+
+// maxSteps bounds the interpretation of a training input: a prediction that passes
+// ten times more checkpoints than any training run is broken (a data rule that
+// never meets its loop's exit), and is given up early.
+func maxSteps(traces []*trace.Trace) int64 {
+	var most int64
+	for _, t := range traces {
+		if th := t.Main(); th != nil {
+			most = max(most, int64(th.Len()))
+		}
+	}
+	return 10*most + 10000
 }
 
 // timeScale is TimeScale, 1 when unset.

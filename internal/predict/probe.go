@@ -10,8 +10,8 @@
 //
 //	ŷ = T(K) + r·(T̂ − T̂(K)),   r = (T(K) − T(K₀)) / (T̂(K) − T̂(K₀))
 //
-// The probe's first half is its warm-up — the first rows of a matrix product
-// run 1.5–2× slower than the rest while caches and TLB fill — and is taken as
+// The probe's first half is its warm-up — the first rows of gemm's probes in
+// bench/predict.sh took 1.5–2× the later ones — and is taken as
 // measured; the rate r of its second half against the model carries over to the
 // rest of the run. A time the model gets wrong by one factor for every
 // transition (a cache level the training runs never left, a slower machine)
@@ -49,7 +49,6 @@ import (
 	"sort"
 
 	"github.com/fragprof/fragprof/internal/predict/conformal"
-	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/trace"
 )
@@ -94,6 +93,27 @@ type ProbeInfo struct {
 	Notes     []string `json:"notes,omitempty"`
 }
 
+// A ProbeHint suggests the budget of a probe of an input the training runs
+// cannot speak for (Prediction.ProbeHint): 5% of the run's predicted checkpoints
+// (at least minSelfTest, fewer than all) or 5% of its predicted time (at least 5
+// ms), for trace --stop-events and --stop-after. Its time is the chosen
+// predictor's, which beyond the range can be 4× off; its checkpoints are the
+// graph model's.
+type ProbeHint struct {
+	StopEvents  int     `json:"stop_events"`
+	StopAfterNs float64 `json:"stop_after_ns"`
+}
+
+// probeHint is p's ProbeHint: nil unless its input lies more than twice beyond
+// the training range or across a cache level no training run crossed.
+func probeHint(p *Prediction) *ProbeHint {
+	if p.Cache == nil && p.Factor <= 2 {
+		return nil
+	}
+	k := math.Min(math.Max(minSelfTest, math.Ceil(0.05*p.Events)), math.Max(3, p.Events-1))
+	return &ProbeHint{StopEvents: int(k), StopAfterNs: math.Max(5e6, 0.05*p.TimeNs)}
+}
+
 // minSelfTest is the fewest checkpoints a probe tests the model's shape with:
 // with fewer, its quarters are a transition or two, as uneven as the program's
 // steps (a merge sort's first pass against its later ones).
@@ -114,32 +134,9 @@ func probeEstimate(tK, tK0, aK, aK0, total float64) float64 {
 
 // calibrateProbe computes the model's ProbeCalibration from its training traces.
 func (m *Model) calibrateProbe(traces []*trace.Trace, runs int) {
-	point := graph.InputPoints(traces)
-	byPoint := map[int][]*trace.Trace{}
-	var order []int
-	for i, t := range traces {
-		if th := t.Main(); th == nil || th.Len() < 3 {
-			continue
-		}
-		if _, ok := byPoint[point[i]]; !ok {
-			order = append(order, point[i])
-		}
-		byPoint[point[i]] = append(byPoint[point[i]], t)
-	}
-	var most int64
-	for _, t := range traces {
-		if th := t.Main(); th != nil {
-			most = max(most, int64(th.Len()))
-		}
-	}
+	steps := maxSteps(traces)
 	errs := make([][]float64, len(ProbeEvents))
-	for _, pt := range order {
-		ts := byPoint[pt]
-		in := map[string]float64{}
-		for _, name := range m.Inputs {
-			v, _ := ts[0].Input(name)
-			in[name] = v
-		}
+	for _, pt := range pointsOf(m, traces) {
 		// One interpretation per point, with the cuts of all its runs as marks.
 		type cut struct {
 			i             int // in ProbeEvents
@@ -148,8 +145,11 @@ func (m *Model) calibrateProbe(traces []*trace.Trace, runs int) {
 		}
 		var cuts []cut
 		var marks []float64
-		for _, t := range ts {
+		for _, t := range pt.Traces {
 			th := t.Main()
+			if th == nil {
+				continue
+			}
 			for i, k := range ProbeEvents {
 				if k >= th.Len() {
 					break
@@ -165,7 +165,7 @@ func (m *Model) calibrateProbe(traces []*trace.Trace, runs int) {
 		sorted := slices.Clone(marks)
 		slices.Sort(sorted)
 		sorted = slices.Compact(sorted)
-		p, err := m.predict(m.inputVector(in), PredictOptions{Runs: runs, MaxSteps: 10*most + 10000, Marks: sorted})
+		p, err := m.predict(pt.Inputs, PredictOptions{Runs: runs, MaxSteps: steps, Marks: sorted})
 		if err != nil || !(p.GraphTotalNs > 0) {
 			continue
 		}
@@ -194,15 +194,6 @@ func (m *Model) calibrateProbe(traces []*trace.Trace, runs int) {
 	if len(cal.Events) > 0 {
 		m.Probe = cal
 	}
-}
-
-// inputVector orders inputs by m.Inputs (0 for one not given).
-func (m *Model) inputVector(inputs map[string]float64) []float64 {
-	in := make([]float64, len(m.Inputs))
-	for k, name := range m.Inputs {
-		in[k] = inputs[name]
-	}
-	return in
 }
 
 // ApplyProbe replaces p, the model's prediction for inputs, by the prediction
@@ -241,11 +232,12 @@ func (m *Model) ApplyProbe(p *Prediction, inputs map[string]float64, probes []*t
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
 	opt.Marks = sorted
-	g, err := m.predict(m.inputVector(inputs), opt)
+	in := m.inputVector(inputs)
+	g, err := m.predict(in, opt)
 	if err != nil {
 		return err
 	}
-	var preds, shares, measured, rates, selfErr, selfH []float64
+	var preds, shares, events, measured, rates, selfErr, selfH []float64
 	for _, t := range probes {
 		th := t.Main()
 		k, k0 := th.Len(), probeHalf(th.Len())
@@ -275,12 +267,9 @@ func (m *Model) ApplyProbe(p *Prediction, inputs map[string]float64, probes []*t
 		}
 		preds = append(preds, y)
 		shares = append(shares, share)
+		events = append(events, float64(k))
 		measured = append(measured, ms)
 		rates = append(rates, ms/at)
-	}
-	var events []float64
-	for _, t := range probes {
-		events = append(events, float64(t.Main().Len()))
 	}
 	info := &ProbeInfo{Probes: len(probes), Events: stats.Median(events), MeasuredNs: stats.Median(measured),
 		Share: stats.Median(shares), Rate: stats.Median(rates), ModelNs: p.TimeNs, ModelChosen: p.Chosen}
@@ -301,7 +290,7 @@ func (m *Model) ApplyProbe(p *Prediction, inputs map[string]float64, probes []*t
 		info.Notes = append(info.Notes, "the model has no probe calibration (built by an older fragprof, or its training runs are too short to cut): the interval holds the run-to-run noise only")
 	}
 	if s := m.Selection; s != nil {
-		info.Noise = s.Interval.NearestNoise(m.inputVector(inputs))
+		info.Noise = s.Interval.NearestNoise(in)
 	}
 	if len(selfErr) > 0 {
 		info.SelfError, info.SelfH = stats.Median(selfErr), stats.Median(selfH)
@@ -313,7 +302,7 @@ func (m *Model) ApplyProbe(p *Prediction, inputs map[string]float64, probes []*t
 			math.Exp(info.SelfError), 1/info.Share-1, math.Exp(info.SelfH)))
 	}
 	h := math.Sqrt(info.Q*info.Q + (1+1/float64(len(probes)))*info.Noise*info.Noise + info.SelfH*info.SelfH)
-	p.Probe = info
+	p.Probe, p.ProbeHint = info, nil
 	p.Chosen = "probe"
 	p.TimeNs = y
 	p.Interval = [2]float64{y * math.Exp(-h), y * math.Exp(h)}

@@ -54,8 +54,14 @@ func TestProbe(t *testing.T) {
 			t.Fatalf("%s: not stopped", tr.Name)
 		}
 	}
+	if h := p.ProbeHint; h == nil || h.StopEvents < minSelfTest || h.StopEvents >= 1600 {
+		t.Errorf("n = 1600, 4× beyond the range: probe hint %+v", h)
+	}
 	if err := m.ApplyProbe(p, in, ts[2], PredictOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if p.ProbeHint != nil {
+		t.Errorf("a probed prediction still suggests a probe: %+v", p.ProbeHint)
 	}
 	after := math.Abs(p.TimeNs-truth) / truth
 	t.Logf("n = 1600: runs %v ns; without the probe %.4g ms (%s, off %.0f%%), with it %.4g ms [%.4g, %.4g] (off %.1f%%); probe %+v",

@@ -310,11 +310,9 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	} else if m.Memory != nil {
 		fmt.Fprintf(bw, "working set: about %s, on the side of every cache level that the training runs were on\n", trace.FmtBytes(p.WorkingSet))
 	}
-	if p.Probe == nil && (p.Cache != nil || p.Factor > 2) {
-		d := time.Duration(math.Max(5e6, 0.05*p.TimeNs)).Round(time.Millisecond)
-		k := math.Min(math.Max(minSelfTest, math.Ceil(0.05*p.Events)), math.Max(3, p.Events-1))
-		fmt.Fprintf(bw, "hint: a probe measures what the training runs cannot: trace this input with --stop-events %.0f (5%% of the %.0f checkpoints the model predicts, at least 8) or --stop-after %v (5%% of its predicted time), and pass its directory to --probe (docs/predict.md, \"Probing a large input\")\n",
-			k, p.Events, d)
+	if h := p.ProbeHint; h != nil {
+		fmt.Fprintf(bw, "hint: a probe measures what the training runs cannot: trace this input with --stop-events %d (5%% of the %.0f checkpoints the model predicts, at least %d) or --stop-after %v (5%% of its predicted time), and pass its directory to --probe (docs/predict.md, \"Probing a large input\")\n",
+			h.StopEvents, p.Events, minSelfTest, time.Duration(h.StopAfterNs).Round(time.Millisecond))
 	}
 	fmt.Fprintf(bw, "interpreted in %s (%d steps)\n", fmtNs(float64(p.Elapsed.Nanoseconds())), p.Steps)
 	return bw.err
