@@ -125,12 +125,151 @@ const spikeNs = 20000
 // interrupts, another program's burst on a shared machine): they belong to the
 // machine, not to the program, and least squares would follow them. Spikes that
 // recur at one place of the program (systematic) are kept.
+//
+// A time so chosen, by its error per input point, is the right sum over a run but
+// may have the wrong shape within it: over a run, a row time ∝ i·n summed over its
+// rows is a function of n alone, and a formula flat in i fits every point's total
+// as well. withinRunTime then offers one that follows the transitions.
 func FitTime(p *Problem, opt FitOptions) Formula {
 	f := fitTimeRobust(p, opt)
 	if pw, ok := powerTime(p, &f); ok {
-		return pw
+		f = pw
+	}
+	if w, ok := withinRunTime(p, opt, &f); ok {
+		return w
 	}
 	return f
+}
+
+// withinRunTime refits a time over the inputs and the variables the program
+// records within a run (not the checkpoints' counters, on which the interpreter's
+// fast-forward depends), scored by its error per transition rather than per input
+// point, and returns it in place of f when it is a far better account of the
+// transitions and not a much worse one of the runs: its median absolute residual
+// per transition on the training rows is under half f's, and its error by input
+// point — each point's mean residual (the error of a run's total), cross-validated
+// over 5 folds of whole points, root mean square over the points — at most 2×
+// f's (a time per run can carry what no transition shows, such as the warm-up
+// of its first rows, which a formula of the inputs alone follows better). Probes of a run (model predict --probe) and marks within it read the
+// model's time part-way through a run, which needs the shape.
+func withinRunTime(p *Problem, opt FitOptions, f *Formula) (Formula, bool) {
+	if p.rows() < 20 {
+		return Formula{}, false
+	}
+	q := &Problem{Y: p.Y, Run: p.Run, W: p.W, Nonneg: p.Nonneg}
+	within := false
+	for c, name := range p.Names {
+		if strings.HasPrefix(name, "#") {
+			continue
+		}
+		col := p.Cols[c]
+		if !strings.HasPrefix(name, "$") {
+			if slices.ContainsFunc(col, math.IsNaN) {
+				return Formula{}, false
+			}
+			within = within || variesWithinPoint(col, p.Run)
+		}
+		q.Names = append(q.Names, name)
+		q.Cols = append(q.Cols, col)
+	}
+	if !within {
+		return Formula{}, false
+	}
+	g := fitTimeRobust(q, opt)
+	if g.Kind != Poly || !slices.ContainsFunc(g.Vars, func(v string) bool { return !strings.HasPrefix(v, "$") }) {
+		return Formula{}, false
+	}
+	pf := newPointFolds(p)
+	b0, ok0 := basis(p, f)
+	b1, ok1 := basis(p, &g)
+	if pf == nil || !ok0 || !ok1 {
+		return Formula{}, false
+	}
+	row0, row1 := medianAbsResidual(p, f), medianAbsResidual(p, &g)
+	point0, point1 := pf.cv(p, b0), pf.cv(p, b1)
+	if !(row1 < 0.5*row0) || !(point1 <= 2*point0) {
+		return Formula{}, false
+	}
+	return g, true
+}
+
+// basis returns the columns over p's rows in which f is linear (its constant
+// aside): a polynomial's monomials, a power law's x^k; false for other kinds.
+func basis(p *Problem, f *Formula) ([][]float64, bool) {
+	col := func(name string) []float64 {
+		if i := slices.Index(p.Names, name); i >= 0 {
+			return p.Cols[i]
+		}
+		return nil
+	}
+	switch f.Kind {
+	case Const:
+		return nil, true
+	case Power:
+		x := col(f.Vars[0])
+		if x == nil {
+			return nil, false
+		}
+		out := make([]float64, len(x))
+		for r, v := range x {
+			out[r] = math.Pow(v, f.Exp)
+		}
+		return [][]float64{out}, true
+	case Poly:
+		vars := make([][]float64, len(f.Vars))
+		for i, v := range f.Vars {
+			if vars[i] = col(v); vars[i] == nil {
+				return nil, false
+			}
+		}
+		var out [][]float64
+		for _, t := range f.Terms {
+			if degree(t) == 0 {
+				continue
+			}
+			c := make([]float64, p.rows())
+			for r := range c {
+				c[r] = 1
+				for i, e := range t {
+					c[r] *= math.Pow(vars[i][r], float64(e))
+				}
+			}
+			out = append(out, c)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// variesWithinPoint reports whether col takes more than one value among the rows
+// of one input point.
+func variesWithinPoint(col []float64, run []int32) bool {
+	first := map[int32]float64{}
+	for r, v := range col {
+		if w, ok := first[run[r]]; !ok {
+			first[run[r]] = v
+		} else if w != v {
+			return true
+		}
+	}
+	return false
+}
+
+// medianAbsResidual is f's median absolute residual over p's rows (+Inf when f
+// does not compile over them).
+func medianAbsResidual(p *Problem, f *Formula) float64 {
+	if f.Compile(columns(p.Names)) != nil {
+		return math.Inf(1)
+	}
+	state := make([]float64, len(p.Cols))
+	abs := make([]float64, p.rows())
+	for r := range p.Y {
+		for c := range p.Cols {
+			state[c] = p.Cols[c][r]
+		}
+		abs[r] = math.Abs(p.Y[r] - f.Eval(state))
+	}
+	return stats.Median(abs)
 }
 
 // powerTime tries, for a time fitted as a polynomial or a constant, a power law
@@ -147,61 +286,11 @@ func powerTime(p *Problem, f *Formula) (Formula, bool) {
 	if f.Kind != Poly && f.Kind != Const || p.rows() < 6 {
 		return Formula{}, false
 	}
-	// Folds of whole points.
-	pointIdx := map[int32]int{}
-	for _, r := range p.Run {
-		if _, ok := pointIdx[r]; !ok {
-			pointIdx[r] = len(pointIdx)
-		}
-	}
-	if len(pointIdx) < 5 {
+	pointFolds := newPointFolds(p)
+	if pointFolds == nil {
 		return Formula{}, false
 	}
-	const K = 5
-	fold := make([]int, p.rows())
-	for r := range fold {
-		fold[r] = pointIdx[p.Run[r]] % K
-	}
-	// cv returns the per-point cross-validated RMS of a linear fit on cols.
-	cv := func(cols [][]float64) float64 {
-		use := make([]bool, p.rows())
-		var sq float64
-		var n int
-		for k := 0; k < K; k++ {
-			for r := range use {
-				use[r] = fold[r] != k
-			}
-			c := fitLinear(cols, p.Y, use, false)
-			// Per point (in the order of pointIdx: a sum in map order would
-			// change in its last digits from one run to the next).
-			sum := make([]float64, len(pointIdx))
-			cnt := make([]float64, len(pointIdx))
-			for r := range p.Y {
-				if use[r] {
-					continue
-				}
-				pred := c[0]
-				for t, col := range cols {
-					pred += c[t+1] * col[r]
-				}
-				pt := pointIdx[p.Run[r]]
-				sum[pt] += p.Y[r] - pred
-				cnt[pt]++
-			}
-			for pt, s := range sum {
-				if cnt[pt] == 0 {
-					continue
-				}
-				m := s / cnt[pt]
-				sq += m * m
-				n++
-			}
-		}
-		if n == 0 {
-			return math.Inf(1)
-		}
-		return math.Sqrt(sq / float64(n))
-	}
+	cv := func(cols [][]float64) float64 { return pointFolds.cv(p, cols) }
 	// The polynomial's columns.
 	var polyCols [][]float64
 	if f.Kind == Poly {
@@ -282,6 +371,77 @@ func powerTime(p *Problem, f *Formula) (Formula, bool) {
 	})
 	best.Fit.CVRMSE = math.Max(bestErr, f.Fit.CVRMSE*bestErr/math.Max(polyErr, 1e-300))
 	return best, true
+}
+
+// pointFolds splits a problem's rows into 5 folds of whole input points for
+// cross-validation by point.
+type pointFolds struct {
+	point []int // the rows' points, numbered in order of appearance
+	fold  []int // the rows' folds
+	n     int   // points
+}
+
+// newPointFolds returns p's folds, or nil when p has fewer than 5 points.
+func newPointFolds(p *Problem) *pointFolds {
+	idx := map[int32]int{}
+	for _, r := range p.Run {
+		if _, ok := idx[r]; !ok {
+			idx[r] = len(idx)
+		}
+	}
+	if len(idx) < 5 {
+		return nil
+	}
+	f := &pointFolds{point: make([]int, p.rows()), fold: make([]int, p.rows()), n: len(idx)}
+	for r := range f.fold {
+		f.point[r] = idx[p.Run[r]]
+		f.fold[r] = f.point[r] % 5
+	}
+	return f
+}
+
+// cv returns the cross-validated error of a linear fit of p.Y on cols (and a
+// constant) by point: the root mean square over points of each point's mean
+// residual, from the fit on the other folds.
+func (pf *pointFolds) cv(p *Problem, cols [][]float64) float64 {
+	use := make([]bool, p.rows())
+	var sq float64
+	var n int
+	sum := make([]float64, pf.n)
+	cnt := make([]float64, pf.n)
+	for k := 0; k < 5; k++ {
+		for r := range use {
+			use[r] = pf.fold[r] != k
+		}
+		c := fitLinear(cols, p.Y, use, false)
+		// Per point, in the order of the points (a sum in map order would
+		// change in its last digits from one run to the next).
+		clear(sum)
+		clear(cnt)
+		for r := range p.Y {
+			if use[r] {
+				continue
+			}
+			pred := c[0]
+			for t, col := range cols {
+				pred += c[t+1] * col[r]
+			}
+			sum[pf.point[r]] += p.Y[r] - pred
+			cnt[pf.point[r]]++
+		}
+		for pt, s := range sum {
+			if cnt[pt] == 0 {
+				continue
+			}
+			m := s / cnt[pt]
+			sq += m * m
+			n++
+		}
+	}
+	if n == 0 {
+		return math.Inf(1)
+	}
+	return math.Sqrt(sq / float64(n))
 }
 
 // fitTimeRobust fits a time, setting aside spikes (see FitTime).
@@ -1032,11 +1192,16 @@ func finalPoly(p, full *Problem, chosen []int, deg int) Formula {
 
 // positiveBeyond reports whether f stays positive when each of its variables in
 // turn goes to 4 times its training span beyond its largest and smallest values,
-// the others at their medians.
+// the others at their medians. A formula of variables recorded within a run is
+// checked otherwise (jointlyPositive): such a variable moves with the inputs (a
+// row index runs to n), and one moved alone reaches states no run has.
 func positiveBeyond(f *Formula, full *Problem, chosen []int) bool {
 	sp := columns(f.Vars)
 	if err := f.Compile(sp); err != nil {
 		return true
+	}
+	if slices.ContainsFunc(f.Vars, func(v string) bool { return !strings.HasPrefix(v, "$") }) {
+		return jointlyPositive(f, full, chosen)
 	}
 	med := make([]float64, len(chosen))
 	lo := make([]float64, len(chosen))
@@ -1063,6 +1228,29 @@ func positiveBeyond(f *Formula, full *Problem, chosen []int) bool {
 		}
 	}
 	return true
+}
+
+// jointlyPositive reports whether f, compiled over the chosen columns, stays
+// positive at the training rows with every variable scaled by 4 together — a run
+// 4 times larger in every respect —, up to the clamp the interpreter applies to a
+// negative time: the rows' negative values may sum to at most a hundredth of their
+// positive ones (a row time near zero, such as a loop's first row, may dip below
+// it by its fit's intercept without changing a run's total).
+func jointlyPositive(f *Formula, full *Problem, chosen []int) bool {
+	st := make([]float64, len(chosen))
+	step := max(1, full.rows()/500)
+	var pos, neg float64
+	for r := 0; r < full.rows(); r += step {
+		for i, c := range chosen {
+			st[i] = 4 * full.Cols[c][r]
+		}
+		if v := f.Eval(st); v > 0 {
+			pos += v
+		} else {
+			neg -= v
+		}
+	}
+	return neg <= 0.01*pos
 }
 
 // quality measures a prediction function on a problem's rows.

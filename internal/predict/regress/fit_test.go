@@ -3,6 +3,7 @@ package regress
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -98,5 +99,80 @@ func TestGMDHExact(t *testing.T) {
 				t.Errorf("f(2,3,4) = %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// luRows returns the row times of runs of an LU decomposition's row loop: for n in
+// 16 sizes from 200 to 480, two runs each, row i takes c·i·(n − i/2) ns (its
+// operations) plus Gaussian noise of 3% of the mean row time, and the row counter
+// "#row" = i + 1 beside the input "$n" and the recorded variable "i".
+func luRows(seed uint64) *Problem {
+	r := rand.New(rand.NewPCG(seed, 7))
+	p := &Problem{Names: []string{"$n", "i", "#row"}, Cols: make([][]float64, 3), Nonneg: true, PerPoint: true}
+	for pt := 0; pt < 16; pt++ {
+		n := float64(200 + 18*pt)
+		for run := 0; run < 2; run++ {
+			for i := 0.0; i < n; i++ {
+				y := 0.3 * i * (n - i/2)
+				p.Y = append(p.Y, y+0.03*0.3*n*n/3*r.NormFloat64())
+				p.Cols[0] = append(p.Cols[0], n)
+				p.Cols[1] = append(p.Cols[1], i)
+				p.Cols[2] = append(p.Cols[2], i+1)
+				p.Run = append(p.Run, int32(pt))
+			}
+		}
+	}
+	return p
+}
+
+// TestWithinRunTime: a row time that grows along the run (lu's, ∝ i·(n − i/2)) is
+// fitted with the recorded variable i, not flat in i as the per-point criterion
+// alone gives: at n = 1600, 4× the largest training size, the formula's time for
+// rows 0…K−1 (a probe's part of the run) is within 10% of the truth for K = n/20
+// and n/2, where a formula flat in i is 13× and 1.6× off; the run's total is
+// within 5%. Not the counter "#row": the interpreter fast-forwards only loops
+// whose time does not use it. A time with no within-run variable (gemm's rows,
+// the same at every i) keeps its formula of the inputs alone.
+func TestWithinRunTime(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		p := luRows(seed)
+		f := FitTime(p, DefaultFitOptions)
+		if !slices.Contains(f.Vars, "i") || slices.Contains(f.Vars, "#row") {
+			t.Fatalf("seed %d: %s: want a formula of i and not of #row", seed, f.String())
+		}
+		if err := f.Compile(columns(p.Names)); err != nil {
+			t.Fatal(err)
+		}
+		const n = 1600.0
+		sum := func(k float64, eval func(i float64) float64) float64 {
+			s := 0.0
+			for i := 0.0; i < k; i++ {
+				s += eval(i)
+			}
+			return s
+		}
+		truth := func(i float64) float64 { return 0.3 * i * (n - i/2) }
+		model := func(i float64) float64 { return math.Max(0, f.Eval([]float64{n, i, i + 1})) }
+		for _, k := range []float64{n / 20, n / 2, n} {
+			got, want := sum(k, model), sum(k, truth)
+			tol := 0.10
+			if k == n {
+				tol = 0.05
+			}
+			if math.Abs(got/want-1) > tol {
+				t.Errorf("seed %d: %s: rows 0…%g take %.4g ns, want %.4g ± %g%%", seed, f.String(), k-1, got, want, 100*tol)
+			}
+		}
+	}
+	// gemm: every row alike.
+	p := luRows(4)
+	r := rand.New(rand.NewPCG(4, 8))
+	for k := range p.Y {
+		n := p.Cols[0][k]
+		p.Y[k] = 2*n*n + 0.03*2*n*n*r.NormFloat64()
+	}
+	f := FitTime(p, DefaultFitOptions)
+	if slices.Contains(f.Vars, "i") || slices.Contains(f.Vars, "#row") {
+		t.Errorf("gemm's rows: %s uses a within-run variable", f.String())
 	}
 }
