@@ -40,32 +40,31 @@
 // model's error of shape on the training inputs; h_n adds the speed of the
 // machine, h_self the shape at this input.
 //
-// When the self-test fails — |e_self| beyond S_K, the 90% conformal quantile of
-// the same test on the training runs cut after K checkpoints, so that a model
-// whose shape holds fails it one time in ten —, the time the model misses is
-// not noise but a drift along the run (lu at 4× its training sizes: each row
-// walks columns through more of the matrix, and past a cache level every row
-// costs more per operation than the one before, which no training run showed).
-// The prediction then carries the drift on at the rate the test measured: ŷ is
-// multiplied by e^(h_self), when the probes fail the test clearly — the median
-// of their e_self beyond 2·S_K, their second half slower than their first
-// predicts. Clearly: the correction is the test's error times D/d, 2–5 at a
-// probe of a few per cent, and a false alarm costs that much (floyd in
-// bench/predict.sh, a median of 1.10× against a limit of 1.10×, was moved ×1.6
-// from 6% to 71% off); lu's probes fail by 2–6 times S_K. Only that way: a rate
-// that seems to fall along the run is, in the bench's lu, a model whose first
-// rows' time turned negative beyond the training range and was clamped to
-// zero, so that the first quarter's rate looks high; such a test only widens the
-// interval. The drift is a bias whose size the test gives only roughly, not a
-// noise: the interval then reaches from ŷ₀·e^(−h₀), ŷ₀ the estimate with no drift
-// past the probe and h₀ = √(Q_K² + (1 + 1/m)·h_n²), to e^(h₀) times the larger of
-// ŷ₀·e^(2·h_self), twice the drift assumed, and the largest of the probes'
-// linearDrift estimates, the rate growing on linearly in checkpoints (the
-// largest: the rate's growth is measured on a probe's quarters, a few
-// per cent of the run, and Q_K, calibrated on training runs whose K
-// checkpoints are most of them, holds the noise of a shorter extrapolation).
-// Q_K is calibrated without the correction: it is the estimator's error where
-// the model's shape holds.
+// A self-test that fails clearly is a drift along the run, not noise: at 4× its
+// training sizes each of lu's rows walks its columns through more of the matrix,
+// and past a cache level each row costs more per operation than the one before,
+// which no training run showed. S_K, the 90% conformal quantile of |e_self| on
+// the training runs cut after K checkpoints, is what a model whose shape holds
+// fails one time in ten. When the median of the probes' e_self is beyond 2·S_K
+// (their second half slower than their first predicts), ŷ is multiplied by
+// e^(h_self): the drift carried over the rest of the run at the rate the test
+// measured. Twice S_K, because a false alarm costs the whole correction, the
+// test's error times D/d, 2–5 for a probe of a few per cent (floyd in
+// bench/predict.sh, a median of 1.10× against a limit of 1.10×, would have been
+// moved ×1.6, from 6% to 71% off), while lu's probes fail by 2–6 times S_K.
+// Upward only: a rate that seems to fall along the run was, in the bench's lu,
+// a model whose first rows' time turned negative beyond the training range and
+// was clamped to zero, so that the first quarter's rate looked high; such a test
+// only widens the interval. The drift is a bias whose size the test gives only
+// roughly, so the interval then reaches from ŷ₀·e^(−h₀), ŷ₀ the estimate with no
+// drift past the probe and h₀ = √(Q_K² + (1 + 1/m)·h_n²), to e^(h₀) times the
+// larger of ŷ₀·e^(2·h_self), twice the drift assumed, and the largest of the
+// probes' linearDrift estimates, the rate growing on linearly in checkpoints
+// (the largest: the rate's growth is measured on a probe's quarters, a few per
+// cent of the run, and Q_K, calibrated on training runs whose K checkpoints
+// are most of them, holds the noise of a shorter extrapolation). Q_K is
+// calibrated without the correction: it is the estimator's error where the
+// model's shape holds.
 
 package predict
 
@@ -121,7 +120,7 @@ type ProbeInfo struct {
 	// SelfError is e_self, the probe's error predicting its own end from its
 	// first half, and SelfH its part of the interval (h_self). SelfLimit is S_K
 	// (0: not calibrated); Drift the factor the prediction was multiplied by
-	// when |e_self| passed it (1: not).
+	// when e_self passed twice it (1: not).
 	SelfError float64 `json:"self_error"`
 	SelfH     float64 `json:"self_h"`
 	SelfLimit float64 `json:"self_limit,omitempty"`
@@ -180,9 +179,13 @@ func probeEstimate(tK, tK0, aK, aK0, total float64) float64 {
 // its K₀-th and K₁-th, with the model's times aK, aK0, aK1 to them; and h_self,
 // that error over the d = log₂(aK/aK0) doublings it spans carried over the D =
 // log₂(total/aK) of the rest of the run. ok is false when the probe is too short
-// to test (see the file comment).
+// to test (see the file comment), or when the model gives its quarter K₁…K₀ less
+// than a fifth of the share of the probe's time the probe spent there: a time
+// formula clamped at zero for the first rows (one that turned negative beyond
+// the training range) would make any rate measured there meaningless.
 func selfTest(k int, tK, tK0, tK1, aK, aK0, aK1, total float64) (e, h float64, ok bool) {
-	if k < minSelfTest || !(aK0 > 0) || !(aK > aK0) || !(total > aK) {
+	if k < minSelfTest || !(aK0 > 0) || !(aK > aK0) || !(total > aK) || !(tK > tK0) ||
+		(aK0-aK1)/aK < 0.2*(tK0-tK1)/tK {
 		return 0, 0, false
 	}
 	e = conformal.LogRatio(tK, probeEstimate(tK0, tK1, aK0, aK1, aK))
@@ -212,19 +215,19 @@ func linearDrift(k, k0, k1 int, tK, tK0, tK1 float64, mark func(float64) float64
 	m2 := float64(k0+k) / 2
 	slope := (r2 - r1) / (float64(k-k1) / 2)
 	rate := func(e float64) float64 { return math.Max(0, r2+slope*(e-m2)) }
-	y, e0, a0 := tK, float64(k), a
+	y, prevE, prevA := tK, float64(k), a
 	for _, e := range grid {
-		if e <= e0 {
+		if e <= prevE {
 			continue
 		}
 		ae := mark(e)
 		if math.IsNaN(ae) {
 			break // past the run's end in the model
 		}
-		y += rate((e0+e)/2) * (ae - a0)
-		e0, a0 = e, ae
+		y += rate((prevE+e)/2) * (ae - prevA)
+		prevE, prevA = e, ae
 	}
-	return y + rate(e0)*math.Max(0, total-a0)
+	return y + rate(prevE)*math.Max(0, total-prevA)
 }
 
 // quantile90 is the ⌈0.9(n+1)⌉-th smallest of x (sorted in place), or its

@@ -150,8 +150,9 @@ func FitTime(p *Problem, opt FitOptions) Formula {
 // point — each point's mean residual (the error of a run's total), cross-validated
 // over 5 folds of whole points, root mean square over the points — at most 2×
 // f's (a time per run can carry what no transition shows, such as the warm-up
-// of its first rows, which a formula of the inputs alone follows better). Probes of a run (model predict --probe) and marks within it read the
-// model's time part-way through a run, which needs the shape.
+// of its first rows, which a formula of the inputs alone follows better). Probes
+// of a run (model predict --probe) and marks within it read the model's time
+// part-way through a run, which needs the shape.
 func withinRunTime(p *Problem, opt FitOptions, f *Formula) (Formula, bool) {
 	if p.rows() < 20 {
 		return Formula{}, false
@@ -212,7 +213,9 @@ func basis(p *Problem, f *Formula) ([][]float64, bool) {
 		}
 		out := make([]float64, len(x))
 		for r, v := range x {
-			out[r] = math.Pow(v, f.Exp)
+			if v > 0 { // as Eval: the constant alone at x ≤ 0
+				out[r] = math.Pow(v, f.Exp)
+			}
 		}
 		return [][]float64{out}, true
 	case Poly:
