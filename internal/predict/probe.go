@@ -51,7 +51,8 @@
 // measured. Twice S_K, because a false alarm costs the whole correction, the
 // test's error times D/d, 2–5 for a probe of a few per cent (floyd in
 // bench/predict.sh, a median of 1.10× against a limit of 1.10×, would have been
-// moved ×1.6, from 6% to 71% off), while lu's probes fail by 2–6 times S_K.
+// moved ×1.6, from 6% to 71% off), while lu's probes failed by 2–11 times S_K
+// in the bench's seeds that caught the drift.
 // Upward only: a rate that seems to fall along the run was, in the bench's lu,
 // a model whose first rows' time turned negative beyond the training range and
 // was clamped to zero, so that the first quarter's rate looked high; such a test
