@@ -180,7 +180,8 @@ func TestSelectSimplerWithinNoise(t *testing.T) {
 // predicts 4× beyond the range more than StableWithin away from its folds' fits is
 // marked unstable with that ratio and passed over for a stable one within two
 // standard errors; and where two stable candidates part by more than StableWithin²
-// there, the simpler is kept and the reason given.
+// there, the simpler is kept and the reason given, unless it is more than
+// MaxApartRatio times as far off in the folds.
 func TestSelectUnstable(t *testing.T) {
 	// power: exact or 4% off (MAPE about 2%, SE about 0.5 points), but its final fit
 	// doubles beyond the range; pmnf: 2.5% off everywhere, within two SE of it.
@@ -199,12 +200,26 @@ func TestSelectUnstable(t *testing.T) {
 		t.Errorf("chosen %s; want pmnf (power unstable)", sel.Chosen)
 	}
 	// graph fits best but its final fit predicts 2× pmnf's at 4× the range (both
-	// final and folds alike: stable): the simpler, pmnf, is kept.
-	fold = law{scale: map[string]float64{CandPMNF: 1.03, CandGraph: 1}}
+	// final and folds alike: stable), and pmnf is beyond two standard errors of it
+	// but under twice its error (graph 6% off on every other point, pmnf 3% and
+	// 7%): the simpler, pmnf, is kept.
+	fold = law{scale: map[string]float64{CandPMNF: 1.03, CandGraph: 1}, odd: map[string]float64{CandPMNF: 1.04, CandGraph: 1.06}}
 	fold.far = map[string]float64{CandGraph: 2}
 	sel = selectWith(t, 9, fold, &fold, "")
 	if sel.Chosen != CandPMNF || !strings.Contains(sel.Apart, "graph and pmnf predict") {
 		t.Errorf("chosen %s, apart %q; want pmnf kept as the simpler", sel.Chosen, sel.Apart)
+	}
+	if sum := sel.Summary(); !strings.Contains(sum, "as they part beyond the range") {
+		t.Errorf("summary %q: want the reason", sum)
+	}
+	// The same parting, but pmnf and power 30% off, ten times the graph's error:
+	// no safer beyond the range, and the graph stays (the solver example's power
+	// law, at 5× the graph's error, had been kept).
+	fold = law{scale: map[string]float64{CandPower: 1.3, CandPMNF: 1.3, CandGraph: 1}, odd: map[string]float64{CandGraph: 1.06}}
+	fold.far = map[string]float64{CandGraph: 2}
+	sel = selectWith(t, 9, fold, &fold, "")
+	if sel.Chosen != CandGraph || sel.Apart != "" {
+		t.Errorf("chosen %s, apart %q; want graph, the simpler ones clearly worse", sel.Chosen, sel.Apart)
 	}
 }
 
