@@ -26,7 +26,7 @@ import (
 // is drift.c's own law), and a note must say so.
 func TestProbeDrift(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and traces a program (~4 s); skipped with -short")
+		t.Skip("builds and traces a program (~6 s); skipped with -short")
 	}
 	exampleTmp(t)
 	sets := [][]string{{"n = uniform_int(200, 500)"}, {"n = choice(1600)"}, {"n = choice(1600)"}}
