@@ -2,7 +2,6 @@ package predict
 
 import (
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,32 +19,18 @@ import (
 // 20 ms (about 3% of the run) must fail their self-test clearly (the median
 // beyond twice the training runs' limit: 2.3–6 times it in 20 runs of the test
 // by hand); the prediction must then be carried up (Drift > 1) and be nearer
-// the median of three whole
-// runs than the estimate without the drift, the interval must reach from that
-// estimate to past the truth (its far end, the rate growing linearly in rows,
-// is drift.c's own law), and a note must say so.
+// the median of three whole runs than the estimate without the drift, the
+// interval must reach from that estimate to past the truth (its far end, the
+// rate growing linearly in rows, is drift.c's own law), and a note must say so.
 func TestProbeDrift(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and traces a program (~6 s); skipped with -short")
 	}
-	exampleTmp(t)
-	sets := [][]string{{"n = uniform_int(200, 500)"}, {"n = choice(1600)"}, {"n = choice(1600)"}}
-	ts := traceSets(t, filepath.Join("testdata", "drift.c"), `{n}\n`, sets, nil, []uint64{16, 1, 1}, 3,
-		[]time.Duration{0, 0, 20 * time.Millisecond})
-	opt := DefaultOptions
-	opt.Holdout = 0
-	m, err := Build(ts[0], opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, ts, whole := probeSetup(t, "drift.c", "n = uniform_int(200, 500)", 16, 20*time.Millisecond)
 	for _, a := range m.Arcs {
 		if a.From == a.To && !slices.Contains(a.Time.Vars, "r") {
 			t.Errorf("the row loop's time %s does not follow r", a.Time.String())
 		}
-	}
-	var whole []float64
-	for _, tr := range ts[1] {
-		whole = append(whole, float64(tr.Main().Span()))
 	}
 	truth := stats.Median(whole)
 	in := map[string]float64{"n": 1600}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/internal/trace"
 )
 
 // TestProbe: partial execution on a real program whose time per step triples past
@@ -22,22 +23,9 @@ func TestProbe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and traces a program (~5 s); skipped with -short")
 	}
-	exampleTmp(t)
-	sets := [][]string{{"n = uniform_int(100, 400)"}, {"n = choice(1600)"}, {"n = choice(1600)"}}
-	ts := traceSets(t, filepath.Join("testdata", "regime.c"), `{n}\n`, sets, nil, []uint64{12, 1, 1}, 3,
-		[]time.Duration{0, 0, 10 * time.Millisecond})
-	opt := DefaultOptions
-	opt.Holdout = 0
-	m, err := Build(ts[0], opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, ts, whole := probeSetup(t, "regime.c", "n = uniform_int(100, 400)", 12, 10*time.Millisecond)
 	if m.Probe == nil || len(m.Probe.Q) == 0 {
 		t.Fatalf("no probe calibration: %+v", m.Probe)
-	}
-	var whole []float64
-	for _, tr := range ts[1] {
-		whole = append(whole, float64(tr.Main().Span()))
 	}
 	truth := stats.Median(whole)
 	in := map[string]float64{"n": 1600}
@@ -95,7 +83,32 @@ func TestProbe(t *testing.T) {
 		t.Errorf("a probe of n = 1600 for n = 800: %v", err)
 	}
 	// Model build learns nothing from probes.
+	opt := DefaultOptions
+	opt.Holdout = 0
 	if _, err := Build(ts[2], opt); err == nil || !strings.Contains(err.Error(), "usable") {
 		t.Errorf("a model from probes alone: %v", err)
 	}
+}
+
+// probeSetup builds testdata/src, traces `trials` training inputs drawn from
+// train and, at n = 1600, three whole runs and three probes stopped after stop
+// (three rounds), and builds a model from the training runs (no hold-out). It
+// returns the model, the three sets of traces, and the whole runs' times.
+func probeSetup(t *testing.T, src, train string, trials uint64, stop time.Duration) (*Model, [][]*trace.Trace, []float64) {
+	t.Helper()
+	exampleTmp(t)
+	sets := [][]string{{train}, {"n = choice(1600)"}, {"n = choice(1600)"}}
+	ts := traceSets(t, filepath.Join("testdata", src), `{n}\n`, sets, nil, []uint64{trials, 1, 1}, 3,
+		[]time.Duration{0, 0, stop})
+	opt := DefaultOptions
+	opt.Holdout = 0
+	m, err := Build(ts[0], opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole []float64
+	for _, tr := range ts[1] {
+		whole = append(whole, float64(tr.Main().Span()))
+	}
+	return m, ts, whole
 }
