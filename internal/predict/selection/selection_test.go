@@ -151,7 +151,7 @@ func TestSelectScores(t *testing.T) {
 	}
 }
 
-// TestSelectSimplerWithinNoise checks the one-standard-error rules: a simpler
+// TestSelectSimplerWithinNoise checks the standard-error rules: a simpler
 // candidate whose MAPE is within two standard errors of the best is chosen over it
 // (and the summary says so), and one clearly worse is not.
 func TestSelectSimplerWithinNoise(t *testing.T) {
