@@ -73,7 +73,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/fragprof/fragprof/internal/predict/conformal"
 	"github.com/fragprof/fragprof/internal/stats"
@@ -231,14 +230,6 @@ func linearDrift(k, k0, k1 int, tK, tK0, tK1 float64, mark func(float64) float64
 	return y + rate(prevE)*math.Max(0, total-prevA)
 }
 
-// quantile90 is the ⌈0.9(n+1)⌉-th smallest of x (sorted in place), or its
-// largest.
-func quantile90(x []float64) float64 {
-	sort.Float64s(x)
-	k := int(math.Ceil(conformal.Level*float64(len(x)+1))) - 1
-	return x[min(k, len(x)-1)]
-}
-
 // calibrateProbe computes the model's ProbeCalibration from its training traces.
 func (m *Model) calibrateProbe(traces []*trace.Trace, runs int) {
 	steps := maxSteps(traces)
@@ -305,7 +296,7 @@ func (m *Model) calibrateProbe(traces []*trace.Trace, runs int) {
 		}
 		limit := 0.0
 		if len(self) >= minSelfRuns {
-			limit = quantile90(self)
+			limit = conformal.Quantile(self)
 		}
 		var errs []float64
 		for _, c := range cuts {
@@ -317,7 +308,7 @@ func (m *Model) calibrateProbe(traces []*trace.Trace, runs int) {
 			continue
 		}
 		cal.Events = append(cal.Events, ev)
-		cal.Q = append(cal.Q, quantile90(errs))
+		cal.Q = append(cal.Q, conformal.Quantile(errs))
 		cal.Runs = append(cal.Runs, len(errs))
 		cal.Self = append(cal.Self, limit)
 	}

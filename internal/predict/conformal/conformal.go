@@ -123,11 +123,9 @@ func Fit(errs []Error, pts []Point) Interval {
 	for _, r := range errs {
 		scores = append(scores, math.Abs(r.E)/(1+out.Widen*math.Log2(math.Max(r.Factor, 1))))
 	}
-	sort.Float64s(scores)
 	out.Scores = len(scores)
-	if n := len(scores); n > 0 {
-		k := int(math.Ceil(Level*float64(n+1))) - 1
-		out.Q = scores[min(k, n-1)]
+	if len(scores) > 0 {
+		out.Q = Quantile(scores)
 	}
 	for _, p := range pts {
 		if len(p.Times) < 3 {
@@ -142,6 +140,16 @@ func Fit(errs []Error, pts []Point) Interval {
 		out.Noise = append(out.Noise, NoiseAt{Inputs: p.Inputs, Q: dev[max(k, 0)]})
 	}
 	return out
+}
+
+// Quantile is the split-conformal quantile of the scores x at Level: the
+// ⌈Level·(n+1)⌉-th smallest of the n (Vovk, Gammerman & Shafer, "Algorithmic
+// Learning in a Random World", 2005; Lei et al., JASA 2018), or the largest when
+// n is too small for that rank. It sorts x in place; x must not be empty.
+func Quantile(x []float64) float64 {
+	sort.Float64s(x)
+	k := int(math.Ceil(Level*float64(len(x)+1))) - 1
+	return x[min(k, len(x)-1)]
 }
 
 // LogRatio is ln(t / y), 10 when y is not positive (a prediction of no time).

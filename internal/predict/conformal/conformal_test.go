@@ -77,3 +77,24 @@ func TestCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantile checks the rank ⌈0.9(n+1)⌉ against exact values: with 19 scores
+// 1…19 it is the 18th; with 9 the 9th (the largest); with 3 the rank 4 is past
+// the end and the largest is taken.
+func TestQuantile(t *testing.T) {
+	seq := func(n int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(n - i) // descending: Quantile sorts
+		}
+		return x
+	}
+	for _, c := range []struct {
+		n    int
+		want float64
+	}{{19, 18}, {9, 9}, {3, 3}, {1, 1}, {99, 90}} {
+		if got := Quantile(seq(c.n)); got != c.want {
+			t.Errorf("n = %d: %v, want %v", c.n, got, c.want)
+		}
+	}
+}
