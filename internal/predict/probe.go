@@ -373,8 +373,8 @@ func (m *Model) ApplyProbe(p *Prediction, inputs map[string]float64, probes []*t
 	for _, t := range probes {
 		th := t.Main()
 		k, k0 := th.Len(), probeHalf(th.Len())
-		at := g.MarkNs[slices.Index(sorted, float64(k))]
-		at0 := g.MarkNs[slices.Index(sorted, float64(k0))]
+		at := mark(float64(k))
+		at0 := mark(float64(k0))
 		if math.IsNaN(at) {
 			return fmt.Errorf("%s: the probe passed %d checkpoints, more than the %.0f the model predicts for the whole run at these inputs: the model's structure does not hold here (train on inputs nearer this one)",
 				t.Name, th.Len(), g.Events)
@@ -389,11 +389,11 @@ func (m *Model) ApplyProbe(p *Prediction, inputs map[string]float64, probes []*t
 		// The self-test: T(K) from the probe's first half, when its quarters hold
 		// a few transitions each (a whole run needs none).
 		k1 := probeHalf(k0)
-		if e, h, ok := selfTest(k, ms, tK0, float64(th.Time[k1-1]-th.Time[0]), at, at0,
-			g.MarkNs[slices.Index(sorted, float64(k1))], g.GraphTotalNs); ok && t.Stopped {
+		tK1 := float64(th.Time[k1-1] - th.Time[0])
+		if e, h, ok := selfTest(k, ms, tK0, tK1, at, at0, mark(float64(k1)), g.GraphTotalNs); ok && t.Stopped {
 			selfErr = append(selfErr, e)
 			selfH = append(selfH, h)
-			if yl := linearDrift(k, k0, k1, ms, tK0, float64(th.Time[k1-1]-th.Time[0]), mark, grid, g.GraphTotalNs); yl > 0 {
+			if yl := linearDrift(k, k0, k1, ms, tK0, tK1, mark, grid, g.GraphTotalNs); yl > 0 {
 				linear = append(linear, yl)
 			}
 		}
