@@ -12,8 +12,12 @@
 # so every awk prints the same file).
 #
 # For each file, clang and -O level, ROUNDS interleaved rounds of: plain clang, then
-# fragprof cc (FRAGPROF_CLANG selects the clang), then — unless -n — clang's own
-# instrumentation (-fprofile-instr-generate) as a reference. Wall time, CPU time
+# fragprof cc (FRAGPROF_CLANG selects the clang), then — unless -n — its peers as
+# references: clang's front-end instrumentation (-fprofile-instr-generate, counters
+# of the source-level CFG, as fragprof's default), clang's IR PGO (-fprofile-generate,
+# counters placed after LLVM's pre-inliner and early simplification) and gcc
+# --coverage against plain gcc (the same -O level; gcc's figures repeat on each
+# clang's row, measured again). Wall time, CPU time
 # (user + system, with the processes waited for) and peak RSS are GNU time's (%e,
 # %U + %S, %M: the peak of the largest process, which for fragprof cc is the larger of
 # fragprof's Go process and the clangs it runs). Times are medians over the rounds;
@@ -110,8 +114,8 @@ ratios() { paste -d' ' "$1" "$2" | awk -v c="$3" -v n="$(awk 'END { print NF }' 
 
 echo "insttime.sh: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $ROUNDS rounds"
 echo
-echo "| file | clang | level | lines | clang wall (s) | fragprof cc wall (s) | **wall ×** | clang CPU (s) | fragprof cc CPU (s) | **CPU ×** | clang peak (MB) | fragprof cc peak (MB) | **memory ×** | front end (s) | IR step (s) | IR MB/s | back end (s) | Go peak (MB) |$([ $REF = 1 ] && echo ' -fprofile-instr-generate CPU (s) | **its CPU ×** | its peak (MB) |')"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|$([ $REF = 1 ] && echo '---:|---:|---:|')"
+echo "| file | clang | level | lines | clang wall (s) | fragprof cc wall (s) | **wall ×** | clang CPU (s) | fragprof cc CPU (s) | **CPU ×** | clang peak (MB) | fragprof cc peak (MB) | **memory ×** | front end (s) | IR step (s) | IR MB/s | back end (s) | Go peak (MB) |$([ $REF = 1 ] && echo ' -fprofile-instr-generate CPU (s) | **its CPU ×** | its peak (MB) | IR PGO CPU (s) | **IR PGO CPU ×** | gcc CPU (s) | gcc --coverage CPU (s) | **gcov CPU ×** |')"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|$([ $REF = 1 ] && echo '---:|---:|---:|---:|---:|---:|---:|---:|')"
 for f in $FILES; do
 	src=${path[$f]}
 	lines=$(wc -l <"$src")
@@ -125,6 +129,9 @@ for f in $FILES; do
 				sed -n 's/^fragprof cc times: .*: front \([0-9.]*\) s, instrument \([0-9.]*\) s, back \([0-9.]*\) s, ir_in [0-9.]* MB, ir_out [0-9.]* MB, ir_rate \([0-9.]*\) MB\/s, fragprof_peak \([0-9]*\) MB, back_peak \([0-9]*\) MB$/\1 \2 \3 \4 \5 \6/p' "$work/out" >>"$work/$k.steps"
 				if [ $REF = 1 ]; then
 					measure "$k.ref" "$cl" "$lv" -w -fprofile-instr-generate -c "$src" -o "$work/ref.o"
+					measure "$k.irpgo" "$cl" "$lv" -w -fprofile-generate -c "$src" -o "$work/ref.o"
+					measure "$k.gcc" gcc "$lv" -w -c "$src" -o "$work/ref.o"
+					measure "$k.gcov" gcc "$lv" -w --coverage -c "$src" -o "$work/ref.o"
 				fi
 			done
 			row="| $f | $cl | $lv | $lines | $(median "$work/$k.plain" 1) | $(median "$work/$k.fp" 1) | **$(ratios "$work/$k.fp" "$work/$k.plain" 1)** |"
@@ -133,6 +140,8 @@ for f in $FILES; do
 			for c in 1 2 4 3 5; do row="$row $(median "$work/$k.steps" $c) |"; done
 			if [ $REF = 1 ]; then
 				row="$row $(median "$work/$k.ref" 3) | **$(ratios "$work/$k.ref" "$work/$k.plain" 3)** | $(($(median "$work/$k.ref" 2) / 1024)) |"
+				row="$row $(median "$work/$k.irpgo" 3) | **$(ratios "$work/$k.irpgo" "$work/$k.plain" 3)** |"
+				row="$row $(median "$work/$k.gcc" 3) | $(median "$work/$k.gcov" 3) | **$(ratios "$work/$k.gcov" "$work/$k.gcc" 3)** |"
 			fi
 			echo "$row"
 		done

@@ -12,9 +12,11 @@
 #   gcov       gcc --coverage (arc counters; .gcda merged at exit)
 #   irpgo      clang -fprofile-generate (LLVM's IR PGO counters, which LLVM promotes
 #              out of loops; .profraw at exit)
-# and the six are run in turn, RUNS rounds (interleaved, so that a change of load
-# hits all of them alike). Each cell is the median over the rounds of the CPU time
-# (user + system) of one run; ratios are each instrumented build's CPU time over its
+# and the six are run in turn, run by run, RUNS rounds (bench/interleave.c starts
+# them without a shell, so that a change of load hits all of them alike and a
+# millisecond run is not measured inside a shell's fork). Each cell is the median
+# over the runs of the CPU time (user + system, the kernel's accounting of the
+# child) of one run; ratios are each instrumented build's CPU time over its
 # own compiler's plain build: fragprof/clang, simple/clang, gcov/gcc, irpgo/clang. Geometric-mean
 # rows close each group. Every build must print what the plain clang build prints; a
 # program whose builds disagree (undefined behaviour in a csmith program) is skipped
@@ -32,8 +34,8 @@
 #             (C++: virtual calls, templates, STL containers, exceptions), built with
 #             clang++, fragprof c++, g++ and g++ --coverage
 #   examples  examples/*.c and *.cpp with the stdin and args of their header comments; they run
-#             in about a millisecond, so each timing runs one EXAMPLE_REPS times and
-#             their ratios show the fixed cost of a run (start-up, writing counts)
+#             in about a millisecond, so each is run RUNS × EXAMPLE_REPS (100) times
+#             and their ratios show the fixed cost of a run (start-up, writing counts)
 # With -v, two more builds of every program: fragprof-vol (FRAGPROF_VOLATILE=1:
 # volatile increments, every count in memory at every moment, what count --timeout
 # and --continuous build) and the same run in continuous mode (FRAGPROF_CONTINUOUS=1,
@@ -99,6 +101,7 @@ else
 	echo "overhead.sh: work directory $work" >&2
 fi
 go build -o "$work/fragprof" ./cmd/fragprof
+cc -O2 -o "$work/interleave" bench/interleave.c
 
 # header KEY FILE: the value of a "// KEY: value" header comment.
 header() { sed -n "s|^// $1: *||p" "$2" | head -1; }
@@ -126,14 +129,6 @@ build() {
 	) 2> "$work/$name.build.log"
 }
 
-# run1 FILE CMD: runs the shell command CMD once, appending "wall cpu" (seconds, to
-# the millisecond: bash's time, where /usr/bin/time has 10 ms) to FILE.
-run1() {
-	local TIMEFORMAT='%3R %3U %3S'
-	{ time sh -c "$2" > /dev/null 2>&1; } 2> "$work/time.out" || true
-	awk 'NF == 3 { w = $1; c = $2 + $3 } END { print w, c }' "$work/time.out" >> "$1"
-}
-
 # cpu CMD...: the CPU time (user + system, seconds) of a command that succeeds, or
 # nothing when it fails (a timeout).
 cpu() {
@@ -156,21 +151,24 @@ same() {
 	done
 }
 
-# measure NAME LEVEL ARGS STDIN REPS VARIANTS...: times the variants, interleaved,
-# and prints "name level variant wall cpu" (medians, seconds per run) per variant.
+# measure NAME LEVEL ARGS STDIN REPS VARIANTS...: times the variants, run by run in
+# turn (bench/interleave.c: no shell between the runs, so that a millisecond run is
+# not measured inside a shell's fork and exec), RUNS × REPS runs of each, and prints
+# "name level variant wall cpu" (the medians over the runs, seconds per run) per
+# variant.
 measure() {
 	local name=$1 level=$2 args=$3 stdin=$4 reps=$5; shift 5
-	local v r
-	for v in "$@"; do : > "$work/$name.$v.t"; done
-	for r in $(seq "$runs"); do
-		for v in "$@"; do
-			run1 "$work/$name.$v.t" "cd $work && export FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw FRAGPROF_CONTINUOUS=$([ "$v" = cont ] && echo 1); for i in \$(seq $reps); do ./$name.$v $args < $stdin; done"
-		done
-	done
+	local v i cmds=()
 	for v in "$@"; do
-		sort -n -k2 "$work/$name.$v.t" | awk -v n="$name" -v l="$level" -v v="$v" -v reps="$reps" '
+		cmds+=("FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw $([ "$v" != cont ] || echo FRAGPROF_CONTINUOUS=1) ./$name.$v $args")
+	done
+	(cd "$work" && ./interleave $((runs * reps)) "$stdin" "${cmds[@]}") > "$work/$name.t"
+	i=0
+	for v in "$@"; do
+		awk -v i="$i" '$1 == i { print $2, $3 }' "$work/$name.t" | sort -n -k2 | awk -v n="$name" -v l="$level" -v v="$v" '
 			{ w[NR] = $1; c[NR] = $2 }
-			END { m = int((NR + 1) / 2); printf "%s %s %s %.6f %.6f\n", n, l, v, w[m] / reps, c[m] / reps }'
+			END { m = int((NR + 1) / 2); printf "%s %s %s %.6f %.6f\n", n, l, v, w[m], c[m] }'
+		i=$((i + 1))
 	done
 }
 

@@ -64,7 +64,7 @@ static struct {
 	int fd;
 	char b[1 << 16];
 	size_t pos, end;
-} rq;
+} rq FP_BULK;
 
 static int read_all(void *p, size_t n) {
 	char *c = p;
@@ -235,7 +235,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 	__fragprof_serve_trials();
 	pid_t server = getpid();
 	rq.fd = rfd;
-	static char buf[1 << 16];
+	static char buf[1 << 16] FP_BULK;
 	have_all_cpus = sched_getaffinity(0, sizeof all_cpus, &all_cpus) == 0;
 	for (;;) {
 		uint32_t tag, nargs, inlen;

@@ -17,6 +17,14 @@ extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (
 extern void *__dso_handle;
 #define pthread_atfork(prepare, parent, child) __register_atfork(prepare, parent, child, __dso_handle)
 
+/* FP_BULK puts a large static buffer in a section of its own, after the runtime's
+ * small variables, at the start of a page. A process pays a page fault for each page
+ * of zeroed memory it touches (3 us each on the project's VM: docs/benchmarks.md,
+ * "The fixed cost of a run"): spread among the buffers, the small variables a run
+ * uses took three pages, packed they take one, and a buffer of which a short dump
+ * uses a few hundred bytes takes one page, not two. */
+#define FP_BULK __attribute__((section(".bss.fragprof_bulk"), aligned(4096)))
+
 struct fp_unit {
 	uint32_t version;
 	uint32_t ncounters;

@@ -36,7 +36,7 @@ static uint32_t nunits;
 static int installed;
 static volatile sig_atomic_t dumped;
 static pid_t owner;
-static char out_path[4096];
+static char out_path[4096] FP_BULK;
 static int out_fd = -1;
 
 /* Dump header flags (offset 28). */
@@ -101,8 +101,8 @@ static struct {
 	size_t room;
 	int room_short;
 	size_t used;
-	unsigned char buf[1 << 16];
 } ob;
+static unsigned char ob_buf[1 << 16] FP_BULK;
 
 static void ob_start(int fd, size_t room) {
 	ob.fd = fd;
@@ -112,7 +112,7 @@ static void ob_start(int fd, size_t room) {
 }
 
 static int ob_flush(void) {
-	int bad = ob.used ? __fragprof_write_all(ob.fd, ob.buf, ob.used) : 0;
+	int bad = ob.used ? __fragprof_write_all(ob.fd, ob_buf, ob.used) : 0;
 	ob.used = 0;
 	return bad;
 }
@@ -123,11 +123,11 @@ static int emit(const void *p, size_t n) {
 		return -1;
 	}
 	ob.room -= n;
-	if (ob.used + n > sizeof ob.buf && ob_flush() < 0)
+	if (ob.used + n > sizeof ob_buf && ob_flush() < 0)
 		return -1;
-	if (n > sizeof ob.buf)
+	if (n > sizeof ob_buf)
 		return __fragprof_write_all(ob.fd, p, n);
-	memcpy(ob.buf + ob.used, p, n);
+	memcpy(ob_buf + ob.used, p, n);
 	ob.used += n;
 	return 0;
 }
@@ -183,7 +183,7 @@ static int meta_by_ref;
 static struct {
 	const struct fp_unit *u;
 	uint64_t h;
-} hashes[1024]; /* the units' hashes, computed once (in the server, before the forks) */
+} hashes[1024] FP_BULK; /* the units' hashes, computed once (in the server, before the forks) */
 static uint32_t nhashes, nknown; /* hashes[:nknown]: the server's units, known to the client */
 
 /* unit_hash returns the FNV-1a hash of u's metadata. Async-signal-safe. */
@@ -465,7 +465,7 @@ static int make_file(const char *tmp, int sig, const unsigned char *old, const u
  * it is too long. Built only when needed: a run that writes in place touches no page
  * for it (a process dumps once). */
 static const char *tmp_name(const char *path) {
-	static char tmp[4200];
+	static char tmp[4200] FP_BULK;
 	size_t n = strlen(path), j = n;
 	if (n + 30 > sizeof tmp)
 		return 0;
@@ -526,7 +526,7 @@ static int write_file(const char *path, int merge, int sig) {
 		uint32_t nold = 0;
 		int slot = -1;
 		uint64_t cap = 0;
-		static unsigned char small[1 << 16]; /* a small file is read, a large one mapped */
+		static unsigned char small[1 << 16] FP_BULK; /* a small file is read, a large one mapped */
 		int mapped = 0;
 		if (fn >= 32 && fn <= sizeof small) {
 			f = pread(fd, small, fn, 0) == (ssize_t)fn ? small : 0;
@@ -639,7 +639,7 @@ void __fragprof_dump(int sig) {
 	if (!out_path[0])
 		return;
 	const char *path = out_path;
-	static char expanded[4096];
+	static char expanded[4096] FP_BULK;
 	int has_pid = strstr(out_path, "%p") != 0;
 	if (has_pid) {
 		if (expand(expanded, sizeof expanded, &has_pid) < 0)
@@ -741,7 +741,7 @@ static void install(void) {
 		merge_children = !cont_on;
 		pthread_atfork(0, 0, after_fork);
 	}
-	static char altstack[1 << 16];
+	static char altstack[1 << 16] FP_BULK;
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
 	sigaltstack(&ss, 0);
 	struct sigaction sa;

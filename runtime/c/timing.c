@@ -87,7 +87,7 @@ struct fp_frag {
  * only to measure the overhead (tm_overhead). */
 #define FP_OVH FP_MAXFRAG
 
-static struct fp_frag tm_frags[FP_MAXFRAG];
+static struct fp_frag tm_frags[FP_MAXFRAG] FP_BULK;
 static uint32_t tm_nfrags;
 static int tm_frag_lock;
 static int tm_timer = -1;
@@ -97,7 +97,7 @@ static uint32_t tm_sample_cap = 1u << 20;
 static double tm_hz_env; /* FRAGPROF_TSC_HZ, or 0 */
 static uint64_t tm_cal_tsc0;
 static struct timespec tm_cal_raw0;
-static uint64_t tm_ovh_buf[FP_OVERHEAD_REPS];
+static uint64_t tm_ovh_buf[FP_OVERHEAD_REPS] FP_BULK;
 static uint32_t tm_ovh_n;
 
 static __thread uint32_t tm_tl_depth[FP_MAXFRAG + 1] __attribute__((tls_model("initial-exec")));

@@ -473,7 +473,7 @@ __attribute__((constructor(102))) static void tr_ctor(void) {
  * Open, read and a hand-made parse only: it runs at the dump, which may be in a
  * signal handler. */
 static int tr_status(const char *const *keys, uint64_t *v, int n) {
-	static char b[4096];
+	static char b[4096] FP_BULK;
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -711,7 +711,7 @@ static void tr_on_dump(int sig) {
 	/* Copy the private file to the extra channel: the records are already framed. */
 	int out = __fragprof_extra_fd();
 	if (out >= 0) {
-		static char buf[1 << 16];
+		static char buf[1 << 16] FP_BULK;
 		off_t end = lseek(tr_fd, 0, SEEK_END);
 		lseek(tr_fd, 0, SEEK_SET);
 		for (off_t left = end; left > 0;) {
@@ -915,7 +915,7 @@ __attribute__((noinline)) void __fragprof_point_auto(uint32_t *site, const char 
  * throughout, in spells of seconds when another tenant slowed the vCPU
  * (docs/predict.md, "Runs of a slow machine"). */
 static void tr_measure_overhead(int n) {
-	static struct tr_chunk scratch;
+	static struct tr_chunk scratch FP_BULK;
 	static struct tr_buf sb;
 	uint32_t saved_gen = tr_gen;
 	struct tr_buf *saved_tls = tr_tls;
