@@ -32,7 +32,9 @@
 #   kernels   bench/kernels/*.c: sorts, matrix products, a bytecode interpreter,
 #             hashing (each sized to run a fraction of a second); bench/cxx_work.cpp
 #             (C++: virtual calls, templates, STL containers, exceptions), built with
-#             clang++, fragprof c++, g++ and g++ --coverage
+#             clang++, fragprof c++, g++ and g++ --coverage; each run RUNS × 3 times
+#             (KERNEL_REPS; over 5 runs, session 19's table had matmul's 24 ms runs
+#             of its two fragprof builds at 0.72 and 1.34 of the plain build's)
 #   examples  examples/*.c and *.cpp with the stdin and args of their header comments; they run
 #             in about a millisecond, so each is run RUNS × EXAMPLE_REPS (100) times
 #             and their ratios show the fixed cost of a run (start-up, writing counts)
@@ -93,6 +95,7 @@ scripts/deps.sh >/dev/null
 CLANG=${FRAGPROF_CLANG:-clang}
 export FRAGPROF_CLANG=$CLANG
 EXAMPLE_REPS=${FRAGPROF_BENCH_EXAMPLE_REPS:-100}
+KERNEL_REPS=${FRAGPROF_BENCH_KERNEL_REPS:-3}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fragprof-overhead.XXXXXX")
 if [ -z "${FRAGPROF_BENCH_KEEP:-}" ]; then
@@ -208,7 +211,7 @@ for level in $levels; do
 		name=$(basename "$src")
 		name=${name%.*}
 		[ "$name" = threads ] && continue
-		one kernels "k-$name$level" "$level" "" "$work/empty.stdin" 1 "$PWD/$src"
+		one kernels "k-$name$level" "$level" "" "$work/empty.stdin" "$KERNEL_REPS" "$PWD/$src"
 	done
 	# csmith programs.
 	kept=0
