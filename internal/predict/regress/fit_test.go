@@ -176,3 +176,44 @@ func TestWithinRunTime(t *testing.T) {
 		t.Errorf("gemm's rows: %s uses a within-run variable", f.String())
 	}
 }
+
+// TestPowerTimeWeak: a transition's time that is all constant cost, with a drift of
+// 2% at the top of the training range (a hockey stick: (n−lo)/(hi−lo))⁸), is not
+// taken for a power law of n: the best exponent (the largest, 4) follows the drift
+// and would double the time at 4 times the range's top. A time ∝ n² with the same
+// offset and noise keeps its power law.
+func TestPowerTimeWeak(t *testing.T) {
+	const lo, hi = 28000.0, 75000.0
+	problem := func(seed uint64, y func(n float64) float64) *Problem {
+		r := rand.New(rand.NewPCG(seed, 9))
+		p := &Problem{Names: []string{"$n"}, Cols: make([][]float64, 1), Nonneg: true, PerPoint: true}
+		for pt := 0; pt < 16; pt++ {
+			n := lo + (hi-lo)*float64(pt)/15
+			for k := 0; k < 40; k++ {
+				p.Cols[0] = append(p.Cols[0], n)
+				p.Y = append(p.Y, y(n)*(1+0.01*r.NormFloat64()))
+				p.Run = append(p.Run, int32(pt))
+			}
+		}
+		return p
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		p := problem(seed, func(n float64) float64 { return 1300 * (1 + 0.02*math.Pow((n-lo)/(hi-lo), 8)) })
+		f := FitTime(p, DefaultFitOptions)
+		if err := f.Compile(columns(p.Names)); err != nil {
+			t.Fatal(err)
+		}
+		if at := f.Eval([]float64{4 * hi}); at > 1.3*1300 {
+			t.Errorf("seed %d: %s gives %.0f ns at n = %g, want about 1300", seed, f.String(), at, 4*hi)
+		}
+		p = problem(seed, func(n float64) float64 { return 1300 + 1e-6*n*n })
+		f = FitTime(p, DefaultFitOptions)
+		if err := f.Compile(columns(p.Names)); err != nil {
+			t.Fatal(err)
+		}
+		want := 1300 + 1e-6*16*hi*hi
+		if at := f.Eval([]float64{4 * hi}); math.Abs(at/want-1) > 0.15 {
+			t.Errorf("seed %d: n²: %s gives %.0f ns at n = %g, want %.0f ± 15%%", seed, f.String(), at, 4*hi, want)
+		}
+	}
+}
