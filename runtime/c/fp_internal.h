@@ -19,10 +19,10 @@ extern void *__dso_handle;
 
 /* FP_BULK puts a large static buffer in a section of its own, after the runtime's
  * small variables, at the start of a page. A process pays a page fault for each page
- * of zeroed memory it touches (3 us each on the project's VM: docs/benchmarks.md,
- * "The fixed cost of a run"): spread among the buffers, the small variables a run
- * uses took three pages, packed they take one, and a buffer of which a short dump
- * uses a few hundred bytes takes one page, not two. */
+ * of zeroed memory it touches (3 us each on the project's VM: docs/runtime.md,
+ * "What a millisecond run pays"): spread among the buffers, the small variables a
+ * run uses took three pages, packed they take one, and a buffer of which a short
+ * dump uses a few hundred bytes takes one page, not two. */
 #define FP_BULK __attribute__((section(".bss.fragprof_bulk"), aligned(4096)))
 
 struct fp_unit {
