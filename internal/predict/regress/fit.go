@@ -285,7 +285,7 @@ func medianAbsResidual(p *Problem, f *Formula) float64 {
 // (5 folds of whole points, each point scored by its rows' mean residual), is
 // at most 10% above the polynomial's: within the noise, the form that
 // extrapolates is preferred. Not a power law that explains next to nothing of the
-// rows (R² under 0.05, as fitPoly's constant rule), nor one with k > 1 whose curve
+// rows (R² under minExplained, as in fitPoly), nor one with k > 1 whose curve
 // varies over the training rows by less than half its mean (weakCurve): a
 // transition of constant cost with a slight upward drift in its per-point means
 // otherwise came out as 1360 + 1.2·10⁻¹⁹·n⁴, flat over the training range and
@@ -377,7 +377,7 @@ func powerTime(p *Problem, f *Formula) (Formula, bool) {
 		}
 		return best.Eval(state)
 	})
-	if best.Fit.R2 < 0.05 || best.Exp > 1 && weakCurve(&best, p, []int{bestCol}) {
+	if best.Fit.R2 < minExplained || best.Exp > 1 && weakCurve(&best, p, []int{bestCol}) {
 		return Formula{}, false
 	}
 	best.Fit.CVRMSE = math.Max(bestErr, f.Fit.CVRMSE*bestErr/math.Max(polyErr, 1e-300))
@@ -1122,7 +1122,7 @@ func fitPoly(p *Problem, opt FitOptions) Formula {
 	for {
 		f := finalPoly(p, full, chosen, deg)
 		f.Fit.CVRMSE = best
-		if p.Nonneg && len(chosen) > 0 && f.Fit.R2 < 0.05 {
+		if p.Nonneg && len(chosen) > 0 && f.Fit.R2 < minExplained {
 			// Explains almost nothing of the rows (the selection saw a wobble in
 			// the bulk of heavy-tailed times): a constant, which cannot explode
 			// when extrapolated.
@@ -1136,6 +1136,11 @@ func fitPoly(p *Problem, opt FitOptions) Formula {
 		deg--
 	}
 }
+
+// minExplained is the R² under which a formula of a time or a count explains
+// next to nothing of its rows (a wobble in the bulk of heavy-tailed times) and a
+// constant, which cannot explode when extrapolated, is kept instead.
+const minExplained = 0.05
 
 // weakCurve reports whether f's predictions over the training rows vary by less
 // than half their mean magnitude: then its curvature is too weak to be trusted
