@@ -29,12 +29,18 @@ const (
 	Unreachable
 	// MayFault: an instruction of the block may raise a signal by itself: a load or
 	// store through a pointer that is not the address of a variable (a local, a
-	// global, or a constant offset into one), an integer division by a variable, or a
-	// memory intrinsic (memcpy, memset, ...).
+	// global, or a constant offset into one), an integer division by a variable, a
+	// memory intrinsic (memcpy, memset, ...), or a call of a function of the same
+	// module that may (transitively): a fault there stops this activation too.
 	MayFault
+	// MayFaultInLibrary: the block may fault where the runtime's stack walk cannot
+	// see it (runtime/c/walk.c): a memory intrinsic, which the back end may lower to
+	// a call of the C library's memcpy (a frame without a frame pointer), or a call
+	// of a function of the module that may. Every block with it also has MayFault.
+	MayFaultInLibrary
 )
 
-var traitNames = []string{"call", "may-not-return", "store", "returns", "unreachable", "may-fault"}
+var traitNames = []string{"call", "may-not-return", "store", "returns", "unreachable", "may-fault", "may-fault-in-library"}
 
 func (t Traits) String() string {
 	var parts []string

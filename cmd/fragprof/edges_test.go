@@ -131,18 +131,21 @@ func runOf(t *testing.T, path string) example {
 
 // TestCountersAgreeEarlyExit: runs that end by exit() deep down, abort(), raise(),
 // longjmp out of nested calls, SIGSEGV, SIGFPE and exit() from a signal handler are
-// counted identically by every scheme: the chords' virtual edges to EXIT account for
-// every block where an activation stopped.
+// counted identically by every scheme: the chords' virtual edges to EXIT, and at
+// -O0 the stops the runtime finds by walking the stack, account for every block
+// where an activation stopped. The faults run at -O2 and at -O0.
 func TestCountersAgreeEarlyExit(t *testing.T) {
 	cases := []struct {
-		mode string
-		exit int
-	}{{"0", 0}, {"1", 3}, {"2", 128 + 6}, {"3", 128 + 15}, {"4", 0}, {"5", 128 + 11}, {"6", 128 + 8}, {"7", 40}}
+		mode, opt string
+		exit      int
+	}{{"0", "-O2", 0}, {"1", "-O2", 3}, {"2", "-O2", 128 + 6}, {"3", "-O2", 128 + 15}, {"4", "-O2", 0},
+		{"5", "-O2", 128 + 11}, {"6", "-O2", 128 + 8}, {"7", "-O2", 40}, {"8", "-O2", 128 + 11},
+		{"5", "-O0", 128 + 11}, {"6", "-O0", 128 + 8}, {"8", "-O0", 128 + 11}}
 	for _, c := range cases {
-		t.Run("mode"+c.mode, func(t *testing.T) {
+		t.Run("mode"+c.mode+c.opt, func(t *testing.T) {
 			t.Parallel()
 			ex := example{path: "testdata/early.c", args: []string{c.mode}, exit: c.exit}
-			p := agree(t, ex)
+			p := agree(t, ex, "--opt", c.opt)
 			var work *report.JSONFunc
 			for i := range p.Functions {
 				if p.Functions[i].Name == "work" {

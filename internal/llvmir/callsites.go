@@ -33,6 +33,7 @@ func (m *Module) EntriesFromCalls(faults bool) map[string]bool {
 	mentions := globalMentions(m.Lines)
 	defined := m.definitions()
 	nr := m.mayNotReturn()
+	m.mayFault()
 	calls := map[string]int{}        // direct call sites, by callee
 	callees := map[string][]string{} // the call graph among m's definitions
 	good := map[string]bool{}        // candidates whose call sites so far qualify

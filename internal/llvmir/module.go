@@ -13,6 +13,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/fragprof/fragprof/cfg"
 )
 
 // A Module is one parsed IR file.
@@ -36,12 +38,13 @@ type Module struct {
 	maxMeta  int
 	edits    []edit
 	replaced map[int]string
-	given    string           // the main source as given on the command line (SetSource)
-	givenAbs string           // its absolute path
-	strip    *stripPlan       // see StripDebug
-	noReturn map[string]bool  // see mayNotReturn
-	defined  map[string]*Func // see definitions
-	comdats  *comdats         // see comdatIndex
+	given    string                // the main source as given on the command line (SetSource)
+	givenAbs string                // its absolute path
+	strip    *stripPlan            // see StripDebug
+	noReturn map[string]bool       // see mayNotReturn
+	faults   map[string]cfg.Traits // see mayFault
+	defined  map[string]*Func      // see definitions
+	comdats  *comdats              // see comdatIndex
 }
 
 // A Func is a function definition.

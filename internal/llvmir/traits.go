@@ -42,6 +42,56 @@ func (m *Module) mayNotReturn() map[string]bool {
 	return nr
 }
 
+// mayFault reports, for every function defined in m that may fault, how: cfg.MayFault
+// when an instruction of it, or of a function of m it calls (transitively), may
+// fault, and also cfg.MayFaultInLibrary when that instruction is a memory intrinsic
+// (the back end may lower it to a call of the C library's memcpy, a frame the
+// runtime's stack walk cannot read). A call of a function that may fault gives the
+// calling block the same traits (instrTraits): the caller's activation stops there
+// too. The result is the least fixed point over the call graph; computed once per
+// module.
+func (m *Module) mayFault() map[string]cfg.Traits {
+	if m.faults != nil {
+		return m.faults
+	}
+	defined := m.definitions()
+	nr := m.mayNotReturn()
+	own := map[string]cfg.Traits{}
+	callers := map[string][]string{} // callee → the functions of m that call it
+	for _, f := range m.Funcs {
+		locals, safe := m.variables(f)
+		for _, b := range f.Blocks {
+			for _, in := range b.Instrs {
+				if isCall(in.Op) && !isIntrinsic(in.Callee) {
+					if _, ok := defined[in.Callee]; ok {
+						callers[in.Callee] = append(callers[in.Callee], f.Name)
+					}
+					continue
+				}
+				own[f.Name] |= m.instrTraits(in, locals, safe, defined, nr) & (cfg.MayFault | cfg.MayFaultInLibrary)
+			}
+		}
+	}
+	var work []string
+	for name, t := range own {
+		if t != 0 {
+			work = append(work, name)
+		}
+	}
+	for len(work) > 0 {
+		g := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, c := range callers[g] {
+			if t := own[c] | own[g]; t != own[c] {
+				own[c] = t
+				work = append(work, c)
+			}
+		}
+	}
+	m.faults = own
+	return own
+}
+
 // definitions maps the name of every function defined in m to it; built once per
 // module (rebuilding it for each function made annotating sqlite3.c quadratic).
 func (m *Module) definitions() map[string]*Func {
@@ -77,6 +127,7 @@ func isIntrinsic(callee string) bool { return strings.HasPrefix(callee, "llvm.")
 func (m *Module) annotate(g *cfg.Func, f *Func) {
 	g.ReturnsTwice = f.CallsSetjmp
 	nr := m.mayNotReturn()
+	m.mayFault()
 	defined := m.definitions()
 	locals, safe := m.variables(f)
 	for i, b := range f.Blocks {
@@ -168,13 +219,16 @@ func (m *Module) instrTraits(in *Instr, locals, safe map[string]bool, defined ma
 	case "call", "invoke", "callbr":
 		if isIntrinsic(in.Callee) {
 			if isMemIntrinsic(in.Callee) {
-				t |= cfg.MayFault
+				t |= cfg.MayFault | cfg.MayFaultInLibrary
 			}
 			return t
 		}
 		t |= cfg.HasCall
 		if callMayNotReturn(in.Callee, defined, nr) {
 			t |= cfg.MayNotReturn
+		}
+		if _, ok := defined[in.Callee]; ok && m.faults != nil {
+			t |= m.faults[in.Callee] // the callee may fault: this activation stops here too
 		}
 	case "store":
 		ptr := storeTarget(m.Lines[in.Line])

@@ -1,7 +1,9 @@
 /* early.c: a run that ends early in different ways, chosen by the first argument:
  * 0 return from main, 1 exit() three calls deep, 2 abort(), 3 raise(SIGTERM),
  * 4 longjmp out of a nested call back into main, 5 SIGSEGV in a block without calls,
- * 6 SIGFPE (division by zero), 7 a signal handler that calls exit().
+ * 6 SIGFPE (division by zero), 7 a signal handler that calls exit(), 8 SIGSEGV two
+ * calls deep in functions that call nothing external (their callers' blocks have no
+ * call that may not return: only the fault stops them).
  * Every counter scheme must give the same counts for all of them. */
 #include <setjmp.h>
 #include <signal.h>
@@ -31,12 +33,18 @@ static int deep(int i) {
 	return r % 5 == 0 ? r + 1 : r - 1;
 }
 
+static int peek(int i) { return i == 7 ? *nowhere : i; }
+
+static int twice(int i) { return peek(i) + peek(i + 1); }
+
 static int middle(int i) { return i % 2 ? deep(i) : deep(i) + 1; }
 
 static int work(int n) {
 	int s = 0;
 	for (int i = 0; i < n; i++) {
-		if (i % 3 == 0)
+		if (mode == 8)
+			s += twice(i);
+		else if (i % 3 == 0)
 			s += middle(i);
 		else
 			s -= middle(i) / 2;
