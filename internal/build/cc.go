@@ -100,7 +100,7 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 	}
 	atomic := os.Getenv("FRAGPROF_ATOMIC") == "1"
 	times := os.Getenv("FRAGPROF_CC_TIMES") == "1"
-	iopt := instrument.Options{Scheme: scheme, Atomic: atomic, Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt, atomic),
+	iopt := instrument.Options{Scheme: scheme, Atomic: atomic, Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt, atomic), Walk: opt == "-O0",
 		Simplified: Simplifies(opt, os.Getenv("FRAGPROF_SIMPLIFIED") == "1")}
 	tmp, err := os.MkdirTemp("", "fragprof-cc")
 	if err != nil {

@@ -57,6 +57,7 @@ func (spec Spec) instrOptions(src string) instrument.Options {
 	o := spec.Instr
 	o.Source = src
 	o.Promote = Promote(spec.opt(), o.Atomic) && !spec.ExactFaults
+	o.Walk = spec.opt() == "-O0"
 	o.Simplified = Simplifies(spec.opt(), o.Simplified)
 	return o
 }
@@ -131,12 +132,13 @@ func (t *Toolchain) Analyze(ctx context.Context, stderr io.Writer, spec Spec, di
 		}
 		m.SetSource(src)
 		fromCalls := instrument.CountedAtCalls(m, o)
+		walk := instrument.Walks(m, o)
 		for _, f := range m.Funcs {
 			g := m.CFG(f)
 			if err := g.Check(); err != nil {
 				return nil, 0, err
 			}
-			counters += len(instrument.Plan(g, o, fromCalls[f.Name]).Counters)
+			counters += len(instrument.Plan(g, o, fromCalls[f.Name], walk).Counters)
 			p.Funcs = append(p.Funcs, g)
 		}
 	}

@@ -83,6 +83,11 @@ type Dump struct {
 	// Fault is where the fault that killed the program happened, when the kernel
 	// raised it (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP from an instruction), or nil.
 	Fault *faultloc.Fault
+	// Unwalked reports that the runtime's walk of the faulting thread's stack, which
+	// counts where each activation stopped in builds at -O0 (instrument.AtStop),
+	// met a frame it could not read or trust: the counts near the fault may be off
+	// by one.
+	Unwalked bool
 	// Warnings are filled by Profile: what the reader of the counts should know
 	// (counts near a stopping point that may be off by one, schemes that fell back).
 	Warnings []string
@@ -90,10 +95,11 @@ type Dump struct {
 
 // Header flags (offset 28).
 const (
-	flagContinuous = 1 // page-aligned counter blocks, the counters lived in the file
-	flagFinished   = 2 // the runtime completed the dump
-	flagMerged     = 4 // the counts of several processes of one run, added up
-	flagFault      = 8 // a fault record (faultSize bytes) ends the dump
+	flagContinuous = 1  // page-aligned counter blocks, the counters lived in the file
+	flagFinished   = 2  // the runtime completed the dump
+	flagMerged     = 4  // the counts of several processes of one run, added up
+	flagFault      = 8  // a fault record (faultSize bytes) ends the dump
+	flagUnwalked   = 16 // the stack walk after a fault met a frame it could not read (runtime/c/walk.c)
 )
 
 // faultSize is the size of the fault record: five little-endian 64-bit words, the
@@ -193,6 +199,7 @@ func ParseKnown(name string, data []byte, known *Known) (*Dump, error) {
 	d := &Dump{MainReturned: le.Uint32(data[16:]) != 0, Signal: int(le.Uint32(data[20:])), Pid: int(le.Uint32(data[24:]))}
 	flags := le.Uint32(data[28:])
 	d.Continuous = flags&flagContinuous != 0
+	d.Unwalked = flags&flagUnwalked != 0
 	d.Finished = !d.Continuous || flags&flagFinished != 0
 	if flags&flagFault != 0 {
 		if len(data) < 32+faultSize {
@@ -437,6 +444,9 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 			w += fmt.Sprintf("; in %v a stop outside a call was found and accounted for", adjusted)
 		}
 		d.Warnings = append(d.Warnings, w)
+	}
+	if d.Unwalked {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s, and the walk of its stack that finds where each active function stopped met a frame it could not read (a stack overflow, or code without frame pointers): the counts of the blocks where they stopped may be off by one under --counters chords (blocks and edges count exactly)", d.stopText()))
 	}
 	if promoted && d.Finished && isFault(d.Signal) {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s: in a build that keeps counters in registers (promoted, above -O0), the counts of the loop and of the block where the fault struck may be off; build with FRAGPROF_PROMOTE=0 for exact counts of runs that fault", d.stopText()))

@@ -49,6 +49,13 @@ type Options struct {
 	// unit (a harness calling a static function): they count their activations at
 	// their own entry, never at their call sites (llvmir.Module.EntriesFromCalls).
 	Exported []string
+	// Walk says that the back end compiles the unit at -O0, which keeps its blocks
+	// in order and (ForceFramePointers) its frame pointers: without promotion and
+	// under chords, the runtime can then find where a fault stopped each activation
+	// by walking the stack (walk.go), and the blocks that may fault need no virtual
+	// edge (Plan). Ignored where the module does not allow it
+	// (llvmir.Module.WalkableStack).
+	Walk bool
 }
 
 // CountedAtCalls returns the functions of m whose activations a build under opt
@@ -163,6 +170,10 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		m.SetSource(opt.Source)
 	}
 	var irFuncs []*llvmir.Func
+	walk := Walks(m, opt)
+	if walk {
+		m.ForceFramePointers()
+	}
 	fromCalls := CountedAtCalls(m, opt)
 	for name := range fromCalls {
 		m.Internalize(name) // a C++ inline function's callers are then all in this unit
@@ -175,7 +186,7 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		if err := g.Check(); err != nil {
 			return nil, err
 		}
-		p := Plan(g, opt, fromCalls[f.Name])
+		p := Plan(g, opt, fromCalls[f.Name], walk)
 		p.Shared = isShared(m.Lines[f.Line])
 		u.Funcs = append(u.Funcs, p)
 		irFuncs = append(irFuncs, f)
@@ -203,8 +214,18 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.register(blob)
+	walkRef := ""
+	if walk {
+		walkRef = w.walkTable(irFuncs, u.Funcs, bases)
+	}
+	w.register(blob, walkRef)
 	return u, nil
+}
+
+// Walks reports whether a build of m under opt has the runtime walk the stack of a
+// faulting run (Options.Walk).
+func Walks(m *llvmir.Module, opt Options) bool {
+	return opt.Walk && !opt.Promote && !opt.Volatile && opt.Scheme == Chords && !opt.NoCounters && m.WalkableStack()
 }
 
 // isShared reports a definition that other translation units may define too: its
@@ -234,6 +255,7 @@ type writer struct {
 	untagged bool               // the function being written has a call that may not return: no TBAA tag (tbaa)
 	promoted bool               // some counter is promoted
 	helpers  map[string]*helper // leaf helpers by name (helpers.go)
+	walkType string             // the type of the walk table, once written (walk.go)
 }
 
 // CounterPage is the alignment and size granule of a unit's counter array, so that
@@ -789,13 +811,22 @@ func renameIncoming(line, from, to string) string {
 }
 
 // register adds the counter array, the metadata blob, the unit descriptor and the
-// constructor that hands it to the runtime.
-func (w *writer) register(blob []byte) {
+// constructor that hands it to the runtime. walk names the unit's walk table, or is
+// "" (walk.go); a descriptor with one is of version 2.
+func (w *writer) register(blob []byte, walk string) {
 	m := w.m
 	arr := fmt.Sprintf("[%d x i64]", w.cap)
 	metaT := fmt.Sprintf("[%d x i8]", len(blob))
 	i8p, i64p, i32p := w.ptrTo("i8"), w.ptrTo("i64"), w.ptrTo("i32")
 	unitT := fmt.Sprintf("{ i32, i32, %s, %s, i64, %s }", i64p, i8p, i8p)
+	version, walkField := FormatVersion, ""
+	if walk != "" {
+		unitT = fmt.Sprintf("{ i32, i32, %s, %s, i64, %s, %s }", i64p, i8p, i8p, i8p)
+		version, walkField = 2, ", "+i8p+" "+walk
+		if !m.Opaque {
+			walkField = ", i8* bitcast (" + w.walkType + "* " + walk + " to i8*)"
+		}
+	}
 	ctrRef := "@__fragprof.ctr"
 	metaRef := "@__fragprof.meta"
 	unitRef := "@__fragprof.unit"
@@ -808,8 +839,8 @@ func (w *writer) register(blob []byte) {
 	fmt.Fprintf(&sb, "\n; fragprof: %d counters (%s)\n", w.n, w.opt.Scheme)
 	fmt.Fprintf(&sb, "@__fragprof.ctr = internal global %s zeroinitializer, align %d\n", arr, CounterPage)
 	fmt.Fprintf(&sb, "@__fragprof.meta = private constant %s c\"%s\", align 1\n", metaT, llvmir.EscapeString(blob))
-	fmt.Fprintf(&sb, "@__fragprof.unit = internal global %s { i32 %d, i32 %d, %s %s, %s %s, i64 %d, %s null }, align 8\n",
-		unitT, FormatVersion, w.n, i64p, ctrRef, i8p, metaRef, len(blob), i8p)
+	fmt.Fprintf(&sb, "@__fragprof.unit = internal global %s { i32 %d, i32 %d, %s %s, %s %s, i64 %d, %s null%s }, align 8\n",
+		unitT, version, w.n, i64p, ctrRef, i8p, metaRef, len(blob), i8p, walkField)
 	fmt.Fprintf(&sb, "@__fragprof_main_returned = external global i32\n")
 	fmt.Fprintf(&sb, "declare void @__fragprof_register(%s)\n", i8p)
 	fmt.Fprintf(&sb, "define internal void @__fragprof.init() section \".text.startup\" {\n  call void @__fragprof_register(%s %s)\n  ret void\n}", i8p, unitRef)

@@ -82,8 +82,8 @@ func TestChordsFromCalls(t *testing.T) {
 	rng := rand.New(rand.NewSource(6))
 	for iter := 0; iter < 1000; iter++ {
 		f := randomChordFunc(rng, 2+rng.Intn(14))
-		p := planFunc(f, Chords, true, false)
-		q := planFunc(f, Chords, true, true)
+		p := planFunc(f, Chords, faultsExits, false)
+		q := planFunc(f, Chords, faultsExits, true)
 		if !q.EntryFromCalls {
 			t.Fatalf("graph %d: not counted at its calls", iter)
 		}

@@ -38,21 +38,30 @@ import (
 // scratch holds the solver's working space between calls of reconstructChords.
 var scratch = sync.Pool{New: func() any { return new([]uint64) }}
 
-// planChords places counters on the chords of a maximum-weight spanning tree. Without
-// faults, the blocks that may fault get no virtual edge: see Plan.
-func planChords(f *cfg.Func, faults, fromCalls bool) *FuncPlan {
+// planChords places counters on the chords of a maximum-weight spanning tree. The
+// blocks that may fault get a virtual edge into the tree, a stop counter, or
+// nothing, as faults says: see Plan.
+func planChords(f *cfg.Func, faults faultMode, fromCalls bool) *FuncPlan {
 	p := &FuncPlan{Func: f, Scheme: Chords}
 	nb := len(f.Blocks)
 	exit := nb
 	stops := cfg.MayNotReturn
-	if faults {
+	switch faults {
+	case faultsExits:
 		stops |= cfg.MayFault
+	case faultsWalked:
+		stops |= cfg.MayFaultInLibrary
 	}
+	var walked []Counter // the stop counters, after the chords
 	for _, b := range f.Blocks {
-		if len(b.Succs) == 0 || b.Traits&stops != 0 {
+		switch {
+		case len(b.Succs) == 0 || b.Traits&stops != 0:
 			p.Exits = append(p.Exits, b.ID)
+		case faults == faultsWalked && b.Traits&cfg.MayFault != 0:
+			walked = append(walked, Counter{Block: b.ID, Edge: -1, Place: AtStop})
 		}
 	}
+	defer func() { p.Counters = append(p.Counters, walked...) }()
 	uf := newUnionFind(nb + 1)
 	for _, b := range p.Exits {
 		uf.union(b, exit) // forced: a star around EXIT has no cycle
@@ -168,10 +177,11 @@ func (u unionFind) union(a, b int) bool {
 }
 
 // flowGraph is the chords graph of a plan: real edges 0..E-1, then EXIT → entry,
-// then b → EXIT for each of the plan's exits.
+// then b → EXIT for each of the plan's exits, then for each stop counter (AtStop).
 type flowGraph struct {
 	from, to []int
 	nodes    int
+	stop     map[int]int // the flow edge of each stop counter's block
 }
 
 func (p *FuncPlan) flowGraph() flowGraph {
@@ -184,6 +194,15 @@ func (p *FuncPlan) flowGraph() flowGraph {
 	g.from, g.to = append(g.from, exit), append(g.to, 0)
 	for _, b := range p.Exits {
 		g.from, g.to = append(g.from, b), append(g.to, exit)
+	}
+	for _, c := range p.Counters {
+		if c.Place == AtStop {
+			if g.stop == nil {
+				g.stop = map[int]int{}
+			}
+			g.stop[c.Block] = len(g.from)
+			g.from, g.to = append(g.from, c.Block), append(g.to, exit)
+		}
 	}
 	return g
 }
@@ -241,7 +260,9 @@ func (p *FuncPlan) buildSolver() *solver {
 	selfAt := map[int]bool{} // blocks with a self-loop counted at the block
 	for i, c := range p.Counters {
 		id := c.Edge
-		if c.Block == 0 {
+		if c.Place == AtStop {
+			id = g.stop[c.Block]
+		} else if c.Block == 0 {
 			id = entryEdge
 		} else if c.Block > 0 || c.Edge < 0 {
 			s.err = fmt.Errorf("function %s: counter %d is not a chord", f.Name, i)

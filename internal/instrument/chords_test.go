@@ -52,16 +52,24 @@ func randomChordFunc(rng *rand.Rand, n int) *cfg.Func {
 
 // simulate runs activations of f and returns the true counts and the counter
 // values the plan would read. An activation may stop in a block that has a call
-// that may not return (exit() deeper down) with probability stop; stopAnywhere > 0
-// also lets the last activation stop in any block (a fault).
+// that may not return (exit() deeper down) with probability stop, and in a plan
+// with stop counters (AtStop) in a block that may fault, whose stop counter then
+// counts it, as the runtime's stack walk does; stopAnywhere > 0 also lets the last
+// activation stop in any block (a fault).
 func simulate(rng *rand.Rand, p *FuncPlan, calls int, stop float64, stopAnywhere bool) (cfg.Counts, []uint64) {
 	f := p.Func
 	truth := cfg.NewCounts(f)
 	vals := make([]uint64, len(p.Counters))
+	stopSlot := map[int]int{}
+	for i, c := range p.Counters {
+		if c.Place == AtStop {
+			stopSlot[c.Block] = i
+		}
+	}
 	enter := func(b *cfg.Block) {
 		truth.Blocks[b.ID]++
 		for i, c := range p.Counters {
-			if c.Block == b.ID || c.Place == AtSelfLoop && f.Edges[c.Edge].From == b {
+			if c.Place != AtStop && c.Block == b.ID || c.Place == AtSelfLoop && f.Edges[c.Edge].From == b {
 				vals[i]++ // a self-loop's counter counts its block
 			}
 		}
@@ -82,6 +90,10 @@ func simulate(rng *rand.Rand, p *FuncPlan, calls int, stop float64, stopAnywhere
 				break
 			}
 			if b.Traits&cfg.MayNotReturn != 0 && rng.Float64() < stop {
+				break
+			}
+			if k, ok := stopSlot[b.ID]; ok && rng.Float64() < stop {
+				vals[k]++ // a fault: the walk counts the stop
 				break
 			}
 			if stopAnywhere && a == calls-1 && rng.Intn(8) == 0 {
@@ -162,8 +174,8 @@ func TestChordsFaults(t *testing.T) {
 			}
 		}
 		exact := PlanFunc(f, Chords)
-		cheap := Plan(f, Options{Scheme: Chords, Promote: true}, false)
-		if got := Plan(f, Options{Scheme: Chords}, false); !reflect.DeepEqual(got, exact) {
+		cheap := Plan(f, Options{Scheme: Chords, Promote: true}, false, false)
+		if got := Plan(f, Options{Scheme: Chords}, false, false); !reflect.DeepEqual(got, exact) {
 			t.Fatalf("graph %d: Plan without promotion differs from PlanFunc", iter)
 		}
 		if len(exact.Exits)-len(cheap.Exits) != onlyFault || len(exact.Counters)-len(cheap.Counters) != onlyFault {
@@ -179,6 +191,61 @@ func TestChordsFaults(t *testing.T) {
 	}
 	if fewer == 0 {
 		t.Fatal("no graph had a block that only may fault")
+	}
+}
+
+// TestChordsWalked: a build whose runtime walks the stack of a faulting run (Plan
+// with walk) gives each block that may fault a stop counter instead of a virtual
+// edge in the tree: the same counters on real edges as a build that ignores faults,
+// plus one stop counter each, which no code increments; but a block whose fault the
+// walk cannot see (cfg.MayFaultInLibrary) keeps its virtual edge. Runs that stop
+// in faulting blocks, counted by those stop counters, are reconstructed exactly.
+func TestChordsWalked(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	stopped := 0
+	for iter := 0; iter < 1000; iter++ {
+		f := randomChordFunc(rng, 2+rng.Intn(14))
+		walkable := 0
+		for _, b := range f.Blocks {
+			switch rng.Intn(6) {
+			case 0, 1:
+				b.Traits |= cfg.MayFault
+			case 2:
+				b.Traits |= cfg.MayFault | cfg.MayFaultInLibrary
+			}
+			if len(b.Succs) > 0 && b.Traits&cfg.MayNotReturn == 0 {
+				if b.Traits&(cfg.MayFault|cfg.MayFaultInLibrary) == cfg.MayFault {
+					walkable++
+				}
+			}
+		}
+		walked := Plan(f, Options{Scheme: Chords}, false, true)
+		exact := Plan(f, Options{Scheme: Chords}, false, false)
+		stops := 0
+		for _, c := range walked.Counters {
+			if c.Place == AtStop {
+				stops++
+			}
+		}
+		if stops != walkable || len(exact.Exits)-len(walked.Exits) != walkable {
+			t.Fatalf("graph %d: %d stop counters and %d exits (%d without the walk); %d blocks may fault where the walk sees it", iter, stops, len(walked.Exits), len(exact.Exits), walkable)
+		}
+		if len(walked.Counters)-stops != len(exact.Counters)-walkable {
+			t.Fatalf("graph %d: %d counters on edges with the walk, %d without it, %d fault edges fewer", iter, len(walked.Counters)-stops, len(exact.Counters), walkable)
+		}
+		truth, vals := simulate(rand.New(rand.NewSource(int64(iter))), walked, 1+rng.Intn(5), 0.3, false)
+		for i, c := range walked.Counters {
+			if c.Place == AtStop {
+				stopped += int(vals[i])
+			}
+		}
+		got, err := walked.Reconstruct(vals)
+		if err != nil || !reflect.DeepEqual(got, truth) {
+			t.Fatalf("graph %d: reconstructed %v (%v), want %v\n%s", iter, got, err, truth, f)
+		}
+	}
+	if stopped == 0 {
+		t.Fatal("no run stopped at a fault")
 	}
 }
 

@@ -21,8 +21,9 @@ import (
 // metaVersion is the version of the metadata blob Encode writes; Decode reads it and
 // every earlier one. Version 2 added a function's "entry": "calls"; version 3 the
 // self-loops counted at their block (AtSelfLoop), which an earlier reader would
-// take for edge counts.
-const metaVersion = 3
+// take for edge counts; version 4 the stop counters of blocks that may fault
+// (AtStop), which the runtime's stack walk increments.
+const metaVersion = 4
 
 // The blob is compact JSON compressed with zlib (RFC 1950); docs/runtime.md documents
 // it. Compression takes sqlite3.c's blob from 6.2 MB to 1.1 MB: the binary carries

@@ -200,7 +200,7 @@ func TestDecodeErrors(t *testing.T) {
 		{strings.Replace(ok, `[[0,-1,0]]`, `[[0,0,0]]`, 1), "counter"},
 		{strings.Replace(ok, `"name":"m",`, `"name":"m","exits":[7],`, 1), "exit block 7"},
 		{strings.Replace(ok, `"scheme":"edges"`, `"scheme":"spiral"`, 1), "scheme"},
-		{strings.Replace(ok, `"v":1`, `"v":4`, 1), "version 4"},
+		{strings.Replace(ok, `"v":1`, `"v":5`, 1), "version 5"},
 		{`[1]`, "corrupt fragprof metadata"},
 		{ok + `{}`, "data after the unit"},
 		{`{"v":1,"scheme":"edges","funcs":[7]}`, "corrupt fragprof metadata"},

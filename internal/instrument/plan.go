@@ -58,6 +58,11 @@ const (
 	// in-edges (reconstructChords). Splitting the edge instead would put a jump on
 	// every iteration of a loop of one block, and keep it from staying one.
 	AtSelfLoop
+	// AtStop counts the virtual edge Block → EXIT of a block that may fault: how
+	// many activations a fault stopped there. No code increments it; the runtime
+	// does, when a fault kills the program, for each frame of the faulting thread's
+	// stack (runtime/c/walk.c). Planned only where that walk can be trusted (Walk).
+	AtStop
 )
 
 // A Counter counts one block or one edge.
@@ -103,7 +108,7 @@ type solution struct {
 
 // PlanFunc places counters on f under scheme s, so that every run is counted exactly
 // however it ends (but for a signal sent from outside: chords.go).
-func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan { return planFunc(f, s, true, false) }
+func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan { return planFunc(f, s, faultsExits, false) }
 
 // Plan is the plan Module makes for f under o. A build that promotes counters
 // out of loops (o.Promote: cc and freq above -O0) loses a fault's counts of the loop
@@ -117,11 +122,33 @@ func PlanFunc(f *cfg.Func, s Scheme) *FuncPlan { return planFunc(f, s, true, fal
 //
 // fromCalls says that f's activations can be counted at its call sites
 // (llvmir.Module.EntriesFromCalls): under chords its entry then takes no counter.
-func Plan(f *cfg.Func, o Options, fromCalls bool) *FuncPlan {
-	return planFunc(f, o.Scheme, !o.Promote, fromCalls)
+//
+// walk says that the runtime will walk the stack of a faulting run (Walk): the
+// blocks that may fault then get a counter of their stops (AtStop), which no code
+// increments, instead of a virtual edge forced into the tree, which cost a counter
+// on a real edge; but for the blocks whose fault the walk cannot see
+// (cfg.MayFaultInLibrary), which keep their virtual edge.
+func Plan(f *cfg.Func, o Options, fromCalls, walk bool) *FuncPlan {
+	faults := faultsNone
+	if !o.Promote {
+		faults = faultsExits
+		if walk {
+			faults = faultsWalked
+		}
+	}
+	return planFunc(f, o.Scheme, faults, fromCalls)
 }
 
-func planFunc(f *cfg.Func, s Scheme, faults, fromCalls bool) *FuncPlan {
+// faultMode is how a plan accounts for activations stopped by a fault.
+type faultMode uint8
+
+const (
+	faultsNone   faultMode = iota // not at all: counts near a fault may be off by one
+	faultsExits                   // a virtual edge forced into the tree, for each block that may fault
+	faultsWalked                  // a stop counter the runtime's stack walk increments (AtStop)
+)
+
+func planFunc(f *cfg.Func, s Scheme, faults faultMode, fromCalls bool) *FuncPlan {
 	if s == Chords {
 		if f.ReturnsTwice {
 			p := planFunc(f, Blocks, faults, false)

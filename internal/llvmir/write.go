@@ -19,6 +19,26 @@ func LabelRef(name string) string {
 	return "%" + name
 }
 
+// GlobalRef prints a reference to the global named name: @name, or @"name" when
+// the name needs quoting.
+func GlobalRef(name string) string { return "@" + LabelRef(name)[1:] }
+
+// FuncPtrType prints the type of a pointer to f in m's dialect: ptr, or with typed
+// pointers f's function type and a star ("i32 (i32, i8**)*", "void (i8*, ...)*").
+func (m *Module) FuncPtrType(f *Func) string {
+	if m.Opaque {
+		return "ptr"
+	}
+	var ps []string
+	for _, p := range f.Params {
+		ps = append(ps, p.Type)
+	}
+	if def := m.Lines[f.Line]; strings.Contains(def, "...)") {
+		ps = append(ps, "...")
+	}
+	return f.RetType + " (" + strings.Join(ps, ", ") + ")*"
+}
+
 func escape(s string) string {
 	var sb strings.Builder
 	for i := 0; i < len(s); i++ {

@@ -26,12 +26,13 @@ extern void *__dso_handle;
 #define FP_BULK __attribute__((section(".bss.fragprof_bulk"), aligned(4096)))
 
 struct fp_unit {
-	uint32_t version;
+	uint32_t version; /* 1, or 2 with walk */
 	uint32_t ncounters;
 	uint64_t *counters;
 	const char *meta;
 	uint64_t metalen;
 	struct fp_unit *next;
+	const int32_t *walk; /* version 2: the unit's walk table (walk.c), or null */
 };
 
 extern struct fp_unit *__fragprof_units;
@@ -44,6 +45,12 @@ void __fragprof_reset_for_child(int fd);
  * counts afresh and adds its counts to the trial's dump. */
 void __fragprof_serve_trials(void);
 void __fragprof_dump(int sig);
+/* __fragprof_walk counts, on a fault the kernel raised (uc its context, addr the
+ * faulting address), the block each activation of the faulting thread's stack
+ * stopped in (walk.c); __fragprof_unwalked is set when the walk met a frame it could
+ * not read, so that the counts near the fault may be off by one. */
+void __fragprof_walk(const void *uc, uintptr_t addr);
+extern int __fragprof_unwalked;
 /* __fragprof_trace_base records, when tracing is on, the anonymous resident set just
  * before the program's main: the base of the working set in the trace's END record
  * (trace.c). */

@@ -51,6 +51,7 @@ static int out_fd = -1;
  * the address at which the executable's ELF header is loaded (__ehdr_start: fragprof
  * turns the program counter into a symbol and a line of the binary), si_code, and the
  * stack pointer (a fault next to it is a stack overflow). */
+#define FP_UNWALKED 16u /* a fault's stack walk stopped at a frame it could not read (walk.c) */
 #define FAULT_SIZE 40
 static unsigned char fault_rec[FAULT_SIZE];
 static int have_fault;
@@ -349,7 +350,10 @@ static int emit_dump(int sig, const unsigned char *old, const unsigned char *old
 		flags |= FP_MERGED;
 		if (get32(old + 28) & FP_FAULT) /* the first fault of the run is kept */
 			fault = old_end - FAULT_SIZE;
+		flags |= get32(old + 28) & FP_UNWALKED;
 	}
+	if (__fragprof_unwalked)
+		flags |= FP_UNWALKED;
 	if (fault)
 		flags |= FP_FAULT;
 	memcpy(h, "FPDUMP\0\1", 8);
@@ -681,6 +685,7 @@ static void note_fault(int sig, const siginfo_t *si, const void *uc) {
 	put64(fault_rec + 24, (uint64_t)(int64_t)si->si_code);
 	put64(fault_rec + 32, sp);
 	have_fault = 1;
+	__fragprof_walk(uc, (uintptr_t)si->si_addr);
 }
 
 /* on_signal writes the dump once (a second signal, or a fault inside the dump, finds

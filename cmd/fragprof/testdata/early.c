@@ -37,6 +37,21 @@ static int peek(int i) { return i == 7 ? *nowhere : i; }
 
 static int twice(int i) { return peek(i) + peek(i + 1); }
 
+static int rec(int n) { return n == 0 ? *nowhere : 1 + rec(n - 1); }
+
+static int overflow(int n) {
+	volatile char pad[256];
+	pad[n % 256] = (char)n;
+	return overflow(n + 1) + pad[0];
+}
+
+static int cmp(const void *a, const void *b) {
+	int x = *(const int *)a, y = *(const int *)b;
+	if (x == 7 || y == 7)
+		x += *nowhere;
+	return x < y ? -1 : x > y;
+}
+
 static int middle(int i) { return i % 2 ? deep(i) : deep(i) + 1; }
 
 static int work(int n) {
@@ -44,7 +59,17 @@ static int work(int n) {
 	for (int i = 0; i < n; i++) {
 		if (mode == 8)
 			s += twice(i);
-		else if (i % 3 == 0)
+		else if (mode == 9 && i == 5)
+			s += rec(50);
+		else if (mode == 10 && i == 5)
+			s += overflow(0);
+		else if (mode == 11 && i == 5) {
+			int v[12];
+			for (int k = 0; k < 12; k++)
+				v[k] = (k * 5) % 12;
+			qsort(v, 12, sizeof v[0], cmp);
+			s += v[0];
+		} else if (i % 3 == 0)
 			s += middle(i);
 		else
 			s -= middle(i) / 2;
