@@ -161,6 +161,13 @@ func TestCountersAgreeEarlyExit(t *testing.T) {
 	}
 }
 
+// TestCountersAgreeEHFault: C++ at -O0, a fault inside a catch handler: the walk's
+// table names landing pads too, and the typed-pointer dialect spells the functions'
+// types (a personality routine's variadic type in the define line is not theirs).
+func TestCountersAgreeEHFault(t *testing.T) {
+	agree(t, example{path: "testdata/ehfault.cpp", args: []string{"x"}, exit: 128 + 11}, "--opt", "-O0")
+}
+
 // TestStackOverflowUnwalked: at -O0 the runtime finds where a fault stopped each
 // activation by walking the stack, but not after a stack overflow, whose fault may
 // strike in a prologue before the frame pointer moved: the report says that the
@@ -342,9 +349,9 @@ func TestProfileCommands(t *testing.T) {
 			t.Errorf("show --func deep:\n%s", out)
 		}
 		out, _, code = cli(t, "", "show", all, "--source")
-		// Line 34, "static int middle(...)", ran 12 times per normal run and 8 times
+		// Line 55, "static int middle(...)", ran 12 times per normal run and 8 times
 		// per exit run: 12 + 3·8 = 36 in all.
-		if code != 0 || !strings.Contains(out, "       36:   34:static int middle") || !strings.Contains(out, "#####:") {
+		if code != 0 || !strings.Contains(out, "       36:   55:static int middle") || !strings.Contains(out, "#####:") {
 			t.Errorf("show --source:\n%s", out)
 		}
 		_, stderr, code = cli(t, "", "show", all, "--func", "nosuch")

@@ -199,6 +199,24 @@ func TestInstrumentedIRCompiles(t *testing.T) {
 				if msg, err := cmd.CombinedOutput(); err != nil {
 					t.Errorf("%s (%s, atomic=%v): %s rejects the instrumented IR: %v\n%s", file, s, atomic, clang, err, msg)
 				}
+				if s == Blocks && !atomic {
+					// Chords at -O0, with the stack walk's table (walk.go): blockaddress
+					// of numbered and named blocks, in both pointer dialects.
+					m, _ := llvmir.Parse(file, data)
+					if !m.WalkableStack() {
+						t.Errorf("%s: the stack walk refuses it", file)
+					}
+					if _, err := Module(m, Options{Scheme: Chords, Walk: true, Source: file}); err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(string(m.Bytes()), "@__fragprof.walk = private constant") {
+						t.Errorf("%s: no walk table", file)
+					}
+					os.WriteFile(out, m.Bytes(), 0o644)
+					if msg, err := exec.Command(clang, "-c", "-O0", "-x", "ir", out, "-o", out+".o").CombinedOutput(); err != nil {
+						t.Errorf("%s (chords, walk): %s rejects the instrumented IR: %v\n%s", file, clang, err, msg)
+					}
+				}
 				// Instrumenting twice is refused.
 				m2, _ := llvmir.Parse(out, m.Bytes())
 				if _, err := Module(m2, Options{Scheme: s}); err == nil || !strings.Contains(err.Error(), "already instrumented") {

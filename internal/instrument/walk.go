@@ -120,7 +120,13 @@ func (w *writer) walkTable(fs []*llvmir.Func, ps []*FuncPlan, bases []int) strin
 		sb.WriteString("i32 " + wd)
 	}
 	sb.WriteString("], align 4\n")
-	sb.WriteString("define internal void @__fragprof.walkend() noinline {\n  ret void\n}\n")
-	m.Append(sb.String())
+	// Before the first function: a blockaddress may name a numbered block only
+	// before its function's definition.
+	if len(fs) > 0 {
+		m.InsertBefore(fs[0].Line, sb.String())
+	} else {
+		m.Append(sb.String())
+	}
+	m.Append("\ndefine internal void @__fragprof.walkend() noinline {\n  ret void\n}\n")
 	return "@__fragprof.walk"
 }

@@ -1090,7 +1090,7 @@ static void cont_finish(int sig) {
 	unsigned char h[12];
 	put32(h, (uint32_t)__fragprof_main_returned);
 	put32(h + 4, (uint32_t)sig);
-	put32(h + 8, FP_CONTINUOUS | FP_FINISHED);
+	put32(h + 8, FP_CONTINUOUS | FP_FINISHED | (__fragprof_unwalked ? FP_UNWALKED : 0));
 	cont_pwrite(h, 4, 16);
 	cont_pwrite(h + 4, 4, 20);
 	cont_pwrite(h + 8, 4, 28);
