@@ -349,9 +349,9 @@ func TestProfileCommands(t *testing.T) {
 			t.Errorf("show --func deep:\n%s", out)
 		}
 		out, _, code = cli(t, "", "show", all, "--source")
-		// Line 55, "static int middle(...)", ran 12 times per normal run and 8 times
+		// Line 66, "static int middle(...)", ran 12 times per normal run and 8 times
 		// per exit run: 12 + 3·8 = 36 in all.
-		if code != 0 || !strings.Contains(out, "       36:   55:static int middle") || !strings.Contains(out, "#####:") {
+		if code != 0 || !strings.Contains(out, "       36:   66:static int middle") || !strings.Contains(out, "#####:") {
 			t.Errorf("show --source:\n%s", out)
 		}
 		_, stderr, code = cli(t, "", "show", all, "--func", "nosuch")

@@ -61,7 +61,6 @@ func planChords(f *cfg.Func, faults faultMode, fromCalls bool) *FuncPlan {
 			walked = append(walked, Counter{Block: b.ID, Edge: -1, Place: AtStop})
 		}
 	}
-	defer func() { p.Counters = append(p.Counters, walked...) }()
 	uf := newUnionFind(nb + 1)
 	for _, b := range p.Exits {
 		uf.union(b, exit) // forced: a star around EXIT has no cycle
@@ -124,6 +123,7 @@ func planChords(f *cfg.Func, faults faultMode, fromCalls bool) *FuncPlan {
 		}
 		p.Counters = append(p.Counters, c)
 	}
+	p.Counters = append(p.Counters, walked...)
 	return p
 }
 

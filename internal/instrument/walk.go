@@ -10,7 +10,8 @@
 //
 //	nfuncs, the sentinel function's start (relative)
 //	per function, in the unit's order: nblocks, its start (relative),
-//	    then per block: its offset from the start (0 for the entry), its info
+//	    then per block: its offset from the start (0 for the entry, -1 for a
+//	    block the entry cannot reach, which the back end deletes), its info
 //
 // A block's info is its stop counter's slot in the unit's array plus one (0 for
 // none), with the flags below in the top bits. The sentinel is an empty function
@@ -32,6 +33,24 @@ const (
 	walkFaults  = 1 << 29 // an instruction of the block may fault
 	walkCalls   = 1 << 30 // the block calls a function
 )
+
+// reachable marks the blocks of g that its entry reaches.
+func reachable(g *cfg.Func) []bool {
+	live := make([]bool, len(g.Blocks))
+	stack := []*cfg.Block{g.Entry()}
+	live[0] = true
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range b.Succs {
+			if !live[e.To.ID] {
+				live[e.To.ID] = true
+				stack = append(stack, e.To)
+			}
+		}
+	}
+	return live
+}
 
 // walkTable appends the walk table of the unit's functions fs (planned as ps, their
 // counters from bases) and its sentinel function, and returns the table's name.
@@ -66,6 +85,7 @@ func (w *writer) walkTable(fs []*llvmir.Func, ps []*FuncPlan, bases []int) strin
 		for _, b := range p.Exits {
 			exits[b] = true
 		}
+		live := reachable(g)
 		for _, b := range g.Blocks {
 			info := 0
 			if s, ok := slots[b.ID]; ok {
@@ -80,9 +100,14 @@ func (w *writer) walkTable(fs []*llvmir.Func, ps []*FuncPlan, bases []int) strin
 			if b.Traits&cfg.HasCall != 0 {
 				info |= walkCalls
 			}
-			if b.ID == 0 {
+			switch {
+			case b.ID == 0:
 				words = append(words, "0")
-			} else {
+			case !live[b.ID]:
+				// The back end deletes a block the entry cannot reach (and its
+				// address with it): an offset no address is past.
+				words = append(words, "-1")
+			default:
 				addrs = append(addrs, blockAddr{len(words), f, f.Blocks[b.ID].Name})
 				words = append(words, "")
 			}

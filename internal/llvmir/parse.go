@@ -634,7 +634,37 @@ func unescape(s string) (string, bool) {
 
 // retType extracts the return type from the part of a define line before the name.
 func retType(head string) string {
-	fields := strings.Fields(head)
+	h := strings.TrimRight(head, " ")
+	i := len(h)
+	for i > 0 && h[i-1] == '*' {
+		i-- // pointer stars
+	}
+	if i > 0 && strings.IndexByte("}]>)", h[i-1]) >= 0 {
+		// A bracketed type: a struct ({ i64, i32 }, <{ ... }>), an array, a vector,
+		// or a function type whose return type comes before it.
+		depth, j := 0, i-1
+		for ; j >= 0; j-- {
+			switch h[j] {
+			case '}', ']', '>', ')':
+				depth++
+			case '{', '[', '<', '(':
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		switch {
+		case j < 0:
+		case h[j] == '(':
+			return retType(h[:j]) + " " + h[j:]
+		case h[j] == '{' && j > 0 && h[j-1] == '<':
+			return h[j-1:]
+		default:
+			return h[j:]
+		}
+	}
+	fields := strings.Fields(h)
 	if len(fields) == 0 {
 		return ""
 	}
