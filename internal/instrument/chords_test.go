@@ -196,9 +196,9 @@ func TestChordsFaults(t *testing.T) {
 
 // TestChordsWalked: a build whose runtime walks the stack of a faulting run (Plan
 // with walk) gives each block that may fault a stop counter instead of a virtual
-// edge in the tree: the same counters on real edges as a build that ignores faults,
-// plus one stop counter each, which no code increments; but a block whose fault the
-// walk cannot see (cfg.MayFaultInLibrary) keeps its virtual edge. Runs that stop
+// edge in the tree: one counter on a real edge fewer than the build with fault edges
+// for each, plus the stop counter, which no code increments; but a block whose fault
+// the walk cannot see (cfg.MayFaultInLibrary) keeps its virtual edge. Runs that stop
 // in faulting blocks, counted by those stop counters, are reconstructed exactly.
 func TestChordsWalked(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
