@@ -127,14 +127,14 @@ func (w *writer) walkTable(fs []*llvmir.Func, ps []*FuncPlan, bases []int) strin
 	for _, f := range fs {
 		fnType[ref(f)] = m.FuncPtrType(f)
 	}
-	fnAddr := func(ref string) string { return fmt.Sprintf("i64 ptrtoint (%s %s to i64)", fnType[ref], ref) }
-	for k, ref := range rels {
-		words[k] = fmt.Sprintf("trunc (i64 sub (%s, %s) to i32)", fnAddr(ref), slot(k))
+	fnAddr := func(fn string) string { return fmt.Sprintf("i64 ptrtoint (%s %s to i64)", fnType[fn], fn) }
+	for k, fn := range rels {
+		words[k] = fmt.Sprintf("trunc (i64 sub (%s, %s) to i32)", fnAddr(fn), slot(k))
 	}
 	for _, a := range addrs {
-		ref := ref(a.fn)
+		fn := ref(a.fn)
 		words[a.word] = fmt.Sprintf("trunc (i64 sub (i64 ptrtoint (%s blockaddress(%s, %s) to i64), %s) to i32)",
-			i8p, ref, llvmir.LabelRef(a.name), fnAddr(ref))
+			i8p, fn, llvmir.LabelRef(a.name), fnAddr(fn))
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\n@__fragprof.walk = private constant %s [", arr)
