@@ -446,7 +446,7 @@ func (d *Dump) profile(sparse bool) (*profile.Profile, error) {
 		d.Warnings = append(d.Warnings, w)
 	}
 	if d.Unwalked {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s, and the walk of its stack that finds where each active function stopped met a frame it could not read (a stack overflow, or code without frame pointers): the counts of the blocks where they stopped may be off by one under --counters chords (blocks and edges count exactly)", d.stopText()))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s, and the walk of its stack that finds where each active function stopped met a frame it could not read or trust (a stack overflow, whose fault may come before the frame pointer moved): the counts of the blocks where they stopped may be off by one under --counters chords (blocks and edges count exactly)", d.stopText()))
 	}
 	if promoted && d.Finished && isFault(d.Signal) {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("the run %s: in a build that keeps counters in registers (promoted, above -O0), the counts of the loop and of the block where the fault struck may be off; build with FRAGPROF_PROMOTE=0 for exact counts of runs that fault", d.stopText()))

@@ -4,6 +4,7 @@
 package llvmir
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -36,14 +37,16 @@ func (m *Module) WalkableStack() bool {
 		if strings.Contains(def, " available_externally ") {
 			continue // not instrumented, and inlined as the callers' own code
 		}
-		head := def[:max(strings.IndexByte(def, '@'), 0)]
-		if hasWord(def, "alwaysinline") || strings.Contains(def, " comdat") ||
-			!(hasWord(head, "internal") || hasWord(head, "private") || hasWord(head, "dso_local")) ||
-			hasWord(head, "weak") || hasWord(head, "linkonce") || hasWord(head, "linkonce_odr") || hasWord(head, "weak_odr") {
+		head := strings.Fields(def[:max(strings.IndexByte(def, '@'), 0)])
+		replaceable := strings.Contains(def, " comdat") || slices.ContainsFunc(head, func(w string) bool {
+			return strings.HasPrefix(w, "weak") || strings.HasPrefix(w, "linkonce")
+		})
+		if slices.Contains(strings.Fields(def), "alwaysinline") || replaceable ||
+			!linkageLocal(def) && !slices.Contains(head, "dso_local") {
 			return false
 		}
 		for _, g := range attrRefs(def) {
-			if hasWord(groups[g], "alwaysinline") {
+			if slices.Contains(strings.Fields(groups[g]), "alwaysinline") {
 				return false
 			}
 		}
@@ -100,14 +103,4 @@ func attrRefs(def string) []string {
 		}
 	}
 	return refs
-}
-
-// hasWord reports whether s holds w as a whole word (outside quotes, roughly).
-func hasWord(s, w string) bool {
-	for _, f := range strings.Fields(s) {
-		if f == w {
-			return true
-		}
-	}
-	return false
 }

@@ -57,6 +57,7 @@ type Func struct {
 	Params      []Param
 	RetType     string
 	CallsSetjmp bool // calls a returns_twice function (setjmp family, vfork)
+	Variadic    bool // its parameter list ends in "..."
 }
 
 // A Param is a formal parameter of a definition.

@@ -145,8 +145,7 @@ func parseFunc(m *Module, i int) (*Func, int, error) {
 	}
 	f.Name = name
 	f.RetType = retType(def[:strings.Index(def, "@")])
-	params, _ := splitParams(rest)
-	f.Params = params
+	f.Params, f.Variadic = splitParams(rest)
 	if !strings.HasSuffix(strings.TrimRight(def, " "), "{") {
 		return nil, 0, &Error{Line: i + 1, Func: name, Msg: "function body does not open on the define line"}
 	}
@@ -671,10 +670,11 @@ func retType(head string) string {
 	return fields[len(fields)-1]
 }
 
-// splitParams reads the parameter list that follows a function name.
-func splitParams(rest string) ([]Param, string) {
+// splitParams reads the parameter list that follows a function name, and whether
+// it ends in "...".
+func splitParams(rest string) (ps []Param, variadic bool) {
 	if !strings.HasPrefix(rest, "(") {
-		return nil, rest
+		return nil, false
 	}
 	depth := 0
 	var parts []string
@@ -700,9 +700,11 @@ func splitParams(rest string) ([]Param, string) {
 			break
 		}
 	}
-	var ps []Param
 	for _, p := range parts {
 		p = strings.TrimSpace(p)
+		if p == "..." {
+			variadic = true
+		}
 		if p == "" || p == "..." {
 			continue
 		}
@@ -739,10 +741,7 @@ func splitParams(rest string) ([]Param, string) {
 		}
 		ps = append(ps, prm)
 	}
-	if end < 0 {
-		return ps, ""
-	}
-	return ps, rest[end+1:]
+	return ps, variadic
 }
 
 var reLocLine = regexp.MustCompile(`^!(\d+) = !DILocation\(line: (\d+)(?:, column: (\d+))?`)

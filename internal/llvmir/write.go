@@ -33,33 +33,10 @@ func (m *Module) FuncPtrType(f *Func) string {
 	for _, p := range f.Params {
 		ps = append(ps, p.Type)
 	}
-	if variadic(m.Lines[f.Line], f.Name) {
+	if f.Variadic {
 		ps = append(ps, "...")
 	}
 	return f.RetType + " (" + strings.Join(ps, ", ") + ")*"
-}
-
-// variadic reports whether the parameter list of the define line def of name ends
-// in "..." (a personality after it may mention a variadic type too).
-func variadic(def, name string) bool {
-	k := strings.Index(def, GlobalRef(name)+"(")
-	if k < 0 {
-		return false
-	}
-	k += len(GlobalRef(name))
-	depth := 0
-	for i := k; i < len(def); i++ {
-		switch def[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return strings.HasSuffix(strings.TrimSpace(def[k+1:i]), "...")
-			}
-		}
-	}
-	return false
 }
 
 func escape(s string) string {
