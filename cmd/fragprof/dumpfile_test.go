@@ -171,6 +171,42 @@ func TestDumpFileInPlace(t *testing.T) {
 	if left, _ := filepath.Glob(out + ".*"); len(left) > 0 {
 		t.Errorf("files left beside the dump: %v", left)
 	}
+
+	// A run whose second process finds the run's dump in slot 1, beyond the bytes
+	// the runtime reads first (the file's header and the first 32 bytes of the dump
+	// in slot 0): it reads the dump there, adds to it and writes slot 0, in place.
+	run(small)
+	if s, _, _ := header(); s != 0 {
+		run(small)
+	}
+	if s, _, _ := header(); s != 0 {
+		t.Fatal("two runs left the dump in slot 1 both times")
+	}
+	third := inode()
+	run(build("execs-small", 0, small))
+	p = readDumpProfile(t, out)
+	work = 0
+	for i, f := range p.Program.Funcs {
+		if f.Name == "work" {
+			work += p.Counts[i].Calls()
+		}
+	}
+	if work != 10 || len(p.Program.Funcs) != 4 {
+		t.Errorf("a run of two processes: work called %d times in %d functions, want 10 in 4", work, len(p.Program.Funcs))
+	}
+	if s, _, _ := header(); s != 0 || inode() != third {
+		t.Errorf("a run of two processes: the dump is in slot %d of inode %d, want slot 0 of %d (in place)", s, inode(), third)
+	}
+
+	// A path longer than the runtime keeps among its small variables (255 bytes).
+	long := filepath.Join(dir, strings.Repeat("d", 200), strings.Repeat("e", 100))
+	if err := os.MkdirAll(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(long, "counts.fpd")
+	run(small)
+	run(small)
+	check(0)
 }
 
 // readDumpProfile reads the dump file path as count does (dump.ReadFile) and returns

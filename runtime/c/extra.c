@@ -28,23 +28,23 @@ static int nhooks;
  * this process's. */
 static int mine(void) {
 	if (!extra_pid)
-		extra_pid = getpid();
-	return extra_pid == getpid();
+		extra_pid = fp_getpid();
+	return extra_pid == fp_getpid();
 }
 
 int __fragprof_extra_fd(void) {
 	if (!mine())
 		return -1;
 	if (extra_fd == -2) {
-		const char *p = getenv("FRAGPROF_EXTRA_OUT");
-		extra_fd = p && *p ? open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+		const char *p = fp_getenv("FRAGPROF_EXTRA_OUT");
+		extra_fd = p && *p ? fp_open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 	}
 	return extra_fd;
 }
 
 void __fragprof_set_extra_fd(int fd) {
 	extra_fd = fd;
-	extra_pid = getpid();
+	extra_pid = fp_getpid();
 }
 
 void __fragprof_on_dump(void (*fn)(int)) {

@@ -320,10 +320,10 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
  * its own: a program without one fails to link, as its plain build does, and a
  * program whose main was not built by fragprof keeps it. */
 int __fragprof_start(int argc, char **argv, char **envp) {
-	const char *ctl = getenv("FRAGPROF_CTL");
+	const char *ctl = fp_getenv("FRAGPROF_CTL");
 	int rfd, wfd;
 	if (ctl && sscanf(ctl, "%d,%d", &rfd, &wfd) == 2) {
-		const char *iso = getenv("FRAGPROF_ISOLATION");
+		const char *iso = fp_getenv("FRAGPROF_ISOLATION");
 		int inprocess = iso && strcmp(iso, "none") == 0;
 		unsetenv("FRAGPROF_CTL");
 		unsetenv("FRAGPROF_ISOLATION");

@@ -6,6 +6,10 @@
 #include <signal.h>
 #include <sys/types.h>
 #include <pthread.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Fork handlers are registered through glibc's __register_atfork, which is what
  * pthread_atfork does: pthread_atfork itself comes from libc_nonshared.a, which the
@@ -24,6 +28,61 @@ extern void *__dso_handle;
  * run uses took three pages, packed they take one, and a buffer of which a short
  * dump uses a few hundred bytes takes one page, not two. */
 #define FP_BULK __attribute__((section(".bss.fragprof_bulk"), aligned(4096)))
+
+/* System calls without lazy binding. The dynamic loader binds each libc function a
+ * program imports at its first call, about 0.5 us each on the project's VM, and a
+ * run that counts called twenty at its start and its dump (docs/runtime.md, "What a
+ * millisecond run pays"). The runtime makes the system calls of those two moments
+ * through syscall(2), bound once, with the wrappers below, and reads its
+ * environment variables with fp_getenv; the other libc functions it calls are on
+ * paths a counting run does not take. Each wrapper returns what the libc function
+ * of the same name returns, and sets errno as it does. */
+extern char **environ;
+static inline pid_t fp_getpid(void) { return (pid_t)syscall(SYS_getpid); }
+static inline int fp_open(const char *path, int flags, mode_t mode) {
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+static inline int fp_close(int fd) { return (int)syscall(SYS_close, fd); }
+static inline int fp_flock(int fd, int op) { return (int)syscall(SYS_flock, fd, op); }
+static inline int fp_fstat(int fd, struct stat *st) { return (int)syscall(SYS_fstat, fd, st); }
+static inline int fp_stat(const char *path, struct stat *st) {
+	return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st, 0);
+}
+static inline ssize_t fp_pread(int fd, void *buf, size_t n, off_t off) {
+	return (ssize_t)syscall(SYS_pread64, fd, buf, n, off);
+}
+static inline ssize_t fp_pwrite(int fd, const void *buf, size_t n, off_t off) {
+	return (ssize_t)syscall(SYS_pwrite64, fd, buf, n, off);
+}
+static inline ssize_t fp_write(int fd, const void *buf, size_t n) { return (ssize_t)syscall(SYS_write, fd, buf, n); }
+static inline off_t fp_lseek(int fd, off_t off, int whence) { return (off_t)syscall(SYS_lseek, fd, off, whence); }
+static inline int fp_ftruncate(int fd, off_t n) { return (int)syscall(SYS_ftruncate, fd, n); }
+static inline int fp_unlink(const char *path) { return (int)syscall(SYS_unlinkat, AT_FDCWD, path, 0); }
+static inline ssize_t fp_getrandom(void *buf, size_t n, unsigned flags) {
+	return (ssize_t)syscall(SYS_getrandom, buf, n, flags);
+}
+static inline int fp_sigaltstack(const stack_t *ss, stack_t *old) { return (int)syscall(SYS_sigaltstack, ss, old); }
+
+/* fp_pct returns the first "%c" (c the given letter) in s, or 0: strstr(s, "%c"),
+ * without binding it. */
+static inline char *fp_pct(char *s, char c) {
+	for (; *s; s++)
+		if (s[0] == '%' && s[1] == c)
+			return s;
+	return 0;
+}
+
+/* fp_getenv is getenv(3), without binding it. */
+static inline const char *fp_getenv(const char *name) {
+	for (char **e = environ; e && *e; e++) {
+		const char *a = *e, *b = name;
+		while (*b && *a == *b)
+			a++, b++;
+		if (!*b && *a == '=')
+			return a + 1;
+	}
+	return 0;
+}
 
 struct fp_unit {
 	uint32_t version; /* 1, or 2 with walk */

@@ -36,7 +36,12 @@ static uint32_t nunits;
 static int installed;
 static volatile sig_atomic_t dumped;
 static pid_t owner;
-static char out_path[4096] FP_BULK;
+/* FRAGPROF_OUT, copied (a program may write over its environment's strings, as some
+ * do to set their process title): into out_short, among the small variables, or
+ * when longer into out_long, a page of its own (FP_BULK), which a run given a short
+ * path then never touches. out_path is the one in use ("" when none). */
+static char out_short[256], out_long[4096] FP_BULK;
+static char *out_path = out_short;
 static int out_fd = -1;
 
 /* Dump header flags (offset 28). */
@@ -81,7 +86,7 @@ static void cont_finish(int sig);
 int __fragprof_write_all(int fd, const void *p, size_t n) {
 	const char *c = p;
 	while (n > 0) {
-		ssize_t w = write(fd, c, n);
+		ssize_t w = fp_write(fd, c, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -95,25 +100,31 @@ int __fragprof_write_all(int fd, const void *p, size_t n) {
 
 /* The dump's output. Writes go through a buffer, so that a small dump is one system
  * call, and stop short (room_short) rather than pass room bytes: a slot of the dump
- * file is no bigger. Used by one dump at a time (a process dumps once; the signal
+ * file is no bigger. The buffer is first the caller's (on its stack, which the
+ * process has touched already), then, from the first flush on, ob_big: a dump of a
+ * millisecond run fits the first and touches no page of ob_big, which would cost a
+ * page fault (FP_BULK). Used by one dump at a time (a process dumps once; the signal
  * that could interrupt a dump finds the default action restored). */
 static struct {
 	int fd;
 	size_t room;
 	int room_short;
-	size_t used;
+	unsigned char *buf;
+	size_t cap, used;
 } ob;
-static unsigned char ob_buf[1 << 16] FP_BULK;
+static unsigned char ob_big[1 << 16] FP_BULK;
 
-static void ob_start(int fd, size_t room) {
+static void ob_start(int fd, size_t room, unsigned char *first, size_t cap) {
 	ob.fd = fd;
 	ob.room = room;
 	ob.room_short = 0;
+	ob.buf = first;
+	ob.cap = cap;
 	ob.used = 0;
 }
 
 static int ob_flush(void) {
-	int bad = ob.used ? __fragprof_write_all(ob.fd, ob_buf, ob.used) : 0;
+	int bad = ob.used ? __fragprof_write_all(ob.fd, ob.buf, ob.used) : 0;
 	ob.used = 0;
 	return bad;
 }
@@ -124,11 +135,15 @@ static int emit(const void *p, size_t n) {
 		return -1;
 	}
 	ob.room -= n;
-	if (ob.used + n > sizeof ob_buf && ob_flush() < 0)
-		return -1;
-	if (n > sizeof ob_buf)
+	if (ob.used + n > ob.cap) {
+		if (ob_flush() < 0)
+			return -1;
+		ob.buf = ob_big;
+		ob.cap = sizeof ob_big;
+	}
+	if (n > ob.cap)
 		return __fragprof_write_all(ob.fd, p, n);
-	memcpy(ob_buf + ob.used, p, n);
+	memcpy(ob.buf + ob.used, p, n);
 	ob.used += n;
 	return 0;
 }
@@ -141,7 +156,7 @@ static int expand(char *dst, size_t cap, int *has_pid) {
 		if (out_path[i] == '%' && out_path[i + 1] == 'p') {
 			char num[24];
 			int k = 0;
-			unsigned long p = (unsigned long)getpid();
+			unsigned long p = (unsigned long)fp_getpid();
 			do {
 				num[k++] = (char)('0' + p % 10);
 				p /= 10;
@@ -400,12 +415,13 @@ static int emit_dump(int sig, const unsigned char *old, const unsigned char *old
 /* dump_merged writes the dump (emit_dump) to fd at its offset, in at most room bytes. */
 static int dump_merged(int fd, size_t room, int sig, const unsigned char *old, const unsigned char *old_end,
                        uint32_t nold, uint32_t id) {
-	ob_start(fd, room);
+	unsigned char first[2048];
+	ob_start(fd, room, first, sizeof first);
 	int bad = emit_dump(sig, old, old_end, nold, id);
 	return ob_flush() < 0 ? -1 : bad;
 }
 
-static int dump_to(int fd, int sig) { return dump_merged(fd, SIZE_MAX, sig, 0, 0, 0, (uint32_t)getpid()); }
+static int dump_to(int fd, int sig) { return dump_merged(fd, SIZE_MAX, sig, 0, 0, 0, (uint32_t)fp_getpid()); }
 
 /* The dump file (docs/runtime.md, "Dump file"): a 64-byte header and two slots of
  * cap bytes each, at 64 and 64 + cap, each of which can hold a dump. The header's
@@ -421,22 +437,26 @@ static const char file_magic[8] = {'F', 'P', 'D', 'U', 'M', 'P', 0, 2};
 
 static uint64_t get64(const unsigned char *b) { return (uint64_t)get32(b) | (uint64_t)get32(b + 4) << 32; }
 
-/* file_dump finds the dump in the n bytes at f (a dump file, or a bare dump of
- * an older fragprof), and its slot: -1 for a bare dump, or when there is none. */
-static const unsigned char *file_dump(const unsigned char *f, size_t n, size_t *len, int *slot, uint64_t *cap) {
+/* file_dump finds the dump in a file of n bytes whose first bytes are at h (the
+ * whole header, when n >= FILE_HDR): a dump file, or a bare dump of an older
+ * fragprof. It returns 0 when there is none; else 1, with the dump's offset and
+ * length and its slot: -1 for a bare dump. */
+static int file_dump(const unsigned char *h, size_t n, size_t *at, size_t *len, int *slot, uint64_t *cap) {
 	*slot = -1;
 	*cap = 0;
-	if (n >= FILE_HDR && memcmp(f, file_magic, 8) == 0) {
-		uint64_t st = get64(f + 8), c = get64(f + 16), l = st >> 1;
+	if (n >= FILE_HDR && memcmp(h, file_magic, 8) == 0) {
+		uint64_t st = get64(h + 8), c = get64(h + 16), l = st >> 1;
 		if (c > n || 2 * c > n - FILE_HDR || l > c)
 			return 0;
 		*slot = (int)(st & 1);
 		*cap = c;
 		*len = (size_t)l;
-		return f + FILE_HDR + (st & 1) * c;
+		*at = FILE_HDR + (size_t)((st & 1) * c);
+		return 1;
 	}
+	*at = 0;
 	*len = n;
-	return f;
+	return 1;
 }
 
 /* make_file writes a new dump file (one dump, in slot 0) to tmp (tmp_name). */
@@ -444,11 +464,11 @@ static int make_file(const char *tmp, int sig, const unsigned char *old, const u
                      uint32_t nold, uint32_t id) {
 	if (!tmp)
 		return -1; /* the name was too long */
-	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = fp_open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	int bad = lseek(fd, FILE_HDR, SEEK_SET) < 0 || dump_merged(fd, SIZE_MAX, sig, old, old_end, nold, id) < 0;
-	off_t end = bad ? 0 : lseek(fd, 0, SEEK_CUR);
+	int bad = fp_lseek(fd, FILE_HDR, SEEK_SET) < 0 || dump_merged(fd, SIZE_MAX, sig, old, old_end, nold, id) < 0;
+	off_t end = bad ? 0 : fp_lseek(fd, 0, SEEK_CUR);
 	if (!bad && end > FILE_HDR) {
 		/* Room for the processes and programs of a run that add units: half again. */
 		uint64_t len = (uint64_t)end - FILE_HDR, cap = (len + len / 2 + 63) & ~(uint64_t)63;
@@ -456,12 +476,12 @@ static int make_file(const char *tmp, int sig, const unsigned char *old, const u
 		memcpy(h, file_magic, 8);
 		put64(h + 8, len << 1);
 		put64(h + 16, cap);
-		bad = ftruncate(fd, (off_t)(FILE_HDR + 2 * cap)) < 0 || pwrite(fd, h, sizeof h, 0) != (ssize_t)sizeof h;
+		bad = fp_ftruncate(fd, (off_t)(FILE_HDR + 2 * cap)) < 0 || fp_pwrite(fd, h, sizeof h, 0) != (ssize_t)sizeof h;
 	} else
 		bad = 1;
-	close(fd);
+	fp_close(fd);
 	if (bad)
-		unlink(tmp);
+		fp_unlink(tmp);
 	return bad ? -1 : 0;
 }
 
@@ -477,7 +497,7 @@ static const char *tmp_name(const char *path) {
 	tmp[j++] = '.';
 	char num[24];
 	int d = 0;
-	unsigned long p = (unsigned long)getpid();
+	unsigned long p = (unsigned long)fp_getpid();
 	do {
 		num[d++] = (char)('0' + p % 10);
 		p /= 10;
@@ -499,12 +519,12 @@ static const char *tmp_name(const char *path) {
  * process that waited for the lock of a file that was meanwhile replaced starts
  * again. Async-signal-safe: system calls only. */
 static int write_file(const char *path, int merge, int sig) {
-	uint32_t id = merge ? run_id : (uint32_t)getpid();
+	uint32_t id = merge ? run_id : (uint32_t)fp_getpid();
 	const char *tmp = 0;
 	for (int attempt = 0; attempt < 16; attempt++) {
-		int fd = open(path, O_RDWR | O_CLOEXEC), writable = fd >= 0;
+		int fd = fp_open(path, O_RDWR | O_CLOEXEC, 0), writable = fd >= 0;
 		if (fd < 0 && errno != ENOENT)
-			fd = open(path, O_RDONLY | O_CLOEXEC); /* read-only: replaced, as rename allows */
+			fd = fp_open(path, O_RDONLY | O_CLOEXEC, 0); /* read-only: replaced, as rename allows */
 		if (fd < 0) {
 			if (errno != ENOENT || make_file((tmp = tmp_name(path)), sig, 0, 0, 0, id) < 0)
 				return -1;
@@ -512,62 +532,72 @@ static int write_file(const char *path, int merge, int sig) {
 			if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 1 /* RENAME_NOREPLACE */) == 0)
 				return 0;
 			if (errno == EEXIST) {
-				unlink(tmp);
+				fp_unlink(tmp);
 				continue; /* another process of the run created it first: add to it */
 			}
 #endif
 			return rename(tmp, path);
 		}
-		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		while (fp_flock(fd, LOCK_EX) < 0 && errno == EINTR)
 			;
 		struct stat fst, pst;
-		if (fstat(fd, &fst) < 0 || stat(path, &pst) < 0 || fst.st_ino != pst.st_ino || fst.st_dev != pst.st_dev) {
-			close(fd); /* replaced while we waited */
+		if (fp_fstat(fd, &fst) < 0 || fp_stat(path, &pst) < 0 || fst.st_ino != pst.st_ino || fst.st_dev != pst.st_dev) {
+			fp_close(fd); /* replaced while we waited */
 			continue;
 		}
+		/* The file's header and the first 32 bytes of its dump come first, onto the
+		 * stack; the whole dump is read only when it is of this run, to be added to.
+		 * A run that replaces another's dump (every run but the later processes of
+		 * one) so touches no page of a buffer of its own (FP_BULK). */
 		const unsigned char *f = 0, *old = 0;
-		size_t fn = (size_t)fst.st_size, oldn = 0;
+		size_t fn = (size_t)fst.st_size, oldn = 0, at = 0;
 		uint32_t nold = 0;
 		int slot = -1;
 		uint64_t cap = 0;
-		static unsigned char small[1 << 16] FP_BULK; /* a small file is read, a large one mapped */
+		unsigned char head[FILE_HDR + 32], dh[32];
+		size_t hn = fn < sizeof head ? fn : sizeof head;
+		int found = hn >= 32 && fp_pread(fd, head, hn, 0) == (ssize_t)hn && file_dump(head, fn, &at, &oldn, &slot, &cap);
+		if (found && at + 32 <= hn)
+			memcpy(dh, head + at, 32);
+		else if (found)
+			found = oldn >= 32 && fp_pread(fd, dh, 32, (off_t)at) == 32;
+		static unsigned char small[1 << 16] FP_BULK; /* a small dump is read, a large file mapped */
 		int mapped = 0;
-		if (fn >= 32 && fn <= sizeof small) {
-			f = pread(fd, small, fn, 0) == (ssize_t)fn ? small : 0;
-		} else if (fn >= 32) {
-			void *m = mmap(0, fn, PROT_READ, MAP_SHARED, fd, 0);
-			f = m == MAP_FAILED ? 0 : m;
-			mapped = f != 0;
-		}
-		if (f) {
-			old = file_dump(f, fn, &oldn, &slot, &cap);
-			if (!old || !merge || !old_valid(old, oldn, id, &nold)) {
-				old = 0; /* another run's, or damaged: replaced */
-				nold = 0;
+		if (found && merge && oldn >= 32 && get32(dh + 24) == id) {
+			if (oldn <= sizeof small) {
+				f = fp_pread(fd, small, oldn, (off_t)at) == (ssize_t)oldn ? small : 0;
+			} else {
+				void *m = mmap(0, fn, PROT_READ, MAP_SHARED, fd, 0);
+				f = m == MAP_FAILED ? 0 : (const unsigned char *)m + at;
+				mapped = f != 0;
 			}
+			if (f && old_valid(f, oldn, id, &nold))
+				old = f;
+			else
+				nold = 0; /* damaged: replaced */
 		}
 		int bad = -1;
 		if (slot >= 0 && writable) {
 			/* In place: the free slot, then the state word. */
 			off_t at = (off_t)(FILE_HDR + (uint64_t)(1 - slot) * cap);
-			if (lseek(fd, at, SEEK_SET) == at && dump_merged(fd, (size_t)cap, sig, old, old + oldn, nold, id) == 0) {
+			if (fp_lseek(fd, at, SEEK_SET) == at && dump_merged(fd, (size_t)cap, sig, old, old + oldn, nold, id) == 0) {
 				unsigned char st[8];
-				put64(st, ((uint64_t)(lseek(fd, 0, SEEK_CUR) - at) << 1) | (uint64_t)(1 - slot));
-				bad = pwrite(fd, st, 8, 8) == 8 ? 0 : -1;
+				put64(st, ((uint64_t)(fp_lseek(fd, 0, SEEK_CUR) - at) << 1) | (uint64_t)(1 - slot));
+				bad = fp_pwrite(fd, st, 8, 8) == 8 ? 0 : -1;
 			} else if (!ob.room_short)
 				slot = -2; /* a write failed: not worth a second try */
 		}
 		if (bad < 0 && slot != -2 && make_file((tmp = tmp_name(path)), sig, old, old + oldn, nold, id) == 0) {
 #ifdef SYS_renameat2
 			if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, path, 2 /* RENAME_EXCHANGE */) == 0)
-				bad = unlink(tmp);
+				bad = fp_unlink(tmp);
 			else
 #endif
 				bad = rename(tmp, path);
 		}
 		if (mapped)
-			munmap((void *)f, fn);
-		close(fd); /* releases the flock */
+			munmap((void *)(f - at), fn);
+		fp_close(fd); /* releases the flock */
 		return bad;
 	}
 	return -1;
@@ -579,12 +609,12 @@ static int write_file(const char *path, int merge, int sig) {
  * the run adds its counts. Async-signal-safe. */
 static int dump_file(const char *path, int merge, int sig) {
 	struct stat pst;
-	if (stat(path, &pst) == 0 && !S_ISREG(pst.st_mode)) {
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fp_stat(path, &pst) == 0 && !S_ISREG(pst.st_mode)) {
+		int fd = fp_open(path, O_WRONLY | O_CLOEXEC, 0);
 		if (fd < 0)
 			return -1;
 		int bad = dump_to(fd, sig);
-		close(fd);
+		fp_close(fd);
 		return bad;
 	}
 	return write_file(path, merge, sig);
@@ -602,21 +632,21 @@ static int merge_fd(int fd, int sig) {
 	int locked;
 	while (!(locked = fcntl(fd, F_SETLKW, &fl) == 0) && errno == EINTR)
 		;
-	off_t n = lseek(fd, 0, SEEK_CUR);
+	off_t n = fp_lseek(fd, 0, SEEK_CUR);
 	unsigned char *old = 0;
 	uint32_t nold = 0;
 	if (n >= 32) {
 		void *m = mmap(0, (size_t)n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m != MAP_FAILED) {
 			old = m;
-			if (pread(fd, old, (size_t)n, 0) != n || !old_valid(old, (size_t)n, get32(old + 24), &nold)) {
+			if (fp_pread(fd, old, (size_t)n, 0) != n || !old_valid(old, (size_t)n, get32(old + 24), &nold)) {
 				munmap(m, (size_t)n);
 				old = 0; /* damaged: replaced */
 				nold = 0;
 			}
 		}
 	}
-	int bad = lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, SIZE_MAX, sig, old, old + n, nold, run_id);
+	int bad = fp_lseek(fd, 0, SEEK_SET) < 0 ? -1 : dump_merged(fd, SIZE_MAX, sig, old, old + n, nold, run_id);
 	if (old)
 		munmap(old, (size_t)n);
 	fl.l_type = F_UNLCK;
@@ -636,7 +666,7 @@ void __fragprof_dump(int sig) {
 		return;
 	}
 	if (out_fd >= 0) {
-		if (getpid() == owner)
+		if (fp_getpid() == owner)
 			trial_fd ? merge_fd(out_fd, sig) : dump_to(out_fd, sig);
 		return;
 	}
@@ -644,7 +674,7 @@ void __fragprof_dump(int sig) {
 		return;
 	const char *path = out_path;
 	static char expanded[4096] FP_BULK;
-	int has_pid = strstr(out_path, "%p") != 0;
+	int has_pid = fp_pct(out_path, 'p') != 0;
 	if (has_pid) {
 		if (expand(expanded, sizeof expanded, &has_pid) < 0)
 			return;
@@ -653,7 +683,7 @@ void __fragprof_dump(int sig) {
 	if (!has_pid) {
 		/* Every process of the run adds its counts (but a vfork child, whose owner is
 		 * its parent). */
-		if (getpid() == owner)
+		if (fp_getpid() == owner)
 			dump_file(path, 1, sig);
 		return;
 	}
@@ -707,30 +737,37 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
 }
 
 static void install(void) {
-	installed = 1;
-	if (getenv("FRAGPROF_BIND_NOW")) {
+	if (fp_getenv("FRAGPROF_BIND_NOW")) {
 		/* fragprof bound this process's symbols at load (internal/exec.BindNow): its
 		 * children are the program's business */
 		unsetenv("LD_BIND_NOW");
 		unsetenv("FRAGPROF_BIND_NOW");
 	}
-	owner = getpid();
-	const char *fd = getenv("FRAGPROF_FD");
-	const char *path = getenv("FRAGPROF_OUT");
-	const char *ctl = getenv("FRAGPROF_CTL");
-	const char *tfd = getenv("FRAGPROF_TRIAL_FD");
+	owner = fp_getpid();
+	const char *fd = fp_getenv("FRAGPROF_FD");
+	const char *path = fp_getenv("FRAGPROF_OUT");
+	const char *ctl = fp_getenv("FRAGPROF_CTL");
+	const char *tfd = fp_getenv("FRAGPROF_TRIAL_FD");
 	int tn;
 	unsigned long long ino;
 	struct stat st;
-	if (tfd && !(ctl && *ctl) && sscanf(tfd, "%d:%llu", &tn, &ino) == 2 && fstat(tn, &st) == 0 &&
+	if (tfd && !(ctl && *ctl) && sscanf(tfd, "%d:%llu", &tn, &ino) == 2 && fp_fstat(tn, &st) == 0 &&
 	    (unsigned long long)st.st_ino == ino) {
 		/* exec'd by a process of a fork-server trial: add to the trial's dump */
 		out_fd = tn;
 		trial_fd = merge_children = 1;
 	} else if (fd && *fd)
 		out_fd = atoi(fd);
-	else if (path && strlen(path) < sizeof out_path)
-		strcpy(out_path, path);
+	else if (path) {
+		size_t n = 0; /* a path too long for out_long counts nowhere, as none */
+		while (path[n] && n + 1 < sizeof out_long)
+			n++;
+		if (!path[n]) {
+			out_path = n < sizeof out_short ? out_short : out_long;
+			for (size_t i = 0; i <= n; i++)
+				out_path[i] = path[i];
+		}
+	}
 	if (out_fd < 0 && !out_path[0] && !(ctl && *ctl))
 		return; /* nobody asked for counts: stay out of the program's way */
 	if (out_path[0] && !(ctl && *ctl)) {
@@ -748,12 +785,11 @@ static void install(void) {
 	}
 	static char altstack[1 << 16] FP_BULK;
 	stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
-	sigaltstack(&ss, 0);
+	fp_sigaltstack(&ss, 0);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND; /* sa_mask: empty (memset) */
 	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) {
 		struct sigaction old;
 		if (sigaction(fatal[i], &sa, &old) == 0 && old.sa_handler == SIG_IGN)
@@ -786,7 +822,7 @@ static void after_fork(void) {
 	zero_counters();
 	__fragprof_main_returned = 0;
 	dumped = 0;
-	owner = getpid();
+	owner = fp_getpid();
 }
 
 /* keep_live moves the write end of fragprof's "live" pipe (FRAGPROF_LIVE_FD, set by
@@ -794,7 +830,7 @@ static void after_fork(void) {
  * descriptor that every process of the run inherits: fragprof reads its end of file
  * when the last of them has ended, and then reads the dump. */
 static void keep_live(void) {
-	const char *l = getenv("FRAGPROF_LIVE_FD");
+	const char *l = fp_getenv("FRAGPROF_LIVE_FD");
 	if (!l || !*l)
 		return;
 	int fd = atoi(l);
@@ -805,22 +841,22 @@ static void keep_live(void) {
 	int lo = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64 && rl.rlim_cur <= 1 << 20 ? (int)rl.rlim_cur - 32 : 0;
 	int hi = lo > fd ? fcntl(fd, F_DUPFD, lo) : -1;
 	if (hi >= 0)
-		close(fd);
+		fp_close(fd);
 }
 
 /* join_run sets run_id: the run's, inherited through FRAGPROF_RUN, or a new one
  * when this process is the first. */
 static void join_run(void) {
-	const char *r = getenv("FRAGPROF_RUN");
+	const char *r = fp_getenv("FRAGPROF_RUN");
 	if (r && *r) {
 		run_id = (uint32_t)strtoul(r, 0, 10);
 		run_inherited = 1;
 		return;
 	}
-	if (getrandom(&run_id, sizeof run_id, GRND_NONBLOCK) != sizeof run_id) {
+	if (fp_getrandom(&run_id, sizeof run_id, GRND_NONBLOCK) != sizeof run_id) {
 		struct timespec ts; /* no entropy yet (early boot): the clock and the pid */
 		clock_gettime(CLOCK_REALTIME, &ts);
-		run_id = (uint32_t)ts.tv_nsec * 2654435761u ^ (uint32_t)ts.tv_sec ^ (uint32_t)getpid() << 8;
+		run_id = (uint32_t)ts.tv_nsec * 2654435761u ^ (uint32_t)ts.tv_sec ^ (uint32_t)fp_getpid() << 8;
 	}
 	run_id |= 0x80000000u;
 	static char env[32] = "FRAGPROF_RUN=";
@@ -839,7 +875,7 @@ static void join_run(void) {
 void __fragprof_before_exec(void) {
 	/* Not in a vfork child (owner is its parent): it shares the parent's counters,
 	 * which the parent writes at its end. */
-	if ((!out_path[0] && !trial_fd) || cont_on || dumped || getpid() != owner)
+	if ((!out_path[0] && !trial_fd) || cont_on || dumped || fp_getpid() != owner)
 		return;
 	int saved = errno;
 	__fragprof_dump(0);
@@ -849,7 +885,7 @@ void __fragprof_before_exec(void) {
 /* __fragprof_after_exec runs when the exec failed: the counts so far are written, so
  * the process counts afresh and adds the rest at its end. */
 void __fragprof_after_exec(void) {
-	if ((!out_path[0] && !trial_fd) || cont_on || !dumped || getpid() != owner)
+	if ((!out_path[0] && !trial_fd) || cont_on || !dumped || fp_getpid() != owner)
 		return;
 	int saved = errno;
 	after_fork();
@@ -861,7 +897,7 @@ void __fragprof_reset_for_child(int fd) {
 	__fragprof_main_returned = 0;
 	out_fd = fd;
 	out_path[0] = 0;
-	owner = getpid();
+	owner = fp_getpid();
 	run_id = (uint32_t)owner;
 	dumped = 0;
 	trial_fd = merge_children = 1;
@@ -870,7 +906,10 @@ void __fragprof_reset_for_child(int fd) {
 void __fragprof_serve_trials(void) { pthread_atfork(0, 0, after_fork); }
 
 void __fragprof_register(struct fp_unit *u) {
-	if (!installed)
+	/* An exchange, not a test: the runtime's first access to the page of its small
+	 * variables is then a write, one page fault, where a read maps the zero page and
+	 * the first write faults again. */
+	if (!__atomic_exchange_n(&installed, 1, __ATOMIC_RELAXED))
 		install();
 	for (struct fp_unit *v = units; v; v = v->next)
 		if (v == u)
@@ -924,7 +963,7 @@ static off_t cont_round(off_t n) {
 static int cont_pwrite(const void *p, size_t n, off_t off) {
 	const char *c = p;
 	while (n > 0) {
-		ssize_t w = pwrite(cont_fd, c, n, off);
+		ssize_t w = fp_pwrite(cont_fd, c, n, off);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -943,7 +982,7 @@ static int cont_create(void) {
 	int has_pid;
 	if (expand(path, sizeof path, &has_pid) < 0)
 		return -1;
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = fp_open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	cont_fd = fd;
@@ -951,7 +990,7 @@ static int cont_create(void) {
 	memset(h, 0, sizeof h);
 	memcpy(h, "FPDUMP\0\1", 8);
 	put32(h + 8, 1);
-	put32(h + 24, (uint32_t)getpid());
+	put32(h + 24, (uint32_t)fp_getpid());
 	put32(h + 28, FP_CONTINUOUS);
 	cont_end = sizeof h;
 	cont_units = 0;
@@ -974,7 +1013,7 @@ static int cont_map(struct fp_unit *u) {
 	if (cont_pwrite(uh, 8, off) < 0 || cont_pwrite(u->meta, u->metalen, off + 8) < 0)
 		return -1;
 	off_t data = cont_round(off + 8 + (off_t)u->metalen);
-	if (ftruncate(cont_fd, data + (off_t)span) < 0)
+	if (fp_ftruncate(cont_fd, data + (off_t)span) < 0)
 		return -1;
 	if (span) {
 		/* Counts made before the mapping (constructors run earlier) go first. */
@@ -996,7 +1035,7 @@ static void cont_abandon(void) {
 	cont_on = 0;
 	merge_children = 1; /* the ordinary mode's rule for forked children */
 	if (cont_fd >= 0)
-		close(cont_fd);
+		fp_close(cont_fd);
 	cont_fd = -1;
 }
 
@@ -1005,21 +1044,25 @@ static void cont_abandon(void) {
  * a process of the run); with no room for the name, it writes nothing. */
 static void cont_forks(void) {
 	size_t n = strlen(out_path);
-	if (n + sizeof ".forks" > sizeof out_path) {
+	if (n + sizeof ".forks" > sizeof out_long) {
 		owner = 0;
 		return;
+	}
+	if (out_path == out_short && n + sizeof ".forks" > sizeof out_short) {
+		memcpy(out_long, out_short, n);
+		out_path = out_long;
 	}
 	memcpy(out_path + n, ".forks", sizeof ".forks");
 	__fragprof_main_returned = 0;
 	dumped = 0;
-	owner = getpid();
+	owner = fp_getpid();
 	merge_children = 1;
 }
 
 static void cont_after_fork(void) {
 	if (!cont_on)
 		return;
-	int has_pid = strstr(out_path, "%p") != 0;
+	int has_pid = fp_pct(out_path, 'p') != 0;
 	/* Stop sharing: copy the counters into private memory at the same address. */
 	for (struct fp_unit *u = units; u; u = u->next) {
 		size_t bytes = (size_t)u->ncounters * 8;
@@ -1034,7 +1077,7 @@ static void cont_after_fork(void) {
 		if (mremap(copy, span, span, MREMAP_MAYMOVE | MREMAP_FIXED, u->counters) == MAP_FAILED)
 			munmap(copy, span);
 	}
-	close(cont_fd);
+	fp_close(cont_fd);
 	cont_fd = -1;
 	if (!has_pid) {
 		/* The parent owns the file: the child adds its counts to PATH.forks. */
@@ -1044,7 +1087,7 @@ static void cont_after_fork(void) {
 	}
 	__fragprof_main_returned = 0;
 	dumped = 0;
-	owner = getpid();
+	owner = fp_getpid();
 	if (cont_create() < 0) {
 		cont_abandon();
 		return;
@@ -1057,16 +1100,16 @@ static void cont_after_fork(void) {
 }
 
 static void cont_init(void) {
-	const char *c = getenv("FRAGPROF_CONTINUOUS");
-	int want = c && strcmp(c, "1") == 0;
-	char *pc = strstr(out_path, "%c");
+	const char *c = fp_getenv("FRAGPROF_CONTINUOUS");
+	int want = c && c[0] == '1' && !c[1];
+	char *pc = fp_pct(out_path, 'c');
 	if (pc) {
 		memmove(pc, pc + 2, strlen(pc + 2) + 1);
 		want = 1;
 	}
 	if (!want || out_fd >= 0 || !out_path[0])
 		return;
-	if (run_inherited && !strstr(out_path, "%p")) {
+	if (run_inherited && !fp_pct(out_path, 'p')) {
 		cont_forks(); /* exec'd by a process of a continuous run: the file is not ours */
 		return;
 	}
@@ -1085,7 +1128,7 @@ static void cont_add(struct fp_unit *u) {
 
 /* cont_finish records how the program ended (async-signal-safe). */
 static void cont_finish(int sig) {
-	if (getpid() != owner && !strstr(out_path, "%p"))
+	if (fp_getpid() != owner && !fp_pct(out_path, 'p'))
 		return;
 	unsigned char h[12];
 	put32(h, (uint32_t)__fragprof_main_returned);

@@ -211,7 +211,7 @@ static void tm_timing_init(void) {
 	if (__atomic_load_n(&tm_timer, __ATOMIC_ACQUIRE) >= 0)
 		return;
 	int tsc = tm_have_tsc();
-	const char *t = getenv("FRAGPROF_TIMER");
+	const char *t = fp_getenv("FRAGPROF_TIMER");
 	int sel = tsc ? FP_T_TSC : FP_T_MONO;
 	if (t && *t) {
 		for (int i = 0; i < FP_NTIMERS; i++)
@@ -220,13 +220,13 @@ static void tm_timing_init(void) {
 	}
 	if ((sel == FP_T_TSC && !tsc) || (sel == FP_T_RDTSCP && !(tsc && tm_have_rdtscp())))
 		sel = FP_T_MONO; /* the record names the timer actually used */
-	const char *hz = getenv("FRAGPROF_TSC_HZ");
+	const char *hz = fp_getenv("FRAGPROF_TSC_HZ");
 	if (hz && *hz)
 		tm_hz_env = strtod(hz, 0);
-	const char *cap = getenv("FRAGPROF_TIME_MAX");
+	const char *cap = fp_getenv("FRAGPROF_TIME_MAX");
 	if (cap && *cap)
 		tm_sample_cap = (uint32_t)strtoul(cap, 0, 10);
-	const char *cpu = getenv("FRAGPROF_CPU");
+	const char *cpu = fp_getenv("FRAGPROF_CPU");
 	if (cpu && *cpu) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
@@ -270,7 +270,7 @@ static void tm_sample_init(int i) {
  * first timer calls. */
 __attribute__((constructor(102))) static void tm_timing_ctor(void) {
 	int sites = __start_fragprof_sites && __stop_fragprof_sites && __start_fragprof_sites < __stop_fragprof_sites;
-	const char *t = getenv("FRAGPROF_TIMER");
+	const char *t = fp_getenv("FRAGPROF_TIMER");
 	if (!sites && !(t && *t))
 		return; /* no fragments: a program that only counts is left alone */
 	tm_timing_init();

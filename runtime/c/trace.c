@@ -422,7 +422,7 @@ static void tr_calibrate(void) {
 			if (w == 1 || r > hi)
 				hi = r;
 		}
-		const char *force = getenv("FRAGPROF_TRACE_TSC_UNSTABLE"); /* tests: act as if unstable */
+		const char *force = fp_getenv("FRAGPROF_TRACE_TSC_UNSTABLE"); /* tests: act as if unstable */
 		if (lo > 0 && hi <= lo * 1.002 && tick[3] > tick[0] && !(force && *force == '1'))
 			tr_ns_per_tick = (double)(ns[3] - ns[0]) / (double)(tick[3] - tick[0]);
 		else {
@@ -435,9 +435,9 @@ static void tr_calibrate(void) {
 }
 
 static void tr_read_env(void) {
-	const char *e = getenv("FRAGPROF_TRACE");
+	const char *e = fp_getenv("FRAGPROF_TRACE");
 	tr_wanted = e && strcmp(e, "1") == 0;
-	const char *c = getenv("FRAGPROF_TRACE_CLOCK");
+	const char *c = fp_getenv("FRAGPROF_TRACE_CLOCK");
 	tr_clock = TR_CLOCK_TSC;
 #if !(defined(__x86_64__) || defined(__i386__))
 	tr_clock = TR_CLOCK_MONO;
@@ -446,15 +446,15 @@ static void tr_read_env(void) {
 		tr_clock = TR_CLOCK_MONO;
 	if (c && strcmp(c, "thread") == 0)
 		tr_clock = TR_CLOCK_THREAD;
-	const char *m = getenv("FRAGPROF_TRACE_MAX");
+	const char *m = fp_getenv("FRAGPROF_TRACE_MAX");
 	if (m && *m) {
 		unsigned long long v = strtoull(m, 0, 10);
 		if (v > 0)
 			tr_max_words = (uint64_t)v * 4;
 	}
-	const char *st = getenv("FRAGPROF_TRACE_STOP");
+	const char *st = fp_getenv("FRAGPROF_TRACE_STOP");
 	tr_stop_ns = st && *st ? strtoull(st, 0, 10) : 0;
-	const char *se = getenv("FRAGPROF_TRACE_STOP_EVENTS");
+	const char *se = fp_getenv("FRAGPROF_TRACE_STOP_EVENTS");
 	tr_stop_events = se && *se && strtoull(se, 0, 10) > 0 ? strtoull(se, 0, 10) : UINT64_MAX;
 }
 

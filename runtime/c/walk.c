@@ -111,7 +111,7 @@ static int call_before(uintptr_t r) {
 /* read16 reads the two words at a without faulting. */
 static int read16(uintptr_t a, uintptr_t w[2]) {
 	struct iovec local = {w, 16}, remote = {(void *)a, 16};
-	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 16;
+	return process_vm_readv(fp_getpid(), &local, 1, &remote, 1, 0) == 16;
 }
 
 void __fragprof_walk(const void *ucv, uintptr_t addr) {
