@@ -415,7 +415,7 @@ static int emit_dump(int sig, const unsigned char *old, const unsigned char *old
 /* dump_merged writes the dump (emit_dump) to fd at its offset, in at most room bytes. */
 static int dump_merged(int fd, size_t room, int sig, const unsigned char *old, const unsigned char *old_end,
                        uint32_t nold, uint32_t id) {
-	unsigned char first[2048];
+	unsigned char first[4096];
 	ob_start(fd, room, first, sizeof first);
 	int bad = emit_dump(sig, old, old_end, nold, id);
 	return ob_flush() < 0 ? -1 : bad;
