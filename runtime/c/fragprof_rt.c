@@ -550,25 +550,25 @@ static int write_file(const char *path, int merge, int sig) {
 		 * A run that replaces another's dump (every run but the later processes of
 		 * one) so touches no page of a buffer of its own (FP_BULK). */
 		const unsigned char *f = 0, *old = 0;
-		size_t fn = (size_t)fst.st_size, oldn = 0, at = 0;
+		size_t fn = (size_t)fst.st_size, oldn = 0, doff = 0; /* doff: where the dump is in the file */
 		uint32_t nold = 0;
 		int slot = -1;
 		uint64_t cap = 0;
 		unsigned char head[FILE_HDR + 32], dh[32];
 		size_t hn = fn < sizeof head ? fn : sizeof head;
-		int found = hn >= 32 && fp_pread(fd, head, hn, 0) == (ssize_t)hn && file_dump(head, fn, &at, &oldn, &slot, &cap);
-		if (found && at + 32 <= hn)
-			memcpy(dh, head + at, 32);
+		int found = hn >= 32 && fp_pread(fd, head, hn, 0) == (ssize_t)hn && file_dump(head, fn, &doff, &oldn, &slot, &cap);
+		if (found && doff + 32 <= hn)
+			memcpy(dh, head + doff, 32);
 		else if (found)
-			found = oldn >= 32 && fp_pread(fd, dh, 32, (off_t)at) == 32;
+			found = oldn >= 32 && fp_pread(fd, dh, 32, (off_t)doff) == 32;
 		static unsigned char small[1 << 16] FP_BULK; /* a small dump is read, a large file mapped */
 		int mapped = 0;
 		if (found && merge && oldn >= 32 && get32(dh + 24) == id) {
 			if (oldn <= sizeof small) {
-				f = fp_pread(fd, small, oldn, (off_t)at) == (ssize_t)oldn ? small : 0;
+				f = fp_pread(fd, small, oldn, (off_t)doff) == (ssize_t)oldn ? small : 0;
 			} else {
 				void *m = mmap(0, fn, PROT_READ, MAP_SHARED, fd, 0);
-				f = m == MAP_FAILED ? 0 : (const unsigned char *)m + at;
+				f = m == MAP_FAILED ? 0 : (const unsigned char *)m + doff;
 				mapped = f != 0;
 			}
 			if (f && old_valid(f, oldn, id, &nold))
@@ -596,7 +596,7 @@ static int write_file(const char *path, int merge, int sig) {
 				bad = rename(tmp, path);
 		}
 		if (mapped)
-			munmap((void *)(f - at), fn);
+			munmap((void *)(f - doff), fn);
 		fp_close(fd); /* releases the flock */
 		return bad;
 	}
