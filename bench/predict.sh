@@ -20,6 +20,13 @@
 #     the predicted checkpoints instead, at least 3: trace --stop-events), then
 #     model predict --probe, against the same 4× runs.
 #
+# bench/predict.sh rebuild DIR [SEEDS]
+#     The tables of a protocol run again from the traces it left in DIR (its
+#     OUT), with the models and probe predictions of the code as it is now: a
+#     change to model build measured on the same runs, free of the machine's
+#     day. The probes are the run's own (their budget came from its models); the
+#     plain builds are timed anew. KERNELS and SIZES as for the run.
+#
 # bench/predict.sh metalayer [TRIALS [REPEAT [RUNS]]]     (defaults 40, 7, 31)
 #  1. The cost of a checkpoint: bench/pred_overhead.c passes N checkpoints in a tight
 #     loop, traced (each clock) and untraced; per checkpoint, the difference of the
@@ -43,7 +50,14 @@ set -eu
 MODE=${1:-protocol}
 [ $# -gt 0 ] && shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUT=${OUT:-$(mktemp -d /tmp/fragprof-bench-predict.XXXXXX)}
+REBUILD=
+if [ "$MODE" = rebuild ]; then
+	[ $# -ge 1 ] && [ -d "$1" ] || { echo "usage: bench/predict.sh rebuild DIR [SEEDS]" >&2; exit 2; }
+	OUT=$(cd "$1" && pwd); shift
+	REBUILD=1
+	MODE=protocol
+fi
+OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/fragprof-bench-predict.XXXXXX")}
 FP="$OUT/fragprof"
 EX="$ROOT/examples/predict"
 (cd "$ROOT" && go build -o "$FP" ./cmd/fragprof)
@@ -56,15 +70,70 @@ if [ "$MODE" = protocol ]; then
 	TR=${TR:-16}
 	REP=${REP:-5}
 	XREP=${XREP:-3}
+	# build_seed DIR: the models of one seed's traces, by default and --speed-adjust.
+	build_seed() {
+		bd=$1
+		x16=
+		[ -d "$bd/x16" ] && x16="--test $bd/x16"
+		# shellcheck disable=SC2086
+		"$FP" model build "$bd/train" --test "$bd/interp" --test "$bd/x4" $x16 -o "$bd.model" 2> "$bd/build.log"
+		# shellcheck disable=SC2086
+		"$FP" model build "$bd/train" --test "$bd/interp" --test "$bd/x4" $x16 --speed-adjust -o "$bd.adj.model" 2>> "$bd/build.log"
+	}
+	# x4row DIR: the evaluation row of the seed's 4× input (null when none).
+	x4row() {
+		jq -c '[.evaluation.rows[] | select(.extrapolation_factor >= 1.5 and .extrapolation_factor < 8)][0]' "$1.model"
+	}
+	# x4sets DIR ROW: model predict --set for that row's inputs.
+	x4sets() {
+		jq -r --argjson row "$2" '[.inputs, $row.inputs] | transpose | map("\(.[0])=\(.[1])") | join(",")' "$1.model"
+	}
+	# probe_seed DIR SEED [INPUT FLAGS]...: the probes of the 4× input, PROBES
+	# fresh runs of the same n stopped after PSHARE of the predicted time.
+	probe_seed() {
+		pd=$1; ps=$2; shift 2
+		row=$(x4row "$pd")
+		[ "$row" != null ] || return 0
+		x4n=$(jq -r --argjson row "$row" '$row.inputs[(.inputs | index("n"))]' "$pd.model")
+		"$FP" model predict "$pd.model" --set "$(x4sets "$pd" "$row")" --json > "$pd/x4.pred.json"
+		if [ "${STOP:-time}" = events ]; then
+			stop="--stop-events $(jq -r --arg s "${PSHARE:-0.05}" '.events * ($s | tonumber) | ceil | if . < 3 then 3 else . end' "$pd/x4.pred.json")"
+		else
+			stop="--stop-after $(jq -r --arg s "${PSHARE:-0.05}" '.predicted_ns * ($s | tonumber) | if . < 5e6 then 5e6 else . end | floor' "$pd/x4.pred.json")ns"
+		fi
+		rm -rf "$pd/probe"
+		# shellcheck disable=SC2086
+		"$FP" trace --binary "$bin" --input "n = $x4n" "$@" --stdin "$stdin" --clock thread \
+			--seed $((ps + 4000)) --trials 1 --repeat "${PROBES:-3}" $stop -o "$pd/probe" 2>> "$pd/trace.log"
+	}
+	# predict_probe DIR NAME: the 4× input predicted from its probes, one line
+	# of $OUT/NAME.probe.jsonl.
+	predict_probe() {
+		pd=$1
+		row=$(x4row "$pd")
+		[ "$row" != null ] && [ -d "$pd/probe" ] || return 0
+		"$FP" model predict "$pd.model" --set "$(x4sets "$pd" "$row")" --probe "$pd/probe" --json 2>> "$pd/build.log" |
+			jq -c --argjson row "$row" '{pred: .predicted_ns, lo: .interval_ns[0], hi: .interval_ns[1], share: .probe.share,
+				model: .probe.model_ns, actual: $row.actual_ns, times: $row.times_ns, cache: $row.cache}' >> "$OUT/$2.probe.jsonl" || true
+	}
 	# kernel NAME LO HI XREP STDIN [--input EXTRA]... : one row of the table.
 	kernel() {
 		name=$1; lo=$2; hi=$3; xrep=$4; stdin=$5; shift 5
 		bin="$OUT/$name.bin"
-		"$FP" cc -O2 "$EX/kernels/$name.c" -o "$bin" 2> "$OUT/$name.cc.log"
+		[ -n "$REBUILD" ] || "$FP" cc -O2 "$EX/kernels/$name.c" -o "$bin" 2> "$OUT/$name.cc.log"
 		models=
 		adjusted=
+		rm -f "$OUT/$name.probe.jsonl"
 		for s in $(seq "$SEEDS"); do
 			d="$OUT/$name.s$s"
+			models="$models $d.model"
+			adjusted="$adjusted $d.adj.model"
+			if [ -n "$REBUILD" ]; then
+				[ -d "$d/train" ] || { echo "bench/predict.sh rebuild: no traces in $d" >&2; exit 2; }
+				build_seed "$d"
+				predict_probe "$d" "$name"
+				continue
+			fi
 			rm -rf "$d"
 			mkdir -p "$d"
 			tr() { # DIR SEED TRIALS ROUND N-DIST [EXTRA FLAGS]...
@@ -86,33 +155,9 @@ if [ "$MODE" = protocol ]; then
 					tr x16 $((s + 3000)) 1 "$r" "choice($((16 * hi)))" --trial-timeout 30s "$@" || true
 				fi
 			done
-			x16=
-			[ -d "$d/x16" ] && x16="--test $d/x16"
-			# shellcheck disable=SC2086
-			"$FP" model build "$d/train" --test "$d/interp" --test "$d/x4" $x16 -o "$d.model" 2> "$d/build.log"
-			# shellcheck disable=SC2086
-			"$FP" model build "$d/train" --test "$d/interp" --test "$d/x4" $x16 --speed-adjust -o "$d.adj.model" 2>> "$d/build.log"
-			models="$models $d.model"
-			adjusted="$adjusted $d.adj.model"
-			# The probe of the 4× input: the same n, PROBES fresh runs stopped
-			# after PSHARE of the predicted time.
-			row=$(jq -c '[.evaluation.rows[] | select(.extrapolation_factor >= 1.5 and .extrapolation_factor < 8)][0]' "$d.model")
-			if [ "$row" != null ]; then
-				sets=$(jq -r --argjson row "$row" '[.inputs, $row.inputs] | transpose | map("\(.[0])=\(.[1])") | join(",")' "$d.model")
-				x4n=$(jq -r --argjson row "$row" '$row.inputs[(.inputs | index("n"))]' "$d.model")
-				"$FP" model predict "$d.model" --set "$sets" --json > "$d/x4.pred.json"
-				if [ "${STOP:-time}" = events ]; then
-					stop="--stop-events $(jq -r --arg s "${PSHARE:-0.05}" '.events * ($s | tonumber) | ceil | if . < 3 then 3 else . end' "$d/x4.pred.json")"
-				else
-					stop="--stop-after $(jq -r --arg s "${PSHARE:-0.05}" '.predicted_ns * ($s | tonumber) | if . < 5e6 then 5e6 else . end | floor' "$d/x4.pred.json")ns"
-				fi
-				# shellcheck disable=SC2086
-				"$FP" trace --binary "$bin" --input "n = $x4n" "$@" --stdin "$stdin" --clock thread \
-					--seed $((s + 4000)) --trials 1 --repeat "${PROBES:-3}" $stop -o "$d/probe" 2>> "$d/trace.log"
-				"$FP" model predict "$d.model" --set "$sets" --probe "$d/probe" --json 2>> "$d/build.log" |
-					jq -c --argjson row "$row" '{pred: .predicted_ns, lo: .interval_ns[0], hi: .interval_ns[1], share: .probe.share,
-						model: .probe.model_ns, actual: $row.actual_ns, times: $row.times_ns, cache: $row.cache}' >> "$OUT/$name.probe.jsonl" || true
-			fi
+			build_seed "$d"
+			probe_seed "$d" "$s" "$@"
+			predict_probe "$d" "$name"
 		done
 		if [ -s "$OUT/$name.probe.jsonl" ]; then
 			jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" -f "$ROOT/bench/predict_probe.jq" "$OUT/$name.probe.jsonl" >> "$OUT/probe.md"
@@ -196,9 +241,11 @@ print(int(statistics.median(ts)))' "$1" "$2" "$PREP"
 	plain() { # NAME LO HI STDIN-TEMPLATE STDIN-AT-4x [INPUT FLAGS]...
 		name=$1; lo=$2; hi=$3; stdin=$4; at=$5; shift 5
 		d="$OUT/plain.$name"
-		rm -rf "$d"
-		"$FP" trace "$EX/kernels/$name.c" --auto-checkpoints --input "n = uniform_int($lo, $hi)" "$@" --stdin "$stdin" \
-			--clock thread --trials "$TR" --repeat "$REP" -o "$d" 2> "$d.log"
+		if [ -z "$REBUILD" ]; then
+			rm -rf "$d"
+			"$FP" trace "$EX/kernels/$name.c" --auto-checkpoints --input "n = uniform_int($lo, $hi)" "$@" --stdin "$stdin" \
+				--clock thread --trials "$TR" --repeat "$REP" -o "$d" 2> "$d.log"
+		fi
 		"$FP" model build "$d" --holdout 0 -o "$d.model" 2>> "$d.log"
 		sets=$(jq -r --arg n "$((4 * hi))" '. as $m | [.inputs[] as $in | if $in == "n" then "n=\($n)"
 			else "\($in)=\($m.training.input_ranges[] | select(.name == $in) | .max)" end] | join(",")' "$d.model")
@@ -209,9 +256,12 @@ print(int(statistics.median(ts)))' "$1" "$2" "$PREP"
 		else
 			stop="--stop-after $(jq -r --arg s "${PSHARE:-0.05}" '.predicted_ns * ($s | tonumber) | if . < 5e6 then 5e6 else . end | floor' "$d.pred.json")ns"
 		fi
-		# shellcheck disable=SC2086
-		"$FP" trace "$EX/kernels/$name.c" --auto-checkpoints --input "n = $((4 * hi))" "$@" --stdin "$stdin" \
-			--clock thread --trials 1 --repeat "${PROBES:-3}" $stop -o "$d.probe" 2>> "$d.log"
+		if [ -z "$REBUILD" ]; then
+			rm -rf "$d.probe"
+			# shellcheck disable=SC2086
+			"$FP" trace "$EX/kernels/$name.c" --auto-checkpoints --input "n = $((4 * hi))" "$@" --stdin "$stdin" \
+				--clock thread --trials 1 --repeat "${PROBES:-3}" $stop -o "$d.probe" 2>> "$d.log"
+		fi
 		"$FP" model predict "$d.model" --set "$sets" --probe "$d.probe" --json > "$d.probe.json" 2>> "$d.log" || echo '{}' > "$d.probe.json"
 		"$CLANG" -O2 -I "$ROOT/runtime/c" "$EX/kernels/$name.c" -o "$d.plain" -lm
 		p=$(cputime "$d.plain" "$at")
@@ -235,7 +285,7 @@ print(int(statistics.median(ts)))' "$1" "$2" "$PREP"
 	echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). Raw traces and models: $OUT"
 	exit 0
 fi
-[ "$MODE" = metalayer ] || { echo "usage: bench/predict.sh [protocol [SEEDS] | metalayer [TRIALS [REPEAT [RUNS]]]]" >&2; exit 2; }
+[ "$MODE" = metalayer ] || { echo "usage: bench/predict.sh [protocol [SEEDS] | rebuild DIR [SEEDS] | metalayer [TRIALS [REPEAT [RUNS]]]]" >&2; exit 2; }
 TRIALS=${1:-40}
 REPEAT=${2:-7}
 RUNS=${3:-31}

@@ -1130,7 +1130,7 @@ func fitPoly(p *Problem, opt FitOptions) Formula {
 			c.Fit.CVRMSE = f.Fit.CVRMSE
 			return c
 		}
-		if deg <= 1 || !p.Nonneg || positiveBeyond(&f, full, chosen) && !weakCurve(&f, full, chosen) {
+		if deg <= 1 || !p.Nonneg || positiveBeyond(&f, full, chosen) && !weakCurve(&f, full, chosen) && boundedGrowth(&f, full, chosen, deg) {
 			return f
 		}
 		deg--
@@ -1163,6 +1163,37 @@ func weakCurve(f *Formula, full *Problem, chosen []int) bool {
 	}
 	mean /= float64(full.rows())
 	return hi-lo < 0.5*mean
+}
+
+// boundedGrowth reports whether f, a polynomial of degree deg in the inputs
+// alone, grows beyond the training range no faster than its degree allows: with
+// every input at 4 times its largest training value, at most 4^deg times its
+// value with every input at that largest value — the bound that holds for any
+// polynomial whose coefficients are all non-negative, as the sum of costs of a
+// time is. A fit that exceeds it owes its shape to terms that cancel over the
+// training range (a step inside it, such as glibc's mmap threshold, drawn by a
+// cubic: mergesort's last arc in bench/predict.sh, 427 times its value at 4
+// times the range, TestPolyTimeGrowth), and a lower degree is used. Formulas of
+// variables recorded within a run are left to jointlyPositive.
+func boundedGrowth(f *Formula, full *Problem, chosen []int, deg int) bool {
+	if slices.ContainsFunc(f.Vars, func(v string) bool { return !strings.HasPrefix(v, "$") }) {
+		return true
+	}
+	if f.Compile(columns(f.Vars)) != nil {
+		return true
+	}
+	top := make([]float64, len(chosen))
+	for i, c := range chosen {
+		top[i] = slices.Max(full.Cols[c])
+		if !(top[i] > 0) {
+			return true
+		}
+	}
+	at := f.Eval(top)
+	for i := range top {
+		top[i] *= 4
+	}
+	return at > 0 && f.Eval(top) <= math.Pow(4, float64(deg))*at
 }
 
 // finalPoly fits the polynomial of the given variables and degree on full.

@@ -217,3 +217,42 @@ func TestPowerTimeWeak(t *testing.T) {
 		}
 	}
 }
+
+// TestPolyTimeGrowth: a time linear in n with a step inside the training range,
+// with the noise of a short transition, must not be fitted by a polynomial whose
+// terms cancel over the range and explode beyond it. The arc after mergesort's
+// last pass (a check of the sorted array and two frees) takes 0.5 ns an element
+// below n = 32768 and 1.1–1.7 above, where the arrays pass glibc's mmap threshold
+// of 128 KiB and free unmaps them (bench/predict.sh, the plain program); it came
+// out as −4.3·10⁵ + 27·n − 4.8·10⁻⁴·n² + 2.9·10⁻⁹·n³ over n ∈ [28739, 74351],
+// 427 times its value at the top of the range at 4 times it, where a cubic with
+// no cancelling terms grows at most 4³ = 64 times.
+func TestPolyTimeGrowth(t *testing.T) {
+	const lo, hi = 28000.0, 75000.0
+	truth := func(n float64) float64 {
+		if n < 32768 {
+			return 0.52 * n
+		}
+		return 1.4 * n
+	}
+	for seed := uint64(1); seed <= 10; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		p := &Problem{Names: []string{"$n"}, Cols: make([][]float64, 1), Nonneg: true, PerPoint: true}
+		for pt := 0; pt < 16; pt++ {
+			n := math.Round(lo + (hi-lo)*r.Float64())
+			for k := 0; k < 5; k++ {
+				p.Cols[0] = append(p.Cols[0], n)
+				p.Y = append(p.Y, truth(n)*(1+0.1*r.NormFloat64()))
+				p.Run = append(p.Run, int32(pt))
+			}
+		}
+		f := FitTime(p, DefaultFitOptions)
+		if err := f.Compile(columns(p.Names)); err != nil {
+			t.Fatal(err)
+		}
+		want := truth(4 * hi)
+		if at := f.Eval([]float64{4 * hi}); at > 2*want || at < want/2 {
+			t.Errorf("seed %d: %s gives %.3g ns at n = %g, want %.3g within 2×", seed, f.String(), at, 4*hi, want)
+		}
+	}
+}
