@@ -15,10 +15,11 @@
 #     alone, and how many single runs fell in the 90% intervals; a second table
 #     from the same runs with models built with --speed-adjust; a third from
 #     probes (docs/predict.md, "Probing a large input"): per seed, PROBES runs
-#     (3) of the 4× input stopped after PSHARE (5%) of the model's predicted time
-#     (at least 5 ms; trace --stop-after; STOP=events stops them after PSHARE of
-#     the predicted checkpoints instead, at least 3: trace --stop-events), then
-#     model predict --probe, against the same 4× runs.
+#     (3) of the 4× input, and of the 16× one where it is run, stopped after
+#     PSHARE (5%) of the model's predicted time (at least 5 ms; trace
+#     --stop-after; STOP=events stops them after PSHARE of the predicted
+#     checkpoints instead, at least 3: trace --stop-events), then model predict
+#     --probe, against the same 4× and 16× runs.
 #
 # bench/predict.sh rebuild DIR [SEEDS]
 #     The tables of a protocol run again from the traces it left in DIR (its
@@ -80,41 +81,48 @@ if [ "$MODE" = protocol ]; then
 		# shellcheck disable=SC2086
 		"$FP" model build "$bd/train" --test "$bd/interp" --test "$bd/x4" $x16 --speed-adjust -o "$bd.adj.model" 2>> "$bd/build.log"
 	}
-	# x4row DIR: the evaluation row of the seed's 4× input (null when none).
-	x4row() {
-		jq -c '[.evaluation.rows[] | select(.extrapolation_factor >= 1.5 and .extrapolation_factor < 8)][0]' "$1.model"
+	# xrow DIR TAG: the evaluation row of the seed's 4× (TAG x4) or 16× (x16)
+	# input, null when none.
+	xrow() {
+		case $2 in x4) range='>= 1.5 and .extrapolation_factor < 8' ;; *) range='>= 8' ;; esac
+		jq -c "[.evaluation.rows[] | select(.extrapolation_factor $range)][0]" "$1.model"
 	}
-	# x4sets DIR ROW: model predict --set for that row's inputs.
-	x4sets() {
+	# xsets DIR ROW: model predict --set for that row's inputs.
+	xsets() {
 		jq -r --argjson row "$2" '[.inputs, $row.inputs] | transpose | map("\(.[0])=\(.[1])") | join(",")' "$1.model"
 	}
-	# probe_seed DIR SEED [INPUT FLAGS]...: the probes of the 4× input, PROBES
-	# fresh runs of the same n stopped after PSHARE of the predicted time.
+	# probe_seed DIR SEED TAG [INPUT FLAGS]...: the probes of the 4× (TAG x4) or
+	# 16× (x16) input, PROBES fresh runs of the same n stopped after PSHARE of
+	# the predicted time, in DIR/probe (4×) or DIR/probe16.
 	probe_seed() {
-		pd=$1; ps=$2; shift 2
-		row=$(x4row "$pd")
+		pd=$1; ps=$2; tag=$3; shift 3
+		row=$(xrow "$pd" "$tag")
 		[ "$row" != null ] || return 0
-		x4n=$(jq -r --argjson row "$row" '$row.inputs[(.inputs | index("n"))]' "$pd.model")
-		"$FP" model predict "$pd.model" --set "$(x4sets "$pd" "$row")" --json > "$pd/x4.pred.json"
+		pn=$(jq -r --argjson row "$row" '$row.inputs[(.inputs | index("n"))]' "$pd.model")
+		"$FP" model predict "$pd.model" --set "$(xsets "$pd" "$row")" --json > "$pd/$tag.pred.json"
 		if [ "${STOP:-time}" = events ]; then
-			stop="--stop-events $(jq -r --arg s "${PSHARE:-0.05}" '.events * ($s | tonumber) | ceil | if . < 3 then 3 else . end' "$pd/x4.pred.json")"
+			stop="--stop-events $(jq -r --arg s "${PSHARE:-0.05}" '.events * ($s | tonumber) | ceil | if . < 3 then 3 else . end' "$pd/$tag.pred.json")"
 		else
-			stop="--stop-after $(jq -r --arg s "${PSHARE:-0.05}" '.predicted_ns * ($s | tonumber) | if . < 5e6 then 5e6 else . end | floor' "$pd/x4.pred.json")ns"
+			stop="--stop-after $(jq -r --arg s "${PSHARE:-0.05}" '.predicted_ns * ($s | tonumber) | if . < 5e6 then 5e6 else . end | floor' "$pd/$tag.pred.json")ns"
 		fi
-		rm -rf "$pd/probe"
+		pdir=$pd/probe
+		[ "$tag" = x4 ] || pdir=$pd/probe16
+		rm -rf "$pdir"
 		# shellcheck disable=SC2086
-		"$FP" trace --binary "$bin" --input "n = $x4n" "$@" --stdin "$stdin" --clock thread \
-			--seed $((ps + 4000)) --trials 1 --repeat "${PROBES:-3}" $stop -o "$pd/probe" 2>> "$pd/trace.log"
+		"$FP" trace --binary "$bin" --input "n = $pn" "$@" --stdin "$stdin" --clock thread \
+			--seed $((ps + 4000)) --trials 1 --repeat "${PROBES:-3}" $stop -o "$pdir" 2>> "$pd/trace.log"
 	}
-	# predict_probe DIR NAME: the 4× input predicted from its probes, one line
-	# of $OUT/NAME.probe.jsonl.
+	# predict_probe DIR NAME TAG: the 4× or 16× input predicted from its probes,
+	# one line of $OUT/NAME.TAG.probe.jsonl.
 	predict_probe() {
-		pd=$1
-		row=$(x4row "$pd")
-		[ "$row" != null ] && [ -d "$pd/probe" ] || return 0
-		"$FP" model predict "$pd.model" --set "$(x4sets "$pd" "$row")" --probe "$pd/probe" --json 2>> "$pd/build.log" |
+		pd=$1; tag=$3
+		row=$(xrow "$pd" "$tag")
+		pdir=$pd/probe
+		[ "$tag" = x4 ] || pdir=$pd/probe16
+		[ "$row" != null ] && [ -d "$pdir" ] || return 0
+		"$FP" model predict "$pd.model" --set "$(xsets "$pd" "$row")" --probe "$pdir" --json 2>> "$pd/build.log" |
 			jq -c --argjson row "$row" '{pred: .predicted_ns, lo: .interval_ns[0], hi: .interval_ns[1], share: .probe.share,
-				model: .probe.model_ns, actual: $row.actual_ns, times: $row.times_ns, cache: $row.cache}' >> "$OUT/$2.probe.jsonl" || true
+				model: .probe.model_ns, actual: $row.actual_ns, times: $row.times_ns, cache: $row.cache}' >> "$OUT/$2.$tag.probe.jsonl" || true
 	}
 	# kernel NAME LO HI XREP STDIN [--input EXTRA]... : one row of the table.
 	kernel() {
@@ -123,7 +131,7 @@ if [ "$MODE" = protocol ]; then
 		[ -n "$REBUILD" ] || "$FP" cc -O2 "$EX/kernels/$name.c" -o "$bin" 2> "$OUT/$name.cc.log"
 		models=
 		adjusted=
-		rm -f "$OUT/$name.probe.jsonl"
+		rm -f "$OUT/$name.x4.probe.jsonl" "$OUT/$name.x16.probe.jsonl"
 		for s in $(seq "$SEEDS"); do
 			d="$OUT/$name.s$s"
 			models="$models $d.model"
@@ -131,7 +139,8 @@ if [ "$MODE" = protocol ]; then
 			if [ -n "$REBUILD" ]; then
 				[ -d "$d/train" ] || { echo "bench/predict.sh rebuild: no traces in $d" >&2; exit 2; }
 				build_seed "$d"
-				predict_probe "$d" "$name"
+				predict_probe "$d" "$name" x4
+				predict_probe "$d" "$name" x16
 				continue
 			fi
 			rm -rf "$d"
@@ -156,12 +165,17 @@ if [ "$MODE" = protocol ]; then
 				fi
 			done
 			build_seed "$d"
-			probe_seed "$d" "$s" "$@"
-			predict_probe "$d" "$name"
+			probe_seed "$d" "$s" x4 "$@"
+			probe_seed "$d" "$s" x16 "$@"
+			predict_probe "$d" "$name" x4
+			predict_probe "$d" "$name" x16
 		done
-		if [ -s "$OUT/$name.probe.jsonl" ]; then
-			jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" -f "$ROOT/bench/predict_probe.jq" "$OUT/$name.probe.jsonl" >> "$OUT/probe.md"
-		fi
+		for tag in x4 x16; do
+			if [ -s "$OUT/$name.$tag.probe.jsonl" ]; then
+				jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" --arg point "${tag#x}×" -f "$ROOT/bench/predict_probe.jq" \
+					"$OUT/$name.$tag.probe.jsonl" >> "$OUT/probe.md"
+			fi
+		done
 		# shellcheck disable=SC2086
 		jq -rs --arg kernel "$name" --arg train "n ∈ [$lo, $hi]" -f "$ROOT/bench/predict_protocol.jq" $models
 		# shellcheck disable=SC2086
@@ -207,10 +221,10 @@ if [ "$MODE" = protocol ]; then
 	cat "$OUT/adjusted.md"
 	echo
 	if [ "${STOP:-time}" = events ]; then budget="of its predicted checkpoints, at least 3"; else budget="of its predicted time, at least 5 ms"; fi
-	echo "## The 4× input from probes (${PROBES:-3} runs of it stopped after ${PSHARE:-0.05} $budget; model predict --probe)"
+	echo "## The 4× and 16× inputs from probes (${PROBES:-3} runs of each stopped after ${PSHARE:-0.05} $budget; model predict --probe)"
 	echo
-	echo "| kernel | training sizes | seeds | probe's share of the run's time (the model's) | 4× from the probes (worst) | 4× without them | runs in the 90% interval | mean half-width |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "| kernel | training sizes | point | seeds | probe's share of the run's time (the model's) | from the probes (worst) | without them | runs in the 90% interval | mean half-width |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	cat "$OUT/probe.md"
 	echo
 	# The plain program: traced with --auto-checkpoints (the outermost loops and

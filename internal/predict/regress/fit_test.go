@@ -256,3 +256,39 @@ func TestPolyTimeGrowth(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerTimeConcave: a time linear in n with a step up inside the training
+// range is not drawn as a concave power law with a negative constant, which is
+// zero at a size below the range and falls short beyond it. mergesort's fill
+// loop, traced with --auto-checkpoints over n ∈ [28739, 74351] (its pages are
+// faulted in only above glibc's mmap threshold, n = 32768), came out as
+// −1.7·10⁵ + 7310·n^0.35: 448 µs at n = 320000, where its probes took 803.
+func TestPowerTimeConcave(t *testing.T) {
+	const lo, hi = 28000.0, 75000.0
+	truth := func(n float64) float64 {
+		if n < 32768 {
+			return 3 * n
+		}
+		return 2.7*n + 30000*math.Sqrt(n/32768)
+	}
+	for seed := uint64(1); seed <= 10; seed++ {
+		r := rand.New(rand.NewPCG(seed, 13))
+		p := &Problem{Names: []string{"$n"}, Cols: make([][]float64, 1), Nonneg: true, PerPoint: true}
+		for pt := 0; pt < 16; pt++ {
+			n := math.Round(lo + (hi-lo)*r.Float64())
+			for k := 0; k < 5; k++ {
+				p.Cols[0] = append(p.Cols[0], n)
+				p.Y = append(p.Y, truth(n)*(1+0.05*r.NormFloat64()))
+				p.Run = append(p.Run, int32(pt))
+			}
+		}
+		f := FitTime(p, DefaultFitOptions)
+		if err := f.Compile(columns(p.Names)); err != nil {
+			t.Fatal(err)
+		}
+		want := truth(4 * hi)
+		if at := f.Eval([]float64{4 * hi}); math.Abs(at/want-1) > 0.25 {
+			t.Errorf("seed %d: %s gives %.3g ns at n = %g, want %.3g ± 25%%", seed, f.String(), at, 4*hi, want)
+		}
+	}
+}
