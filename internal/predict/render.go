@@ -166,7 +166,11 @@ func (m *Model) WriteText(w io.Writer) error {
 			if i == 0 {
 				unit = " checkpoints"
 			}
-			qs = append(qs, fmt.Sprintf("±%.3g%% after %d%s", 100*(math.Exp(pc.Q[i])-1), k, unit))
+			q := fmt.Sprintf("±%.3g%% after %d%s", 100*(math.Exp(pc.Q[i])-1), k, unit)
+			if i < len(pc.Bias) && pc.Bias[i] != 0 {
+				q += fmt.Sprintf(" (%s, corrected)", biasWords(pc.Bias[i]))
+			}
+			qs = append(qs, q)
 		}
 		fmt.Fprintf(bw, "\nprobes (model predict --probe), calibrated on the training runs cut short: 90%% of the predictions within %s (plus the run-to-run noise and the probe's test of the model's shape)\n",
 			strings.Join(qs, ", "))
@@ -269,6 +273,9 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	if pr := p.Probe; pr != nil {
 		fmt.Fprintf(bw, "probe: %d run(s) passed %.0f checkpoints in %s, %.3g%% of the run by the model; they ran %.3g× the model's time for that part\n",
 			pr.Probes, pr.Events, fmtNs(pr.MeasuredNs), 100*pr.Share, pr.Rate)
+		if pr.Bias != 0 {
+			fmt.Fprintf(bw, "probe estimate corrected: the training runs cut after %d checkpoints gave %s\n", pr.CalibratedEvents, biasWords(pr.Bias))
+		}
 		fmt.Fprintf(bw, "without the probe: %s (%s)\n", fmtNs(pr.ModelNs), pr.ModelChosen)
 		for _, n := range pr.Notes {
 			fmt.Fprintf(bw, "note: %s\n", n)
@@ -347,4 +354,13 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+// biasWords says how far the probe estimates of the training runs ran from
+// their truth, for a bias B = median ln(actual / estimate).
+func biasWords(b float64) string {
+	if f := math.Exp(-b); f < 1 {
+		return fmt.Sprintf("estimates %.2g%% low", 100*(1-f))
+	}
+	return fmt.Sprintf("estimates %.2g%% high", 100*(math.Exp(-b)-1))
 }
