@@ -231,7 +231,11 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64, marks []float6
 			ai = m.decide(node, state, trip, rng)
 		}
 		a := &m.Arcs[ai]
-		dt := math.Max(0, a.Time.Eval(state)) * m.timeScale()
+		t := a.Time.Eval(state)
+		if a.Body != nil {
+			t += math.Max(0, m.Arcs[*a.Body].Time.Eval(state))
+		}
+		dt := math.Max(0, t) * m.timeScale()
 		newVals = newVals[:0]
 		for k := range a.Data {
 			newVals = append(newVals, a.Data[k].Formula.Eval(state))

@@ -46,10 +46,12 @@ import (
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
-// ModelFormat and ModelVersion identify a model file.
+// ModelFormat and ModelVersion identify a model file. Version 2 adds an arc's
+// Body, whose time its own adds to: a reader of version 1 would leave it out
+// and predict too little, so it refuses the file; this one reads both.
 const (
 	ModelFormat  = "fragprof-model"
-	ModelVersion = 1
+	ModelVersion = 2
 )
 
 // A Model is a learnt transition-graph model of a program.
@@ -120,7 +122,12 @@ type ModelArc struct {
 	Back   bool            `json:"back,omitempty"`
 	Resets bool            `json:"resets,omitempty"`
 	Time   regress.Formula `json:"time"`
-	Data   []DataRule      `json:"data,omitempty"`
+	// Body, when set, is the index of the self arc of the loop this arc leaves,
+	// whose time at the same state the arc's time adds to its own (then a
+	// constant tail): the exit of a loop whose checkpoint heads its body runs
+	// the body once more (regress.FitTail).
+	Body *int       `json:"body,omitempty"`
+	Data []DataRule `json:"data,omitempty"`
 	// MeanNs is the mean time of the arc's transitions in training: the block
 	// time of the count × time composition.
 	MeanNs float64 `json:"mean_ns,omitempty"`
@@ -578,6 +585,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 		names[f] = sp.Name(f)
 	}
 	speed := runSpeeds(j)
+	problems := make([]*regress.Problem, len(g.Arcs)) // the arcs' time problems
 	for _, a := range g.Arcs {
 		ma := ModelArc{From: a.From.ID, To: a.To.ID, Count: a.Count, Back: a.Back, Resets: a.Resets}
 		rows := j.Rows[a.From.ID]
@@ -634,6 +642,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 			ma.Time = regress.Formula{Kind: regress.Const, Fit: regress.Quality{N: len(idx), R2: 1}}
 		} else {
 			ma.Time = regress.FitTime(p, opt.Fit)
+			problems[len(m.Arcs)] = p
 		}
 		for _, v := range a.To.Vars {
 			k := slices.Index(sp.Vars, v)
@@ -658,6 +667,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 		}
 		m.Arcs = append(m.Arcs, ma)
 	}
+	m.fitTails(problems)
 	for _, n := range g.Nodes {
 		m.Rules = append(m.Rules, graph.LearnRule(j, n, opt.Rules, opt.Fit))
 	}
@@ -768,13 +778,36 @@ func finite(x float64) float64 {
 // Space returns the model's feature space.
 func (m *Model) Space() *graph.Space { return m.space }
 
+// fitTails refits the time of each arc that leaves a loop — an arc from a node
+// with a self arc to another node — as the self arc's time plus a tail, where
+// regress.FitTail finds that as good (problems: the arcs' time problems, nil
+// for arcs to END).
+func (m *Model) fitTails(problems []*regress.Problem) {
+	self := map[int]int{}
+	for i, a := range m.Arcs {
+		if a.From == a.To {
+			self[a.From] = i
+		}
+	}
+	for i := range m.Arcs {
+		a := &m.Arcs[i]
+		s, ok := self[a.From]
+		if !ok || a.To == a.From || problems[i] == nil {
+			continue
+		}
+		if tail, ok := regress.FitTail(problems[i], &m.Arcs[s].Time, &a.Time); ok {
+			a.Time, a.Body = tail, &s
+		}
+	}
+}
+
 // compile checks the model and prepares it for the interpreter.
 func (m *Model) compile() error {
 	if m.Format != ModelFormat {
 		return fmt.Errorf("not a fragprof model (format %q)", m.Format)
 	}
-	if m.Version != ModelVersion {
-		return fmt.Errorf("model version %d, this fragprof reads %d", m.Version, ModelVersion)
+	if m.Version < 1 || m.Version > ModelVersion {
+		return fmt.Errorf("model version %d, this fragprof reads 1 to %d", m.Version, ModelVersion)
 	}
 	if len(m.Nodes) < 2 || m.Nodes[graph.Start].Name != "START" || m.Nodes[graph.End].Name != "END" {
 		return fmt.Errorf("nodes 0 and 1 must be START and END")
@@ -793,6 +826,9 @@ func (m *Model) compile() error {
 		m.outArcs[a.From] = append(m.outArcs[a.From], i)
 		if err := a.Time.Compile(sp); err != nil {
 			return fmt.Errorf("arc %s: time: %v", m.arcName(i), err)
+		}
+		if b := a.Body; b != nil && (*b < 0 || *b >= len(m.Arcs) || m.Arcs[*b].From != a.From || m.Arcs[*b].To != a.From || *b == i) {
+			return fmt.Errorf("arc %s: body %d is not the self arc of node %d", m.arcName(i), *b, a.From)
 		}
 		for k := range a.Data {
 			if slices.Index(m.Vars, a.Data[k].Var) < 0 {

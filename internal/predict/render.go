@@ -121,7 +121,17 @@ func (m *Model) WriteText(w io.Writer) error {
 		if a.Time.Kind != regress.Const || q.RMSE > 0 {
 			fit = fmt.Sprintf("R² %.3f, cv ±%.3g%%", q.R2, 100*q.CVRel())
 		}
-		fmt.Fprintf(tw, "  %s%s\t%d\tΔt = %s\t%s\n", m.arcName(i), flags, a.Count, a.Time.String(), fit)
+		dt := a.Time.String()
+		if a.Body != nil {
+			// the loop's body once more, and a tail
+			if a.Time.Kind == regress.Const && a.Time.Value < 0 {
+				neg := regress.Formula{Kind: regress.Const, Value: -a.Time.Value}
+				dt = fmt.Sprintf("Δt(%s) − %s", m.arcName(*a.Body), neg.String())
+			} else {
+				dt = fmt.Sprintf("Δt(%s) + %s", m.arcName(*a.Body), dt)
+			}
+		}
+		fmt.Fprintf(tw, "  %s%s\t%d\tΔt = %s\t%s\n", m.arcName(i), flags, a.Count, dt, fit)
 		for _, d := range a.Data {
 			q := d.Formula.Fit
 			fit := "exact"
