@@ -23,16 +23,17 @@
 // The estimate and its interval are calibrated on the training runs: each run,
 // cut after its first K checkpoints for K in ProbeEvents (where it has more), is
 // predicted as above; the median of e = ln(actual / ŷ) over the n runs is the
-// estimator's bias B_K at that cut, and Q_K the ⌈0.9(n+1)⌉-th smallest |e − B_K|
-// (split conformal on debiased scores). A probe of K checkpoints uses the B and Q
-// of the largest calibrated K not above its own (the smallest when it passed
-// fewer): its estimate is multiplied by e^(B_K) — the first transitions of a
-// run may be slower than the model's shape has them, as merge sort's first pass
-// of runs of width 1 is (1.5 times a later pass, which a pass time of n alone
-// averages: its probes of 3 checkpoints at 16 times the training sizes were 48%
-// high in bench/predict.sh) — and Q_K is the noise of a rate measured over K
-// transitions and of the warm-up in it. The probe and the run predicted are two executions:
-// the run-to-run noise h_n of the nearest training point
+// estimator's bias B_K at that cut (probeBias: 0 where it does not hold across
+// the training sizes), and Q_K the ⌈0.9(n+1)⌉-th smallest |e − B_K| (split
+// conformal on debiased scores). A probe of K checkpoints uses the B and Q of
+// the largest calibrated K not above its own (the smallest when it passed
+// fewer): its estimate is multiplied by e^(B_K) — the first transitions of a run
+// may be slower than the model's shape has them, as merge sort's first pass of
+// runs of width 1 is (about 1.4 times a later pass, which a pass time of n alone
+// averages: its probes of 3 checkpoints at 16 times the training sizes were
+// 46–48% high in bench/predict.sh) — and Q_K is the noise of a rate measured
+// over K transitions and of the warm-up in it. The probe and the run predicted
+// are two executions: the run-to-run noise h_n of the nearest training point
 // (conformal.Interval.NearestNoise) enters twice, once for each, less for the
 // median of m probes. The shape the model learnt on small inputs may not hold
 // at the probed one (lu's row time grows along the run, and more steeply as its
@@ -96,7 +97,7 @@ type ProbeCalibration struct {
 	// cut after Events[i] checkpoints: the estimator's systematic error at that
 	// cut, where the first transitions of a run are slower or faster than the
 	// model's shape has them (merge sort's first pass, of runs of width 1, takes
-	// 1.5 times a later one, which a pass time of n alone averages), by which a
+	// about 1.4 times a later one, which a pass time of n alone averages), by which a
 	// probe of that many checkpoints is corrected; Q[i] is the 90% conformal
 	// quantile of |ln(actual / predicted) − Bias[i]| over the same runs; Runs[i]
 	// how many runs were predicted (a run with no more checkpoints than that is
@@ -253,7 +254,8 @@ func linearDrift(k, k0, k1 int, tK, tK0, tK1 float64, mark func(float64) float64
 // changes with the size, such as the cold caches of a stencil's first step
 // (large against a step of the smallest runs, small against one of the
 // largest: jacobi2d's probes of 3 checkpoints, corrected by the median, went
-// from 3% to 21% low at 4 times the training sizes in bench/predict.sh), does
+// from 11% to 21% low in one seed at 4 times the training sizes in
+// bench/predict.sh), does
 // not carry to a larger input; merge sort's slower first pass does.
 func probeBias(errs, totals []float64) float64 {
 	b := stats.Median(errs)
