@@ -237,20 +237,7 @@ func TestPolyTimeGrowth(t *testing.T) {
 		return 1.4 * n
 	}
 	for seed := uint64(1); seed <= 10; seed++ {
-		r := rand.New(rand.NewPCG(seed, 11))
-		p := &Problem{Names: []string{"$n"}, Cols: make([][]float64, 1), Nonneg: true, PerPoint: true}
-		for pt := 0; pt < 16; pt++ {
-			n := math.Round(lo + (hi-lo)*r.Float64())
-			for k := 0; k < 5; k++ {
-				p.Cols[0] = append(p.Cols[0], n)
-				p.Y = append(p.Y, truth(n)*(1+0.1*r.NormFloat64()))
-				p.Run = append(p.Run, int32(pt))
-			}
-		}
-		f := FitTime(p, DefaultFitOptions)
-		if err := f.Compile(columns(p.Names)); err != nil {
-			t.Fatal(err)
-		}
+		f := fitSizes(t, seed, 11, lo, hi, 0.1, truth)
 		want := truth(4 * hi)
 		if at := f.Eval([]float64{4 * hi}); at > 2*want || at < want/2 {
 			t.Errorf("seed %d: %s gives %.3g ns at n = %g, want %.3g within 2×", seed, f.String(), at, 4*hi, want)
@@ -261,25 +248,34 @@ func TestPolyTimeGrowth(t *testing.T) {
 	// 4.3·n − 6.4·10⁻⁶·n², negative from n = 6.8·10⁵ on): beyond the range the
 	// time must keep growing.
 	for seed := uint64(1); seed <= 10; seed++ {
-		r := rand.New(rand.NewPCG(seed, 12))
-		p := &Problem{Names: []string{"$n"}, Cols: make([][]float64, 1), Nonneg: true, PerPoint: true}
-		for pt := 0; pt < 16; pt++ {
-			n := math.Round(20000 + 60000*r.Float64())
-			for k := 0; k < 5; k++ {
-				p.Cols[0] = append(p.Cols[0], n)
-				p.Y = append(p.Y, (4.3*n-6.4e-6*n*n)*(1+0.01*r.NormFloat64()))
-				p.Run = append(p.Run, int32(pt))
-			}
-		}
-		f := FitTime(p, DefaultFitOptions)
-		if err := f.Compile(columns(p.Names)); err != nil {
-			t.Fatal(err)
-		}
+		f := fitSizes(t, seed, 12, 20000, 80000, 0.01, func(n float64) float64 { return 4.3*n - 6.4e-6*n*n })
 		y4, y16 := f.Eval([]float64{4 * 80000}), f.Eval([]float64{16 * 80000})
 		if !(y4 > 0 && y16 > y4) {
 			t.Errorf("seed %d: %s gives %.3g ns at 4 times the range's top and %.3g at 16: a time that stops growing", seed, f.String(), y4, y16)
 		}
 	}
+}
+
+// fitSizes is FitTime, compiled over $n, of 16 input points drawn uniformly in
+// [lo, hi] (PCG seed and stream), 5 runs each, a time of truth(n) with a
+// relative normal noise of the given deviation.
+func fitSizes(t *testing.T, seed, stream uint64, lo, hi, noise float64, truth func(n float64) float64) Formula {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, stream))
+	p := &Problem{Names: []string{"$n"}, Cols: make([][]float64, 1), Nonneg: true, PerPoint: true}
+	for pt := 0; pt < 16; pt++ {
+		n := math.Round(lo + (hi-lo)*r.Float64())
+		for k := 0; k < 5; k++ {
+			p.Cols[0] = append(p.Cols[0], n)
+			p.Y = append(p.Y, truth(n)*(1+noise*r.NormFloat64()))
+			p.Run = append(p.Run, int32(pt))
+		}
+	}
+	f := FitTime(p, DefaultFitOptions)
+	if err := f.Compile(columns(p.Names)); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // TestPowerTimeConcave: a time linear in n with a step up inside the training
@@ -297,20 +293,7 @@ func TestPowerTimeConcave(t *testing.T) {
 		return 2.7*n + 30000*math.Sqrt(n/32768)
 	}
 	for seed := uint64(1); seed <= 10; seed++ {
-		r := rand.New(rand.NewPCG(seed, 13))
-		p := &Problem{Names: []string{"$n"}, Cols: make([][]float64, 1), Nonneg: true, PerPoint: true}
-		for pt := 0; pt < 16; pt++ {
-			n := math.Round(lo + (hi-lo)*r.Float64())
-			for k := 0; k < 5; k++ {
-				p.Cols[0] = append(p.Cols[0], n)
-				p.Y = append(p.Y, truth(n)*(1+0.05*r.NormFloat64()))
-				p.Run = append(p.Run, int32(pt))
-			}
-		}
-		f := FitTime(p, DefaultFitOptions)
-		if err := f.Compile(columns(p.Names)); err != nil {
-			t.Fatal(err)
-		}
+		f := fitSizes(t, seed, 13, lo, hi, 0.05, truth)
 		want := truth(4 * hi)
 		if at := f.Eval([]float64{4 * hi}); math.Abs(at/want-1) > 0.25 {
 			t.Errorf("seed %d: %s gives %.3g ns at n = %g, want %.3g ± 25%%", seed, f.String(), at, 4*hi, want)
