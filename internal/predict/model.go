@@ -642,7 +642,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 			ma.Time = regress.Formula{Kind: regress.Const, Fit: regress.Quality{N: len(idx), R2: 1}}
 		} else {
 			ma.Time = regress.FitTime(p, opt.Fit)
-			problems[len(m.Arcs)] = p
+			problems[len(m.Arcs)] = p // m.Arcs[i] is g.Arcs[i]
 		}
 		for _, v := range a.To.Vars {
 			k := slices.Index(sp.Vars, v)

@@ -255,8 +255,8 @@ func linearDrift(k, k0, k1 int, tK, tK0, tK1 float64, mark func(float64) float64
 // (large against a step of the smallest runs, small against one of the
 // largest: jacobi2d's probes of 3 checkpoints, corrected by the median, went
 // from 11% to 21% low in one seed at 4 times the training sizes in
-// bench/predict.sh), does
-// not carry to a larger input; merge sort's slower first pass does.
+// bench/predict.sh), does not carry to a larger input; merge sort's slower
+// first pass does.
 func probeBias(errs, totals []float64) float64 {
 	b := stats.Median(errs)
 	if b == 0 || len(errs) < 6 {

@@ -369,8 +369,9 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // biasWords says how far the probe estimates of the training runs ran from
 // their truth, for a bias B = median ln(actual / estimate).
 func biasWords(b float64) string {
-	if f := math.Exp(-b); f < 1 {
+	f := math.Exp(-b) // estimate / actual
+	if f < 1 {
 		return fmt.Sprintf("estimates %.2g%% low", 100*(1-f))
 	}
-	return fmt.Sprintf("estimates %.2g%% high", 100*(math.Exp(-b)-1))
+	return fmt.Sprintf("estimates %.2g%% high", 100*(f-1))
 }
