@@ -360,12 +360,7 @@ func powerTime(p *Problem, f *Formula) (Formula, bool) {
 				continue
 			}
 			co := fitLinear([][]float64{col}, p.Y, nil, false)
-			if co[1] <= 0 {
-				continue // a time that falls with size does not extrapolate
-			}
-			if k < 1 && co[0] < 0 {
-				// Concave and zero at a size below the range: the curve of a
-				// step up inside it, which falls short beyond it.
+			if !timeLaw(k, co) {
 				continue
 			}
 			bestScore, bestErr, bestCol = score, err, c
@@ -392,6 +387,14 @@ func powerTime(p *Problem, f *Formula) (Formula, bool) {
 	}
 	best.Fit.CVRMSE = math.Max(bestErr, f.Fit.CVRMSE*bestErr/math.Max(polyErr, 1e-300))
 	return best, true
+}
+
+// timeLaw reports whether a + b·x^k, co = [a, b], may stand for a time: not
+// one that falls with size (b ≤ 0), which does not extrapolate, nor a concave
+// one (k < 1) with a < 0, zero at a size below the range — the curve of a step
+// up inside it, which falls short beyond it.
+func timeLaw(k float64, co []float64) bool {
+	return co[1] > 0 && !(k < 1 && co[0] < 0)
 }
 
 // pointFolds splits a problem's rows into 5 folds of whole input points for

@@ -150,8 +150,8 @@ func (pf *pointFolds) medianSq(p *Problem, pred func(r int) float64, use []bool,
 // fitPowerFold chooses a power law as powerTime does, on the rows where use is
 // true and by median residuals: the exponent k ∈ [0.25, 4] by 0.05 (a
 // fractional one at FractionalPenalty) whose least-squares fit a + b·x^k of
-// column c, b > 0 and not concave with a < 0, leaves the smallest median
-// residuals by point on those rows. nil when no k qualifies.
+// column c is a timeLaw and leaves the smallest median residuals by point on
+// those rows. nil when no k qualifies.
 func (pf *pointFolds) fitPowerFold(p *Problem, c int, use []bool) func(r int) float64 {
 	var pred func(r int) float64
 	best := math.Inf(1)
@@ -162,7 +162,7 @@ func (pf *pointFolds) fitPowerFold(p *Problem, c int, use []bool) func(r int) fl
 			col[r] = math.Pow(v, k)
 		}
 		co := fitLinear([][]float64{col}, p.Y, use, false)
-		if co[1] <= 0 || k < 1 && co[0] < 0 {
+		if !timeLaw(k, co) {
 			continue
 		}
 		fit := func(r int) float64 { return co[0] + co[1]*col[r] }
