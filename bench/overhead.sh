@@ -14,7 +14,9 @@
 #              out of loops; .profraw at exit)
 # and the six are run in turn, run by run, RUNS rounds (bench/interleave.c starts
 # them without a shell, so that a change of load hits all of them alike and a
-# millisecond run is not measured inside a shell's fork). Each cell is the median
+# millisecond run is not measured inside a shell's fork), each round from fresh
+# copies of the binaries (see measure: where their pages land moves a run's time
+# by up to 2× here). Each cell is the median
 # over the runs of the CPU time (user + system, the kernel's accounting of the
 # child) of one run; ratios are each instrumented build's CPU time over its
 # own compiler's plain build: fragprof/clang, simple/clang, gcov/gcc, irpgo/clang. Geometric-mean
@@ -158,17 +160,29 @@ same() {
 # turn (bench/interleave.c: no shell between the runs, so that a millisecond run is
 # not measured inside a shell's fork and exec), RUNS × REPS runs of each, and prints
 # "name level variant wall cpu" (the medians over the runs, seconds per run) per
-# variant.
+# variant. Each of the RUNS rounds runs its own copy of every build (REPS runs of
+# it): where the page cache puts a binary's pages is a setup the median should vary
+# over, not one draw every run of a build shares. On this VM two byte-identical
+# copies of one build ran 0.28 and 0.57 s, each within ±5 % over minutes
+# (csmith40 at -O0, fragprof's build; docs/benchmarks.md, session 23); such
+# layout effects are why STABILIZER re-randomises layout (Curtsinger and Berger,
+# "STABILIZER: statistically sound performance evaluation", ASPLOS 2013).
 measure() {
 	local name=$1 level=$2 args=$3 stdin=$4 reps=$5; shift 5
-	local v i cmds=()
-	for v in "$@"; do
-		cmds+=("FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw $([ "$v" != cont ] || echo FRAGPROF_CONTINUOUS=1) ./$name.$v $args")
+	local v c i cmds=()
+	for c in $(seq 1 "$runs"); do
+		for v in "$@"; do
+			cp "$work/$name.$v" "$work/$name.$v.$c"
+			cmds+=("FRAGPROF_OUT=$name.fpd LLVM_PROFILE_FILE=$name.profraw $([ "$v" != cont ] || echo FRAGPROF_CONTINUOUS=1) ./$name.$v.$c $args")
+		done
 	done
-	(cd "$work" && ./interleave $((runs * reps)) "$stdin" "${cmds[@]}") > "$work/$name.t"
+	(cd "$work" && ./interleave "$reps" "$stdin" "${cmds[@]}") > "$work/$name.t"
+	for c in $(seq 1 "$runs"); do
+		for v in "$@"; do rm -f "$work/$name.$v.$c"; done
+	done
 	i=0
 	for v in "$@"; do
-		awk -v i="$i" '$1 == i { print $2, $3 }' "$work/$name.t" | sort -n -k2 | awk -v n="$name" -v l="$level" -v v="$v" '
+		awk -v i="$i" -v nv=$# '$1 % nv == i { print $2, $3 }' "$work/$name.t" | sort -n -k2 | awk -v n="$name" -v l="$level" -v v="$v" '
 			{ w[NR] = $1; c[NR] = $2 }
 			END { m = int((NR + 1) / 2); printf "%s %s %s %.6f %.6f\n", n, l, v, w[m], c[m] }'
 		i=$((i + 1))
