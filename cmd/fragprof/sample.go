@@ -31,7 +31,7 @@ func newSampleCmd(e *env) *cobra.Command {
 		stackBytes              int
 		overheadTarget          string
 		exact, overhead, aslr   bool
-		taskClock               bool
+		taskClock, probeHost    bool
 		untilSim                string
 		maxInsns, seed          uint64
 	)
@@ -150,6 +150,9 @@ Examples:
   fragprof sample --pid 1234 -o server.batches     # Ctrl-C to stop`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if probeHost {
+				return runProbeHost(e, args)
+			}
 			own, prog := splitDash(c, args)
 			if len(prog) == 0 && len(own) > 0 {
 				prog = own
@@ -290,20 +293,21 @@ Examples:
 			}
 			var plain, traced []sample.PlainRun
 			inProcessRuns := 0
-			// The library's start, measured once on true(1) when first needed:
-			// by the thinning of repeated runs, or by the report.
-			var start time.Duration
-			startMeasured, startOK := false, false
+			// The library's start, measured on true(1) once per machine and cached,
+			// read when first needed: by the thinning of repeated runs, or by the report.
+			var start sample.StartCostResult
+			startRead := false
 			startCost := func() (time.Duration, bool, error) {
-				if !startMeasured {
+				if !startRead {
 					var err error
-					if start, startOK, err = sample.StartCost(startCostPairs); err != nil {
+					if start, err = sample.CachedStartCost(startCostPairs); err != nil {
 						return 0, false, err
 					}
-					startMeasured = true
+					startRead = true
 				}
-				return start, startOK, nil
+				return start.Cost, start.OK, nil
 			}
+			var steps sample.StepReport // how the in-process bursts were stepped
 			var thin *sample.Thinning // in process, repeated runs: which runs to sample
 			thinned := 0
 			if useInProcess && repeat > 1 {
@@ -373,6 +377,9 @@ Examples:
 					}
 					s, err = sample.Preload(t, opts, stackBytes, func(b sample.Burst, c hotcfg.Code) { sink(b.Batch, c) })
 					inProcessRuns++
+					if err == nil {
+						steps.Merge(s.Steps)
+					}
 					if err == nil && thin != nil {
 						if inProcessRuns == 1 {
 							if thin.Start, _, err = startCost(); err != nil {
@@ -452,6 +459,9 @@ Examples:
 			if thinned > 0 {
 				w.Info("sampled_runs", fmt.Sprint(len(traced)-thinned))
 			}
+			if inProcessRuns > 0 {
+				w.Info("stepping", steps.String())
+			}
 			if err := w.Flush(); err != nil {
 				return err
 			}
@@ -470,24 +480,25 @@ Examples:
 				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d ticks (%.0f µs per burst; the program's cost is larger: --measure-overhead)\n",
 					total.TickTime.Round(time.Microsecond), total.Ticks, float64(total.TickTime.Microseconds())/float64(max(total.Batches, 1)))
 			}
+			if inProcessRuns > 0 {
+				fmt.Fprintf(e.stderr, "fragprof sample: stepping: %s\n", steps)
+			}
 			if inProcessRuns > 0 && total.Ticks == 0 {
 				// The bursts' own CPU time, the mappings' read at a process's first
 				// burst, and the library's start, which no clock of the library can
-				// see, measured here on true(1): on runs of a few milliseconds the
-				// start and the mappings are most of the cost.
-				start, ok, err := startCost()
-				if err != nil {
+				// see, measured on true(1) once per machine: on runs of a few
+				// milliseconds the start and the mappings are most of the cost.
+				// fragprof's own CPU time and that of the other commands it ran
+				// are added: the share is of everything it adds to the process tree.
+				if _, _, err := startCost(); err != nil {
 					return err
 				}
-				how := "not measured: no preloadable true(1)"
-				if ok {
-					how = fmt.Sprintf("%.0f µs a run, measured on true(1)", float64(start.Nanoseconds())/1e3)
+				inProgram := total.SelfCost + total.SetupCost + time.Duration(inProcessRuns)*start.Cost
+				var runs time.Duration // every run of the program, sampled, thinned and plain
+				for _, r := range append(append([]sample.PlainRun(nil), traced...), plain...) {
+					runs += r.CPU
 				}
-				cost := total.SelfCost + total.SetupCost + time.Duration(inProcessRuns)*start
-				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d bursts (%.0f µs CPU per burst), %v reading the mappings and %v starting it in %d run(s) (%s): %.2f%% of the runs' CPU time (estimate)\n",
-					total.SelfCost.Round(time.Microsecond), total.Batches, float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)),
-					total.SetupCost.Round(time.Microsecond), (time.Duration(inProcessRuns) * start).Round(time.Microsecond), inProcessRuns, how,
-					100*float64(cost)/float64(max(total.CPU, 1)))
+				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", wholeCost(total, inProgram, runs, inProcessRuns, start))
 			}
 			if thinned > 0 {
 				fmt.Fprintf(e.stderr, "fragprof sample: %d of %d runs sampled, drawn at random; the other %d ran plain, to hold the sampler's cost within --overhead %g%%: its start alone, %.0f µs a run, is %.1f%% of a run's %v of CPU (docs/sampling.md)\n",
@@ -549,6 +560,7 @@ Examples:
 	fl.BoolVar(&taskClock, "task-clock", false, "in process: time bursts with perf's task clock (high resolution, for short runs) instead of POSIX CPU-time timers (the kernel's tick); costs more than it measures")
 	fl.StringVar(&untilSim, "until-similarity", "", "repeat runs (at most --repeat, default 100000) until the estimated similarity of the hot CFG reaches this share (e.g. 90%)")
 	fl.IntVar(&stackBytes, "stack-bytes", 4096, "in process: bytes of stack copied at each burst's start, for call stacks (0: none)")
+	fl.BoolVar(&probeHost, "probe-host", false, "print which stepping methods of the in-process sampler deliver on this host (a trial burst each) and exit")
 	return c
 }
 
@@ -696,4 +708,57 @@ func parseShare(s string) (float64, error) {
 		return v / 100, err
 	}
 	return strconv.ParseFloat(s, 64)
+}
+
+// runProbeHost prints, one line each, whether each stepping method of the
+// in-process sampler delivers on this host (sample.ProbeSteps).
+func runProbeHost(e *env, args []string) error {
+	if len(args) > 0 {
+		return usagef("sample: --probe-host takes no program (got %v)", args)
+	}
+	r, ok, err := sample.ProbeSteps()
+	if err != nil {
+		return fmt.Errorf("sample --probe-host: %v", err)
+	}
+	if !ok {
+		return fmt.Errorf("sample --probe-host: no dynamically linked true(1) on PATH to run the trials in: install coreutils")
+	}
+	for _, t := range r.Trials {
+		fmt.Fprintf(e.stdout, "fragprof sample: this host: %s\n", t)
+	}
+	return nil
+}
+
+// wholeCost describes what fragprof added to the process tree, as a share of the
+// program's own CPU time: the sampler inside the program (inProgram: the bursts,
+// the mappings, the library's start), fragprof's own process (getrusage
+// RUSAGE_SELF: its start, reading and writing the batches) and the other commands
+// it ran (RUSAGE_CHILDREN less every run of the program: true(1) when the start
+// cost was measured in this invocation, the C compiler when the library was
+// built). The program's own CPU time is the sampled runs' (total.CPU) less
+// inProgram; runs is the CPU time of every run of the program, the unsampled ones
+// of --measure-overhead included, which are neither the program's nor counted.
+func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns int, start sample.StartCostResult) string {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	cpu := func(r syscall.Rusage) time.Duration {
+		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+	}
+	own := cpu(self)
+	others := max(cpu(children)-runs, 0)
+	program := max(total.CPU-inProgram, 1)
+	how := "not measured: no preloadable true(1)"
+	switch {
+	case start.OK && start.Measured:
+		how = fmt.Sprintf("%.0f µs a run, measured now on true(1) and kept in %s", float64(start.Cost.Nanoseconds())/1e3, start.File)
+	case start.OK:
+		how = fmt.Sprintf("%.0f µs a run, measured on true(1) once on this machine (%s)", float64(start.Cost.Nanoseconds())/1e3, start.File)
+	}
+	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v in %d run(s), %s); fragprof itself %v and the commands it ran %v: %.2f%% over the program's own CPU time",
+		inProgram.Round(time.Microsecond), total.SelfCost.Round(time.Microsecond), total.Batches,
+		float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)), total.SetupCost.Round(time.Microsecond),
+		(time.Duration(inProcessRuns) * start.Cost).Round(time.Microsecond), inProcessRuns, how,
+		own.Round(time.Microsecond), others.Round(time.Microsecond),
+		100*float64(inProgram+own+others)/float64(program))
 }

@@ -62,19 +62,11 @@ var preloadFlags = []string{"-O2", "-fPIC", "-shared", "-fno-stack-protector", "
 func PreloadLib() (string, error) {
 	preloadMu.Lock()
 	defer preloadMu.Unlock()
-	dir := os.Getenv("FRAGPROF_CACHE")
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "fragprof")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := cacheDir()
+	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(append([]byte(strings.Join(preloadFlags, " ")+"\n"), preloadSource...))
-	lib := filepath.Join(dir, "fragprof_sample-"+hex.EncodeToString(sum[:])[:16]+".so")
+	lib := filepath.Join(dir, preloadLibName())
 	if _, err := os.Stat(lib); err == nil {
 		return lib, nil
 	}
@@ -104,6 +96,30 @@ func PreloadLib() (string, error) {
 		return "", fmt.Errorf("sample: compiling the in-process sampler: %v\n%s", err, msg)
 	}
 	return lib, os.Rename(out, lib) // atomic: concurrent builders each rename their own
+}
+
+// preloadLibName is the file name of the compiled library: its source's and flags' hash.
+func preloadLibName() string {
+	sum := sha256.Sum256(append([]byte(strings.Join(preloadFlags, " ")+"\n"), preloadSource...))
+	return "fragprof_sample-" + hex.EncodeToString(sum[:])[:16] + ".so"
+}
+
+// cacheDir returns fragprof's cache directory, creating it: $FRAGPROF_CACHE, else
+// fragprof under the user's cache directory ($XDG_CACHE_HOME, else ~/.cache), else
+// under the temporary directory.
+func cacheDir() (string, error) {
+	dir := os.Getenv("FRAGPROF_CACHE")
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "fragprof")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("sample: fragprof's cache directory %s: %v (set FRAGPROF_CACHE or XDG_CACHE_HOME to a writable directory)", dir, err)
+	}
+	return dir, nil
 }
 
 // Preloadable reports whether the program at path can take the in-process sampler:

@@ -3,6 +3,7 @@ package sample
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -373,6 +374,45 @@ func TestStartCost(t *testing.T) {
 	t.Logf("start cost %v", c)
 	if c <= 0 || c > 2*time.Millisecond {
 		t.Errorf("start cost %v, want in (0, 2ms]", c)
+	}
+}
+
+// TestCachedStartCost checks that the start cost is measured once per machine:
+// under an empty $XDG_CACHE_HOME the first call measures it and writes it to a file
+// there, the second reads the same value without running anything (its children's
+// CPU time does not grow), and a file measured under another machine's key is not
+// used.
+func TestCachedStartCost(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("FRAGPROF_CACHE", "")
+	t.Setenv("XDG_CACHE_HOME", dir)
+	first, err := CachedStartCost(5)
+	if err != nil || !first.OK || !first.Measured {
+		t.Fatalf("first call: %+v, %v: want a measurement", first, err)
+	}
+	if !strings.HasPrefix(first.File, filepath.Join(dir, "fragprof")+"/") {
+		t.Errorf("cache file %s is not under $XDG_CACHE_HOME/fragprof", first.File)
+	}
+	var before, after unix.Rusage
+	unix.Getrusage(unix.RUSAGE_CHILDREN, &before)
+	second, err := CachedStartCost(5)
+	unix.Getrusage(unix.RUSAGE_CHILDREN, &after)
+	if err != nil || !second.OK || second.Measured || second.Cost != first.Cost || second.File != first.File {
+		t.Errorf("second call: %+v, %v: want %v read from %s", second, err, first.Cost, first.File)
+	}
+	if after != before {
+		t.Errorf("the second call ran children (their CPU time grew)")
+	}
+	// A file from another machine (another key) is measured over.
+	body, err := os.ReadFile(first.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(first.File, []byte(strings.Replace(string(body), "cpu ", "cpu other ", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if third, err := CachedStartCost(5); err != nil || !third.Measured {
+		t.Errorf("a file of another machine: %+v, %v: want a new measurement", third, err)
 	}
 }
 
