@@ -85,8 +85,13 @@ temporary int3 planted at its successors; 'singlestep' uses PTRACE_SINGLESTEP pe
 instruction; 'auto' (the default) uses breakpoints while the process has one thread.
 In process, 'singlestep' forces the trap flag; otherwise a burst stops once per basic
 block: at an int3 while the process has one thread, then at a hardware breakpoint of
-the sampled thread alone (a perf breakpoint event; the trap flag where the kernel
-refuses it).
+the sampled thread alone (a perf breakpoint event). A kernel may accept that event
+and never deliver its trap, a hypervisor may lose the trap flag's: before bursts use
+hardware breakpoints or the trap flag, a trial burst in the process checks that the
+method delivers (16 PCs within 800 µs of CPU), and the next one is used when it does
+not (hardware breakpoints, the trap flag, then bursts of one PC). The report and the
+batches file (info stepping) say which methods stepped the bursts and why the others
+were passed over; --probe-host tries every method and prints which deliver here.
 
 Address-space randomisation is turned off for started programs (unless --aslr) so
 that runs of a program compare directly. The program's stdin, stdout and stderr pass
@@ -96,11 +101,15 @@ on; in process the program receives it and ends as it would).
 
 --overhead SHARE (e.g. 5%) bounds the sampler's direct cost. In process each
 thread's mean gap becomes at least its mean burst cost (the CPU time from a burst's
-start to its end) / SHARE. The report's estimate of the share adds to the bursts'
+start to its end) / SHARE. The report's estimate of the cost adds to the bursts'
 CPU time the reading of the mappings at each process's first burst (timed by the
 library, 60-80 µs) and the library's start in each run (loading and starting it,
-about 0.1 ms, which no gap can reach: measured on 61 pairs of runs of true(1)), most
-of the cost on runs of a few milliseconds. So with --repeat the in-process sampler
+about 0.1 ms, which no gap can reach: measured on 61 pairs of runs of true(1) once
+per machine and kept in fragprof's cache directory, $FRAGPROF_CACHE or
+$XDG_CACHE_HOME/fragprof or ~/.cache/fragprof), most of the cost on runs of a few
+milliseconds; then fragprof's own CPU time and that of the commands it ran (the
+calibration when it runs, the C compiler): the share it prints is of everything it
+adds to the process tree, over the program's own CPU time. So with --repeat the in-process sampler
 samples each run after the first only with probability min(1, SHARE x the program's
 CPU time per run / the sampler's cost per sampled run), both learned from the runs
 so far (the cost is the bursts plus twice the start and the mappings until 20 runs
@@ -153,6 +162,9 @@ Examples:
 			if probeHost {
 				return runProbeHost(e, args)
 			}
+			// The commands run before this one (in a test's process) are not its cost.
+			var children0 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children0)
 			own, prog := splitDash(c, args)
 			if len(prog) == 0 && len(own) > 0 {
 				prog = own
@@ -498,7 +510,7 @@ Examples:
 				for _, r := range append(append([]sample.PlainRun(nil), traced...), plain...) {
 					runs += r.CPU
 				}
-				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", wholeCost(total, inProgram, runs, inProcessRuns, start))
+				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", wholeCost(total, inProgram, runs+rusageCPU(children0), inProcessRuns, start))
 			}
 			if thinned > 0 {
 				fmt.Fprintf(e.stderr, "fragprof sample: %d of %d runs sampled, drawn at random; the other %d ran plain, to hold the sampler's cost within --overhead %g%%: its start alone, %.0f µs a run, is %.1f%% of a run's %v of CPU (docs/sampling.md)\n",
@@ -737,16 +749,14 @@ func runProbeHost(e *env, args []string) error {
 // cost was measured in this invocation, the C compiler when the library was
 // built). The program's own CPU time is the sampled runs' (total.CPU) less
 // inProgram; runs is the CPU time of every run of the program, the unsampled ones
-// of --measure-overhead included, which are neither the program's nor counted.
+// of --measure-overhead included, which are neither the program's nor counted
+// (and of the children reaped before the command began).
 func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns int, start sample.StartCostResult) string {
 	var self, children syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
-	cpu := func(r syscall.Rusage) time.Duration {
-		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
-	}
-	own := cpu(self)
-	others := max(cpu(children)-runs, 0)
+	own := rusageCPU(self)
+	others := max(rusageCPU(children)-runs, 0)
 	program := max(total.CPU-inProgram, 1)
 	how := "not measured: no preloadable true(1)"
 	switch {
@@ -761,4 +771,9 @@ func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns 
 		(time.Duration(inProcessRuns) * start.Cost).Round(time.Microsecond), inProcessRuns, how,
 		own.Round(time.Microsecond), others.Round(time.Microsecond),
 		100*float64(inProgram+own+others)/float64(program))
+}
+
+// rusageCPU is the user + system time of r.
+func rusageCPU(r syscall.Rusage) time.Duration {
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }
