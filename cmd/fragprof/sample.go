@@ -320,7 +320,7 @@ Examples:
 				return start.Cost, start.OK, nil
 			}
 			var steps sample.StepReport // how the in-process bursts were stepped
-			var thin *sample.Thinning // in process, repeated runs: which runs to sample
+			var thin *sample.Thinning   // in process, repeated runs: which runs to sample
 			thinned := 0
 			if useInProcess && repeat > 1 {
 				thin = sample.NewThinning(opts.Overhead, 0, seed)

@@ -34,9 +34,9 @@ type elfFile struct {
 	// unwound and decoded never needs them, and reading them was most of
 	// `fragprof sample`'s own CPU time (libc's and its debug file's symbol
 	// tables, 20-30 ms a run on this project's VM).
-	symsOnce sync.Once
-	syms     []elf.Symbol // functions sorted by Value
-	sources  []*elf.File
+	symsOnce  sync.Once
+	syms      []elf.Symbol // functions sorted by Value
+	sources   []*elf.File
 	linesOnce sync.Once
 	lines     []lineRow // sorted by address; read on first use (lineTable)
 }
