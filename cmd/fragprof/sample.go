@@ -88,7 +88,7 @@ block: at an int3 while the process has one thread, then at a hardware breakpoin
 the sampled thread alone (a perf breakpoint event). A kernel may accept that event
 and never deliver its trap, a hypervisor may lose the trap flag's: before bursts use
 hardware breakpoints or the trap flag, a trial burst in the process checks that the
-method delivers (16 PCs within 800 µs of CPU), and the next one is used when it does
+method delivers (16 PCs within 4.8 ms of CPU), and the next one is used when it does
 not (hardware breakpoints, the trap flag, then bursts of one PC). The report and the
 batches file (info stepping) say which methods stepped the bursts and why the others
 were passed over; --probe-host tries every method and prints which deliver here.

@@ -72,8 +72,8 @@ func TestPreloadUndisturbed(t *testing.T) {
 		switch mode {
 		case "":
 			if s.Batches < 10 || len(pids) < 2 || len(tids) < 3 || checked < 100 {
-				t.Errorf("%v: %d batches from %d processes and %d threads (%d steps checked): want bursts from the threads and the forked child",
-					c.st, s.Batches, len(pids), len(tids), checked)
+				t.Errorf("%v: %d batches from %d processes and %d threads (%d steps checked): want bursts from the threads and the forked child (stepping: %v)",
+					c.st, s.Batches, len(pids), len(tids), checked, s.Steps)
 			}
 			if s.Conflict != 0 || s.CPU <= 0 || s.SelfCost <= 0 || s.SelfCost > s.CPU {
 				t.Errorf("conflict %v, CPU %v, self cost %v", s.Conflict, s.CPU, s.SelfCost)

@@ -50,7 +50,7 @@ const (
 // source's TRIAL_PCS and TRIAL_MAX_NS).
 const (
 	TrialPCs    = 16
-	TrialMaxCPU = TrialPCs * 50 * time.Microsecond
+	TrialMaxCPU = TrialPCs * 300 * time.Microsecond
 )
 
 // A StepTrial is the outcome of one method's trial burst.

@@ -8,8 +8,9 @@
 // the thread there — an int3 while the process has one thread, a hardware breakpoint
 // of that thread alone (a perf breakpoint event) once it has several, or the trap
 // flag (EFLAGS.TF: a debug trap after every instruction) with --stepping singlestep
-// or where the kernel refuses breakpoint events — whose SIGTRAP handler computes the
-// branch's successor and goes on, until the burst is complete. Bursts go to a
+// or where breakpoint events do not deliver — whose SIGTRAP handler computes the
+// branch's successor and goes on, until the burst is complete. A method is used only
+// after a trial burst in the process has shown that it delivers (run_trial). Bursts go to a
 // shared memory-mapped file (so that they survive _exit, crashes and kills), in
 // per-thread chunks; fragprof decodes them offline.
 //
@@ -178,11 +179,13 @@ enum { M_INT3, M_HW, M_TF, M_PC };
 // Outcomes of a method's trial burst.
 enum { T_OK = 1, T_REFUSED, T_SHORT, T_COSTLY };
 // A trial burst follows trial_code for TRIAL_PCS PCs; a method delivers when it
-// reaches them all within TRIAL_MAX_NS of CPU time (50 µs a PC: a debug trap that
-// costs more than that makes even single-stepping a better deal; this project's VM
-// takes 1.6 µs an int3, 13.5 µs a hardware breakpoint, 20 µs a trap-flag step).
+// reaches them all within TRIAL_MAX_NS of CPU time: 300 µs a PC, a trap that the
+// machine emulates at a cost no burst should pay (this project's VM takes 1.6 µs an
+// int3, 13.5 µs a hardware breakpoint, 20 µs a trap-flag step, quiet; a trap-flag
+// trial took 240-430 µs of CPU in all at load 10-15 on its 2 CPUs, and a bound of
+// 50 µs a PC failed it now and then).
 #define TRIAL_PCS 16
-#define TRIAL_MAX_NS (TRIAL_PCS * 50000ULL)
+#define TRIAL_MAX_NS (TRIAL_PCS * 300000ULL)
 // m_single, m_multi: the method that steps bursts while the process has one thread,
 // and once it has several; -1 until chosen (at start, and at the first
 // pthread_create), each the first of its order whose trial burst delivered.
