@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ func newSampleCmd(e *env) *cobra.Command {
 		overheadTarget          string
 		exact, overhead, aslr   bool
 		taskClock, probeHost    bool
+		selfCPU                 bool
 		untilSim                string
 		maxInsns, seed          uint64
 	)
@@ -161,6 +163,12 @@ Examples:
 		RunE: func(c *cobra.Command, args []string) error {
 			if probeHost {
 				return runProbeHost(e, args)
+			}
+			if selfCPU { // exitCost's child: its own CPU time so far, in ns
+				var self syscall.Rusage
+				syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+				fmt.Fprintln(e.stdout, rusageCPU(self).Nanoseconds())
+				return nil
 			}
 			// The commands run before this one (in a test's process) are not its cost.
 			var children0 syscall.Rusage
@@ -510,7 +518,11 @@ Examples:
 				for _, r := range append(append([]sample.PlainRun(nil), traced...), plain...) {
 					runs += r.CPU
 				}
-				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", wholeCost(total, inProgram, runs+rusageCPU(children0), inProcessRuns, start))
+				exit, err := exitCost()
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", wholeCost(total, inProgram, runs+rusageCPU(children0), inProcessRuns, start, exit))
 			}
 			if thinned > 0 {
 				fmt.Fprintf(e.stderr, "fragprof sample: %d of %d runs sampled, drawn at random; the other %d ran plain, to hold the sampler's cost within --overhead %g%%: its start alone, %.0f µs a run, is %.1f%% of a run's %v of CPU (docs/sampling.md)\n",
@@ -573,6 +585,8 @@ Examples:
 	fl.StringVar(&untilSim, "until-similarity", "", "repeat runs (at most --repeat, default 100000) until the estimated similarity of the hot CFG reaches this share (e.g. 90%)")
 	fl.IntVar(&stackBytes, "stack-bytes", 4096, "in process: bytes of stack copied at each burst's start, for call stacks (0: none)")
 	fl.BoolVar(&probeHost, "probe-host", false, "print which stepping methods of the in-process sampler deliver on this host (a trial burst each) and exit")
+	fl.BoolVar(&selfCPU, "self-cpu", false, "print this process's CPU time so far, in ns, and exit (how sample measures its own exit)")
+	fl.MarkHidden("self-cpu")
 	return c
 }
 
@@ -751,11 +765,15 @@ func runProbeHost(e *env, args []string) error {
 // inProgram; runs is the CPU time of every run of the program, the unsampled ones
 // of --measure-overhead included, which are neither the program's nor counted
 // (and of the children reaped before the command began).
-func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns int, start sample.StartCostResult) string {
+//
+// fragprof's own process also costs its exit (the kernel's teardown of its address
+// space and threads, 4-6 ms of CPU at load 10 on this project's VM), after any
+// report: exit, measured once per machine (exitCost), is added to it.
+func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns int, start, exit sample.StartCostResult) string {
 	var self, children syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
-	own := rusageCPU(self)
+	own := rusageCPU(self) + exit.Cost
 	others := max(rusageCPU(children)-runs, 0)
 	program := max(total.CPU-inProgram, 1)
 	how := "not measured: no preloadable true(1)"
@@ -765,15 +783,50 @@ func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns 
 	case start.OK:
 		how = fmt.Sprintf("%.0f µs a run, measured on true(1) once on this machine (%s)", float64(start.Cost.Nanoseconds())/1e3, start.File)
 	}
-	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v in %d run(s), %s); fragprof itself %v and the commands it ran %v: %.2f%% over the program's own CPU time",
+	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v in %d run(s), %s); fragprof itself %v (its exit %v of it) and the commands it ran %v: %.2f%% over the program's own CPU time",
 		inProgram.Round(time.Microsecond), total.SelfCost.Round(time.Microsecond), total.Batches,
 		float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)), total.SetupCost.Round(time.Microsecond),
 		(time.Duration(inProcessRuns) * start.Cost).Round(time.Microsecond), inProcessRuns, how,
-		own.Round(time.Microsecond), others.Round(time.Microsecond),
+		own.Round(time.Microsecond), exit.Cost.Round(time.Microsecond), others.Round(time.Microsecond),
 		100*float64(inProgram+own+others)/float64(program))
 }
 
 // rusageCPU is the user + system time of r.
 func rusageCPU(r syscall.Rusage) time.Duration {
 	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+}
+
+// exitPairs is how many runs of fragprof measure its exit (exitCost).
+const exitPairs = 7
+
+// exitCost returns the CPU time fragprof's process spends after its last report,
+// which no getrusage of its own can see: the exit, the kernel's teardown of its
+// address space and threads. It is measured once per machine and fragprof binary
+// (sample.CachedCost): exitPairs runs of this executable with the hidden
+// --self-cpu, each the median difference of the CPU time wait4 gives for it and the
+// CPU time it printed just before its end. Not measured (0) when the executable
+// cannot be found.
+func exitCost() (sample.StartCostResult, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return sample.StartCostResult{}, nil
+	}
+	key := sample.MachineKey() + "fragprof " + sample.FileIdentity(exe) + "\n"
+	return sample.CachedCost("exitcost", key, func() (time.Duration, bool, error) {
+		var diffs []float64
+		for i := 0; i < exitPairs; i++ {
+			cmd := exec.Command(exe, "sample", "--self-cpu")
+			out, err := cmd.Output()
+			if err != nil {
+				return 0, false, fmt.Errorf("sample: measuring fragprof's own exit with %s sample --self-cpu: %v", exe, err)
+			}
+			ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+			if err != nil {
+				return 0, false, fmt.Errorf("sample: measuring fragprof's own exit: %s printed %q", exe, out)
+			}
+			whole := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			diffs = append(diffs, float64(whole-time.Duration(ns)))
+		}
+		return time.Duration(max(stats.Median(diffs), 0)), true, nil
+	})
 }

@@ -19,8 +19,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A StartCostResult is the in-process sampler's start cost on this machine, and
-// where it came from.
+// A StartCostResult is a cost measured once per machine (the in-process sampler's
+// start, fragprof's own exit), and where it came from.
 type StartCostResult struct {
 	Cost time.Duration
 	OK   bool   // false: the system has no preloadable true(1), nothing measured
@@ -32,33 +32,41 @@ type StartCostResult struct {
 
 // CachedStartCost returns the start cost measured by StartCost(pairs) on this
 // machine: read from fragprof's cache directory (cacheDir) when a file there names
-// the same machine, else measured and written there (atomically). The machine is
+// the same machine, else measured and written there (CachedCost). The machine is
 // named by what the start cost depends on: the kernel (release and build), the CPU
 // model and count, the sampler library (the hash of its source and flags), and
 // true(1) and its dynamic loader (path, size and modification time). Delete the
 // file to measure again.
 func CachedStartCost(pairs int) (StartCostResult, error) {
+	return CachedCost("startcost", startCostKey(), func() (time.Duration, bool, error) { return StartCost(pairs) })
+}
+
+// CachedCost returns a cost measured once per machine: read from the file
+// NAME-HASH of fragprof's cache directory, HASH that of key (a description of what
+// the cost depends on, kept in the file and checked), else measured by measure and
+// written there atomically. ok false from measure (nothing to measure with) is
+// returned as is and not kept.
+func CachedCost(name, key string, measure func() (time.Duration, bool, error)) (StartCostResult, error) {
 	var r StartCostResult
 	dir, err := cacheDir()
 	if err != nil {
 		return r, err
 	}
-	key := startCostKey()
 	sum := sha256.Sum256([]byte(key))
-	r.File = filepath.Join(dir, "startcost-"+hex.EncodeToString(sum[:])[:16])
+	r.File = filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:])[:16])
 	if b, err := os.ReadFile(r.File); err == nil {
 		if c, ok := parseStartCost(string(b), key); ok {
 			r.Cost, r.OK = c, true
 			return r, nil
 		}
 	}
-	c, ok, err := StartCost(pairs)
+	c, ok, err := measure()
 	if err != nil || !ok {
 		return r, err
 	}
 	r.Cost, r.OK, r.Measured = c, true, true
 	body := fmt.Sprintf("%d\n%s", c.Nanoseconds(), key)
-	tmp, err := os.CreateTemp(dir, ".startcost-*")
+	tmp, err := os.CreateTemp(dir, "."+name+"-*")
 	if err != nil {
 		return r, nil // measured, not kept: the next run measures again
 	}
@@ -86,14 +94,25 @@ func parseStartCost(body, key string) (time.Duration, bool) {
 	return time.Duration(ns), true
 }
 
+// MachineKey describes the machine as costs measured on it depend on it: the
+// kernel (release and build), the CPU model and count; one item a line.
+func MachineKey() string {
+	var u unix.Utsname
+	kernel := "unknown"
+	if unix.Uname(&u) == nil {
+		kernel = unix.ByteSliceToString(u.Release[:]) + " " + unix.ByteSliceToString(u.Version[:])
+	}
+	return fmt.Sprintf("kernel %s\ncpu %s x %d\n", kernel, cpuModel(), cpuCount())
+}
+
+// FileIdentity is a file's path, size and modification time (of what it links
+// to), for the keys of CachedCost.
+func FileIdentity(path string) string { return fileIdentity(path) }
+
 // startCostKey describes the machine as the start cost depends on it, one item a line.
 func startCostKey() string {
 	var b strings.Builder
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		fmt.Fprintf(&b, "kernel %s %s\n", unix.ByteSliceToString(u.Release[:]), unix.ByteSliceToString(u.Version[:]))
-	}
-	fmt.Fprintf(&b, "cpu %s x %d\n", cpuModel(), cpuCount())
+	b.WriteString(MachineKey())
 	fmt.Fprintf(&b, "library %s\n", preloadLibName())
 	if path, err := exec.LookPath("true"); err == nil {
 		fmt.Fprintf(&b, "program %s\n", fileIdentity(path))
