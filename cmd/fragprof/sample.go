@@ -320,7 +320,7 @@ Examples:
 			startCost := func() (time.Duration, bool, error) {
 				if !startRead {
 					var err error
-					if start, err = sample.CachedStartCost(startCostPairs); err != nil {
+					if start, err = sample.CachedStartCost(startCostPairs, calibrating(e, "the in-process sampler's start (61 pairs of runs of true(1), a few seconds)")); err != nil {
 						return 0, false, err
 					}
 					startRead = true
@@ -518,7 +518,7 @@ Examples:
 				for _, r := range append(append([]sample.PlainRun(nil), traced...), plain...) {
 					runs += r.CPU
 				}
-				exit, err := exitCost()
+				exit, err := exitCost(e)
 				if err != nil {
 					return err
 				}
@@ -806,13 +806,13 @@ const exitPairs = 7
 // --self-cpu, each the median difference of the CPU time wait4 gives for it and the
 // CPU time it printed just before its end. Not measured (0) when the executable
 // cannot be found.
-func exitCost() (sample.StartCostResult, error) {
+func exitCost(e *env) (sample.StartCostResult, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return sample.StartCostResult{}, nil
 	}
 	key := sample.MachineKey() + "fragprof " + sample.FileIdentity(exe) + "\n"
-	return sample.CachedCost("exitcost", key, func() (time.Duration, bool, error) {
+	return sample.CachedCost("exitcost", key, calibrating(e, fmt.Sprintf("fragprof's own exit (%d runs of it)", exitPairs)), func() (time.Duration, bool, error) {
 		var diffs []float64
 		for i := 0; i < exitPairs; i++ {
 			cmd := exec.Command(exe, "sample", "--self-cpu")
@@ -829,4 +829,12 @@ func exitCost() (sample.StartCostResult, error) {
 		}
 		return time.Duration(max(stats.Median(diffs), 0)), true, nil
 	})
+}
+
+// calibrating returns the note CachedCost gives before it measures: a line on
+// stderr that says what fragprof waits for, and where it keeps the result.
+func calibrating(e *env, what string) func(string) {
+	return func(file string) {
+		fmt.Fprintf(e.stderr, "fragprof sample: measuring %s once on this machine, kept in %s\n", what, file)
+	}
 }

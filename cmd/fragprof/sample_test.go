@@ -25,14 +25,7 @@ func TestSampleHotcfgCLI(t *testing.T) {
 	}
 	exact := filepath.Join(dir, "exact.cfg")
 	batches := filepath.Join(dir, "run.batches")
-	cli := func(want int, args ...string) (string, string) {
-		t.Helper()
-		var stdout, stderr bytes.Buffer
-		if got := run(args, strings.NewReader(""), &stdout, &stderr); got != want {
-			t.Fatalf("fragprof %v: exit %d, want %d\n%s", args, got, want, stderr.String())
-		}
-		return stdout.String(), stderr.String()
-	}
+	cli := cliWant(t)
 	out, errOut := cli(0, "sample", "--exact", "-o", exact, "--", prog, "20")
 	if out != "40000\n" || !strings.Contains(errOut, "instructions") {
 		t.Errorf("exact: stdout %q stderr %q", out, errOut)
@@ -290,14 +283,7 @@ func TestSampleSteppingAndCost(t *testing.T) {
 	if b, err := exec.Command("gcc", "-O2", "-o", prog, "../../internal/sample/testdata/spin.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
-	cli := func(want int, args ...string) (string, string) {
-		t.Helper()
-		var stdout, stderr bytes.Buffer
-		if got := run(args, strings.NewReader(""), &stdout, &stderr); got != want {
-			t.Fatalf("fragprof %v: exit %d, want %d\n%s", args, got, want, stderr.String())
-		}
-		return stdout.String(), stderr.String()
-	}
+	cli := cliWant(t)
 	out, _ := cli(0, "sample", "--probe-host")
 	for _, m := range []string{"int3 breakpoints: ", "hardware breakpoints: ", "the trap flag: "} {
 		if !strings.Contains(out, "this host: "+m) {
@@ -316,6 +302,10 @@ func TestSampleSteppingAndCost(t *testing.T) {
 				t.Errorf("run %d: the report lacks %q:\n%s", i, s, errOut)
 			}
 		}
+		// What it waits for, said before it waits: only when it measures.
+		if says := strings.Contains(errOut, "measuring the in-process sampler's start"); says != (i == 0) {
+			t.Errorf("run %d: says it measures the start: %v:\n%s", i, says, errOut)
+		}
 	}
 	b, err := os.ReadFile(batches)
 	if err != nil {
@@ -323,5 +313,18 @@ func TestSampleSteppingAndCost(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^info stepping one thread: `).Match(b) {
 		t.Errorf("the batches file has no info stepping line")
+	}
+}
+
+// cliWant returns a runner of fragprof (stdin empty) that fails t unless the exit
+// status is want, and returns stdout and stderr.
+func cliWant(t *testing.T) func(want int, args ...string) (string, string) {
+	return func(want int, args ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if got := run(args, strings.NewReader(""), &stdout, &stderr); got != want {
+			t.Fatalf("fragprof %v: exit %d, want %d\n%s", args, got, want, stderr.String())
+		}
+		return stdout.String(), stderr.String()
 	}
 }

@@ -386,7 +386,8 @@ func TestCachedStartCost(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("FRAGPROF_CACHE", "")
 	t.Setenv("XDG_CACHE_HOME", dir)
-	first, err := CachedStartCost(5)
+	var told []string
+	first, err := CachedStartCost(5, func(f string) { told = append(told, f) })
 	if err != nil || !first.OK || !first.Measured {
 		t.Fatalf("first call: %+v, %v: want a measurement", first, err)
 	}
@@ -395,13 +396,16 @@ func TestCachedStartCost(t *testing.T) {
 	}
 	var before, after unix.Rusage
 	unix.Getrusage(unix.RUSAGE_CHILDREN, &before)
-	second, err := CachedStartCost(5)
+	second, err := CachedStartCost(5, func(f string) { told = append(told, f) })
 	unix.Getrusage(unix.RUSAGE_CHILDREN, &after)
 	if err != nil || !second.OK || second.Measured || second.Cost != first.Cost || second.File != first.File {
 		t.Errorf("second call: %+v, %v: want %v read from %s", second, err, first.Cost, first.File)
 	}
 	if after != before {
 		t.Errorf("the second call ran children (their CPU time grew)")
+	}
+	if len(told) != 1 || told[0] != first.File {
+		t.Errorf("told of measurements for %q, want one, for %s", told, first.File)
 	}
 	// A file from another machine (another key) is measured over.
 	body, err := os.ReadFile(first.File)
@@ -411,7 +415,7 @@ func TestCachedStartCost(t *testing.T) {
 	if err := os.WriteFile(first.File, []byte(strings.Replace(string(body), "cpu ", "cpu other ", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if third, err := CachedStartCost(5); err != nil || !third.Measured {
+	if third, err := CachedStartCost(5, nil); err != nil || !third.Measured {
 		t.Errorf("a file of another machine: %+v, %v: want a new measurement", third, err)
 	}
 }

@@ -36,17 +36,18 @@ type StartCostResult struct {
 // named by what the start cost depends on: the kernel (release and build), the CPU
 // model and count, the sampler library (the hash of its source and flags), and
 // true(1) and its dynamic loader (path, size and modification time). Delete the
-// file to measure again.
-func CachedStartCost(pairs int) (StartCostResult, error) {
-	return CachedCost("startcost", startCostKey(), func() (time.Duration, bool, error) { return StartCost(pairs) })
+// file to measure again. note, when not nil, is told before a measurement starts.
+func CachedStartCost(pairs int, note func(file string)) (StartCostResult, error) {
+	return CachedCost("startcost", startCostKey(), note, func() (time.Duration, bool, error) { return StartCost(pairs) })
 }
 
 // CachedCost returns a cost measured once per machine: read from the file
 // NAME-HASH of fragprof's cache directory, HASH that of key (a description of what
 // the cost depends on, kept in the file and checked), else measured by measure and
-// written there atomically. ok false from measure (nothing to measure with) is
-// returned as is and not kept.
-func CachedCost(name, key string, measure func() (time.Duration, bool, error)) (StartCostResult, error) {
+// written there atomically, after telling note (when not nil) which file it
+// measures for. ok false from measure (nothing to measure with) is returned as is
+// and not kept.
+func CachedCost(name, key string, note func(file string), measure func() (time.Duration, bool, error)) (StartCostResult, error) {
 	var r StartCostResult
 	dir, err := cacheDir()
 	if err != nil {
@@ -59,6 +60,9 @@ func CachedCost(name, key string, measure func() (time.Duration, bool, error)) (
 			r.Cost, r.OK = c, true
 			return r, nil
 		}
+	}
+	if note != nil {
+		note(r.File)
 	}
 	c, ok, err := measure()
 	if err != nil || !ok {
