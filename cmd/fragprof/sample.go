@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -520,7 +522,8 @@ Examples:
 				}
 				exit, err := exitCost(e)
 				if err != nil {
-					return err
+					// A calibration that failed does not fail the sampling.
+					fmt.Fprintf(e.stderr, "fragprof sample: %v: the cost below leaves fragprof's exit out\n", err)
 				}
 				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", wholeCost(total, inProgram, runs+rusageCPU(children0), inProcessRuns, start, exit))
 			}
@@ -796,8 +799,12 @@ func rusageCPU(r syscall.Rusage) time.Duration {
 	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }
 
-// exitPairs is how many runs of fragprof measure its exit (exitCost).
-const exitPairs = 7
+// exitPairs is how many runs of fragprof measure its exit (exitCost), and
+// exitTimeout how long each may take.
+const (
+	exitPairs   = 7
+	exitTimeout = 30 * time.Second
+)
 
 // exitCost returns the CPU time fragprof's process spends after its last report,
 // which no getrusage of its own can see: the exit, the kernel's teardown of its
@@ -805,24 +812,27 @@ const exitPairs = 7
 // (sample.CachedCost): exitPairs runs of this executable with the hidden
 // --self-cpu, each the median difference of the CPU time wait4 gives for it and the
 // CPU time it printed just before its end. Not measured (0) when the executable
-// cannot be found.
+// cannot be found, or is a test binary (which would run its tests instead); each
+// run has exitTimeout to answer.
 func exitCost(e *env) (sample.StartCostResult, error) {
 	exe, err := os.Executable()
-	if err != nil {
+	if err != nil || testing.Testing() {
 		return sample.StartCostResult{}, nil
 	}
 	key := sample.MachineKey() + "fragprof " + sample.FileIdentity(exe) + "\n"
 	return sample.CachedCost("exitcost", key, calibrating(e, fmt.Sprintf("fragprof's own exit (%d runs of it)", exitPairs)), func() (time.Duration, bool, error) {
 		var diffs []float64
 		for i := 0; i < exitPairs; i++ {
-			cmd := exec.Command(exe, "sample", "--self-cpu")
+			ctx, cancel := context.WithTimeout(context.Background(), exitTimeout)
+			cmd := exec.CommandContext(ctx, exe, "sample", "--self-cpu")
 			out, err := cmd.Output()
+			cancel()
 			if err != nil {
-				return 0, false, fmt.Errorf("sample: measuring fragprof's own exit with %s sample --self-cpu: %v", exe, err)
+				return 0, false, fmt.Errorf("measuring fragprof's own exit with '%s sample --self-cpu' (at most %v a run): %v; it is tried again at the next report", exe, exitTimeout, err)
 			}
 			ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
 			if err != nil {
-				return 0, false, fmt.Errorf("sample: measuring fragprof's own exit: %s printed %q", exe, out)
+				return 0, false, fmt.Errorf("measuring fragprof's own exit: '%s sample --self-cpu' printed %q, not a CPU time", exe, out)
 			}
 			whole := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			diffs = append(diffs, float64(whole-time.Duration(ns)))
