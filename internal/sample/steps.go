@@ -44,6 +44,7 @@ const (
 	TrialRefused                       // the breakpoint was refused (memory write, perf event)
 	TrialShort                         // accepted, but its trap never came: the burst stopped short
 	TrialTooCostly                     // it delivered, above the cost bound
+	TrialStopped                       // it delivered in its trial, then stopped delivering in the bursts
 )
 
 // TrialPCs and TrialMaxCPU are a trial burst's length and cost bound (the C
@@ -76,6 +77,8 @@ func (t StepTrial) String() string {
 		return fmt.Sprintf("%v: refused (the kernel did not open a perf breakpoint event: a kernel before 5.13, perf_event_paranoid 3, no debug registers)", t.Method)
 	case TrialShort:
 		return fmt.Sprintf("%v: not delivered (accepted, but the trial burst stopped at %d of %d PCs: the trap never came)", t.Method, t.PCs, TrialPCs)
+	case TrialStopped:
+		return fmt.Sprintf("%v: delivered in the trial, then stopped (3 bursts in a row whose trap never came)", t.Method)
 	case TrialTooCostly:
 		return fmt.Sprintf("%v: too costly (the trial burst took %s of CPU, above the bound of %v)", t.Method, cpu, TrialMaxCPU)
 	}

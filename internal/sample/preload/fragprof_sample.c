@@ -150,6 +150,7 @@ struct thread_state {
 	int memfd;          // breakpoints: /proc/self/mem during a burst (-1: closed)
 	int hwfd;           // hardware breakpoint: this thread's perf event during a burst (-1: none)
 	uint32_t len;       // PCs the burst under way takes (burst_len, or TRIAL_PCS)
+	int method;         // the method stepping the burst under way
 	int trial;          // 1 + the method of the trial burst under way (0: none)
 	int refused;        // the trial's breakpoint was refused (memory write, perf event)
 	uint32_t trial_n;   // PCs the last trial burst reached
@@ -177,7 +178,7 @@ static _Atomic int multi;
 // debug trap after every instruction), and none (a burst is its first PC).
 enum { M_INT3, M_HW, M_TF, M_PC };
 // Outcomes of a method's trial burst.
-enum { T_OK = 1, T_REFUSED, T_SHORT, T_COSTLY };
+enum { T_OK = 1, T_REFUSED, T_SHORT, T_COSTLY, T_STOPPED };
 // A trial burst follows trial_code for TRIAL_PCS PCs; a method delivers when it
 // reaches them all within TRIAL_MAX_NS of CPU time: 300 µs a PC, a trap that the
 // machine emulates at a cost no burst should pay (this project's VM takes 1.6 µs an
@@ -194,7 +195,13 @@ static _Atomic int m_single = -1, m_multi = -1;
 // hypervisor loses their traps: the int3's memory write is refused, the hardware
 // breakpoint watches the byte after the branch, the trap flag is not set. Tests
 // use it to check the fallback on every host.
+// With 1 << 3 (hardware breakpoints) and 1 << 4 (the trap flag), the method
+// delivers in its trial and stops delivering in the program's bursts.
 static unsigned broken;
+// stale[m]: bursts stepped by m in a row that were still open at the thread's next
+// timer (their trap never came); STALE_MAX of them drop the method (on_prof).
+static _Atomic int stale[3];
+#define STALE_MAX 3
 static int trial_marker;       // si_value of a trial's SIGPROF: &trial_marker
 static int hw_marker;          // sig_data of our breakpoint events: &hw_marker
 #ifndef TRAP_PERF
@@ -936,6 +943,7 @@ static int emulate(const struct insn *in, uint64_t addr, greg_t *g) {
 
 static void end_burst(void);
 static void refuse(int m);
+static void drop(int m, int refused);
 
 // hw_plant moves this thread's hardware breakpoint to addr, opening its perf event
 // at the burst's first stop. The event sends SIGTRAP (si_code TRAP_PERF, our
@@ -952,7 +960,7 @@ static int hw_plant(uint64_t addr) {
 	a.type = PERF_TYPE_BREAKPOINT;
 	a.size = sizeof a;
 	a.bp_type = HW_BREAKPOINT_X;
-	a.bp_addr = broken & 1u << M_HW ? addr + 1 : addr; // broken: never reached
+	a.bp_addr = broken & (1u << M_HW | (ts.trial ? 0 : 8u)) ? addr + 1 : addr; // broken: never reached
 	a.bp_len = sizeof(long);
 	a.sample_period = 1;
 	a.exclude_kernel = 1;
@@ -1088,8 +1096,14 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 		atomic_fetch_add(&hdr->skipped, 1);
 		return;
 	}
-	if (ts.cur)
-		end_burst(); // lost its trap flag (longjmp out of a handler) or outlived the gap
+	if (ts.cur) {
+		// Its trap never came: the trap flag lost (a longjmp out of a handler), or
+		// a method that stopped delivering; a few in a row drop the method.
+		int m = ts.method;
+		end_burst();
+		if ((m == M_HW || m == M_TF) && atomic_fetch_add(&stale[m], 1) + 1 >= STALE_MAX)
+			drop(m, 0);
+	}
 	if (!enabled || !ts.armed) {
 		disarm_thread();
 		return;
@@ -1163,6 +1177,7 @@ static void begin_burst(greg_t *g, int m) {
 	ts.b = b;
 	ts.pcs = pcs;
 	ts.t0 = t0;
+	ts.method = m;
 	ts.bp = 0;
 	ts.memfd = -1;
 	if (ts.len <= 1 || m == M_PC) {
@@ -1170,7 +1185,7 @@ static void begin_burst(greg_t *g, int m) {
 		return;
 	}
 	if (m == M_TF) {
-		if (!(broken & 1u << M_TF))
+		if (!(broken & (1u << M_TF | (ts.trial ? 0 : 16u))))
 			g[REG_EFL] |= 0x100; // TF: trap after the next instruction
 		return;
 	}
@@ -1195,27 +1210,39 @@ static void refuse(int m) {
 		ts.refused = 1;
 		return;
 	}
-	int from = m;
-	int moved = atomic_compare_exchange_strong(&m_single, &from, M_TF);
-	if (moved)
-		atomic_store(&hdr->method[0], M_TF + 1);
-	from = m;
-	if (atomic_compare_exchange_strong(&m_multi, &from, M_TF)) {
-		moved = 1;
-		atomic_store(&hdr->method[1], M_TF + 1);
+	drop(m, 1);
+}
+
+// drop stops method m in this process, its breakpoint refused (refused) or its
+// traps no longer coming: later bursts step with the trap flag, or, when the trap
+// flag is dropped, are one PC. The first drop of a method writes a note.
+static void drop(int m, int refused) {
+	int next = m == M_TF ? M_PC : M_TF, moved = 0;
+	for (int i = 0; i < 2; i++) {
+		_Atomic int *slot = i ? &m_multi : &m_single;
+		int from = m;
+		if (atomic_compare_exchange_strong(slot, &from, next)) {
+			moved = 1;
+			atomic_store(&hdr->method[i], (uint64_t)next + 1);
+		}
 	}
-	if (moved) {
-		uint64_t none = 0;
+	if (!moved)
+		return;
+	uint64_t none = 0;
+	if (refused)
 		atomic_compare_exchange_strong(&hdr->trial[m], &none, T_REFUSED);
-		static const char *const note[] = {
-			"int3 breakpoints refused during the run (writing /proc/self/mem failed): later bursts step with the trap flag",
-			"hardware breakpoints refused by the kernel during the run: later bursts step with the trap flag"};
-		const char *n = note[m == M_HW];
-		size_t k = 0;
-		while (n[k])
-			k++;
-		put_text(REC_NOTE, n, k);
-	}
+	else // delivered in its trial, then stopped: keep the trial's PCs and cost
+		atomic_store(&hdr->trial[m], (atomic_load(&hdr->trial[m]) & ~255ULL) | T_STOPPED);
+	static const char *const note[] = {
+		"int3 breakpoints refused during the run (writing /proc/self/mem failed): later bursts step with the trap flag",
+		"hardware breakpoints refused by the kernel during the run: later bursts step with the trap flag",
+		"hardware breakpoints stopped delivering during the run (3 bursts in a row whose trap never came): later bursts step with the trap flag",
+		"the trap flag stopped delivering during the run (3 bursts in a row whose trap never came): later bursts are one PC"};
+	const char *n = note[refused ? m == M_HW : m == M_HW ? 2 : 3];
+	size_t k = 0;
+	while (n[k])
+		k++;
+	put_text(REC_NOTE, n, k);
 }
 
 static void on_trap(int sig, siginfo_t *si, void *ucv) {
@@ -1231,6 +1258,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
 		uint64_t x = (uint64_t)g[REG_RIP];
 		if (!ts.cur || ts.hwfd < 0 || ts.bp != x)
 			return; // a stale hit: the burst has ended, the instruction runs
+		atomic_store(&stale[M_HW], 0);
 		uint8_t buf[16];
 		struct insn in;
 		uint64_t next;
@@ -1282,6 +1310,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
 	}
 	uint64_t pc = (uint64_t)g[REG_RIP];
 	const uint8_t *p = (const uint8_t *)pc;
+	atomic_store(&stale[M_TF], 0);
 	if (pc == ts.pcs[ts.b->n - 1] && is_rep(p)) {
 		// Another iteration of a repeated string instruction: end here rather than
 		// trap once per iteration.
