@@ -15,9 +15,11 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/fragprof
 
-# The whole suite, as CI runs it: vet, then every test (nothing skipped), then every
-# fuzz target for a short fixed time.
+# The whole suite, as CI runs it: which stepping methods of the in-process sampler
+# deliver on this host, vet, then every test (nothing skipped), then every fuzz
+# target for a short fixed time.
 test: deps build
+	./$(BIN) sample --probe-host
 	$(GO) vet ./...
 	$(GO) test -timeout 25m ./...
 	@$(MAKE) --no-print-directory fuzz

@@ -4,13 +4,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,7 +34,8 @@ func newSampleCmd(e *env) *cobra.Command {
 		stackBytes              int
 		overheadTarget          string
 		exact, overhead, aslr   bool
-		taskClock               bool
+		taskClock, probeHost    bool
+		selfCPU                 bool
 		untilSim                string
 		maxInsns, seed          uint64
 	)
@@ -85,8 +89,13 @@ temporary int3 planted at its successors; 'singlestep' uses PTRACE_SINGLESTEP pe
 instruction; 'auto' (the default) uses breakpoints while the process has one thread.
 In process, 'singlestep' forces the trap flag; otherwise a burst stops once per basic
 block: at an int3 while the process has one thread, then at a hardware breakpoint of
-the sampled thread alone (a perf breakpoint event; the trap flag where the kernel
-refuses it).
+the sampled thread alone (a perf breakpoint event). A kernel may accept that event
+and never deliver its trap, a hypervisor may lose the trap flag's: before bursts use
+hardware breakpoints or the trap flag, a trial burst in the process checks that the
+method delivers (16 PCs within 4.8 ms of CPU), and the next one is used when it does
+not (hardware breakpoints, the trap flag, then bursts of one PC). The report and the
+batches file (info stepping) say which methods stepped the bursts and why the others
+were passed over; --probe-host tries every method and prints which deliver here.
 
 Address-space randomisation is turned off for started programs (unless --aslr) so
 that runs of a program compare directly. The program's stdin, stdout and stderr pass
@@ -96,11 +105,15 @@ on; in process the program receives it and ends as it would).
 
 --overhead SHARE (e.g. 5%) bounds the sampler's direct cost. In process each
 thread's mean gap becomes at least its mean burst cost (the CPU time from a burst's
-start to its end) / SHARE. The report's estimate of the share adds to the bursts'
+start to its end) / SHARE. The report's estimate of the cost adds to the bursts'
 CPU time the reading of the mappings at each process's first burst (timed by the
 library, 60-80 µs) and the library's start in each run (loading and starting it,
-about 0.1 ms, which no gap can reach: measured on 61 pairs of runs of true(1)), most
-of the cost on runs of a few milliseconds. So with --repeat the in-process sampler
+about 0.1 ms, which no gap can reach: measured on 61 pairs of runs of true(1) once
+per machine and kept in fragprof's cache directory, $FRAGPROF_CACHE or
+$XDG_CACHE_HOME/fragprof or ~/.cache/fragprof), most of the cost on runs of a few
+milliseconds; then fragprof's own CPU time and that of the commands it ran (the
+calibration when it runs, the C compiler): the share it prints is of everything it
+adds to the process tree, over the program's own CPU time. So with --repeat the in-process sampler
 samples each run after the first only with probability min(1, SHARE x the program's
 CPU time per run / the sampler's cost per sampled run), both learned from the runs
 so far (the cost is the bursts plus twice the start and the mappings until 20 runs
@@ -150,6 +163,18 @@ Examples:
   fragprof sample --pid 1234 -o server.batches     # Ctrl-C to stop`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if probeHost {
+				return runProbeHost(e, args)
+			}
+			if selfCPU { // exitCost's child: its own CPU time so far, in ns
+				var self syscall.Rusage
+				syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+				fmt.Fprintln(e.stdout, rusageCPU(self).Nanoseconds())
+				return nil
+			}
+			// The commands run before this one (in a test's process) are not its cost.
+			var children0 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children0)
 			own, prog := splitDash(c, args)
 			if len(prog) == 0 && len(own) > 0 {
 				prog = own
@@ -290,21 +315,22 @@ Examples:
 			}
 			var plain, traced []sample.PlainRun
 			inProcessRuns := 0
-			// The library's start, measured once on true(1) when first needed:
-			// by the thinning of repeated runs, or by the report.
-			var start time.Duration
-			startMeasured, startOK := false, false
+			// The library's start, measured on true(1) once per machine and cached,
+			// read when first needed: by the thinning of repeated runs, or by the report.
+			var start sample.StartCostResult
+			startRead := false
 			startCost := func() (time.Duration, bool, error) {
-				if !startMeasured {
+				if !startRead {
 					var err error
-					if start, startOK, err = sample.StartCost(startCostPairs); err != nil {
+					if start, err = sample.CachedStartCost(startCostPairs, calibrating(e, "the in-process sampler's start (61 pairs of runs of true(1), a few seconds)")); err != nil {
 						return 0, false, err
 					}
-					startMeasured = true
+					startRead = true
 				}
-				return start, startOK, nil
+				return start.Cost, start.OK, nil
 			}
-			var thin *sample.Thinning // in process, repeated runs: which runs to sample
+			var steps sample.StepReport // how the in-process bursts were stepped
+			var thin *sample.Thinning   // in process, repeated runs: which runs to sample
 			thinned := 0
 			if useInProcess && repeat > 1 {
 				thin = sample.NewThinning(opts.Overhead, 0, seed)
@@ -373,6 +399,9 @@ Examples:
 					}
 					s, err = sample.Preload(t, opts, stackBytes, func(b sample.Burst, c hotcfg.Code) { sink(b.Batch, c) })
 					inProcessRuns++
+					if err == nil {
+						steps.Merge(s.Steps)
+					}
 					if err == nil && thin != nil {
 						if inProcessRuns == 1 {
 							if thin.Start, _, err = startCost(); err != nil {
@@ -452,6 +481,9 @@ Examples:
 			if thinned > 0 {
 				w.Info("sampled_runs", fmt.Sprint(len(traced)-thinned))
 			}
+			if inProcessRuns > 0 {
+				w.Info("stepping", steps.String())
+			}
 			if err := w.Flush(); err != nil {
 				return err
 			}
@@ -470,24 +502,30 @@ Examples:
 				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d ticks (%.0f µs per burst; the program's cost is larger: --measure-overhead)\n",
 					total.TickTime.Round(time.Microsecond), total.Ticks, float64(total.TickTime.Microseconds())/float64(max(total.Batches, 1)))
 			}
+			if inProcessRuns > 0 {
+				fmt.Fprintf(e.stderr, "fragprof sample: stepping: %s\n", steps)
+			}
 			if inProcessRuns > 0 && total.Ticks == 0 {
 				// The bursts' own CPU time, the mappings' read at a process's first
 				// burst, and the library's start, which no clock of the library can
-				// see, measured here on true(1): on runs of a few milliseconds the
-				// start and the mappings are most of the cost.
-				start, ok, err := startCost()
-				if err != nil {
+				// see, measured on true(1) once per machine: on runs of a few
+				// milliseconds the start and the mappings are most of the cost.
+				// fragprof's own CPU time and that of the other commands it ran
+				// are added: the share is of everything it adds to the process tree.
+				if _, _, err := startCost(); err != nil {
 					return err
 				}
-				how := "not measured: no preloadable true(1)"
-				if ok {
-					how = fmt.Sprintf("%.0f µs a run, measured on true(1)", float64(start.Nanoseconds())/1e3)
+				inProgram := total.SelfCost + total.SetupCost + time.Duration(inProcessRuns)*start.Cost
+				var runs time.Duration // every run of the program, sampled, thinned and plain
+				for _, r := range append(append([]sample.PlainRun(nil), traced...), plain...) {
+					runs += r.CPU
 				}
-				cost := total.SelfCost + total.SetupCost + time.Duration(inProcessRuns)*start
-				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d bursts (%.0f µs CPU per burst), %v reading the mappings and %v starting it in %d run(s) (%s): %.2f%% of the runs' CPU time (estimate)\n",
-					total.SelfCost.Round(time.Microsecond), total.Batches, float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)),
-					total.SetupCost.Round(time.Microsecond), (time.Duration(inProcessRuns) * start).Round(time.Microsecond), inProcessRuns, how,
-					100*float64(cost)/float64(max(total.CPU, 1)))
+				exit, err := exitCost(e)
+				if err != nil {
+					// A calibration that failed does not fail the sampling.
+					fmt.Fprintf(e.stderr, "fragprof sample: %v: the cost below leaves fragprof's exit out\n", err)
+				}
+				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", wholeCost(total, inProgram, runs+rusageCPU(children0), inProcessRuns, start, exit))
 			}
 			if thinned > 0 {
 				fmt.Fprintf(e.stderr, "fragprof sample: %d of %d runs sampled, drawn at random; the other %d ran plain, to hold the sampler's cost within --overhead %g%%: its start alone, %.0f µs a run, is %.1f%% of a run's %v of CPU (docs/sampling.md)\n",
@@ -549,6 +587,9 @@ Examples:
 	fl.BoolVar(&taskClock, "task-clock", false, "in process: time bursts with perf's task clock (high resolution, for short runs) instead of POSIX CPU-time timers (the kernel's tick); costs more than it measures")
 	fl.StringVar(&untilSim, "until-similarity", "", "repeat runs (at most --repeat, default 100000) until the estimated similarity of the hot CFG reaches this share (e.g. 90%)")
 	fl.IntVar(&stackBytes, "stack-bytes", 4096, "in process: bytes of stack copied at each burst's start, for call stacks (0: none)")
+	fl.BoolVar(&probeHost, "probe-host", false, "print which stepping methods of the in-process sampler deliver on this host (a trial burst each) and exit")
+	fl.BoolVar(&selfCPU, "self-cpu", false, "print this process's CPU time so far, in ns, and exit (how sample measures its own exit)")
+	fl.MarkHidden("self-cpu")
 	return c
 }
 
@@ -696,4 +737,114 @@ func parseShare(s string) (float64, error) {
 		return v / 100, err
 	}
 	return strconv.ParseFloat(s, 64)
+}
+
+// runProbeHost prints, one line each, whether each stepping method of the
+// in-process sampler delivers on this host (sample.ProbeSteps).
+func runProbeHost(e *env, args []string) error {
+	if len(args) > 0 {
+		return usagef("sample: --probe-host takes no program (got %v)", args)
+	}
+	r, ok, err := sample.ProbeSteps()
+	if err != nil {
+		return fmt.Errorf("sample --probe-host: %v", err)
+	}
+	if !ok {
+		return fmt.Errorf("sample --probe-host: no dynamically linked true(1) on PATH to run the trials in: install coreutils")
+	}
+	for _, t := range r.Trials {
+		fmt.Fprintf(e.stdout, "fragprof sample: this host: %s\n", t)
+	}
+	return nil
+}
+
+// wholeCost describes what fragprof added to the process tree, as a share of the
+// program's own CPU time: the sampler inside the program (inProgram: the bursts,
+// the mappings, the library's start), fragprof's own process (getrusage
+// RUSAGE_SELF: its start, reading and writing the batches) and the other commands
+// it ran (RUSAGE_CHILDREN less every run of the program: true(1) when the start
+// cost was measured in this invocation, the C compiler when the library was
+// built). The program's own CPU time is the sampled runs' (total.CPU) less
+// inProgram; runs is the CPU time of every run of the program, the unsampled ones
+// of --measure-overhead included, which are neither the program's nor counted
+// (and of the children reaped before the command began).
+//
+// fragprof's own process also costs its exit (the kernel's teardown of its address
+// space and threads, 4-6 ms of CPU at load 10 on this project's VM), after any
+// report: exit, measured once per machine (exitCost), is added to it.
+func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns int, start, exit sample.StartCostResult) string {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	own := rusageCPU(self) + exit.Cost
+	others := max(rusageCPU(children)-runs, 0)
+	program := max(total.CPU-inProgram, 1)
+	how := "not measured: no preloadable true(1)"
+	switch {
+	case start.OK && start.Measured:
+		how = fmt.Sprintf("%.0f µs a run, measured now on true(1) and kept in %s", float64(start.Cost.Nanoseconds())/1e3, start.File)
+	case start.OK:
+		how = fmt.Sprintf("%.0f µs a run, measured on true(1) once on this machine (%s)", float64(start.Cost.Nanoseconds())/1e3, start.File)
+	}
+	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v in %d run(s), %s); fragprof itself %v (its exit %v of it) and the commands it ran %v: %.2f%% over the program's own CPU time",
+		inProgram.Round(time.Microsecond), total.SelfCost.Round(time.Microsecond), total.Batches,
+		float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)), total.SetupCost.Round(time.Microsecond),
+		(time.Duration(inProcessRuns) * start.Cost).Round(time.Microsecond), inProcessRuns, how,
+		own.Round(time.Microsecond), exit.Cost.Round(time.Microsecond), others.Round(time.Microsecond),
+		100*float64(inProgram+own+others)/float64(program))
+}
+
+// rusageCPU is the user + system time of r.
+func rusageCPU(r syscall.Rusage) time.Duration {
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+}
+
+// exitPairs is how many runs of fragprof measure its exit (exitCost), and
+// exitTimeout how long each may take.
+const (
+	exitPairs   = 7
+	exitTimeout = 30 * time.Second
+)
+
+// exitCost returns the CPU time fragprof's process spends after its last report,
+// which no getrusage of its own can see: the exit, the kernel's teardown of its
+// address space and threads. It is measured once per machine and fragprof binary
+// (sample.CachedCost): exitPairs runs of this executable with the hidden
+// --self-cpu, each the median difference of the CPU time wait4 gives for it and the
+// CPU time it printed just before its end. Not measured (0) when the executable
+// cannot be found, or is a test binary (which would run its tests instead); each
+// run has exitTimeout to answer.
+func exitCost(e *env) (sample.StartCostResult, error) {
+	exe, err := os.Executable()
+	if err != nil || testing.Testing() {
+		return sample.StartCostResult{}, nil
+	}
+	key := sample.MachineKey() + "fragprof " + sample.FileIdentity(exe) + "\n"
+	return sample.CachedCost("exitcost", key, calibrating(e, fmt.Sprintf("fragprof's own exit (%d runs of it)", exitPairs)), func() (time.Duration, bool, error) {
+		var diffs []float64
+		for i := 0; i < exitPairs; i++ {
+			ctx, cancel := context.WithTimeout(context.Background(), exitTimeout)
+			cmd := exec.CommandContext(ctx, exe, "sample", "--self-cpu")
+			out, err := cmd.Output()
+			cancel()
+			if err != nil {
+				return 0, false, fmt.Errorf("measuring fragprof's own exit with '%s sample --self-cpu' (at most %v a run): %v; it is tried again at the next report", exe, exitTimeout, err)
+			}
+			ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+			if err != nil {
+				return 0, false, fmt.Errorf("measuring fragprof's own exit: '%s sample --self-cpu' printed %q, not a CPU time", exe, out)
+			}
+			whole := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			diffs = append(diffs, float64(whole-time.Duration(ns)))
+		}
+		return time.Duration(max(stats.Median(diffs), 0)), true, nil
+	})
+}
+
+// calibrating returns the note CachedCost gives before it measures: a line on
+// stderr that says what fragprof waits for, and where it keeps the result.
+func calibrating(e *env, what string) func(string) {
+	return func(file string) {
+		fmt.Fprintf(e.stderr, "fragprof sample: measuring %s once on this machine, kept in %s\n", what, file)
+	}
 }

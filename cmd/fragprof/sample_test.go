@@ -25,14 +25,7 @@ func TestSampleHotcfgCLI(t *testing.T) {
 	}
 	exact := filepath.Join(dir, "exact.cfg")
 	batches := filepath.Join(dir, "run.batches")
-	cli := func(want int, args ...string) (string, string) {
-		t.Helper()
-		var stdout, stderr bytes.Buffer
-		if got := run(args, strings.NewReader(""), &stdout, &stderr); got != want {
-			t.Fatalf("fragprof %v: exit %d, want %d\n%s", args, got, want, stderr.String())
-		}
-		return stdout.String(), stderr.String()
-	}
+	cli := cliWant(t)
 	out, errOut := cli(0, "sample", "--exact", "-o", exact, "--", prog, "20")
 	if out != "40000\n" || !strings.Contains(errOut, "instructions") {
 		t.Errorf("exact: stdout %q stderr %q", out, errOut)
@@ -273,5 +266,65 @@ func TestSampleThinning(t *testing.T) {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("batches file lacks %q", want)
 		}
+	}
+}
+
+// TestSampleSteppingAndCost checks what `sample` says about its stepping and its
+// cost: --probe-host prints one line per stepping method (and takes no program);
+// a sampled run reports the methods that stepped its bursts (also in the batches
+// file, info stepping); its cost counts fragprof itself; and the start-cost
+// calibration is measured once, kept under $XDG_CACHE_HOME, and read back by the
+// next invocation.
+func TestSampleSteppingAndCost(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("FRAGPROF_CACHE", "")
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	prog := filepath.Join(dir, "spin")
+	if b, err := exec.Command("gcc", "-O2", "-o", prog, "../../internal/sample/testdata/spin.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	cli := cliWant(t)
+	out, _ := cli(0, "sample", "--probe-host")
+	for _, m := range []string{"int3 breakpoints: ", "hardware breakpoints: ", "the trap flag: "} {
+		if !strings.Contains(out, "this host: "+m) {
+			t.Errorf("--probe-host does not say whether %s deliver:\n%s", m, out)
+		}
+	}
+	cli(2, "sample", "--probe-host", "--", prog)
+	batches := filepath.Join(dir, "s.batches")
+	for i, want := range []string{"measured now on true(1) and kept in " + filepath.Join(dir, "cache", "fragprof"), "measured on true(1) once on this machine"} {
+		out, errOut := cli(0, "sample", "-o", batches, "--", prog, "20000")
+		if out != "1\n" {
+			t.Errorf("run %d: output %q", i, out)
+		}
+		for _, s := range []string{"stepping: one thread: ", want, "fragprof itself ", "% over the program's own CPU time"} {
+			if !strings.Contains(errOut, s) {
+				t.Errorf("run %d: the report lacks %q:\n%s", i, s, errOut)
+			}
+		}
+		// What it waits for, said before it waits: only when it measures.
+		if says := strings.Contains(errOut, "measuring the in-process sampler's start"); says != (i == 0) {
+			t.Errorf("run %d: says it measures the start: %v:\n%s", i, says, errOut)
+		}
+	}
+	b, err := os.ReadFile(batches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^info stepping one thread: `).Match(b) {
+		t.Errorf("the batches file has no info stepping line")
+	}
+}
+
+// cliWant returns a runner of fragprof (stdin empty) that fails t unless the exit
+// status is want, and returns stdout and stderr.
+func cliWant(t *testing.T) func(want int, args ...string) (string, string) {
+	return func(want int, args ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if got := run(args, strings.NewReader(""), &stdout, &stderr); got != want {
+			t.Fatalf("fragprof %v: exit %d, want %d\n%s", args, got, want, stderr.String())
+		}
+		return stdout.String(), stderr.String()
 	}
 }

@@ -25,12 +25,17 @@ import (
 // An elfFile is one mapped file's symbols and line table.
 type elfFile struct {
 	f       *elf.File
-	debug   *elf.File                     // the separate debug file, if found
+	path    string
 	fdes    frame.FrameDescriptionEntries // .eh_frame, parsed on first use (cfi)
 	cfiOnce sync.Once
 	progs   []*elf.Prog
-	syms    []elf.Symbol // functions sorted by Value
-	// sources are the files symbols and lines come from: the file, its debug file.
+	// The symbols, and the files they and lines come from (the file, its separate
+	// debug file), are read on first use (symbols): a sampled run that is only
+	// unwound and decoded never needs them, and reading them was most of
+	// `fragprof sample`'s own CPU time (libc's and its debug file's symbol
+	// tables, 20-30 ms a run on this project's VM).
+	symsOnce  sync.Once
+	syms      []elf.Symbol // functions sorted by Value
 	sources   []*elf.File
 	linesOnce sync.Once
 	lines     []lineRow // sorted by address; read on first use (lineTable)
@@ -56,41 +61,48 @@ func openELF(path string) (*elfFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &elfFile{f: f}
+	e := &elfFile{f: f, path: path}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD {
 			e.progs = append(e.progs, p)
 		}
 	}
-	sources := []*elf.File{f}
-	if d := debugFile(f, path); d != nil {
-		sources = append(sources, d)
-		e.debug = d
-	}
-	seen := map[uint64]bool{}
-	add := func(syms []elf.Symbol) {
-		for _, s := range syms {
-			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 && !seen[s.Value] {
-				seen[s.Value] = true
-				e.syms = append(e.syms, s)
+	return e, nil
+}
+
+// symbols reads, on first use, the function symbols sorted by address: the file's
+// own, its debug file's, then .dynsym's.
+func (e *elfFile) symbols() []elf.Symbol {
+	e.symsOnce.Do(func() {
+		e.sources = []*elf.File{e.f}
+		if d := debugFile(e.f, e.path); d != nil {
+			e.sources = append(e.sources, d)
+		}
+		seen := map[uint64]bool{}
+		add := func(syms []elf.Symbol) {
+			for _, s := range syms {
+				if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 && !seen[s.Value] {
+					seen[s.Value] = true
+					e.syms = append(e.syms, s)
+				}
 			}
 		}
-	}
-	for _, src := range sources {
-		syms, _ := src.Symbols()
-		add(syms)
-	}
-	dyn, _ := f.DynamicSymbols()
-	add(dyn)
-	sort.Slice(e.syms, func(i, j int) bool { return e.syms[i].Value < e.syms[j].Value })
-	e.sources = sources
-	return e, nil
+		for _, src := range e.sources {
+			syms, _ := src.Symbols()
+			add(syms)
+		}
+		dyn, _ := e.f.DynamicSymbols()
+		add(dyn)
+		sort.Slice(e.syms, func(i, j int) bool { return e.syms[i].Value < e.syms[j].Value })
+	})
+	return e.syms
 }
 
 // lineTable reads the line table on first use (from the debug file first): a
 // sampled run that is only unwound or decoded never needs it.
 func (e *elfFile) lineTable() []lineRow {
 	e.linesOnce.Do(func() {
+		e.symbols() // finds the debug file
 		for i := len(e.sources) - 1; i >= 0; i-- {
 			if d, err := e.sources[i].DWARF(); err == nil {
 				if e.lines = readLines(d); len(e.lines) > 0 {
@@ -231,9 +243,10 @@ func (e *elfFile) vaddr(off uint64) (uint64, bool) {
 }
 
 func (e *elfFile) sym(va uint64) (elf.Symbol, bool) {
-	i := sort.Search(len(e.syms), func(i int) bool { return e.syms[i].Value > va })
+	syms := e.symbols()
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].Value > va })
 	for i > 0 {
-		s := e.syms[i-1]
+		s := syms[i-1]
 		if va < s.Value+s.Size || s.Size == 0 && va-s.Value < 1<<16 {
 			return s, true
 		}

@@ -62,19 +62,11 @@ var preloadFlags = []string{"-O2", "-fPIC", "-shared", "-fno-stack-protector", "
 func PreloadLib() (string, error) {
 	preloadMu.Lock()
 	defer preloadMu.Unlock()
-	dir := os.Getenv("FRAGPROF_CACHE")
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "fragprof")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := cacheDir()
+	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(append([]byte(strings.Join(preloadFlags, " ")+"\n"), preloadSource...))
-	lib := filepath.Join(dir, "fragprof_sample-"+hex.EncodeToString(sum[:])[:16]+".so")
+	lib := filepath.Join(dir, preloadLibName())
 	if _, err := os.Stat(lib); err == nil {
 		return lib, nil
 	}
@@ -104,6 +96,30 @@ func PreloadLib() (string, error) {
 		return "", fmt.Errorf("sample: compiling the in-process sampler: %v\n%s", err, msg)
 	}
 	return lib, os.Rename(out, lib) // atomic: concurrent builders each rename their own
+}
+
+// preloadLibName is the file name of the compiled library: its source's and flags' hash.
+func preloadLibName() string {
+	sum := sha256.Sum256(append([]byte(strings.Join(preloadFlags, " ")+"\n"), preloadSource...))
+	return "fragprof_sample-" + hex.EncodeToString(sum[:])[:16] + ".so"
+}
+
+// cacheDir returns fragprof's cache directory, creating it: $FRAGPROF_CACHE, else
+// fragprof under the user's cache directory ($XDG_CACHE_HOME, else ~/.cache), else
+// under the temporary directory.
+func cacheDir() (string, error) {
+	dir := os.Getenv("FRAGPROF_CACHE")
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "fragprof")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("sample: fragprof's cache directory %s: %v (set FRAGPROF_CACHE or XDG_CACHE_HOME to a writable directory)", dir, err)
+	}
+	return dir, nil
 }
 
 // Preloadable reports whether the program at path can take the in-process sampler:
@@ -204,8 +220,9 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 		"LD_PRELOAD="+preload,
 		"FRAGPROF_SAMPLE_LD_PRELOAD="+userPreload,
 		"FRAGPROF_SAMPLE_FILE="+f.Name(),
-		fmt.Sprintf("FRAGPROF_SAMPLE=%d %d %d %d %d %d %d %d %d", o.Interval.Nanoseconds(), o.Burst, o.Seed,
-			int64(o.Overhead*1e6), stackBytes, trapFlag, posixTimer, KernelTick().Nanoseconds(), o.BurstCost.Nanoseconds()))
+		fmt.Sprintf("FRAGPROF_SAMPLE=%d %d %d %d %d %d %d %d %d %d %d", o.Interval.Nanoseconds(), o.Burst, o.Seed,
+			int64(o.Overhead*1e6), stackBytes, trapFlag, posixTimer, KernelTick().Nanoseconds(), o.BurstCost.Nanoseconds(),
+			o.brokenSteps, boolInt(o.probeSteps)))
 	t.Env = env
 	// Ctrl-C goes to the whole foreground process group: the program decides what
 	// to do with it; we wait for it and keep what it recorded.
@@ -238,6 +255,8 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 		return nil, fmt.Errorf("sample: the in-process sampler did not start in %s (was LD_PRELOAD honoured? a set-user-ID program ignores it)", t.Path)
 	}
 	s.Maps = r.maps
+	s.Steps = r.steps
+	s.Notes = append(s.Notes, r.notes...)
 	code := &burstCode{files: NewFiles(r.maps), mem: r.mem, learned: map[uint64]hotcfg.Insn{}}
 	for _, b := range r.bursts {
 		code.learn(b.PCs)
@@ -299,6 +318,13 @@ func readUsed(name string) ([]byte, error) {
 	return data, nil
 }
 
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // withoutVar returns env without the variable name, and its value.
 func withoutVar(env []string, name string) ([]string, string) {
 	out := make([]string, 0, len(env)+4)
@@ -323,6 +349,7 @@ type samples struct {
 	lost, skipped uint64
 	conflict      int
 	notes         []string
+	steps         StepReport
 }
 
 // readSamples parses a sampler file. A malformed chunk is an error naming its offset.
@@ -333,7 +360,9 @@ func readSamples(data []byte) (*samples, error) {
 	}
 	next := min(le.Uint64(data[16:]), uint64(len(data)))
 	r := &samples{mem: map[uint64][]byte{}, lost: le.Uint64(data[32:]), conflict: int(le.Uint64(data[40:])), skipped: le.Uint64(data[48:]),
-		started: le.Uint64(data[56:]) != 0, mapsCost: time.Duration(le.Uint64(data[64:]))}
+		started: le.Uint64(data[56:]) != 0, mapsCost: time.Duration(le.Uint64(data[64:])),
+		steps: decodeSteps([3]uint64{le.Uint64(data[72:]), le.Uint64(data[80:]), le.Uint64(data[88:])},
+			[2]uint64{le.Uint64(data[96:]), le.Uint64(data[104:])})}
 	for off := uint64(fpsHeader); off+fpsChunk <= next; off += fpsChunk {
 		c := data[off : off+fpsChunk]
 		pid, tid, used := int(le.Uint32(c)), int(le.Uint32(c[4:])), int(le.Uint32(c[8:]))
@@ -510,33 +539,59 @@ func runPlain(t Target) (PlainRun, error) {
 // project's VM it is about 0.1 ms (docs/sampling.md), 3–6% of a 2–4 ms run and
 // nothing measurable in one of a tenth of a second.
 func StartCost(pairs int) (cost time.Duration, ok bool, err error) {
-	path, err := exec.LookPath("true")
-	if err != nil {
-		return 0, false, nil
-	}
-	if can, _ := Preloadable(path); !can {
-		return 0, false, nil
-	}
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
+	t, done, err := trueTarget()
+	if t == nil || err != nil {
 		return 0, false, err
 	}
-	defer null.Close()
-	t := Target{Path: path, Stdin: null, Stdout: null, Stderr: null}
+	defer done()
 	diffs := make([]float64, 0, pairs)
 	for i := 0; i < pairs; i++ {
 		var plain PlainRun
 		var sampled *Stats
 		for k := 0; k < 2; k++ {
 			if (i+k)%2 == 0 {
-				if plain, err = runPlain(t); err != nil {
+				if plain, err = runPlain(*t); err != nil {
 					return 0, false, err
 				}
-			} else if sampled, err = Preload(t, Options{Interval: time.Hour, Burst: 1}, 0, func(Burst, hotcfg.Code) {}); err != nil {
+			} else if sampled, err = Preload(*t, Options{Interval: time.Hour, Burst: 1}, 0, func(Burst, hotcfg.Code) {}); err != nil {
 				return 0, false, err
 			}
 		}
 		diffs = append(diffs, float64(sampled.CPU-plain.CPU))
 	}
 	return time.Duration(max(stats.Median(diffs), 0)), true, nil
+}
+
+// trueTarget returns true(1) as a target with its input and outputs on /dev/null,
+// and what closes them; nil when the system has no preloadable true(1).
+func trueTarget() (*Target, func(), error) {
+	path, err := exec.LookPath("true")
+	if err != nil {
+		return nil, nil, nil
+	}
+	if can, _ := Preloadable(path); !can {
+		return nil, nil, nil
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Target{Path: path, Stdin: null, Stdout: null, Stderr: null}, func() { null.Close() }, nil
+}
+
+// ProbeSteps runs true(1) under the in-process sampler with every stepping method
+// tried at start (a trial burst each: int3, hardware breakpoints, the trap flag) and
+// returns the trials, to say which methods deliver on this host. ok is false when
+// the system has no preloadable true(1).
+func ProbeSteps() (r StepReport, ok bool, err error) {
+	t, done, err := trueTarget()
+	if t == nil || err != nil {
+		return r, false, err
+	}
+	defer done()
+	s, err := Preload(*t, Options{Interval: time.Hour, Burst: 25, probeSteps: true}, 0, func(Burst, hotcfg.Code) {})
+	if err != nil {
+		return r, false, err
+	}
+	return s.Steps, true, nil
 }

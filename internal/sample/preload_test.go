@@ -3,6 +3,7 @@ package sample
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -71,8 +72,8 @@ func TestPreloadUndisturbed(t *testing.T) {
 		switch mode {
 		case "":
 			if s.Batches < 10 || len(pids) < 2 || len(tids) < 3 || checked < 100 {
-				t.Errorf("%v: %d batches from %d processes and %d threads (%d steps checked): want bursts from the threads and the forked child",
-					c.st, s.Batches, len(pids), len(tids), checked)
+				t.Errorf("%v: %d batches from %d processes and %d threads (%d steps checked): want bursts from the threads and the forked child (stepping: %v)",
+					c.st, s.Batches, len(pids), len(tids), checked, s.Steps)
 			}
 			if s.Conflict != 0 || s.CPU <= 0 || s.SelfCost <= 0 || s.SelfCost > s.CPU {
 				t.Errorf("conflict %v, CPU %v, self cost %v", s.Conflict, s.CPU, s.SelfCost)
@@ -165,30 +166,23 @@ func TestPreloadShortRuns(t *testing.T) {
 }
 
 // TestPreloadThreadSteps samples testdata/collatz_threads.c (three threads calling
-// through a table of function pointers) stepping with hardware breakpoints (the
-// default once a process has several threads) and with the trap flag: the output
-// must be the plain run's, and every step of every burst must be one the decoded
-// instruction allows — the next instruction after one that does not branch, the
-// static target of a direct jump or call, the target or the next instruction after
-// a conditional branch. Bursts must come from three threads or more (thread IDs over
-// the three runs), and with hardware
-// breakpoints most must reach their 25 PCs (a burst ends early only at a system
-// call or what the stepper does not follow).
+// through a table of function pointers) stepping as the host allows (hardware
+// breakpoints where their trial burst delivers, else the trap flag) and with the
+// trap flag: the output must be the plain run's, and every step of every burst must
+// be one the decoded instruction allows — the next instruction after one that does
+// not branch, the static target of a direct jump or call, the target or the next
+// instruction after a conditional branch. Bursts must come from three threads or
+// more (thread IDs over the three runs); the threads' method must be the first of
+// the order whose trial delivered on this host, and with it most bursts must reach
+// their 25 PCs (a burst ends early only at a system call or what the stepper does
+// not follow), or, when no method delivers, every burst is one PC.
 func TestPreloadThreadSteps(t *testing.T) {
-	prog := filepath.Join(t.TempDir(), "collatz_threads")
-	if b, err := exec.Command("gcc", "-O2", "-pthread", "-o", prog, "testdata/collatz_threads.c").CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	args := []string{"300000"} // about 0.12 s of CPU per thread
-	var plain bytes.Buffer
-	if _, err := Plain(Target{Path: prog, Args: args, Stdout: &plain}); err != nil {
-		t.Fatal(err)
-	}
+	prog, args, plain := collatzThreads(t)
 	for _, st := range []Stepping{Auto, SingleStep} {
 		var bursts, pcs, checked, full int
 		var cost time.Duration
 		tids := map[int]bool{}
-		var notes []string
+		var steps StepReport
 		for run := 0; run < 3; run++ {
 			var out bytes.Buffer
 			s, err := Preload(Target{Path: prog, Args: args, Stdout: &out},
@@ -229,26 +223,157 @@ func TestPreloadThreadSteps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.String() != plain.String() || s.ExitCode != 0 {
-				t.Fatalf("%v: output %q (exit %d), plain %q", st, out.String(), s.ExitCode, plain.String())
+			if out.String() != plain || s.ExitCode != 0 {
+				t.Fatalf("%v: output %q (exit %d), plain %q", st, out.String(), s.ExitCode, plain)
 			}
-			notes = append(notes, s.Notes...)
+			steps.Merge(s.Steps)
 		}
 		if bursts == 0 {
 			t.Fatalf("%v: no burst", st)
 		}
-		t.Logf("%v: %d bursts from %d threads, %.1f PCs a burst (%d full), %v CPU a burst, %d steps checked",
-			st, bursts, len(tids), float64(pcs)/float64(bursts), full, cost/time.Duration(bursts), checked)
-		if len(tids) < 3 || checked < 1000 {
+		t.Logf("%v: %d bursts from %d threads, %.1f PCs a burst (%d full), %v CPU a burst, %d steps checked; stepping: %v",
+			st, bursts, len(tids), float64(pcs)/float64(bursts), full, cost/time.Duration(bursts), checked, steps)
+		order := []StepMethod{StepHardware, StepTrapFlag}
+		if st == SingleStep {
+			order = order[1:]
+		}
+		checkSteps(t, st.String(), steps.Threads, firstDelivering(steps, order...), bursts, pcs, full)
+		if len(tids) < 3 || (steps.Threads != StepPCOnly && checked < 1000) {
 			t.Errorf("%v: bursts from %d thread IDs over 3 runs, %d steps checked: want at least 3 and 1000", st, len(tids), checked)
 		}
-		if st == Auto {
-			if n := strings.Join(notes, "\n"); strings.Contains(n, "hardware breakpoints refused") {
-				t.Errorf("this machine's kernel refused hardware breakpoints: %s", n)
+	}
+}
+
+// collatzThreads builds testdata/collatz_threads.c and returns it, its arguments
+// (about 0.12 s of CPU per thread) and its plain output.
+func collatzThreads(t *testing.T) (string, []string, string) {
+	t.Helper()
+	prog := filepath.Join(t.TempDir(), "collatz_threads")
+	if b, err := exec.Command("gcc", "-O2", "-pthread", "-o", prog, "testdata/collatz_threads.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	args := []string{"300000"}
+	var plain bytes.Buffer
+	if _, err := Plain(Target{Path: prog, Args: args, Stdout: &plain}); err != nil {
+		t.Fatal(err)
+	}
+	return prog, args, plain.String()
+}
+
+// firstDelivering returns the first method of order whose trial burst in r
+// delivered, or StepPCOnly.
+func firstDelivering(r StepReport, order ...StepMethod) StepMethod {
+	for _, m := range order {
+		if tr, ok := r.trial(m); ok && tr.Delivers() {
+			return m
+		}
+	}
+	return StepPCOnly
+}
+
+// checkSteps checks that the method used is the one wanted and that the bursts
+// show it: most reach their 25 PCs when a method steps them, every one is a
+// single PC when none does.
+func checkSteps(t *testing.T, what string, used, want StepMethod, bursts, pcs, full int) {
+	t.Helper()
+	if used != want {
+		t.Errorf("%s: bursts stepped with %v, want %v (the first whose trial delivered)", what, used, want)
+	}
+	switch {
+	case bursts == 0:
+		t.Errorf("%s: no burst", what)
+	case used == StepPCOnly && pcs != bursts:
+		t.Errorf("%s: %d PCs in %d bursts stepped by %v: want one each", what, pcs, bursts, used)
+	case used != StepPCOnly && 2*full < bursts:
+		t.Errorf("%s: %d of %d bursts stepped by %v reached 25 PCs, want at least half", what, full, bursts, used)
+	}
+}
+
+// TestPreloadStepFallback makes stepping methods fail as they do on some hosts
+// (Options.brokenSteps: the hardware breakpoint watches an address never run, the
+// trap flag is not set, the int3's write is refused; in the trial, or only in the
+// program's bursts after a trial that delivered) and checks the fallback: the
+// trial burst says which failed and how (or the method is dropped after three
+// bursts whose trap never came), the bursts are stepped by the next method that
+// delivers on this host (or are single PCs when none does), the report says so,
+// and the program's output is unchanged.
+func TestPreloadStepFallback(t *testing.T) {
+	prog, args, plain := collatzThreads(t)
+	spin := filepath.Join(t.TempDir(), "spin")
+	if b, err := exec.Command("gcc", "-O2", "-o", spin, "testdata/spin.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	host, ok, err := ProbeSteps()
+	if err != nil || !ok {
+		t.Fatalf("ProbeSteps: ok %v, err %v", ok, err)
+	}
+	const int3, hw, tf, hwLater, tfLater = 1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 4
+	// A method that delivers in its trial and stops in the bursts is dropped after
+	// three bursts whose trap never came; on a host where its trial fails, the trial
+	// drops it as on this host.
+	stopped := func(m StepMethod) []TrialOutcome {
+		tr, _ := host.trial(m)
+		if tr.Delivers() {
+			return []TrialOutcome{TrialStopped}
+		}
+		return []TrialOutcome{tr.Outcome}
+	}
+	for _, c := range []struct {
+		name    string
+		broken  uint
+		threads bool
+		want    StepMethod     // the method the bursts must use
+		failed  []TrialOutcome // the outcome of the broken methods' trials, int3, hw, tf order
+	}{
+		{"hardware breakpoints lost", hw, true, firstDelivering(host, StepTrapFlag), []TrialOutcome{TrialShort}},
+		{"hardware breakpoints and trap flag lost", hw | tf, true, StepPCOnly, []TrialOutcome{TrialShort, TrialShort}},
+		{"int3 refused", int3, false, StepTrapFlag, []TrialOutcome{TrialRefused}},
+		{"hardware breakpoints lost after their trial", hwLater, true, firstDelivering(host, StepTrapFlag), stopped(StepHardware)},
+		{"trap flag lost after its trial", hw | tfLater, true, StepPCOnly, append([]TrialOutcome{TrialShort}, stopped(StepTrapFlag)...)},
+	} {
+		p, a, want := prog, args, plain
+		if !c.threads {
+			p, a, want = spin, []string{"100000"}, "1\n"
+		}
+		var out bytes.Buffer
+		var bursts, pcs, full int
+		s, err := Preload(Target{Path: p, Args: a, Stdout: &out},
+			Options{Interval: time.Millisecond, Burst: 25, Seed: 1, Overhead: 0.04, brokenSteps: c.broken}, 0,
+			func(b Burst, _ hotcfg.Code) {
+				if c.threads && b.TID == b.PID {
+					return // the main thread's bursts before its threads are int3's
+				}
+				bursts++
+				pcs += len(b.PCs)
+				if len(b.PCs) == 25 {
+					full++
+				}
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want || s.ExitCode != 0 {
+			t.Fatalf("%s: output %q (exit %d), plain %q", c.name, out.String(), s.ExitCode, want)
+		}
+		t.Logf("%s: %d bursts, %d PCs (%d full); stepping: %v; notes %q", c.name, bursts, pcs, full, s.Steps, s.Notes)
+		used := s.Steps.Threads
+		if !c.threads {
+			used = s.Steps.OneThread
+			// The first burst met the refusal and ended; the later ones step.
+			bursts, pcs = bursts-1, pcs-min(pcs, 25)
+		}
+		checkSteps(t, c.name, used, c.want, bursts, pcs, full)
+		var failed []TrialOutcome
+		for _, tr := range s.Steps.Trials {
+			if c.broken&(1<<(tr.Method-1)|1<<(tr.Method+1)) != 0 && !tr.Delivers() {
+				failed = append(failed, tr.Outcome)
 			}
-			if 2*full < bursts {
-				t.Errorf("hardware breakpoints: %d of %d bursts reached 25 PCs, want at least half", full, bursts)
-			}
+		}
+		if fmt.Sprint(failed) != fmt.Sprint(c.failed) {
+			t.Errorf("%s: broken methods' outcomes %v, want %v (%v)", c.name, failed, c.failed, s.Steps)
+		}
+		if !s.Steps.Degraded() || !strings.Contains(s.Steps.String(), c.want.String()) {
+			t.Errorf("%s: the report %q does not say why it stepped with %v", c.name, s.Steps, c.want)
 		}
 	}
 }
@@ -266,5 +391,85 @@ func TestStartCost(t *testing.T) {
 	t.Logf("start cost %v", c)
 	if c <= 0 || c > 2*time.Millisecond {
 		t.Errorf("start cost %v, want in (0, 2ms]", c)
+	}
+}
+
+// TestCachedStartCost checks that the start cost is measured once per machine:
+// under an empty $XDG_CACHE_HOME the first call measures it and writes it to a file
+// there, the second reads the same value without running anything (its children's
+// CPU time does not grow), and a file measured under another machine's key is not
+// used.
+func TestCachedStartCost(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("FRAGPROF_CACHE", "")
+	t.Setenv("XDG_CACHE_HOME", dir)
+	var told []string
+	first, err := CachedStartCost(5, func(f string) { told = append(told, f) })
+	if err != nil || !first.OK || !first.Measured {
+		t.Fatalf("first call: %+v, %v: want a measurement", first, err)
+	}
+	if !strings.HasPrefix(first.File, filepath.Join(dir, "fragprof")+"/") {
+		t.Errorf("cache file %s is not under $XDG_CACHE_HOME/fragprof", first.File)
+	}
+	var before, after unix.Rusage
+	unix.Getrusage(unix.RUSAGE_CHILDREN, &before)
+	second, err := CachedStartCost(5, func(f string) { told = append(told, f) })
+	unix.Getrusage(unix.RUSAGE_CHILDREN, &after)
+	if err != nil || !second.OK || second.Measured || second.Cost != first.Cost || second.File != first.File {
+		t.Errorf("second call: %+v, %v: want %v read from %s", second, err, first.Cost, first.File)
+	}
+	if after != before {
+		t.Errorf("the second call ran children (their CPU time grew)")
+	}
+	if len(told) != 1 || told[0] != first.File {
+		t.Errorf("told of measurements for %q, want one, for %s", told, first.File)
+	}
+	// A file from another machine (another key) is measured over.
+	body, err := os.ReadFile(first.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(first.File, []byte(strings.Replace(string(body), "cpu ", "cpu other ", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if third, err := CachedStartCost(5, nil); err != nil || !third.Measured {
+		t.Errorf("a file of another machine: %+v, %v: want a new measurement", third, err)
+	}
+}
+
+// TestProbeSteps tries every stepping method of the in-process sampler on this host
+// (ProbeSteps, what `fragprof sample --probe-host` prints): each must have been
+// tried, and each outcome must agree with its trial burst — a method that delivers
+// reached all its PCs within the cost bound, one that stopped short did not.
+func TestProbeSteps(t *testing.T) {
+	r, ok, err := ProbeSteps()
+	if err != nil || !ok {
+		t.Fatalf("ProbeSteps: ok %v, err %v", ok, err)
+	}
+	if len(r.Trials) != 3 {
+		t.Fatalf("%d trials, want 3 (int3, hardware breakpoints, the trap flag): %+v", len(r.Trials), r.Trials)
+	}
+	for _, tr := range r.Trials {
+		t.Logf("this host: %v", tr)
+		switch tr.Outcome {
+		case TrialOK:
+			if tr.PCs != TrialPCs || tr.CPU <= 0 || tr.CPU > TrialMaxCPU {
+				t.Errorf("%v: delivers with %d PCs in %v", tr.Method, tr.PCs, tr.CPU)
+			}
+		case TrialShort:
+			if tr.PCs >= TrialPCs {
+				t.Errorf("%v: stopped short with %d PCs", tr.Method, tr.PCs)
+			}
+		case TrialTooCostly:
+			if tr.PCs != TrialPCs || tr.CPU <= TrialMaxCPU {
+				t.Errorf("%v: too costly with %d PCs in %v", tr.Method, tr.PCs, tr.CPU)
+			}
+		case TrialRefused:
+			if tr.Method == StepTrapFlag {
+				t.Errorf("the trap flag cannot be refused")
+			}
+		default:
+			t.Errorf("%v: outcome %d", tr.Method, tr.Outcome)
+		}
 	}
 }

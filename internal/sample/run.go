@@ -73,6 +73,8 @@ type Stats struct {
 	Interrupted bool        // stopped early by Ctrl-C or a bound; the tracee was detached
 	Maps        hotcfg.Maps // executable mappings of the root process
 	Notes       []string    // forks, execs, signals worth reporting
+	// Steps says, in process, which stepping methods the bursts used and why.
+	Steps StepReport
 }
 
 // locked runs f on a new goroutine locked to its own OS thread, which exits with it

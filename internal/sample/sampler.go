@@ -42,6 +42,13 @@ type Options struct {
 	// larger of Interval and BurstCost / Overhead; that mean sets the first gap,
 	// drawn so that short runs are sampled at the long-run rate (docs/sampling.md).
 	BurstCost time.Duration
+	// brokenSteps makes the in-process sampler's stepping methods (bit 1 << 0: int3,
+	// 1 << 1: hardware breakpoints, 1 << 2: the trap flag) fail to deliver, as they
+	// do on some hosts: the tests of the fallback use it.
+	brokenSteps uint
+	// probeSteps makes the in-process sampler try every stepping method at start
+	// (ProbeSteps).
+	probeSteps bool
 }
 
 // DefaultOptions are the thesis's settings: a burst of 25 PCs every 3 ms.

@@ -8,8 +8,9 @@
 // the thread there — an int3 while the process has one thread, a hardware breakpoint
 // of that thread alone (a perf breakpoint event) once it has several, or the trap
 // flag (EFLAGS.TF: a debug trap after every instruction) with --stepping singlestep
-// or where the kernel refuses breakpoint events — whose SIGTRAP handler computes the
-// branch's successor and goes on, until the burst is complete. Bursts go to a
+// or where breakpoint events do not deliver — whose SIGTRAP handler computes the
+// branch's successor and goes on, until the burst is complete. A method is used only
+// after a trial burst in the process has shown that it delivers (run_trial). Bursts go to a
 // shared memory-mapped file (so that they survive _exit, crashes and kills), in
 // per-thread chunks; fragprof decodes them offline.
 //
@@ -98,6 +99,12 @@ struct header {
 	_Atomic uint64_t skipped;  // bursts not started: SIGTRAP blocked, or a system call next
 	_Atomic uint64_t started;  // 1: the library mapped the file and is sampling
 	_Atomic uint64_t maps_ns;  // CPU time spent recording the mappings (not in any burst's cost)
+	// trial[m]: the trial burst of stepping method m (M_INT3, M_HW, M_TF): its
+	// outcome (T_*) | PCs reached << 8 | thread CPU time in ns << 16; 0: not tried.
+	_Atomic uint64_t trial[3];
+	// method[0], method[1]: 1 + the method that stepped bursts while the process had
+	// one thread, and once it had several (0: none was needed).
+	_Atomic uint64_t method[2];
 };
 
 // A chunk starts with this; records follow. used is stored (release) after each record.
@@ -142,6 +149,15 @@ struct thread_state {
 	uint64_t bp;        // breakpoints: the address of this burst's breakpoint (0: none)
 	int memfd;          // breakpoints: /proc/self/mem during a burst (-1: closed)
 	int hwfd;           // hardware breakpoint: this thread's perf event during a burst (-1: none)
+	uint32_t len;       // PCs the burst under way takes (burst_len, or TRIAL_PCS)
+	int method;         // the method stepping the burst under way
+	int trial;          // 1 + the method of the trial burst under way (0: none)
+	int refused;        // the trial's breakpoint was refused (memory write, perf event)
+	uint32_t trial_n;   // PCs the last trial burst reached
+	uint64_t trial_ns;  // and its thread CPU time
+	struct rec trial_rec; // a trial burst's record: never committed
+	struct burst trial_b;
+	uint64_t trial_pcs[16];
 };
 
 static __thread struct thread_state ts __attribute__((tls_model("initial-exec"))) = {.perffd = -1, .memfd = -1, .hwfd = -1};
@@ -156,10 +172,37 @@ static int use_timer;          // POSIX CPU-time timers rather than perf's task 
 // a thread that meets another's int3 while it blocks SIGTRAP would be killed, so with
 // several threads bursts stop at hardware breakpoints (or the trap flag), per thread.
 static _Atomic int multi;
-// hw_ok: hardware breakpoints (a perf breakpoint event per thread and burst, which
-// raises SIGTRAP in that thread only) step the bursts of a process with several
-// threads; cleared when the kernel refuses one, and the trap flag steps instead.
-static _Atomic int hw_ok = 1;
+// Stepping methods, in the order they are tried: an int3 planted through
+// /proc/self/mem (one thread only), the thread's own hardware breakpoint (a perf
+// breakpoint event, which raises SIGTRAP in that thread alone), the trap flag (a
+// debug trap after every instruction), and none (a burst is its first PC).
+enum { M_INT3, M_HW, M_TF, M_PC };
+// Outcomes of a method's trial burst.
+enum { T_OK = 1, T_REFUSED, T_SHORT, T_COSTLY, T_STOPPED };
+// A trial burst follows trial_code for TRIAL_PCS PCs; a method delivers when it
+// reaches them all within TRIAL_MAX_NS of CPU time: 300 µs a PC, a trap that the
+// machine emulates at a cost no burst should pay (this project's VM takes 1.6 µs an
+// int3, 13.5 µs a hardware breakpoint, 20 µs a trap-flag step, quiet; a trap-flag
+// trial took 240-430 µs of CPU in all at load 10-15 on its 2 CPUs, and a bound of
+// 50 µs a PC failed it now and then).
+#define TRIAL_PCS 16
+#define TRIAL_MAX_NS (TRIAL_PCS * 300000ULL)
+// m_single, m_multi: the method that steps bursts while the process has one thread,
+// and once it has several; -1 until chosen (at start, and at the first
+// pthread_create), each the first of its order whose trial burst delivered.
+static _Atomic int m_single = -1, m_multi = -1;
+// broken: methods (bit 1 << M_*) made not to deliver, as on a host whose kernel or
+// hypervisor loses their traps: the int3's memory write is refused, the hardware
+// breakpoint watches the byte after the branch, the trap flag is not set. Tests
+// use it to check the fallback on every host.
+// With 1 << 3 (hardware breakpoints) and 1 << 4 (the trap flag), the method
+// delivers in its trial and stops delivering in the program's bursts.
+static unsigned broken;
+// stale[m]: bursts stepped by m in a row that were still open at the thread's next
+// timer (their trap never came); STALE_MAX of them drop the method (on_prof).
+static _Atomic int stale[3];
+#define STALE_MAX 3
+static int trial_marker;       // si_value of a trial's SIGPROF: &trial_marker
 static int hw_marker;          // sig_data of our breakpoint events: &hw_marker
 #ifndef TRAP_PERF
 #define TRAP_PERF 6            // si_code of a perf event's SIGTRAP (Linux 5.13)
@@ -899,6 +942,8 @@ static int emulate(const struct insn *in, uint64_t addr, greg_t *g) {
 }
 
 static void end_burst(void);
+static void refuse(int m);
+static void drop(int m, int refused);
 
 // hw_plant moves this thread's hardware breakpoint to addr, opening its perf event
 // at the burst's first stop. The event sends SIGTRAP (si_code TRAP_PERF, our
@@ -908,7 +953,6 @@ static int hw_plant(uint64_t addr) {
 #ifndef PERF_ATTR_SIZE_VER7
 	// Kernel headers older than 5.13: no sigtrap events.
 	(void)addr;
-	atomic_store(&hw_ok, 0);
 	return 0;
 #else
 	struct perf_event_attr a;
@@ -916,7 +960,7 @@ static int hw_plant(uint64_t addr) {
 	a.type = PERF_TYPE_BREAKPOINT;
 	a.size = sizeof a;
 	a.bp_type = HW_BREAKPOINT_X;
-	a.bp_addr = addr;
+	a.bp_addr = broken & (1u << M_HW | (ts.trial ? 0 : 8u)) ? addr + 1 : addr; // broken: never reached
 	a.bp_len = sizeof(long);
 	a.sample_period = 1;
 	a.exclude_kernel = 1;
@@ -927,14 +971,8 @@ static int hw_plant(uint64_t addr) {
 	if (ts.hwfd >= 0)
 		return SYS3(SYS_ioctl, ts.hwfd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) == 0;
 	int fd = (int)rawsys(SYS_perf_event_open, (long)&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
-	if (fd < 0) {
-		int expected = 1;
-		if (atomic_compare_exchange_strong(&hw_ok, &expected, 0)) {
-			static const char note[] = "hardware breakpoints refused by the kernel: threads step with the trap flag";
-			put_text(REC_NOTE, note, sizeof note - 1);
-		}
+	if (fd < 0)
 		return 0;
-	}
 	ts.hwfd = fd;
 	return 1;
 #endif
@@ -952,7 +990,7 @@ static void walk(uint64_t a) {
 			return;
 		}
 		ts.pcs[ts.b->n++] = a;
-		if (ts.b->n >= burst_len || in.kind == K_STOP) {
+		if (ts.b->n >= ts.len || in.kind == K_STOP) {
 			end_burst();
 			return;
 		}
@@ -965,10 +1003,13 @@ static void walk(uint64_t a) {
 			a = in.target;
 			continue;
 		}
-		if (ts.memfd >= 0 ? plant(ts.memfd, a) : hw_plant(a))
+		if (ts.memfd >= 0 ? !(broken & 1u << M_INT3) && plant(ts.memfd, a) : hw_plant(a))
 			ts.bp = a;
-		else
-			end_burst();
+		else {
+			int m = ts.memfd >= 0 ? M_INT3 : M_HW;
+			end_burst(); // first: refuse may write a note after the burst's record
+			refuse(m);
+		}
 		return;
 	}
 }
@@ -989,6 +1030,12 @@ static void end_burst(void) {
 		ts.memfd = -1;
 	}
 	uint64_t c = now(CLOCK_THREAD_CPUTIME_ID) - ts.t0;
+	if (ts.trial) {
+		ts.trial_n = ts.b->n;
+		ts.trial_ns = c;
+		ts.cur = NULL;
+		return;
+	}
 	ts.b->cost_ns = c;
 	ts.bursts++;
 	ts.cost += ((double)c - ts.cost) / (double)ts.bursts;
@@ -1021,22 +1068,42 @@ static int is_rep(const uint8_t *p) {
 
 static void forward(int idx, int sig, siginfo_t *si, void *uc);
 
+static void begin_burst(greg_t *g, int m);
+
 static void on_prof(int sig, siginfo_t *si, void *ucv) {
-	int ours = (si->si_code == SI_TIMER && si->si_value.sival_ptr == &timer_marker) ||
+	int trial = si->si_code == SI_QUEUE && si->si_value.sival_ptr == &trial_marker;
+	int ours = trial || (si->si_code == SI_TIMER && si->si_value.sival_ptr == &timer_marker) ||
 	           (si->si_code > 0 && ts.perffd >= 0 && si->si_fd == ts.perffd);
 	if (!ours) {
 		forward(0, sig, si, ucv);
 		return;
 	}
 	ucontext_t *uc = ucv;
+	if (ts.trial) {
+		// A trial is under way in this thread (run_trial): its own signal starts
+		// it; a timer's expiry meanwhile takes no burst.
+		if (trial && !ts.cur)
+			begin_burst(uc->uc_mcontext.gregs, ts.trial - 1);
+		else if (!trial)
+			arm_next();
+		return;
+	}
+	if (trial)
+		return; // a trial that ended before its signal came
 	if (ts.busy) {
 		// The library itself is at work on this thread (exit, dlopen): leave it be.
 		arm_next();
 		atomic_fetch_add(&hdr->skipped, 1);
 		return;
 	}
-	if (ts.cur)
-		end_burst(); // lost its trap flag (longjmp out of a handler) or outlived the gap
+	if (ts.cur) {
+		// Its trap never came: the trap flag lost (a longjmp out of a handler), or
+		// a method that stopped delivering; a few in a row drop the method.
+		int m = ts.method;
+		end_burst();
+		if ((m == M_HW || m == M_TF) && atomic_fetch_add(&stale[m], 1) + 1 >= STALE_MAX)
+			drop(m, 0);
+	}
 	if (!enabled || !ts.armed) {
 		disarm_thread();
 		return;
@@ -1049,59 +1116,133 @@ static void on_prof(int sig, siginfo_t *si, void *ucv) {
 		return;
 	}
 	need_maps(); // before the burst's clock starts: a cost of the start, not of bursts
+	int m = multi ? atomic_load(&m_multi) : atomic_load(&m_single);
+	begin_burst(g, m < 0 ? M_PC : m);
+}
+
+// begin_burst starts a burst at the interrupted context g, stepped by method m: a
+// trial's (ts.trial) in the thread's trial buffer, without the stack; the
+// program's in a record of its chunk, with the top of the stack.
+static void begin_burst(greg_t *g, int m) {
 	uint64_t t0 = now(CLOCK_THREAD_CPUTIME_ID);
-	uint64_t rsp = (uint64_t)g[REG_RSP];
-	uint32_t stack = 0;
-	uint64_t hi = 0;
-	if (ts.stack_hi && rsp > ts.stack_lo && rsp < ts.stack_hi)
-		hi = ts.stack_hi;
-	else if (stack_bytes) {
-		// Not on the thread's stack: in a handler running on the alternate
-		// signal stack (sigaltstack) most likely, whose bounds the kernel knows.
-		stack_t ss;
-		if (SYS3(SYS_sigaltstack, 0, &ss, 0) == 0 && !(ss.ss_flags & SS_DISABLE) &&
-		    rsp > (uint64_t)ss.ss_sp && rsp < (uint64_t)ss.ss_sp + ss.ss_size)
-			hi = (uint64_t)ss.ss_sp + ss.ss_size;
+	uint64_t pc = (uint64_t)g[REG_RIP];
+	struct burst *b;
+	uint64_t *pcs;
+	if (ts.trial) {
+		ts.len = TRIAL_PCS;
+		ts.cur = &ts.trial_rec;
+		b = &ts.trial_b;
+		fill(b, 0, sizeof *b);
+		pcs = ts.trial_pcs;
+	} else {
+		uint64_t rsp = (uint64_t)g[REG_RSP];
+		uint32_t stack = 0;
+		uint64_t hi = 0;
+		if (ts.stack_hi && rsp > ts.stack_lo && rsp < ts.stack_hi)
+			hi = ts.stack_hi;
+		else if (stack_bytes) {
+			// Not on the thread's stack: in a handler running on the alternate
+			// signal stack (sigaltstack) most likely, whose bounds the kernel knows.
+			stack_t ss;
+			if (SYS3(SYS_sigaltstack, 0, &ss, 0) == 0 && !(ss.ss_flags & SS_DISABLE) &&
+			    rsp > (uint64_t)ss.ss_sp && rsp < (uint64_t)ss.ss_sp + ss.ss_size)
+				hi = (uint64_t)ss.ss_sp + ss.ss_size;
+		}
+		if (stack_bytes && hi) {
+			uint64_t room = hi - rsp;
+			stack = (uint32_t)(room < stack_bytes ? room : stack_bytes);
+		}
+		uint32_t len = (uint32_t)(sizeof(struct rec) + sizeof(struct burst) + 8 * burst_len + ((stack + 7) & ~7U));
+		struct rec *r = reserve(len);
+		if (!r) {
+			atomic_fetch_add(&hdr->lost, 1);
+			return;
+		}
+		r->type = REC_BURST;
+		r->len = len;
+		b = (struct burst *)(r + 1);
+		b->time_ns = now(CLOCK_MONOTONIC) - start_ns;
+		b->cost_ns = 0;
+		b->stack = stack;
+		b->rsp = rsp;
+		b->rbp = (uint64_t)g[REG_RBP];
+		pcs = (uint64_t *)(b + 1);
+		if (stack)
+			copy(pcs + burst_len, (void *)rsp, stack);
+		ts.cur = r;
+		ts.len = burst_len;
 	}
-	if (stack_bytes && hi) {
-		uint64_t room = hi - rsp;
-		stack = (uint32_t)(room < stack_bytes ? room : stack_bytes);
-	}
-	uint32_t len = (uint32_t)(sizeof(struct rec) + sizeof(struct burst) + 8 * burst_len + ((stack + 7) & ~7U));
-	struct rec *r = reserve(len);
-	if (!r) {
-		atomic_fetch_add(&hdr->lost, 1);
-		return;
-	}
-	r->type = REC_BURST;
-	r->len = len;
-	struct burst *b = (struct burst *)(r + 1);
-	b->time_ns = now(CLOCK_MONOTONIC) - start_ns;
-	b->cost_ns = 0;
 	b->n = 1;
-	b->stack = stack;
-	b->rsp = rsp;
-	b->rbp = (uint64_t)g[REG_RBP];
-	uint64_t *pcs = (uint64_t *)(b + 1);
 	pcs[0] = pc;
-	if (stack)
-		copy(pcs + burst_len, (void *)rsp, stack);
-	ts.cur = r;
 	ts.b = b;
 	ts.pcs = pcs;
 	ts.t0 = t0;
+	ts.method = m;
 	ts.bp = 0;
 	ts.memfd = -1;
-	if (!use_tf && !multi)
-		ts.memfd = (int)SYS4(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC, 0);
-	if (ts.memfd >= 0 || (!use_tf && multi && atomic_load(&hw_ok) && burst_len > 1)) {
-		// Breakpoints: int3 while the process has one thread, else hardware ones.
-		b->n = 0;
-		walk(pc); // a refused hardware breakpoint ends this burst; later ones step
-	} else if (burst_len > 1)
-		g[REG_EFL] |= 0x100; // TF: trap after the next instruction
-	else
+	if (ts.len <= 1 || m == M_PC) {
 		end_burst();
+		return;
+	}
+	if (m == M_TF) {
+		if (!(broken & (1u << M_TF | (ts.trial ? 0 : 16u))))
+			g[REG_EFL] |= 0x100; // TF: trap after the next instruction
+		return;
+	}
+	if (m == M_INT3 && (ts.memfd = (int)SYS4(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC, 0)) < 0) {
+		ts.memfd = -1;
+		end_burst();
+		refuse(M_INT3);
+		return;
+	}
+	// Breakpoints: int3 while the process has one thread, else hardware ones.
+	b->n = 0;
+	walk(pc); // a refused breakpoint ends this burst; later ones step with the trap flag
+}
+
+// refuse notes that method m's breakpoint was refused (the memory write, the perf
+// event): in a trial, it fails the trial; in a burst of the program (int3, which
+// has no trial, or a method whose trial delivered, refused later: descriptors or
+// debug registers run out), the later bursts step with the trap flag (a handler
+// cannot run a trial: SIGTRAP is blocked in it).
+static void refuse(int m) {
+	if (ts.trial) {
+		ts.refused = 1;
+		return;
+	}
+	drop(m, 1);
+}
+
+// drop stops method m in this process, its breakpoint refused (refused) or its
+// traps no longer coming: later bursts step with the trap flag, or, when the trap
+// flag is dropped, are one PC. The first drop of a method writes a note.
+static void drop(int m, int refused) {
+	int next = m == M_TF ? M_PC : M_TF, moved = 0;
+	for (int i = 0; i < 2; i++) {
+		_Atomic int *slot = i ? &m_multi : &m_single;
+		int from = m;
+		if (atomic_compare_exchange_strong(slot, &from, next)) {
+			moved = 1;
+			atomic_store(&hdr->method[i], (uint64_t)next + 1);
+		}
+	}
+	if (!moved)
+		return;
+	uint64_t none = 0;
+	if (refused)
+		atomic_compare_exchange_strong(&hdr->trial[m], &none, T_REFUSED);
+	else // delivered in its trial, then stopped: keep the trial's PCs and cost
+		atomic_store(&hdr->trial[m], (atomic_load(&hdr->trial[m]) & ~255ULL) | T_STOPPED);
+	static const char *const note[] = {
+		"int3 breakpoints refused during the run (writing /proc/self/mem failed): later bursts step with the trap flag",
+		"hardware breakpoints refused by the kernel during the run: later bursts step with the trap flag",
+		"hardware breakpoints stopped delivering during the run (3 bursts in a row whose trap never came): later bursts step with the trap flag",
+		"the trap flag stopped delivering during the run (3 bursts in a row whose trap never came): later bursts are one PC"};
+	const char *n = note[refused ? m == M_HW : m == M_HW ? 2 : 3];
+	size_t k = 0;
+	while (n[k])
+		k++;
+	put_text(REC_NOTE, n, k);
 }
 
 static void on_trap(int sig, siginfo_t *si, void *ucv) {
@@ -1117,6 +1258,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
 		uint64_t x = (uint64_t)g[REG_RIP];
 		if (!ts.cur || ts.hwfd < 0 || ts.bp != x)
 			return; // a stale hit: the burst has ended, the instruction runs
+		atomic_store(&stale[M_HW], 0);
 		uint8_t buf[16];
 		struct insn in;
 		uint64_t next;
@@ -1168,6 +1310,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
 	}
 	uint64_t pc = (uint64_t)g[REG_RIP];
 	const uint8_t *p = (const uint8_t *)pc;
+	atomic_store(&stale[M_TF], 0);
 	if (pc == ts.pcs[ts.b->n - 1] && is_rep(p)) {
 		// Another iteration of a repeated string instruction: end here rather than
 		// trap once per iteration.
@@ -1176,7 +1319,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv) {
 		return;
 	}
 	ts.pcs[ts.b->n++] = pc;
-	if (ts.b->n >= burst_len || is_syscall(p)) {
+	if (ts.b->n >= ts.len || is_syscall(p)) {
 		g[REG_EFL] &= ~0x100;
 		end_burst();
 	}
@@ -1270,6 +1413,91 @@ sighandler_t signal(int sig, sighandler_t h) {
 	return old.sa_handler;
 }
 
+// ---- Checking that a stepping method delivers ----
+//
+// A kernel may accept a perf breakpoint event and never deliver its trap, a
+// hypervisor may lose the trap flag's debug exception, /proc/self/mem may refuse
+// writes: a method is used only after a trial burst in the process has shown that it
+// delivers. run_trial sends this thread a SIGPROF marked as a trial, whose handler
+// starts a burst of TRIAL_PCS stepped by the method (begin_burst) at the return of
+// that system call; the thread then runs trial_code, whose loop ends each block in a
+// conditional branch. A method delivers when the burst reached its TRIAL_PCS within
+// TRIAL_MAX_NS of CPU time; the outcome goes to the header (trial[m]).
+
+static volatile uint64_t trial_sink;
+
+__attribute__((noinline)) static void trial_code(void) {
+	for (int i = 0; i < 64; i++)
+		trial_sink = trial_sink * 3 + (uint64_t)i;
+}
+
+static void run_trial(int m) {
+	if (atomic_load(&hdr->trial[m]))
+		return; // tried already, in this process or before the fork
+	unsigned long set = (1UL << (SIGPROF - 1)) | (1UL << (SIGTRAP - 1)), old;
+	SYS4(SYS_rt_sigprocmask, SIG_UNBLOCK, &set, &old, 8);
+	ts.trial = m + 1;
+	ts.refused = 0;
+	ts.trial_n = 0;
+	ts.trial_ns = 0;
+	siginfo_t si;
+	fill(&si, 0, sizeof si);
+	si.si_signo = SIGPROF;
+	si.si_code = SI_QUEUE;
+	si.si_pid = (pid_t)SYS0(SYS_getpid);
+	si.si_uid = (uid_t)SYS0(SYS_getuid);
+	si.si_value.sival_ptr = &trial_marker;
+	SYS4(SYS_rt_tgsigqueueinfo, si.si_pid, ts.tid, SIGPROF, &si);
+	trial_code();
+	// A burst still open stopped short: its trap never came. Clear the trap flag
+	// before SIGTRAP is blocked (a debug trap while it is blocked kills), then
+	// end it (closing its event, removing its int3).
+	__asm__ volatile("pushfq; andq $-257, (%%rsp); popfq" ::: "memory", "cc");
+	SYS4(SYS_rt_sigprocmask, SIG_BLOCK, &set, 0, 8);
+	if (ts.cur)
+		end_burst();
+	ts.trial = 0;
+	SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, 8);
+	uint64_t outcome = ts.refused ? T_REFUSED : ts.trial_n < TRIAL_PCS ? T_SHORT : ts.trial_ns > TRIAL_MAX_NS ? T_COSTLY : T_OK;
+	uint64_t none = 0;
+	atomic_compare_exchange_strong(&hdr->trial[m], &none, outcome | (uint64_t)ts.trial_n << 8 | ts.trial_ns << 16);
+}
+
+// choose returns the first of the n methods in order whose trial burst delivers,
+// trying them in turn, or M_PC (bursts of one PC) when none does. int3 is taken
+// without a trial: its trap is an instruction's, which no kernel or hypervisor
+// loses, and what can fail, the write through /proc/self/mem, is checked at every
+// breakpoint (refuse). A trial would cost every run: the first write to the
+// program's code through /proc/self/mem takes 130-330 µs of CPU on this project's
+// VM, as long as the library's whole start.
+static int choose(const int *order, int n) {
+	if (burst_len <= 1)
+		return M_PC;
+	for (int i = 0; i < n; i++) {
+		if (order[i] == M_INT3)
+			return M_INT3;
+		run_trial(order[i]);
+		if ((atomic_load(&hdr->trial[order[i]]) & 255) == T_OK)
+			return order[i];
+	}
+	return M_PC;
+}
+
+// choose_methods sets the method of one-thread bursts (at start) or of threads' (at
+// the first pthread_create), when not yet chosen: int3, then a hardware breakpoint,
+// then the trap flag for one thread; a hardware breakpoint, then the trap flag for
+// several (another thread could meet an int3 while it blocks SIGTRAP); the trap flag
+// alone with --stepping singlestep.
+static void choose_methods(int threads) {
+	static const int one[] = {M_INT3, M_HW, M_TF}, several[] = {M_HW, M_TF}, tf[] = {M_TF};
+	_Atomic int *slot = threads ? &m_multi : &m_single;
+	if (atomic_load(slot) >= 0)
+		return;
+	int m = use_tf ? choose(tf, 1) : threads ? choose(several, 2) : choose(one, 3);
+	atomic_store(slot, m);
+	atomic_store(&hdr->method[threads], (uint64_t)m + 1);
+}
+
 // Threads: armed before the start routine runs, disarmed when they end.
 struct start {
 	void *(*fn)(void *);
@@ -1325,6 +1553,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
 	s->fn = fn;
 	s->arg = arg;
 	s->order = atomic_fetch_add(&thread_order, 1) + 1;
+	choose_methods(1); // the first time: a trial burst of the threads' method
 	multi = 1; // before the thread exists; this thread has no breakpoint now (a burst ends at a system call)
 	int err = real(t, attr, start_thread, s);
 	if (err)
@@ -1416,7 +1645,7 @@ __attribute__((constructor)) static void init(void) {
 	if (!file || !conf) {
 		return;
 	}
-	// conf: interval_ns burst seed share_ppm stack_bytes trap_flag posix_timer tick_ns cost0_ns
+	// conf: interval_ns burst seed share_ppm stack_bytes trap_flag posix_timer tick_ns cost0_ns broken probe
 	char *s = (char *)conf;
 	interval_ns = strtoull(s, &s, 10);
 	burst_len = (uint32_t)strtoul(s, &s, 10);
@@ -1427,6 +1656,8 @@ __attribute__((constructor)) static void init(void) {
 	use_timer = (int)strtoul(s, &s, 10);
 	tick_ns = strtoull(s, &s, 10);
 	cost0_ns = strtoull(s, &s, 10);
+	broken = (unsigned)strtoul(s, &s, 10);
+	int probe = (int)strtoul(s, &s, 10);
 	if (burst_len < 1 || burst_len > FPS_MAXBURST)
 		burst_len = 25;
 	if (stack_bytes > FPS_MAXSTACK)
@@ -1458,5 +1689,9 @@ __attribute__((constructor)) static void init(void) {
 	install(SIGPROF, on_prof);
 	install(SIGTRAP, on_trap);
 	enabled = 1;
+	if (probe) // fragprof sample --probe-host: try every method
+		for (int m = M_INT3; m <= M_TF; m++)
+			run_trial(m);
+	choose_methods(0);
 	arm_thread(0);
 }
