@@ -39,6 +39,10 @@ type Engine interface {
 	Ended(ctx context.Context, id string, task int) string
 	// Cancel ends a job's tasks that are still queued or running.
 	Cancel(ctx context.Context, id string) error
+	// Stuck names what keeps the active tasks from running, when it is not their
+	// turn in the queue (held jobs, nodes down or drained, a partition down), each
+	// with the command that ends the wait; nil when nothing is stuck.
+	Stuck(ctx context.Context, active map[TaskRef]string) []string
 }
 
 // TaskRef names one task of one job.
