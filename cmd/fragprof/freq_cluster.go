@@ -263,7 +263,11 @@ func (f *clusterFlags) statusOrResume(e *env, c *cobra.Command) error {
 			return err
 		}
 		asJSON, _ := c.Flags().GetBool("json")
-		return cluster.Status(bg(), e.stdout, dir, eng, judge, asJSON)
+		w := e.stdout
+		if e.report != nil { // --json: routeOutput moved the program's stdout away
+			w = e.report
+		}
+		return cluster.Status(bg(), w, dir, eng, judge, asJSON)
 	}
 	if j.Stopped != "" {
 		fmt.Fprintf(e.stderr, "fragprof freq: the run in %s has finished (%s); its report again:\n", dir, j.Stopped)

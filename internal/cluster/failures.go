@@ -46,21 +46,37 @@ func (c *Coordinator) failedSoFar() uint64 {
 }
 
 // tooManyFailed stops the run during round r, without waiting for its other tasks,
-// once the failures known exceed the fraction of all the trials up to the round's
-// end: a run on one machine, which stops at the first trial n where more than
-// --max-fail of trials 0..n failed (counted from the 100th), stops by then.
+// when every trial run so far failed and they are more than the fraction of all
+// the trials up to the round's end: a run on one machine, which stops at the first
+// trial n where more than --max-fail of trials 0..n failed (counted from the
+// 100th), stops by then. Where some trials succeed, the round is waited for, and
+// failedOut finds the trial a run on one machine stops at.
 func (c *Coordinator) tooManyFailed(r int) error {
 	to := c.J.Rounds[r].To
 	failed := c.failedSoFar()
-	if float64(failed) <= c.maxFail()*float64(max(to, failWindow)) {
+	if failed < c.trialsDone() || float64(failed) <= c.maxFail()*float64(max(to, failWindow)) {
 		return nil
 	}
 	causes, _, err := c.failures()
 	if err != nil {
 		return err
 	}
-	return &FailedError{Causes: causes, Reason: fmt.Sprintf("at least %d of the %d trials up to round %d's end failed: more than %g %% (--max-fail); the round's other tasks were not waited for",
-		failed, to, r+1, 100*c.maxFail())}
+	return &FailedError{Causes: causes, Reason: fmt.Sprintf("every one of the %d trials run failed, more than %g %% (--max-fail): no counts to estimate from; the round's other tasks were not waited for",
+		failed, 100*c.maxFail())}
+}
+
+// trialsDone counts the trials of the accepted tasks of every round.
+func (c *Coordinator) trialsDone() uint64 {
+	var n uint64
+	for _, r := range c.J.Rounds {
+		k := uint64(len(r.Tasks))
+		for i, t := range r.Tasks {
+			if t.Accepted {
+				n += ShareSize(r.From, r.To, uint64(i), k)
+			}
+		}
+	}
+	return n
 }
 
 // failedOut applies --max-fail to every trial of the rounds merged, in trial order

@@ -58,6 +58,7 @@ type Coordinator struct {
 	// What the round waits for, as last said, and when (wait).
 	waiting   string
 	waitingAt time.Time
+	probed    bool // the run directory passed the probe (before the first submission)
 	// The running total of the shares of round foldRound folded so far (fold).
 	acc       *profile.Profile
 	pending   []*profile.Profile
@@ -207,16 +208,26 @@ func (c *Coordinator) cancelActive() {
 		c.logf("the run's tasks could not be listed to cancel them: %v; cancel them with 'scancel --name=%s'", err, j.Name)
 		return
 	}
+	done := map[TaskRef]bool{} // accepted, and perhaps still ending
+	for _, r := range j.Rounds {
+		for i, t := range r.Tasks {
+			if t.Accepted {
+				done[TaskRef{r.Jobs[t.Seq].ID, i}] = true
+			}
+		}
+	}
 	jobs := map[string]int{}
 	for ref := range active {
-		jobs[ref.Job]++
+		if !done[ref] {
+			jobs[ref.Job]++
+		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(jobs)) {
 		if err := c.Engine.Cancel(ctx, id); err != nil {
 			c.logf("cancelling job %s: %v; cancel it with 'scancel %s'", id, err, id)
 			continue
 		}
-		c.logf("cancelled job %s (%d tasks queued or running)", id, jobs[id])
+		c.logf("cancelled job %s: %d of its tasks were queued or running", id, jobs[id])
 	}
 	if n := len(j.Rounds); n > 0 {
 		round := j.Rounds[n-1]
@@ -236,11 +247,6 @@ func (c *Coordinator) cancelActive() {
 
 func (c *Coordinator) run(ctx context.Context) (*Outcome, error) {
 	c.grant()
-	if c.J.Stopped == "" {
-		if err := c.probe(ctx); err != nil {
-			return nil, err
-		}
-	}
 	look, ask, grace := c.Look, c.Ask, c.Grace
 	if look == 0 {
 		look = 100 * time.Millisecond
@@ -462,10 +468,14 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, a
 		again = append(again, i)
 	}
 	if len(again) > 0 {
-		if err := c.submit(ctx, r, again); err != nil {
+		switch err := c.submit(ctx, r, again); {
+		case err != nil && transient(err):
+			c.logf("round %d: submitting tasks %s: %v (will submit again)", r+1, taskList(again), err)
+		case err != nil:
 			return false, err
+		default:
+			changed = true
 		}
-		changed = true
 	}
 	if changed {
 		if err := j.save(c.Dir); err != nil {
@@ -491,8 +501,15 @@ func (c *Coordinator) share(r, i, seq int) (*Record, *profile.Profile, error) {
 		round.From, round.To, uint64(i), uint64(len(round.Tasks)))
 }
 
-// submit writes the script of a new submission of round r and submits tasks.
+// submit writes the script of a new submission of round r and submits tasks; the
+// first submission of this coordinator waits for the probe of the run directory.
 func (c *Coordinator) submit(ctx context.Context, r int, tasks []int) error {
+	if !c.probed {
+		if err := c.probe(ctx); err != nil {
+			return err
+		}
+		c.probed = true
+	}
 	j := c.J
 	round := j.Rounds[r]
 	seq := len(round.Jobs)

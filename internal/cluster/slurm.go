@@ -40,7 +40,11 @@ func slurmCmd(ctx context.Context, name string, args ...string) (string, error) 
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("%s %s: %s", name, strings.Join(args, " "), msg)
+		err := fmt.Errorf("%s %s: %s", name, strings.Join(args, " "), msg)
+		if transient(err) {
+			err = fmt.Errorf("%v (does slurmctld run? 'scontrol ping' says)", err)
+		}
+		return "", err
 	}
 	return out.String(), nil
 }
@@ -82,7 +86,7 @@ func (s *Slurm) Submit(ctx context.Context, j Job) (string, error) {
 func (s *Slurm) Active(ctx context.Context, name string, ids []string) (map[TaskRef]string, error) {
 	out, err := slurmCmd(ctx, "squeue", "--noheader", "--array", "--name="+name, "--format=%F|%K|%T|%r")
 	if err != nil {
-		return nil, fmt.Errorf("%v (does slurmctld run? 'scontrol ping' says)", err)
+		return nil, err
 	}
 	want := map[string]bool{}
 	for _, id := range ids {
@@ -183,15 +187,13 @@ func (s *Slurm) MaxArraySize(ctx context.Context) (int, error) {
 // Stuck implements Engine: tasks held (by an administrator, a user, or Slurm after
 // a failed launch), and a partition whose nodes are all down, drained or not
 // responding, or which is itself down, each with the command that ends the wait.
+// Tasks shown running on a node whose slurmd died are stuck too: Slurm notices
+// only after SlurmdTimeout, and sinfo marks the node not responding ("mixed*")
+// before.
 func (s *Slurm) Stuck(ctx context.Context, active map[TaskRef]string) []string {
 	held := map[string]string{}
-	pending := false
 	for ref, st := range active {
-		if !strings.HasPrefix(st, "PENDING") {
-			continue
-		}
-		pending = true
-		if strings.Contains(strings.ToLower(st), "held") {
+		if strings.HasPrefix(st, "PENDING") && strings.Contains(strings.ToLower(st), "held") {
 			held[ref.Job] = st
 		}
 	}
@@ -199,10 +201,19 @@ func (s *Slurm) Stuck(ctx context.Context, active map[TaskRef]string) []string {
 	for _, id := range slices.Sorted(maps.Keys(held)) {
 		out = append(out, fmt.Sprintf("job %s is held: %s; once its cause is fixed, 'scontrol release %s' lets it run", id, held[id], id))
 	}
-	if !pending {
-		return out
-	}
 	return append(out, s.partitionStuck(ctx)...)
+}
+
+// transient reports whether a Slurm command failed because the controller did not
+// answer (restarting, overloaded): the same command may succeed later.
+func transient(err error) bool {
+	msg := err.Error()
+	for _, m := range []string{"Unable to contact slurm controller", "Socket timed out", "temporarily unable", "Resource temporarily unavailable", "Zero Bytes were transmitted"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // partitionStuck names the partition's trouble when none of its nodes can run a

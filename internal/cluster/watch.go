@@ -102,20 +102,18 @@ echo "$(hostname) $(id -un)" > "$d/probe.ok.$$" && mv "$d/probe.ok.$$" "$d/probe
 // when their states change after the first half minute, and every five minutes.
 func (c *Coordinator) wait(ctx context.Context, what string, since time.Time, active map[TaskRef]string) {
 	states := map[string]int{}
-	pending := false
 	for _, st := range active {
 		states[st]++
-		pending = pending || strings.HasPrefix(st, "PENDING")
 	}
 	if len(states) == 0 {
 		return
 	}
-	var stuck []string
-	if pending {
-		stuck = c.Engine.Stuck(ctx, active)
-	}
+	stuck := c.Engine.Stuck(ctx, active)
 	key := strings.Join(append(slices.Sorted(maps.Keys(states)), stuck...), "\n")
 	changed := key != c.waiting
+	if c.waitingAt.Before(since) {
+		c.waitingAt = since
+	}
 	if !(len(stuck) > 0 && changed || changed && time.Since(since) > 30*time.Second || time.Since(c.waitingAt) > 5*time.Minute) {
 		return
 	}
