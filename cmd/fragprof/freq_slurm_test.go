@@ -323,15 +323,7 @@ func TestFreqSlurmAttempts(t *testing.T) {
 		done <- ran{stderr, code}
 	}()
 	id := waitJob(t, wd)
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		out, _ := exec.Command("squeue", "--noheader", "--array", "--jobs="+id, "--format=%i %T").Output()
-		if strings.Contains(string(out), id+"_1 RUNNING") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task 1 of job %s never seen running:\n%s", id, out)
-		}
-	}
+	waitRunning(t, id, 1)
 	if out, err := exec.Command("scancel", id+"_1").CombinedOutput(); err != nil {
 		t.Fatalf("scancel: %v\n%s", err, out)
 	}
@@ -517,6 +509,10 @@ func TestFreqSlurmWaits(t *testing.T) {
 		t.Fatalf("freq interrupted: %v\n%s", err, stderr.String())
 	}
 	noTasksLeft(t, wd, stderr.String())
+	// The run directory is on a local file system, which the only node shares.
+	if strings.Contains(stderr.String(), "local to one machine") {
+		t.Errorf("a warning of a node-local run directory on a cluster of this machine alone:\n%s", stderr.String())
+	}
 
 	out, errOut, code := runFragprof(t, "freq", "--status", wd)
 	if code != 0 || strings.Contains(out, "map[") || !regexp.MustCompile(`(?m)^1 +0:\d+ +2 `).MatchString(out) {

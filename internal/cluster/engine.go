@@ -43,6 +43,8 @@ type Engine interface {
 	// turn in the queue (held jobs, nodes down or drained, a partition down), each
 	// with the command that ends the wait; nil when nothing is stuck.
 	Stuck(ctx context.Context, active map[TaskRef]string) []string
+	// Nodes lists the nodes that may run the tasks (by their short host names).
+	Nodes(ctx context.Context) ([]string, error)
 }
 
 // TaskRef names one task of one job.

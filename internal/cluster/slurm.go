@@ -204,6 +204,26 @@ func (s *Slurm) Stuck(ctx context.Context, active map[TaskRef]string) []string {
 	return append(out, s.partitionStuck(ctx)...)
 }
 
+// Nodes implements Engine: the nodes of the partition (sinfo).
+func (s *Slurm) Nodes(ctx context.Context) ([]string, error) {
+	args := []string{"--noheader", "--Node", "--format=%N|%P"}
+	if s.Partition != "" {
+		args = append(args, "--partition="+s.Partition)
+	}
+	out, err := slurmCmd(ctx, "sinfo", args...)
+	if err != nil {
+		return nil, err
+	}
+	var nodes []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		node, part, ok := strings.Cut(line, "|")
+		if ok && (s.Partition != "" || strings.HasSuffix(part, "*")) && !slices.Contains(nodes, node) {
+			nodes = append(nodes, node)
+		}
+	}
+	return nodes, nil
+}
+
 // transient reports whether a Slurm command failed because the controller did not
 // answer (restarting, overloaded): the same command may succeed later.
 func transient(err error) bool {

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -43,7 +44,7 @@ func (c *Coordinator) probe(ctx context.Context) error {
 d=%[1]s
 [ "$(cat "$d/probe.token" 2>/dev/null)" = %[2]s ] || { echo "$d on node $(hostname) is not the directory the coordinator writes (its probe.token is missing or another): put the run directory on a file system the nodes share"; exit 3; }
 "$d/bin/fragprof" --help >/dev/null || { echo "$d/bin/fragprof does not run on node $(hostname)"; exit 4; }
-echo "$(hostname) $(id -un)" > "$d/probe.ok.$$" && mv "$d/probe.ok.$$" "$d/probe.ok" || { echo "user $(id -un) on node $(hostname) cannot write in $d"; exit 5; }
+echo "${SLURMD_NODENAME:-$(hostname -s)} $(id -un)" > "$d/probe.ok.$$" && mv "$d/probe.ok.$$" "$d/probe.ok" || { echo "user $(id -un) on node $(hostname) cannot write in $d"; exit 5; }
 `, d, token)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		return err
@@ -63,11 +64,12 @@ echo "$(hostname) $(id -un)" > "$d/probe.ok.$$" && mv "$d/probe.ok.$$" "$d/probe
 	start := time.Now()
 	var endedAt time.Time
 	for {
-		if _, err := os.Stat(okFile); err == nil {
+		if data, err := os.ReadFile(okFile); err == nil {
 			done = true
 			for _, f := range []string{okFile, logFile, script, tokFile} {
 				os.Remove(f)
 			}
+			c.localDir(ctx, strings.Fields(string(data)))
 			return nil
 		}
 		active, err := c.Engine.Active(ctx, j.Name, []string{id})
@@ -94,6 +96,38 @@ echo "$(hostname) $(id -un)" > "$d/probe.ok.$$" && mv "$d/probe.ok.$$" "$d/probe
 		case <-ctx.Done():
 		case <-time.After(min(max(100*time.Millisecond, time.Since(start)/20), 10*time.Second)):
 		}
+	}
+}
+
+// sharedFS are the magic numbers (statfs f_type) of the file systems that nodes
+// share: NFS, SMB/CIFS, Lustre, GPFS, BeeGFS, CephFS, GlusterFS and others on FUSE,
+// 9p, AFS, OrangeFS, PanFS.
+var sharedFS = map[int64]bool{0x6969: true, 0xFF534D42: true, 0xFE534D42: true, 0x517B: true, 0x0BD00BD0: true,
+	0x47504653: true, 0x19830326: true, 0x00C36400: true, 0x65735546: true, 0x01021997: true, 0x5346414F: true,
+	0x20030528: true, 0xAAD7AAEA: true}
+
+// localDir warns when the run directory is on a file system of this machine alone
+// and the partition has nodes besides the one the probe ran on (probe: its host and
+// user): the probe passed there, and a task on another node would not see the
+// directory.
+func (c *Coordinator) localDir(ctx context.Context, probe []string) {
+	var fs syscall.Statfs_t
+	if syscall.Statfs(c.Dir, &fs) != nil || sharedFS[int64(fs.Type)] || len(probe) == 0 {
+		return
+	}
+	nodes, err := c.Engine.Nodes(ctx)
+	if err != nil {
+		return
+	}
+	var others []string
+	for _, n := range nodes {
+		if n != probe[0] {
+			others = append(others, n)
+		}
+	}
+	if len(others) > 0 {
+		c.logf("warning: %s is on a file system local to one machine (type %#x), and the probe ran on node %s only: a task on %s may not see it; put the run directory on a file system the nodes share",
+			c.Dir, fs.Type, probe[0], strings.Join(others[:min(len(others), 3)], ", "))
 	}
 }
 
