@@ -178,7 +178,9 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 	if ctx.Err() != nil && c.LeaveRunning {
 		return nil, ErrDetached
 	}
-	if !c.LeaveRunning {
+	// A run that ended well has no task left but one this coordinator may have lost
+	// track of: it asks when it submitted anything.
+	if !c.LeaveRunning && (err != nil || ctx.Err() != nil || c.probed) {
 		c.cancelActive()
 	}
 	if ctx.Err() != nil {
