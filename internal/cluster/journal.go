@@ -91,7 +91,7 @@ type Task struct {
 	Seq      int  `json:"seq"`
 	Attempts int  `json:"attempts"`
 	Allowed  int  `json:"allowed,omitempty"`
-	Accepted bool `json:"accepted"` // its record and profile of submission Seq are the round's
+	Accepted bool `json:"accepted"`         // its record and profile of submission Seq are the round's
 	Failed   int  `json:"failed,omitempty"` // the failed trials its accepted record lists
 	// Errors says why earlier attempts were not accepted.
 	Errors []string `json:"errors,omitempty"`

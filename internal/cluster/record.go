@@ -35,7 +35,7 @@ type Record struct {
 	// its first trial.
 	Causes  []Cause `json:"causes,omitempty"`
 	Elapsed float64 `json:"elapsed_s"`
-	Host     string    `json:"host"`
+	Host    string  `json:"host"`
 }
 
 // Failure is a trial left out.
