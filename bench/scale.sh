@@ -108,13 +108,14 @@ import json, sys
 run, to = sys.argv[1], int(sys.argv[2])
 tasks = [{"seq": 0, "attempts": 1, "accepted": True} for _ in range(1000)]
 j = {"version": 1, "name": "fragprof-bench", "started": "2026-01-01T00:00:00Z",
-     "spec": {"engine": "slurm", "slurm": {}, "task_args": [], "counters": 0,
+     "spec": {"engine": "slurm", "slurm": {}, "task_args": [], "counters": 0, "rule": "clt",
               "thresholds": {"Eps": 0.5, "Gamma": 0.95, "NMin": 30, "C0": 0.4748, "MaxTrials": 1000000},
               "max_trials": to, "tasks": 1000, "cpus": 1, "max_attempts": 1, "report": {"output": run + "/report.txt"}},
      "rounds": [{"from": 0, "to": to, "tasks": tasks, "jobs": [{"seq": 0, "id": "0", "tasks": list(range(1000)), "at": "2026-01-01T00:00:00Z"}], "merged": False}]}
 json.dump(j, open(run + "/journal.json", "w"))
 PY
-  /usr/bin/time -f '%e %M' -o "$tmp/coord.tm" $FP freq --resume "$run" 2>/dev/null
+  /usr/bin/time -f '%e %M' -o "$tmp/coord.tm" $FP freq --resume "$run" 2>"$tmp/coord.log" ||
+    { echo "bench/scale.sh: freq --resume of the 1,000 shards failed:" >&2; cat "$tmp/coord.log" >&2; exit 1; }
   local ms mk fs fk cs ck
   read -r ms mk < "$tmp/merge.tm"
   read -r fs fk < "$tmp/from.tm"

@@ -6,10 +6,12 @@
 #                                 missing, write slurm.conf for this host with its CPUs
 #                                 and memory (from `slurmd -C`), start munged, slurmctld
 #                                 and slurmd, and wait until the node is idle
-#   scripts/slurm-local.sh down   stop the daemons this script started
+#                                 (failing, with the end of its log, when one of them
+#                                 dies, e.g. on a port another cluster holds)
+#   scripts/slurm-local.sh down   stop the daemons this script started, munged included
 #   scripts/slurm-local.sh env    print the line a shell needs to reach the cluster:
 #                                 eval "$(scripts/slurm-local.sh env)"; sinfo; squeue
-#   scripts/slurm-local.sh status exit 0 when both daemons run
+#   scripts/slurm-local.sh status exit 0 when both daemons run and answer
 #
 # Idempotent: `up` on a running cluster only checks it, `down` on a stopped one does
 # nothing. Runs as root, or as a user with sudo (the daemons run as root; no systemd is
@@ -133,30 +135,63 @@ up() {
     [ -f /etc/munge/munge.key ] || $sudo mungekey --create
     $sudo mkdir -p /run/munge
     $sudo chown munge:munge /run/munge 2>/dev/null || true
+    # munged daemonizes: the pid is the one it writes itself, not its parent's.
+    local mpid=/run/munge/munged.pid
     if id munge >/dev/null 2>&1; then
-      $sudo runuser -u munge -- /usr/sbin/munged
+      $sudo runuser -u munge -- /usr/sbin/munged --pid-file="$mpid"
     else
-      $sudo /usr/sbin/munged --force
+      $sudo /usr/sbin/munged --force --pid-file="$mpid"
     fi
-    pgrep -x munged | head -1 | $sudo tee "$dir/munged.pid" >/dev/null
+    $sudo cat "$mpid" | $sudo tee "$dir/munged.pid" >/dev/null
+    alive "$dir/munged.pid" || die "munged did not start (see /var/log/munge/munged.log)"
   fi
   if ! alive "$dir/slurmctld.pid"; then
+    port_free "$port" slurmctld
     $sudo env SLURM_CONF="$conf" slurmctld -f "$conf"
   fi
   if ! alive "$dir/slurmd.pid"; then
+    port_free $((port + 1)) slurmd
     $sudo env SLURM_CONF="$conf" slurmd -f "$conf"
   fi
   local host state
   host=$(hostname -s)
   for _ in $(seq 60); do
+    # Our own daemons must run, and the controller that answers must be ours: on a
+    # shared port another cluster would answer for a slurmctld that died.
+    own slurmctld
+    own slurmd
     state=$(sinfo -h -n "$host" -o %T 2>/dev/null || true)
     case $state in
-      idle|mixed|allocated|completing) say "up: node $host $state ($conf)"; return 0 ;;
+      idle|mixed|allocated|completing)
+        ours || die "the slurmctld answering on port $port is not this cluster's (its StateSaveLocation is not $dir/state): stop the other cluster, or set FRAGPROF_SLURM_PORT"
+        say "up: node $host $state ($conf)"; return 0 ;;
       down*|drain*|fail*) $sudo env SLURM_CONF="$conf" scontrol update nodename="$host" state=resume 2>/dev/null || true ;;
     esac
     sleep 0.5
   done
   die "the node did not become idle (state '${state:-none}'); see $dir/log/slurmctld.log and $dir/log/slurmd.log"
+}
+
+# port_free PORT NAME: fail when another process listens on PORT, which NAME needs.
+port_free() {
+  local who
+  who=$($sudo ss -Hltnp "sport = :$1" 2>/dev/null || true)
+  [ -z "$who" ] || die "port $1, which $2 needs, is in use: $who; stop that process (another cluster: its 'slurm-local.sh down'), or choose other ports with FRAGPROF_SLURM_PORT"
+}
+
+# own NAME: fail, with the end of its log, when the daemon NAME this script started died.
+own() {
+  alive "$dir/$1.pid" && return 0
+  sleep 0.5 # it may be writing its pid file still
+  alive "$dir/$1.pid" && return 0
+  say "$1 is not running; the end of $dir/log/$1.log:"
+  $sudo tail -n 5 "$dir/log/$1.log" >&2 || true
+  die "$1 died: fix the cause above, then '$0 up' again"
+}
+
+# ours: the controller that answers keeps its state in this cluster's directory.
+ours() {
+  scontrol show config 2>/dev/null | grep -q "^StateSaveLocation *= *$dir/state\$"
 }
 
 # stop PIDFILE NAME: end the process named in PIDFILE and wait for it.
@@ -186,6 +221,6 @@ case ${1:-} in
   up) up ;;
   down) down ;;
   env) echo "export SLURM_CONF=$conf" ;;
-  status) alive "$dir/slurmctld.pid" && alive "$dir/slurmd.pid" ;;
+  status) alive "$dir/slurmctld.pid" && alive "$dir/slurmd.pid" && SLURM_CONF=$conf ours ;;
   *) echo "usage: $0 up|down|env|status" >&2; exit 2 ;;
 esac

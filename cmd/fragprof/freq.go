@@ -151,11 +151,16 @@ on its share of the round's trials. After a round the shares are merged exactly,
 the stopping rule judges all trials so far, and the next round is sized from the
 trials the open blocks still need; trial numbers continue, so the result is, bit
 for bit, that of one machine with the same seed and total trials. A task that
-fails, times out or is preempted is resubmitted with the same trials (at most
---max-attempts times); a partial share is never merged. The work directory is the
-journal: --status DIR shows the rounds, the tasks and the estimate so far, and
---resume DIR continues a run whose coordinator stopped (Ctrl-C leaves the tasks
-running). docs/scale.md has the set-up and the costs.
+fails, times out or is preempted is resubmitted alone with the same trials (at
+most --max-attempts times); a partial share is never merged. --max-fail is judged
+on all the run's trials, as on one machine. A probe job checks that the tasks can
+use the work directory before a round is submitted, and when fragprof stops (the
+end, an error, Ctrl-C) it cancels the run's tasks still queued or running, unless
+--leave-running. While it waits it names held jobs and nodes down or drained, with
+the command that ends the wait. The work directory is the journal: --status DIR
+(--json) shows the rounds, the tasks and the estimate so far, and --resume DIR
+continues a run whose coordinator stopped. docs/scale.md has the set-up and the
+costs.
 
 Examples:
   fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' \

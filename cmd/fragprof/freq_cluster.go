@@ -29,8 +29,9 @@ import (
 type clusterFlags struct {
 	engine, workdir, partition, timeLimit, exe string
 	sbatch                                     []string
-	shards, attempts                           int
+	shards, attempts, maxRunning               int
 	status, resume                             string
+	leaveRunning                               bool
 	// The task side: --trial-range FROM:TO and --task-record FILE.
 	trials, record              string
 	from, to, shard, shardCount uint64
@@ -46,8 +47,10 @@ func (f *clusterFlags) add(c *cobra.Command) {
 	fs.StringArrayVar(&f.sbatch, "sbatch", nil, "with --engine slurm: a further sbatch `OPTION` for every task, e.g. --sbatch=--mem=2G; repeatable")
 	fs.IntVar(&f.attempts, "max-attempts", 3, "with --engine slurm: submissions of one task (a failed, timed-out or preempted task is resubmitted with the same trials)")
 	fs.StringVar(&f.exe, "fragprof", "", "with --engine slurm: the fragprof `EXECUTABLE` the tasks run (default: this one; it is copied into the run directory)")
-	fs.StringVar(&f.status, "status", "", "print the state of the cluster run in `DIR`: rounds, tasks accepted, active and failed, the estimate so far")
-	fs.StringVar(&f.resume, "resume", "", "continue the cluster run in `DIR` after its coordinator stopped (the tasks submitted went on); --partition, --time, --sbatch and --max-attempts given with it replace the run's")
+	fs.IntVar(&f.maxRunning, "max-running", 0, "with --engine slurm: at most `N` tasks of a round run at once (sbatch --array=LIST%N); 0: as many as the cluster gives")
+	fs.BoolVar(&f.leaveRunning, "leave-running", false, "with --engine slurm or --resume: when fragprof stops (Ctrl-C, an error), leave the run's tasks queued or running, for a later --resume; by default they are cancelled (scancel)")
+	fs.StringVar(&f.status, "status", "", "print the state of the cluster run in `DIR`: rounds, tasks accepted, active and failed, the estimate so far (--json: as JSON)")
+	fs.StringVar(&f.resume, "resume", "", "continue the cluster run in `DIR` after its coordinator stopped; --partition, --time, --sbatch, --max-attempts and --max-running given with it replace the run's, from this resume on")
 	fs.StringVar(&f.trials, "trial-range", "", "run exactly trials `FROM:TO` (FROM ≤ t < TO; with --shard I/K those with t − FROM ≡ I mod K), never stopping early: a task of --engine slurm")
 	fs.StringVar(&f.record, "task-record", "", "with --trial-range: write the task's record to `FILE` once every trial of its share ran (the coordinator merges only such tasks)")
 }
@@ -70,9 +73,12 @@ func (f *clusterFlags) task(c *cobra.Command, shard, shards uint64, profFile str
 		if f.shards < 1 {
 			return 0, 0, usagef("freq: --shards %d: want at least 1", f.shards)
 		}
+		if f.maxRunning < 0 {
+			return 0, 0, usagef("freq: --max-running %d: want 0 (no limit) or more", f.maxRunning)
+		}
 		return 0, 0, nil
 	}
-	for _, fl := range []string{"shards", "workdir", "partition", "time", "sbatch", "max-attempts", "fragprof"} {
+	for _, fl := range []string{"shards", "workdir", "partition", "time", "sbatch", "max-attempts", "fragprof", "max-running", "leave-running"} {
 		if c.Flags().Changed(fl) {
 			return 0, 0, usagef("freq: --%s needs --engine slurm", fl)
 		}
@@ -120,6 +126,7 @@ type clusterRun struct {
 	in        *inputFlags
 	rule      stopping.Rule
 	maxTrials uint64
+	maxFail   float64
 	report    map[string]string
 }
 
@@ -127,6 +134,15 @@ type clusterRun struct {
 func (f *clusterFlags) run(e *env, c *cobra.Command, r clusterRun) error {
 	if _, err := osexec.LookPath("sbatch"); err != nil {
 		return fmt.Errorf("freq: --engine slurm needs Slurm's commands (sbatch, squeue, scancel) on PATH, and SLURM_CONF when the cluster is not the default: %v", err)
+	}
+	// Task ids are below the cluster's MaxArraySize: sbatch refuses a larger array.
+	eng := &cluster.Slurm{Partition: f.partition, Time: f.timeLimit, Extra: f.sbatch, MaxRunning: f.maxRunning}
+	limit, err := eng.MaxArraySize(bg())
+	if err != nil {
+		return fmt.Errorf("freq: --engine slurm: asking the cluster for its MaxArraySize: %v", err)
+	}
+	if f.shards > limit {
+		return usagef("freq: --shards %d: the cluster's arrays hold at most %d tasks (MaxArraySize in 'scontrol show config'): give --shards %d or fewer", f.shards, limit, limit)
 	}
 	dir, err := filepath.Abs(f.workdir)
 	if err != nil {
@@ -157,13 +173,13 @@ func (f *clusterFlags) run(e *env, c *cobra.Command, r clusterRun) error {
 			}
 		}
 	}
-	spec := cluster.Spec{Engine: "slurm", Slurm: &cluster.Slurm{Partition: f.partition, Time: f.timeLimit, Extra: f.sbatch},
+	spec := cluster.Spec{Engine: "slurm", Slurm: eng,
 		TaskArgs: args, Counters: r.counters, Rule: r.rule.Name(), Thresholds: r.rule.Thresholds(), MaxTrials: r.maxTrials, Tasks: f.shards,
-		CPUs: cpus, Attempts: f.attempts, Report: r.report}
+		CPUs: cpus, Attempts: f.attempts, MaxFail: r.maxFail, Report: r.report}
 	if _, err := cluster.Create(dir, exe, r.bin, spec); err != nil {
 		return fmt.Errorf("freq: %v", err)
 	}
-	return coordinate(e, dir, nil)
+	return coordinate(e, dir, f.leaveRunning, nil)
 }
 
 // taskArgs returns the flags that give every task the run's inputs and trial
@@ -193,8 +209,10 @@ func (f *clusterFlags) taskArgs(c *cobra.Command, in *inputFlags, dir string, cp
 	for _, v := range in.files {
 		args = append(args, "--file", v)
 	}
-	args = append(args, "--seed", strconv.FormatUint(in.seed, 10), "--jobs", strconv.Itoa(cpus))
-	for _, name := range []string{"isolation", "trial-timeout", "fail-nonzero", "max-fail"} {
+	// A task runs its whole share whatever fails (--max-fail 1): the coordinator
+	// applies the run's --max-fail to the failures of all the trials.
+	args = append(args, "--seed", strconv.FormatUint(in.seed, 10), "--jobs", strconv.Itoa(cpus), "--max-fail", "1")
+	for _, name := range []string{"isolation", "trial-timeout", "fail-nonzero"} {
 		if fl := fs.Lookup(name); fl != nil && fl.Changed {
 			args = append(args, "--"+name+"="+fl.Value.String())
 		}
@@ -211,13 +229,21 @@ func (f *clusterFlags) statusOrResume(e *env, c *cobra.Command) error {
 	var other []string
 	c.Flags().Visit(func(fl *pflag.Flag) {
 		switch fl.Name {
-		case "status", "resume", "partition", "time", "sbatch", "max-attempts":
+		case "status", "resume":
+		case "partition", "time", "sbatch", "max-attempts", "max-running", "leave-running":
+			if f.status != "" {
+				other = append(other, "--"+fl.Name)
+			}
+		case "json":
+			if f.resume != "" {
+				other = append(other, "--"+fl.Name)
+			}
 		default:
 			other = append(other, "--"+fl.Name)
 		}
 	})
 	if len(other) > 0 || len(c.Flags().Args()) > 0 {
-		return usagef("freq: --status and --resume take the run's settings from its journal: %s do(es) not apply (--resume may change --partition, --time, --sbatch, --max-attempts)",
+		return usagef("freq: --status and --resume take the run's settings from its journal: %s do(es) not apply (--status takes --json; --resume may change --partition, --time, --sbatch, --max-attempts, --max-running, and takes --leave-running)",
 			strings.Join(append(other, c.Flags().Args()...), " "))
 	}
 	j, err := cluster.ReadJournal(dir)
@@ -236,12 +262,17 @@ func (f *clusterFlags) statusOrResume(e *env, c *cobra.Command) error {
 		if err != nil {
 			return err
 		}
-		return cluster.Status(bg(), e.stdout, dir, eng, judge)
+		asJSON, _ := c.Flags().GetBool("json")
+		w := e.stdout
+		if e.report != nil { // --json: routeOutput moved the program's stdout away
+			w = e.report
+		}
+		return cluster.Status(bg(), w, dir, eng, judge, asJSON)
 	}
 	if j.Stopped != "" {
 		fmt.Fprintf(e.stderr, "fragprof freq: the run in %s has finished (%s); its report again:\n", dir, j.Stopped)
 	}
-	return coordinate(e, dir, func(s *cluster.Spec) {
+	return coordinate(e, dir, f.leaveRunning, func(s *cluster.Spec) {
 		// Settings given with --resume replace the run's for what is still to submit.
 		fs := c.Flags()
 		if fs.Changed("partition") {
@@ -256,12 +287,16 @@ func (f *clusterFlags) statusOrResume(e *env, c *cobra.Command) error {
 		if fs.Changed("max-attempts") {
 			s.Attempts = max(f.attempts, 1)
 		}
+		if fs.Changed("max-running") {
+			s.Slurm.MaxRunning = max(f.maxRunning, 0)
+		}
 	})
 }
 
 // coordinate drives the run in dir to its end and writes its report as the
-// journal says; retune, when not nil, changes the run's settings first.
-func coordinate(e *env, dir string, retune func(*cluster.Spec)) error {
+// journal says; retune, when not nil, changes the run's settings first. The run's
+// tasks still queued or running when it stops are cancelled, unless leave.
+func coordinate(e *env, dir string, leave bool, retune func(*cluster.Spec)) error {
 	j, err := cluster.ReadJournal(dir)
 	if err != nil {
 		return fmt.Errorf("freq: %v", err)
@@ -278,6 +313,7 @@ func coordinate(e *env, dir string, retune func(*cluster.Spec)) error {
 		return fmt.Errorf("freq: %v", err)
 	}
 	defer co.Close()
+	co.LeaveRunning = leave
 	if retune != nil {
 		if err := co.Retune(retune); err != nil {
 			return err
@@ -286,14 +322,21 @@ func coordinate(e *env, dir string, retune func(*cluster.Spec)) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out, err := co.Run(ctx)
-	if errors.Is(err, cluster.ErrDetached) {
+	rep := co.J.Spec.Report
+	replay := "fragprof freq ... --seed " + rep["seed"] + " --replay %d"
+	switch fe := (*cluster.FailedError)(nil); {
+	case errors.Is(err, cluster.ErrDetached):
 		fmt.Fprintf(e.stderr, "fragprof freq: %v; 'fragprof freq --status %s' shows them, 'fragprof freq --resume %s' continues the run\n", err, dir, dir)
 		return exitError{130}
-	}
-	if err != nil {
+	case errors.Is(err, cluster.ErrInterrupted):
+		fmt.Fprintf(e.stderr, "fragprof freq: %v; 'fragprof freq --resume %s' continues the run (--leave-running keeps the tasks running when fragprof stops)\n", err, dir)
+		return exitError{130}
+	case errors.As(err, &fe):
+		printCauses(e, fe.Causes, replay)
+		return fmt.Errorf("freq: %v (the tally above names the causes: replay a trial to see it; the run is kept in %s)", fe, dir)
+	case err != nil:
 		return fmt.Errorf("freq: %v (the run is kept in %s: fix the cause, then 'fragprof freq --resume %s')", err, dir, dir)
 	}
-	rep := co.J.Spec.Report
 	if rep["program"] != "" {
 		// The files the user named, as a local run names them: the tasks ran the
 		// copy of the binary in the run directory.
@@ -307,14 +350,21 @@ func coordinate(e *env, dir string, retune func(*cluster.Spec)) error {
 	seed, _ := strconv.ParseUint(rep["seed"], 10, 64)
 	f := &report.Freq{Result: out.Result, Rule: co.J.Spec.Thresholds, RuleName: co.J.Spec.Rule,
 		Anytime: stopping.AnytimeValid(co.J.Spec.Rule), Seed: seed, Counters: co.J.Spec.Counters}
-	f.Replay = "fragprof freq ... --seed " + rep["seed"] + " --replay %d"
+	f.Replay = replay
 	if rep["inputs"] != "" {
 		f.Inputs = strings.Split(rep["inputs"], "\n")
 	}
 	if err := freqWriter(e, rep["format"], rep["output"])(f); err != nil {
 		return err
 	}
-	return writeFreqHTML(e, rep["report"], f)
+	if err := writeFreqHTML(e, rep["report"], f); err != nil {
+		return err
+	}
+	if out.Result.FailedOut {
+		printCauses(e, out.Result.Causes, replay)
+		return fmt.Errorf("freq: stopped early: %s; the estimates above are from the %d trials that succeeded", out.Result.Stopped, out.Result.Trials)
+	}
+	return nil
 }
 
 // clusterJudge makes the stopping rule a run's journal names.

@@ -80,6 +80,11 @@ func TestFreqClusterUsage(t *testing.T) {
 		{append(newton, "--trial-range", "0:10", "--profile", "p.fpp", "--max-trials", "5"), 2, "--max-trials does not apply"},
 		{append(newton, "--trial-range", "0:2", "--shard", "3/4", "--profile", "p.fpp"), 2, "holds no trial"},
 		{append(newton, "--task-record", "r.json"), 2, "--task-record needs --trial-range"},
+		{append(newton, "--max-running", "2"), 2, "--max-running needs --engine slurm"},
+		{append(newton, "--leave-running"), 2, "--leave-running needs --engine slurm"},
+		{append(newton, "--engine", "slurm", "--workdir", "w", "--max-running", "-1"), 2, "--max-running -1: want 0 (no limit) or more"},
+		{[]string{"freq", "--status", "w", "--max-running", "2"}, 2, "--max-running do(es) not apply"},
+		{[]string{"freq", "--resume", "w", "--json"}, 2, "--json do(es) not apply"},
 		{[]string{"freq", "--status", t.TempDir()}, 1, "not a run directory"},
 		{[]string{"freq", "--resume", t.TempDir()}, 1, "not a run directory"},
 	} {

@@ -96,7 +96,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	}
 	if f.cl.engine != "local" {
 		return f.cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &f.in, rule: rule,
-			maxTrials: f.maxTrials, report: map[string]string{"format": f.format, "output": f.outFile,
+			maxTrials: f.maxTrials, maxFail: f.maxFail, report: map[string]string{"format": f.format, "output": f.outFile,
 				"profile": f.profFile, "report": f.htmlFile, "inputs": strings.Join(inputLines(model), "\n"),
 				"program": programIdentity(bin, args).Name}})
 	}
@@ -128,6 +128,11 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	replay := "fragprof freq ... --seed " + fmt.Sprint(f.in.seed) + " --replay %d"
 	if nt := (*montecarlo.NoTrialsError)(nil); errors.As(err, &nt) {
 		printCauses(e, nt.Causes, replay)
+		if f.cl.record != "" {
+			// A task's share that failed whole is a result: the coordinator judges
+			// the run's failures (--max-fail) and names their causes.
+			return f.cl.writeRecord(&montecarlo.Result{Failures: nt.Failures, Causes: nt.Causes, Stopped: "every trial failed"})
+		}
 		return fmt.Errorf("freq: every one of the %d trials run failed: no counts to estimate from (the tally above names the causes; replay one to see it)", len(nt.Failures))
 	}
 	if oe := (*montecarlo.OnlyError)(nil); errors.As(err, &oe) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,8 +246,11 @@ func TestFreqSlurmTaskCancelled(t *testing.T) {
 	if t1.Attempts != 2 || len(t1.Errors) != 1 || !t1.Accepted || t1.Seq != 1 {
 		t.Fatalf("round 1, task 1: %+v; want a second, accepted attempt after one failure\n%s", t1, r.stderr)
 	}
-	if !strings.Contains(t1.Errors[0], "CANCELLED") {
-		t.Errorf("the failure does not say the task was cancelled: %s", t1.Errors[0])
+	if !strings.Contains(t1.Errors[0], "CANCELLED") || !strings.Contains(t1.Errors[0], "t1.s0.log ends:") {
+		t.Errorf("the failure does not say the task was cancelled, with the end of its output: %s", t1.Errors[0])
+	}
+	if subs := j.Rounds[0].Jobs; len(subs) != 2 || len(subs[1].Tasks) != 1 || subs[1].Tasks[0] != 1 {
+		t.Errorf("round 1's submissions: %+v; want the second to hold task 1 alone", subs)
 	}
 	if t0.Attempts != 1 || len(t0.Errors) != 0 || !t0.Accepted {
 		t.Errorf("round 1, task 0 (requeued by Slurm): %+v; want its one submission accepted\n%s\n%s", t0, r.stderr, taskLogs(wd))
@@ -259,13 +263,15 @@ func TestFreqSlurmTaskCancelled(t *testing.T) {
 	}
 }
 
-// TestFreqSlurmResume: the coordinator dies (SIGKILL) while a round runs; --status
-// reads the journal, and --resume picks up the round's tasks and finishes the run.
+// TestFreqSlurmResume: the coordinator dies (SIGKILL) while a round runs, and one
+// of its tasks is cancelled while no coordinator watches, with --max-attempts 1;
+// --status reads the journal, and --resume waits for the task still running,
+// grants the failed one a new attempt and finishes the run.
 func TestFreqSlurmResume(t *testing.T) {
 	fp := slurmUp(t)
 	dir := t.TempDir()
 	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
-	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", slowNMin,
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", slowNMin, "--max-attempts", "1",
 		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
 	var stderr bytes.Buffer
 	cmd := exec.Command(fp, args...)
@@ -273,9 +279,13 @@ func TestFreqSlurmResume(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitJob(t, wd)
+	id := waitJob(t, wd)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
+	waitRunning(t, id, 1)
+	if out, err := exec.Command("scancel", id+"_1").CombinedOutput(); err != nil {
+		t.Fatalf("scancel: %v\n%s", err, out)
+	}
 	out, errOut, code := runFragprof(t, "freq", "--status", wd)
 	if code != 0 || !strings.Contains(out, "coordinator stopped") || !strings.Contains(out, "\n1 ") {
 		t.Fatalf("freq --status: exit %d\n%s%s", code, out, errOut)
@@ -285,8 +295,8 @@ func TestFreqSlurmResume(t *testing.T) {
 		t.Fatalf("freq --resume: exit %d\n%s\nfirst coordinator:\n%s", code, errOut, stderr.String())
 	}
 	j := sameAsLocal(t, wd, prof, slowArgs...)
-	if len(j.Rounds[0].Jobs) != 1 {
-		t.Errorf("round 1 was submitted %d times; the resumed coordinator should have waited for its tasks", len(j.Rounds[0].Jobs))
+	if subs := j.Rounds[0].Jobs; len(subs) != 2 || len(subs[1].Tasks) != 1 || subs[1].Tasks[0] != 1 || j.Rounds[0].Tasks[0].Attempts != 1 {
+		t.Errorf("round 1's submissions: %+v; the resumed coordinator should have waited for task 0 and resubmitted task 1", subs)
 	}
 	out, _, _ = runFragprof(t, "freq", "--status", wd)
 	if !strings.Contains(out, "finished: every block decided") {
@@ -313,21 +323,19 @@ func TestFreqSlurmAttempts(t *testing.T) {
 		done <- ran{stderr, code}
 	}()
 	id := waitJob(t, wd)
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		out, _ := exec.Command("squeue", "--noheader", "--array", "--jobs="+id, "--format=%i %T").Output()
-		if strings.Contains(string(out), id+"_1 RUNNING") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task 1 of job %s never seen running:\n%s", id, out)
-		}
-	}
+	waitRunning(t, id, 1)
 	if out, err := exec.Command("scancel", id+"_1").CombinedOutput(); err != nil {
 		t.Fatalf("scancel: %v\n%s", err, out)
 	}
 	r := <-done
 	if r.code != 1 || !strings.Contains(r.stderr, "failed 1 times, the limit (--max-attempts)") || !strings.Contains(r.stderr, "--resume "+wd) {
 		t.Fatalf("freq --engine slurm with a task failed once and --max-attempts 1: exit %d\n%s", r.code, r.stderr)
+	}
+	// The run stopped: its other task, still running, was cancelled, and is to be
+	// submitted again without its cut attempt counted.
+	noTasksLeft(t, wd, r.stderr)
+	if j, err := cluster.ReadJournal(wd); err != nil || j.Rounds[0].Tasks[0].Accepted || j.Rounds[0].Tasks[0].Seq != -1 || j.Rounds[0].Tasks[0].Attempts != 0 {
+		t.Errorf("round 1, task 0 after the stop: %+v (%v); want it cancelled, to be submitted again", j.Rounds[0].Tasks[0], err)
 	}
 	if _, stderr, code := runFragprof(t, "freq", "--resume", wd, "--eps", "0.5"); code != 2 || !strings.Contains(stderr, "--eps do(es) not apply") {
 		t.Errorf("freq --resume with --eps: exit %d\n%s", code, stderr)
@@ -353,4 +361,276 @@ func taskLogs(wd string) string {
 		b.WriteString("== " + l + "\n" + string(data))
 	}
 	return b.String()
+}
+
+// noTasksLeft fails when the run in wd has tasks queued or running in Slurm, or
+// tasks cancelled that do not end within half a minute (KillWait is 5 s).
+func noTasksLeft(t *testing.T, wd, stderr string) {
+	t.Helper()
+	j, err := cluster.ReadJournal(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		out, err := exec.Command("squeue", "--noheader", "--array", "--name="+j.Name, "--format=%i %T").CombinedOutput()
+		left := strings.TrimSpace(string(out))
+		if err == nil && (left == "" || !strings.Contains(left, "RUNNING") && !strings.Contains(left, "PENDING") && time.Now().Before(deadline)) {
+			if left == "" {
+				return
+			}
+			continue // ending
+		}
+		t.Errorf("the run's tasks left in Slurm after freq ended (%v):\n%s\nfreq said:\n%s", err, out, stderr)
+		return
+	}
+}
+
+// waitFor waits until the output of a running fragprof holds want.
+func waitFor(t *testing.T, out *syncBuffer, want string, within time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(within); !strings.Contains(out.String(), want); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("freq did not say %q within %v:\n%s", want, within, out.String())
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer that a running command writes while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// waitRunning waits until task of job id runs.
+func waitRunning(t *testing.T, id string, task int) {
+	t.Helper()
+	ref := id + "_" + strconv.Itoa(task)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out, _ := exec.Command("squeue", "--noheader", "--array", "--jobs="+id, "--format=%i %T").Output()
+		if strings.Contains(string(out), ref+" RUNNING") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s never seen running:\n%s", ref, out)
+		}
+	}
+}
+
+// TestFreqSlurmFailures: the run's failed trials are judged as on one machine.
+// Every trial crashing stops the run after one submission, with the cause and the
+// trial to replay; a fifth of them crashing stops it on --max-fail at the trial a
+// local run stops at, after the report, with exit 1. A task's share that failed
+// whole has a record, and is not resubmitted.
+func TestFreqSlurmFailures(t *testing.T) {
+	fp := slurmUp(t)
+	crash := func(limit string) []string {
+		return []string{"testdata/crashsome.c", "--input", "n = uniform_int(1, 10)", "--stdin", "{n} " + limit + `\n`, "--seed", "3", "--eps", "0.5", "--n-min", "150"}
+	}
+	dir := t.TempDir()
+	wd := filepath.Join(dir, "all")
+	_, stderr, code := runFragprof(t, append(append([]string{"freq"}, crash("10")...),
+		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--fragprof", fp, "-o", filepath.Join(dir, "all.txt"))...)
+	if code != 1 || !strings.Contains(stderr, "signal SIGABRT") || !strings.Contains(stderr, "--seed 3 --replay ") || !strings.Contains(stderr, "(--max-fail)") {
+		t.Errorf("every trial crashing: exit %d\n%s", code, stderr)
+	}
+	j, err := cluster.ReadJournal(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Rounds) != 1 || len(j.Rounds[0].Jobs) != 1 {
+		t.Errorf("every trial crashing: %d rounds, %d submissions of round 1; want one of each (a share that failed whole is a result)\n%s", len(j.Rounds), len(j.Rounds[0].Jobs), stderr)
+	}
+	noTasksLeft(t, wd, stderr)
+
+	wd = filepath.Join(dir, "some")
+	out := filepath.Join(dir, "some.txt")
+	_, stderr, code = runFragprof(t, append(append([]string{"freq"}, crash("2")...),
+		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--fragprof", fp, "-o", out)...)
+	_, local, localCode := runFragprof(t, append(append([]string{"freq"}, crash("2")...), "--design", "independent", "-o", filepath.Join(dir, "local.txt"))...)
+	stop := regexp.MustCompile(`\d+ of \d+ trials failed: more than 10 % \(--max-fail\)`)
+	if code != 1 || localCode != 1 || stop.FindString(stderr) == "" || stop.FindString(stderr) != stop.FindString(local) {
+		t.Errorf("a fifth of the trials crashing: exit %d, local %d; want both 1 at the same trial\nslurm:\n%s\nlocal:\n%s", code, localCode, stderr, local)
+	}
+	if data, err := os.ReadFile(out); err != nil || !strings.Contains(string(data), "SIGABRT") {
+		t.Errorf("the report of the run stopped on --max-fail (%v):\n%s", err, data)
+	}
+}
+
+// TestFreqSlurmWaits: with --max-running 1, a round's second task waits for the
+// first; held, then on a drained node, freq names the state and the command that
+// ends the wait. Interrupted, it cancels the tasks; --status prints them as text
+// and JSON; --resume with new settings submits with them at once and finishes.
+func TestFreqSlurmWaits(t *testing.T) {
+	fp := slurmUp(t)
+	dir := t.TempDir()
+	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", slowNMin,
+		"--engine", "slurm", "--shards", "2", "--max-running", "1", "--workdir", wd, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
+	var stderr syncBuffer
+	cmd := exec.Command(fp, args...)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	id := waitJob(t, wd)
+	waitRunning(t, id, 0)
+	if out, err := exec.Command("scontrol", "hold", id).CombinedOutput(); err != nil {
+		t.Fatalf("scontrol hold: %v\n%s", err, out)
+	}
+	waitFor(t, &stderr, "'scontrol release "+id+"'", 30*time.Second)
+	if out, err := exec.Command("scontrol", "release", id).CombinedOutput(); err != nil {
+		t.Fatalf("scontrol release: %v\n%s", err, out)
+	}
+	host, _ := exec.Command("hostname", "-s").Output()
+	node := strings.TrimSpace(string(host))
+	if out, err := exec.Command("scontrol", "update", "nodename="+node, "state=drain", "reason=fragprof-test").CombinedOutput(); err != nil {
+		t.Fatalf("scontrol drain: %v\n%s", err, out)
+	}
+	resume := func() { exec.Command("scontrol", "update", "nodename="+node, "state=resume").Run() }
+	defer resume()
+	waitFor(t, &stderr, "'scontrol update nodename="+node+" state=resume'", 30*time.Second)
+	resume()
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "cancelled job "+id) {
+		t.Fatalf("freq interrupted: %v\n%s", err, stderr.String())
+	}
+	noTasksLeft(t, wd, stderr.String())
+	// The run directory is on a local file system, which the only node shares.
+	if strings.Contains(stderr.String(), "local to one machine") {
+		t.Errorf("a warning of a node-local run directory on a cluster of this machine alone:\n%s", stderr.String())
+	}
+
+	out, errOut, code := runFragprof(t, "freq", "--status", wd)
+	if code != 0 || strings.Contains(out, "map[") || !regexp.MustCompile(`(?m)^1 +0:\d+ +2 `).MatchString(out) {
+		t.Errorf("freq --status: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runFragprof(t, "freq", "--status", wd, "--json")
+	var st cluster.RunStatus
+	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || len(st.Rounds) != 1 || st.Rounds[0].Tasks != 2 || st.Finished {
+		t.Errorf("freq --status --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+
+	_, errOut, code = runFragprof(t, "freq", "--resume", wd, "--time", "7", "--max-running", "2")
+	if code != 0 {
+		t.Fatalf("freq --resume: exit %d\n%s", code, errOut)
+	}
+	j := sameAsLocal(t, wd, prof, slowArgs...)
+	// The submissions of this resume have the settings it was given.
+	subs := j.Rounds[0].Jobs
+	last := subs[len(subs)-1].ID
+	show, err := exec.Command("scontrol", "--oneliner", "show", "job", last).Output()
+	if err != nil || !strings.Contains(string(show), "TimeLimit=00:07:00") || !strings.Contains(string(show), "ArrayTaskThrottle=2") {
+		t.Errorf("job %s, submitted by freq --resume --time 7 --max-running 2 (%v):\n%s", last, err, show)
+	}
+}
+
+// TestFreqSlurmProbe: a run directory the tasks cannot write is found by the probe
+// job before any round is submitted, with the cause named; --shards above the
+// cluster's MaxArraySize is refused before anything is written.
+func TestFreqSlurmProbe(t *testing.T) {
+	fp := slurmUp(t)
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	wd := filepath.Join(dir, "run")
+	args := append(append([]string{"freq"}, slurmNewtonArgs...), "--engine", "slurm", "--workdir", wd, "--fragprof", fp, "-o", filepath.Join(dir, "out.txt"))
+	// The tasks run as nobody: the directory, root's, is not theirs to write.
+	_, stderr, code := runFragprof(t, append(args, "--sbatch=--uid=nobody")...)
+	if code != 1 || !strings.Contains(stderr, "the probe job") || !strings.Contains(stderr, "could not write in "+wd) {
+		t.Errorf("a run directory the tasks cannot write: exit %d\n%s", code, stderr)
+	}
+	if j, err := cluster.ReadJournal(wd); err != nil || len(j.Rounds) > 0 && len(j.Rounds[0].Jobs) > 0 {
+		t.Errorf("a round was submitted before the probe passed: %v", err)
+	}
+	for _, k := range []string{"100000", "1000000000"} {
+		_, stderr, code := runFragprof(t, append(args, "--shards", k, "--workdir", filepath.Join(dir, "big"+k))...)
+		if code != 2 || !strings.Contains(stderr, "MaxArraySize") {
+			t.Errorf("--shards %s: exit %d\n%s", k, code, stderr)
+		}
+	}
+}
+
+// TestFreqSlurmDaemons: freq names a node whose slurmd died within a minute, with
+// what to do, and goes on once it runs again; a slurmctld restarted mid-round is
+// named while it does not answer, and the run ends as a local one.
+func TestFreqSlurmDaemons(t *testing.T) {
+	fp := slurmUp(t)
+	slurmDir := filepath.Dir(slurmOnce.conf)
+	up := func() {
+		if out, err := exec.Command("../../scripts/slurm-local.sh", "up").CombinedOutput(); err != nil {
+			t.Fatalf("slurm-local.sh up: %v\n%s", err, out)
+		}
+	}
+	defer up()
+	kill := func(daemon string, sig syscall.Signal) {
+		pid, err := os.ReadFile(filepath.Join(slurmDir, daemon+".pid"))
+		n, err2 := strconv.Atoi(strings.TrimSpace(string(pid)))
+		if err != nil || err2 != nil {
+			t.Fatalf("%s's pid: %v %v", daemon, err, err2)
+		}
+		if err := syscall.Kill(n, sig); err != nil {
+			t.Fatalf("killing %s: %v", daemon, err)
+		}
+	}
+	kill("slurmd", syscall.SIGKILL)
+	dir := t.TempDir()
+	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
+	args := append(append([]string{"freq"}, slowArgs...), "--eps", "1", "--berry-esseen", "signed", "--n-min", slowNMin,
+		"--engine", "slurm", "--shards", "2", "--workdir", wd, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))
+	var stderr syncBuffer
+	cmd := exec.Command(fp, args...)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor(t, &stderr, "not responding (is its slurmd running?)", time.Minute)
+	up()
+	id := waitJob(t, wd)
+	waitRunning(t, id, 0)
+	kill("slurmctld", syscall.SIGTERM)
+	waitFor(t, &stderr, "'scontrol ping'", time.Minute)
+	up()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("freq: %v\n%s", err, stderr.String())
+	}
+	sameAsLocal(t, wd, prof, slowArgs...)
+}
+
+// TestSlurmLocalScript: a second cluster on the port of the running one fails to
+// come up, naming the port, and leaves nothing running; the munged the script
+// started is the one its pid file names.
+func TestSlurmLocalScript(t *testing.T) {
+	slurmUp(t)
+	other := t.TempDir()
+	cmd := exec.Command("../../scripts/slurm-local.sh", "up")
+	cmd.Env = append(os.Environ(), "FRAGPROF_SLURM_DIR="+other)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "port 6817") || !strings.Contains(string(out), "in use") {
+		t.Errorf("a second cluster on port 6817: %v\n%s", err, out)
+	}
+	for _, d := range []string{"slurmctld", "slurmd", "munged"} {
+		if _, err := os.Stat(filepath.Join(other, d+".pid")); err == nil {
+			t.Errorf("the failed cluster left %s.pid", d)
+		}
+	}
+	if pid, err := os.ReadFile(filepath.Join(filepath.Dir(slurmOnce.conf), "munged.pid")); err == nil {
+		comm, err := os.ReadFile("/proc/" + strings.TrimSpace(string(pid)) + "/comm")
+		if err != nil || strings.TrimSpace(string(comm)) != "munged" {
+			t.Errorf("munged.pid names %s, which is %q (%v), not munged", pid, comm, err)
+		}
+	}
 }

@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,5 +123,58 @@ func TestRecords(t *testing.T) {
 	}
 	if _, _, err := readShare(rec, filepath.Join(dir, "t1.s0.fpp"), 0, 20, 0, 2); err == nil || !strings.Contains(err.Error(), "shard 1/2, not") {
 		t.Fatalf("a record of another share: %v", err)
+	}
+}
+
+// TestFailedOut: --max-fail judged from the tasks' records stops at the trial a run
+// on one machine stops at, folding the same trials one by one in order.
+func TestFailedOut(t *testing.T) {
+	for _, c := range []struct {
+		to     uint64
+		failed []uint64
+	}{
+		{151, []uint64{7, 9, 20, 33, 40, 41, 50, 52, 60, 61, 70, 80, 85, 87, 140}}, // 11 failures by trial 87
+		{151, []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},                              // 10 of 100: not more than 10 %
+		{300, []uint64{5, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 134}},
+	} {
+		dir := t.TempDir()
+		co := &Coordinator{Dir: dir, J: &Journal{Spec: Spec{MaxFail: 0.1}}}
+		round := &Round{From: 0, To: c.to}
+		const k = 3
+		for i := range k {
+			rec := Record{From: 0, To: c.to, Shard: uint64(i), Shards: k, Failures: []Failure{}}
+			for _, f := range c.failed {
+				if f%k == uint64(i) {
+					rec.Failures = append(rec.Failures, Failure{Trial: f, Reason: "killed by SIGABRT"})
+				}
+			}
+			rec.Trials = ShareSize(0, c.to, uint64(i), k) - uint64(len(rec.Failures))
+			data, _ := json.Marshal(rec)
+			if err := os.MkdirAll(roundDir(dir, 0), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(taskFile(dir, 0, i, 0, "json"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			round.Tasks = append(round.Tasks, &Task{Seq: 0, Accepted: true, Failed: len(rec.Failures)})
+		}
+		co.J.Rounds = []*Round{round}
+		got, err := co.failedOut()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One machine: after each trial, more than 10 % of max(seen, 100) failed?
+		want, n := "", 0
+		for trial := uint64(0); trial < c.to && want == ""; trial++ {
+			if slices.Contains(c.failed, trial) {
+				n++
+				if float64(n) > 0.1*float64(max(trial+1, 100)) {
+					want = fmt.Sprintf("%d of %d trials failed: more than 10 %% (--max-fail)", n, trial+1)
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("failures at %v of %d trials: %q, want %q", c.failed, c.to, got, want)
+		}
 	}
 }

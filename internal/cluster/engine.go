@@ -14,7 +14,14 @@
 // logs, profiles and records): a task that fails, times out or is preempted is
 // resubmitted with the same trials, a bounded number of times; a task's profile is
 // used only when its record says it ran its whole share, and only the attempt the
-// journal accepted is merged, once; a coordinator that dies is continued by Resume.
+// journal accepted is merged, once; a coordinator that dies is continued by a new
+// one on the same directory (Open, Run).
+//
+// Before its first submission a coordinator runs a probe job that checks the run
+// directory from a node; while it waits it names what keeps tasks from running
+// (Engine.Stuck); the run's failed trials are judged as freq --max-fail judges them
+// on one machine; and when it stops it cancels the tasks still queued or running,
+// unless told to leave them.
 package cluster
 
 import (
@@ -39,6 +46,12 @@ type Engine interface {
 	Ended(ctx context.Context, id string, task int) string
 	// Cancel ends a job's tasks that are still queued or running.
 	Cancel(ctx context.Context, id string) error
+	// Stuck names what keeps the active tasks from running, when it is not their
+	// turn in the queue (held jobs, nodes down or drained, a partition down), each
+	// with the command that ends the wait; nil when nothing is stuck.
+	Stuck(ctx context.Context, active map[TaskRef]string) []string
+	// Nodes lists the nodes that may run the tasks (by their short host names).
+	Nodes(ctx context.Context) ([]string, error)
 }
 
 // TaskRef names one task of one job.

@@ -45,6 +45,11 @@ type Spec struct {
 	Tasks      int              `json:"tasks"`        // K, the tasks of a round
 	CPUs       int              `json:"cpus"`         // per task
 	Attempts   int              `json:"max_attempts"` // per task and round
+	// MaxFail stops the run when more than this fraction of its trials failed,
+	// counted from the 100th trial on, as freq --max-fail does on one machine
+	// (0: 0.1; 1: never). The tasks run their whole shares whatever fails: the
+	// coordinator judges the failures of the whole run.
+	MaxFail float64 `json:"max_fail,omitempty"`
 	// Report holds how the caller reports the result (its flags), for Resume.
 	Report map[string]string `json:"report,omitempty"`
 }
@@ -86,7 +91,8 @@ type Task struct {
 	Seq      int  `json:"seq"`
 	Attempts int  `json:"attempts"`
 	Allowed  int  `json:"allowed,omitempty"`
-	Accepted bool `json:"accepted"` // its record and profile of submission Seq are the round's
+	Accepted bool `json:"accepted"`         // its record and profile of submission Seq are the round's
+	Failed   int  `json:"failed,omitempty"` // the failed trials its accepted record lists
 	// Errors says why earlier attempts were not accepted.
 	Errors []string `json:"errors,omitempty"`
 

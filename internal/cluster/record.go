@@ -31,8 +31,11 @@ type Record struct {
 	Shards   uint64    `json:"shards"`
 	Trials   uint64    `json:"trials"` // in the profile
 	Failures []Failure `json:"failures"`
-	Elapsed  float64   `json:"elapsed_s"`
-	Host     string    `json:"host"`
+	// Causes tallies the failures by cause ("signal SIGABRT", "timeout"), each with
+	// its first trial.
+	Causes  []Cause `json:"causes,omitempty"`
+	Elapsed float64 `json:"elapsed_s"`
+	Host    string  `json:"host"`
 }
 
 // Failure is a trial left out.
@@ -42,10 +45,18 @@ type Failure struct {
 	Exit   int    `json:"exit"`
 }
 
+// Cause is one cause of failure in a task's share: how many trials it took, and the
+// first.
+type Cause struct {
+	Cause  string `json:"cause"`
+	Trials uint64 `json:"trials"`
+	First  uint64 `json:"first"`
+}
+
 // WriteRecord writes the record of a task's run of trials from..to, shard/shards,
 // atomically, after its profile was written. A run that did not do its whole share
-// (interrupted, or stopped by too many failures) gets no record but an error: its
-// partial profile must never be merged.
+// (interrupted) gets no record but an error: its partial profile must never be
+// merged. A share whose every trial failed has a record and no profile.
 func WriteRecord(name string, from, to, shard, shards uint64, res *montecarlo.Result) error {
 	want := ShareSize(from, to, shard, shards)
 	done := res.Trials + uint64(len(res.Failures))
@@ -57,6 +68,9 @@ func WriteRecord(name string, from, to, shard, shards uint64, res *montecarlo.Re
 		Failures: []Failure{}, Elapsed: res.Elapsed.Seconds(), Host: host}
 	for _, f := range res.Failures {
 		r.Failures = append(r.Failures, Failure{f.Trial, f.Reason, f.Exit})
+	}
+	for _, c := range res.Causes {
+		r.Causes = append(r.Causes, Cause{c.Cause, c.Trials, c.First})
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,9 +23,14 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-// ErrDetached is returned when the coordinator was interrupted: the run's tasks go
-// on in the batch system, and Resume continues the run.
+// ErrDetached is returned when the coordinator was interrupted with LeaveRunning:
+// the run's tasks go on in the batch system, and a resumed coordinator continues
+// the run.
 var ErrDetached = errors.New("the coordinator was interrupted; the tasks submitted go on running")
+
+// ErrInterrupted is returned when the coordinator was interrupted: it cancelled the
+// run's tasks still queued or running, and a resumed coordinator submits them again.
+var ErrInterrupted = errors.New("the coordinator was interrupted and cancelled the run's tasks still queued or running")
 
 // A Coordinator drives one run.
 type Coordinator struct {
@@ -44,8 +50,15 @@ type Coordinator struct {
 	// economy: the attempt resubmitted runs the same trials, and only the attempt
 	// accepted is merged.
 	Look, Ask, Grace time.Duration
+	// LeaveRunning keeps the tasks queued or running in the batch system when the
+	// coordinator stops (interrupted, or on an error); without it they are cancelled.
+	LeaveRunning bool
 
 	unlock io.Closer
+	// What the round waits for, as last said, and when (wait).
+	waiting   string
+	waitingAt time.Time
+	probed    bool // the run directory passed the probe (before the first submission)
 	// The running total of the shares of round foldRound folded so far (fold).
 	acc       *profile.Profile
 	pending   []*profile.Profile
@@ -118,23 +131,34 @@ func Open(dir string, eng Engine, judge Judge, log io.Writer) (*Coordinator, err
 	if log == nil {
 		log = io.Discard
 	}
-	// A task that used up its attempts stopped the last coordinator; this one,
-	// started after the cause was fixed, grants it as many again.
-	if n := len(j.Rounds); n > 0 {
-		for _, t := range j.Rounds[n-1].Tasks {
-			if !t.Accepted && t.Seq < 0 && t.Attempts >= max(t.Allowed, j.Spec.Attempts) {
-				t.Allowed = t.Attempts + j.Spec.Attempts
-			}
-		}
-	}
 	return &Coordinator{Dir: abs, J: j, Engine: eng, Judge: judge, Log: log, unlock: l}, nil
 }
 
 // Retune changes the settings of the run (the Slurm options, the attempts per task)
-// for the rounds and submissions to come, and saves them.
+// for the rounds and submissions to come, this coordinator's included, and saves
+// them.
 func (c *Coordinator) Retune(f func(*Spec)) error {
 	f(&c.J.Spec)
+	if c.J.Spec.Slurm != nil {
+		if _, ok := c.Engine.(*Slurm); ok {
+			c.Engine = c.J.Spec.Slurm
+		}
+	}
 	return c.J.save(c.Dir)
+}
+
+// grant gives each task of the current round that has used up its attempts as many
+// again: it stopped the last coordinator, or failed while none watched, and this
+// one was started after the cause was fixed (with the settings given to it).
+func (c *Coordinator) grant() {
+	j := c.J
+	if n := len(j.Rounds); n > 0 && !j.Rounds[n-1].Merged {
+		for _, t := range j.Rounds[n-1].Tasks {
+			if !t.Accepted && t.Attempts >= max(t.Allowed, j.Spec.Attempts) {
+				t.Allowed = t.Attempts + j.Spec.Attempts
+			}
+		}
+	}
 }
 
 // Close releases the run.
@@ -144,10 +168,87 @@ func (c *Coordinator) logf(format string, a ...any) {
 	fmt.Fprintf(c.Log, "fragprof freq: "+format+"\n", a...)
 }
 
-// Run drives the run to its end: until the rule decides every block or the trial
-// budget is spent. Interrupted through ctx, it returns ErrDetached and leaves the
-// journal and the submitted tasks for Resume.
+// Run drives the run to its end: until the rule decides every block, the trial
+// budget is spent or too many trials failed (Spec.MaxFail). Whenever it returns,
+// it cancels the run's tasks still queued or running, unless LeaveRunning; then an
+// interruption through ctx returns ErrDetached, and the tasks go on. The journal
+// is kept for a resumed coordinator either way.
 func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
+	out, err := c.run(ctx)
+	if ctx.Err() != nil && c.LeaveRunning {
+		return nil, ErrDetached
+	}
+	// A run that ended well has no task left but one this coordinator may have lost
+	// track of: it asks when it submitted anything.
+	if !c.LeaveRunning && (err != nil || ctx.Err() != nil || c.probed) {
+		c.cancelActive()
+	}
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
+	return out, err
+}
+
+// cancelActive cancels the jobs of the run that still have tasks queued or running,
+// and marks those tasks to be submitted again: their attempt, cut short by the
+// coordinator, is not counted.
+func (c *Coordinator) cancelActive() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	j := c.J
+	var ids []string
+	for _, r := range j.Rounds {
+		for _, s := range r.Jobs {
+			ids = append(ids, s.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	active, err := c.Engine.Active(ctx, j.Name, ids)
+	if err != nil {
+		c.logf("the run's tasks could not be listed to cancel them: %v; cancel them with 'scancel --name=%s'", err, j.Name)
+		return
+	}
+	done := map[TaskRef]bool{} // accepted, and perhaps still ending
+	for _, r := range j.Rounds {
+		for i, t := range r.Tasks {
+			if t.Accepted {
+				done[TaskRef{r.Jobs[t.Seq].ID, i}] = true
+			}
+		}
+	}
+	jobs := map[string]int{}
+	for ref := range active {
+		if !done[ref] {
+			jobs[ref.Job]++
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(jobs)) {
+		if err := c.Engine.Cancel(ctx, id); err != nil {
+			c.logf("cancelling job %s: %v; cancel it with 'scancel %s'", id, err, id)
+			continue
+		}
+		c.logf("cancelled job %s: %d of its tasks were queued or running", id, jobs[id])
+	}
+	if n := len(j.Rounds); n > 0 {
+		round := j.Rounds[n-1]
+		for i, t := range round.Tasks {
+			if t.Seq >= 0 && !t.Accepted {
+				if _, ok := active[TaskRef{round.Jobs[t.Seq].ID, i}]; ok {
+					t.Seq = -1
+					t.Attempts--
+				}
+			}
+		}
+		if err := j.save(c.Dir); err != nil {
+			c.logf("%v", err)
+		}
+	}
+}
+
+func (c *Coordinator) run(ctx context.Context) (*Outcome, error) {
+	c.grant()
 	look, ask, grace := c.Look, c.Ask, c.Grace
 	if look == 0 {
 		look = 100 * time.Millisecond
@@ -162,7 +263,7 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 	var asked time.Time
 	for {
 		if ctx.Err() != nil {
-			return nil, ErrDetached
+			return nil, ctx.Err()
 		}
 		n := len(j.Rounds)
 		if n > 0 && !j.Rounds[n-1].Merged {
@@ -190,8 +291,12 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 		var merged *profile.Profile
 		var res *montecarlo.Result
 		var trials uint64
+		var failedOut string
 		if n > 0 {
 			var err error
+			if failedOut, err = c.failedOut(); err != nil {
+				return nil, err
+			}
 			if merged, err = profile.ParseFile(mergedFile(c.Dir, n-1)); err != nil {
 				return nil, err
 			}
@@ -202,6 +307,10 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 		}
 		budget := j.Spec.MaxTrials
 		switch {
+		case j.Stopped != "":
+			// A finished run, resumed for its report again.
+		case failedOut != "":
+			j.Stopped = failedOut
 		case res != nil && res.Converged:
 			j.Stopped = "every block decided"
 		case trials >= budget:
@@ -215,7 +324,9 @@ func (c *Coordinator) Run(ctx context.Context) (*Outcome, error) {
 		}
 		size := nextRound(trials, need(res), j.Spec.Tasks, c.Judge.MinTrials, budget)
 		r := &Round{From: trials, To: trials + size}
-		for range j.Spec.Tasks {
+		// No task without a trial: a round below the budget's end may be smaller
+		// than the tasks.
+		for range min(uint64(j.Spec.Tasks), size) {
 			r.Tasks = append(r.Tasks, &Task{Seq: -1})
 		}
 		if err := os.MkdirAll(roundDir(c.Dir, n), 0o755); err != nil {
@@ -299,6 +410,9 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, a
 			return false, nil
 		}
 	}
+	if active != nil {
+		c.wait(ctx, fmt.Sprintf("round %d", r+1), round.Jobs[0].At, active)
+	}
 	var again []int
 	changed := false
 	for i, t := range round.Tasks {
@@ -315,7 +429,10 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, a
 			if err := c.fold(r, i, p); err != nil {
 				return false, err
 			}
-			t.Accepted, changed = true, true
+			t.Accepted, t.Failed, changed = true, len(rec.Failures), true
+			if err := c.tooManyFailed(r); err != nil {
+				return false, errors.Join(err, j.save(c.Dir))
+			}
 			continue
 		}
 		if _, running := active[TaskRef{id, i}]; running || (!ask && err == nil) {
@@ -337,7 +454,7 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, a
 				why += " (" + st + ")"
 			}
 		}
-		why = fmt.Sprintf("attempt %d (job %s_%d): %s; its output is %s", t.Attempts, id, i, why, taskFile(c.Dir, r, i, t.Seq, "log"))
+		why = fmt.Sprintf("attempt %d (job %s_%d): %s; %s", t.Attempts, id, i, why, logTail(taskFile(c.Dir, r, i, t.Seq, "log")))
 		t.Errors = append(t.Errors, why)
 		changed = true
 		c.logf("round %d, task %d: %s", r+1, i, why)
@@ -353,10 +470,14 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, a
 		again = append(again, i)
 	}
 	if len(again) > 0 {
-		if err := c.submit(ctx, r, again); err != nil {
+		switch err := c.submit(ctx, r, again); {
+		case err != nil && transient(err):
+			c.logf("round %d: submitting tasks %s: %v (will submit again)", r+1, taskList(again), err)
+		case err != nil:
 			return false, err
+		default:
+			changed = true
 		}
-		changed = true
 	}
 	if changed {
 		if err := j.save(c.Dir); err != nil {
@@ -382,8 +503,15 @@ func (c *Coordinator) share(r, i, seq int) (*Record, *profile.Profile, error) {
 		round.From, round.To, uint64(i), uint64(len(round.Tasks)))
 }
 
-// submit writes the script of a new submission of round r and submits tasks.
+// submit writes the script of a new submission of round r and submits tasks; the
+// first submission of this coordinator waits for the probe of the run directory.
 func (c *Coordinator) submit(ctx context.Context, r int, tasks []int) error {
+	if !c.probed {
+		if err := c.probe(ctx); err != nil {
+			return err
+		}
+		c.probed = true
+	}
 	j := c.J
 	round := j.Rounds[r]
 	seq := len(round.Jobs)
@@ -493,7 +621,11 @@ func (c *Coordinator) merge(r int) error {
 	}
 	total := c.acc
 	if total == nil {
-		return fmt.Errorf("round %d: no trial of any task produced counts", r+1)
+		causes, _, err := c.failures()
+		if err != nil {
+			return err
+		}
+		return &FailedError{Causes: causes, Reason: fmt.Sprintf("every one of the %d trials of round %d failed: no counts to estimate from", round.To-round.From, r+1)}
 	}
 	if r > 0 {
 		prev, err := profile.ParseFile(mergedFile(c.Dir, r-1))
@@ -530,6 +662,11 @@ func (c *Coordinator) finish(merged *profile.Profile, res *montecarlo.Result) (*
 		}
 	}
 	slices.SortFunc(res.Failures, func(a, b montecarlo.Failure) int { return cmp.Compare(a.Trial, b.Trial) })
+	causes, _, err := c.failures()
+	if err != nil {
+		return nil, err
+	}
+	res.Causes, res.FailedOut = causes, strings.HasSuffix(j.Stopped, "(--max-fail)")
 	res.Elapsed = time.Since(j.Started)
 	res.Stopped = fmt.Sprintf("%s after %d rounds of %d %s tasks (%d trials; judged on the merged profile: the trial at which each block converged and the convergence series are not kept)",
 		j.Stopped, len(j.Rounds), j.Spec.Tasks, j.Spec.Engine, j.Rounds[len(j.Rounds)-1].To)
