@@ -95,7 +95,10 @@ type Model struct {
 	Speed *Speed `json:"speed,omitempty"`
 	// Probe is the error of predictions from probes (probe.go), measured on the
 	// training runs; absent when they are too short to cut.
-	Probe      *ProbeCalibration `json:"probe,omitempty"`
+	Probe *ProbeCalibration `json:"probe,omitempty"`
+	// CheckCal is how the training runs meet the model, for model check (check.go);
+	// absent in models of an older fragprof.
+	CheckCal   *CheckCalibration `json:"check,omitempty"`
 	Training   Training          `json:"training"`
 	Evaluation *Evaluation       `json:"evaluation,omitempty"`
 	Warnings   []string          `json:"warnings,omitempty"`
@@ -366,6 +369,7 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 	m.Memory = fitMemory(train, m.Inputs)
 	m.Speed = speed
 	m.calibrateProbe(train, opt.EvalRuns)
+	m.calibrateCheck(slices.Concat(append([][]*trace.Trace{train}, test...)...))
 	m.Warnings = append(warnings, m.Warnings...)
 	m.Training.Skipped = skipped
 	m.Training.Holdout = opt.Holdout
