@@ -41,18 +41,18 @@ setup() {
 	case $1 in
 	matmul)
 		INPUTS='n = uniform_int(60, 160)'; STDIN='{n}\n'
-		SLOW_LINE=34; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_matmul:-24}; v++) ;"
+		SLOW_LINE=34; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_matmul:-5}; v++) ;"
 		SLOW_ARC='row → row'
 		BRANCH_SED='28s/i < n;/i < n - 1;/'; BRANCH_NODE=row ;;
 	brusselator)
 		INPUTS='K = uniform_int(8, 24)'; STDIN='{K}\n'
-		SLOW_LINE=47; SLOW_WORK="for (volatile int v = 0; v < ${SLOW_brusselator:-400}; v++) ;"
+		SLOW_LINE=47; SLOW_WORK="for (volatile int v = 0; v < ${SLOW_brusselator:-1700}; v++) ;"
 		SLOW_ARC='row → row'
 		BRANCH_SED='42s/i < K;/i + 1 < K;/'; BRANCH_NODE=row ;;
 	solver)
 		INPUTS='n = uniform_int(20000, 60000)
 w = uniform(0.3, 1.7)'; STDIN='{n} {w:%.17g}\n'
-		SLOW_LINE=42; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_solver:-40}; v++) ;"
+		SLOW_LINE=42; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_solver:-25}; v++) ;"
 		SLOW_ARC='iter → iter'
 		BRANCH_SED='38s/fabs(e) < TOL/fabs(e) < 1e-8/'; BRANCH_NODE=iter ;;
 	*) echo "check.sh: no setup for $1" >&2; exit 2 ;;

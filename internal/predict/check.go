@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fragprof/fragprof/internal/predict/conformal"
@@ -49,7 +50,19 @@ type ArcSpread struct {
 	Runs   int       `json:"runs"`
 	Center float64   `json:"center"`
 	Devs   []float64 `json:"devs,omitempty"`
+	// Share is the arc's part of the training runs' time: the sum of its
+	// transitions' times over the sum of the runs' times.
+	Share float64 `json:"share"`
 }
+
+// MinCheckShare is the part of the training runs' time an arc must take for
+// model check to test its time. A transition of a few microseconds between two
+// checkpoints is the checkpoints' own cost and the machine's interrupts, which
+// a loaded machine inflates tenfold in some runs (on the test VM at a load of
+// 10–27 on 2 cores, solver's start → iter took 5–34× its usual time in 6 of
+// 100 runs of the unchanged program); and a change there moves the run by
+// less than its noise.
+const MinCheckShare = 0.01
 
 // MaxCheckDevs bounds the scores an ArcSpread keeps.
 const MaxCheckDevs = 1000
@@ -83,6 +96,7 @@ func (a *ArcSpread) Limit(alpha float64) float64 {
 // model never saw; the decisions its rules would have made otherwise.
 type replay struct {
 	n         []float64   // transitions by model arc
+	time      []float64   // the run's time on each arc (ns)
 	ratios    [][]float64 // by model arc: ln(t/p) of each transition with t, p > 0
 	unseen    []Deviation
 	misses    []Deviation
@@ -146,7 +160,7 @@ func (m *Model) nodePlace(n int) string {
 
 // siteNodes maps a run's checkpoint sites to the model's nodes: the same name,
 // recording variables the model knows, in a file of the same name (a build in
-// another directory is the same program). A site at another line or directory
+// another directory is the same program). A site at another line of that file
 // is the same checkpoint moved by an edit above it (noted in moved); anything
 // else is a RunMismatch.
 func (m *Model) siteNodes(t *trace.Trace) (nodes []int, moved []string, err error) {
@@ -169,12 +183,16 @@ func (m *Model) siteNodes(t *trace.Trace) (nodes []int, moved []string, err erro
 				return nil, nil, &RunMismatch{t.Name, s.Name, place, fmt.Sprintf("records %s, which the model's %s does not (it records: %s)", v.Name, s.Name, strings.Join(node.Vars, ", "))}
 			}
 		}
-		if !slices.Contains(node.Places, place) {
-			sameFile := false
-			for _, p := range node.Places {
-				f, _, _ := strings.Cut(p, ":")
-				sameFile = sameFile || filepath.Base(f) == filepath.Base(s.File)
+		same, sameFile := false, false
+		for _, p := range node.Places {
+			k := strings.LastIndexByte(p, ':')
+			f, line := p[:max(k, 0)], p[k+1:]
+			if filepath.Base(f) == filepath.Base(s.File) {
+				sameFile = true
+				same = same || line == strconv.Itoa(s.Line)
 			}
+		}
+		if !same {
 			if !sameFile {
 				return nil, nil, &RunMismatch{t.Name, s.Name, place, "is in another file than the model's (" + m.nodePlace(n) + ")"}
 			}
@@ -214,7 +232,7 @@ func (m *Model) replay(t *trace.Trace) (*replay, error) {
 		}
 		state[k] = v
 	}
-	rp := &replay{n: make([]float64, len(m.Arcs)), ratios: make([][]float64, len(m.Arcs)),
+	rp := &replay{n: make([]float64, len(m.Arcs)), time: make([]float64, len(m.Arcs)), ratios: make([][]float64, len(m.Arcs)),
 		missNodes: make([]bool, len(m.Nodes)), moved: moved}
 	arcOf := map[[2]int]int{}
 	for i, a := range m.Arcs {
@@ -251,6 +269,7 @@ func (m *Model) replay(t *trace.Trace) (*replay, error) {
 		resets := false
 		if seen {
 			rp.n[ai]++
+			rp.time[ai] += tnext - tcur
 			if dt, p := tnext-tcur, m.arcTime(ai, state); dt > 0 && p > 0 {
 				rp.ratios[ai] = append(rp.ratios[ai], math.Log(dt/p))
 			}
@@ -308,6 +327,8 @@ func (m *Model) atSpeed(t *trace.Trace, done bool) *trace.Trace {
 func (m *Model) calibrateCheck(traces []*trace.Trace) {
 	c := &CheckCalibration{Arcs: make([]ArcSpread, len(m.Arcs)), Misses: make([]int, len(m.Nodes))}
 	ds := make([][]float64, len(m.Arcs))
+	arcTime := make([]float64, len(m.Arcs))
+	total := 0.0
 	for _, t := range traces {
 		if usable(t) != "" {
 			continue
@@ -321,6 +342,8 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 			if d, ok := rp.logRatio(ai); ok {
 				ds[ai] = append(ds[ai], d)
 			}
+			arcTime[ai] += rp.time[ai]
+			total += rp.time[ai]
 		}
 		for n, miss := range rp.missNodes {
 			if miss {
@@ -330,6 +353,9 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 	}
 	for ai, d := range ds {
 		c.Arcs[ai] = spreadOf(d)
+		if total > 0 {
+			c.Arcs[ai].Share = arcTime[ai] / total
+		}
 	}
 	m.CheckCal = c
 }
@@ -409,7 +435,8 @@ func (r *RunCheck) Deviates() bool { return len(r.Deviations) > 0 }
 // transitions the model never saw, decisions the rules would have made
 // otherwise (at nodes whose rule chose as every training run did), and arc
 // times outside their intervals. The time test: for each arc taken in the run
-// that at least MinCheckRuns training runs took, the score s = |d − Center|
+// that at least MinCheckRuns training runs took, for at least MinCheckShare of
+// their time, the score s = |d − Center|
 // (ArcSpread) and its conformal p-value; the arc deviates when p ≤ α′ = (1 −
 // γ)/k over the k arcs tested. By Bonferroni's inequality, which holds
 // whatever the dependence between the arcs of one run (they share its
@@ -458,7 +485,7 @@ func (m *Model) CheckRun(t *trace.Trace, gamma float64) (*RunCheck, error) {
 	}
 	var tested []int
 	for ai := range m.Arcs {
-		if _, ok := rp.logRatio(ai); ok && m.CheckCal.Arcs[ai].Runs >= MinCheckRuns {
+		if s := m.CheckCal.Arcs[ai]; s.Runs >= MinCheckRuns && s.Share >= MinCheckShare && len(rp.ratios[ai]) > 0 {
 			tested = append(tested, ai)
 		}
 	}
