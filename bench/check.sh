@@ -23,6 +23,9 @@
 #   - BRANCH (10) runs of the branch build: the share that names the changed
 #     checkpoint's rule as broken.
 # --clock thread throughout. Prints Markdown; the traces and reports stay in $OUT.
+# REUSE=1 OUT=DIR builds the models and checks again from the traces a run
+# left in DIR (the builds are redone, the traces kept): a change to model
+# build or check measured on the same runs.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/fragprof-bench-check.XXXXXX")}
@@ -41,18 +44,18 @@ setup() {
 	case $1 in
 	matmul)
 		INPUTS='n = uniform_int(60, 160)'; STDIN='{n}\n'
-		SLOW_LINE=34; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_matmul:-5}; v++) ;"
+		SLOW_LINE=34; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_matmul:-9}; v++) ;"
 		SLOW_ARC='row → row'
 		BRANCH_SED='28s/i < n;/i < n - 1;/'; BRANCH_NODE=row ;;
 	brusselator)
 		INPUTS='K = uniform_int(8, 24)'; STDIN='{K}\n'
-		SLOW_LINE=47; SLOW_WORK="for (volatile int v = 0; v < ${SLOW_brusselator:-1700}; v++) ;"
+		SLOW_LINE=47; SLOW_WORK="for (volatile int v = 0; v < ${SLOW_brusselator:-2800}; v++) ;"
 		SLOW_ARC='row → row'
 		BRANCH_SED='42s/i < K;/i + 1 < K;/'; BRANCH_NODE=row ;;
 	solver)
 		INPUTS='n = uniform_int(20000, 60000)
 w = uniform(0.3, 1.7)'; STDIN='{n} {w:%.17g}\n'
-		SLOW_LINE=42; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_solver:-25}; v++) ;"
+		SLOW_LINE=42; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_solver:-10}; v++) ;"
 		SLOW_ARC='iter → iter'
 		BRANCH_SED='38s/fabs(e) < TOL/fabs(e) < 1e-8/'; BRANCH_NODE=iter ;;
 	*) echo "check.sh: no setup for $1" >&2; exit 2 ;;
@@ -73,7 +76,7 @@ echo "|---|---|---|---|---|---|---|"
 for P in $PROGRAMS; do
 	setup "$P"
 	W=$OUT/$P
-	rm -rf "$W"
+	[ -n "${REUSE:-}" ] || rm -rf "$W"
 	mkdir -p "$W/base" "$W/slow" "$W/branch"
 	src=$ROOT/examples/predict/$P.c
 	cp "$src" "$W/base/$P.c"
@@ -83,16 +86,17 @@ for P in $PROGRAMS; do
 		if cmp -s "$W/$b/$P.c" "$W/base/$P.c" && [ $b != base ]; then
 			echo "check.sh: $P: the $b edit changed nothing" >&2; exit 1
 		fi
-		(cd "$W/$b" && "$FP" cc -O2 "$P.c" -o "$P" -lm)
+		[ -n "${REUSE:-}" ] || (cd "$W/$b" && "$FP" cc -O2 "$P.c" -o "$P" -lm)
 	done
 	r=0
+	[ -n "${REUSE:-}" ] && r=$ROUNDS
 	while [ $r -lt "$ROUNDS" ]; do
 		trace base 1 "$TRAIN" $r train
 		trace base 2 "$CHECK" $r same
 		trace slow 2 "$CHECK" $r slow
 		r=$((r + 1))
 	done
-	trace branch 2 "$BRANCH" 0 branch
+	[ -n "${REUSE:-}" ] || trace branch 2 "$BRANCH" 0 branch
 	"$FP" model build "$W/train" -o "$W/$P.model" --holdout 0 2>"$W/build.log"
 	for set in same slow branch; do
 		"$FP" model check "$W/$P.model" "$W/$set" --gamma "$GAMMA" --json >"$W/$set.json" || true

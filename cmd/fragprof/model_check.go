@@ -150,7 +150,7 @@ func writeCheckText(e *env, rep *checkReport) {
 		if rc.Deviates() {
 			verdict = fmt.Sprintf("DEVIATES (%d)", len(rc.Deviations))
 		}
-		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s, %d arc times tested at α′ = %.2g\n",
+		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; arcs timed: %d, each at α′ = %.2g\n",
 			rc.Run, verdict, rc.Events, predict.FmtNs(rc.TimeNs), rc.ArcsTested, rc.Alpha)
 		for _, d := range rc.Deviations {
 			fmt.Fprintf(e.stdout, "  %s\n", d.String())
@@ -166,6 +166,6 @@ func writeCheckText(e *env, rep *checkReport) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(e.stdout, "  %s: in %d runs\n", k, rep.Arcs[k])
+		fmt.Fprintf(e.stdout, "  %s: in %d of the runs\n", k, rep.Arcs[k])
 	}
 }

@@ -15,8 +15,9 @@
 //
 // This package holds the model, which ties the parts together: how it is built
 // (model.go), run (interp.go), corrected by probes of the input predicted
-// (probe.go), evaluated on held-out runs (eval.go) and printed (render.go), and
-// how it meets the choice of predictor (candidates.go). The parts
+// (probe.go), evaluated on held-out runs (eval.go) and printed (render.go), how
+// it meets the choice of predictor (candidates.go), and how runs of a changed
+// build are checked against it (check.go). The parts
 // are packages of their own, each with one job:
 //
 //	graph      the transition graph, the execution journal and the rules learnt from it
