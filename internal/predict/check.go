@@ -70,12 +70,15 @@ const MaxCheckDevs = 1000
 
 // PValue is the conformal p-value of score s among the training scores
 // (Vovk, Gammerman & Shafer, "Algorithmic Learning in a Random World", 2005,
-// §2; the split form of Papadopoulos et al., ECML 2002):
+// §2; the inductive form of Papadopoulos et al., ECML 2002):
 //
 //	p = (1 + #{r : s_r ≥ s}) / (R + 1)
 //
 // over the R training runs. Were the run checked exchangeable with them — the
-// same program on the same machine — P(p ≤ α) ≤ α for every α.
+// same program on the same machine — P(p ≤ α) ≤ α for every α. (The training
+// scores are measured against formulas fitted to the same runs, but for those
+// model build held out: if anything a little smaller than a new run's, which
+// makes p a little small.)
 func (a *ArcSpread) PValue(s float64) float64 {
 	ge := len(a.Devs) - sort.SearchFloat64s(a.Devs, s)
 	return float64(1+ge) / float64(len(a.Devs)+1)
@@ -89,7 +92,7 @@ func (a *ArcSpread) Limit(alpha float64) float64 {
 	if j < 0 {
 		return math.Inf(1)
 	}
-	return a.Devs[len(a.Devs)-1-j]
+	return a.Devs[max(0, len(a.Devs)-1-j)]
 }
 
 // replay is one run replayed over the model: per arc the log-ratios ln(t/p)
