@@ -58,7 +58,7 @@ type ArcSpread struct {
 // MinCheckShare is the part of the training runs' time an arc must take for
 // model check to test its time. A change in a transition that takes less of
 // the run moves the run by less than its noise (on the test VM one run lies
-// typically 7% from its input's usual time); and a transition of a few
+// typically 3–8% from its input's usual time); and a transition of a few
 // microseconds between two checkpoints is mostly their own cost and the
 // machine's interrupts, which a loaded machine inflates tenfold in some runs
 // (solver's start → iter took 5–34× its usual time in 6 of 100 runs of the
