@@ -481,8 +481,8 @@ func (m *Model) CheckRun(t *trace.Trace, gamma float64) (*RunCheck, error) {
 	rc.Deviations = append(rc.Deviations, rp.unseen...)
 	for i, d := range rp.misses {
 		if miss := m.CheckCal.Misses[rp.missAt[i]]; miss > 0 {
-			rc.Notes = append(rc.Notes, fmt.Sprintf("%s chose %s where the run went to %s (%d times), but the rule did so in %d of %d training runs too: not held against the run",
-				d.From, d.Expected, d.To, d.Count, miss, m.CheckCal.Runs))
+			rc.Notes = append(rc.Notes, fmt.Sprintf("%s chose %s where the run went to %s (%s), but the rule did so in %d of %d training runs too: not held against the run",
+				d.From, d.Expected, d.To, times(d.Count), miss, m.CheckCal.Runs))
 			continue
 		}
 		rc.Deviations = append(rc.Deviations, d)

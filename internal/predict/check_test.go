@@ -119,6 +119,15 @@ func TestCheckRun(t *testing.T) {
 		rc.Deviations[0].Expected != "row" || rc.Deviations[0].Event != 12 || rc.Deviations[0].FromPlace != "synth.c:2" {
 		t.Errorf("one row fewer: %+v", rc.Deviations)
 	}
+	// A rule that chose otherwise in some training run is noted, not held
+	// against the run.
+	row := m.nodeIndex("row")
+	m.CheckCal.Misses[row] = 2
+	rc = check(checkRun(101, 12, 11, 2000, rng).done())
+	if rc.Deviates() || len(rc.Notes) != 1 || !strings.Contains(rc.Notes[0], "row chose row where the run went to end (once), but the rule did so in 2 of 40 training runs too") {
+		t.Errorf("a rule that misfired in training: %+v", rc)
+	}
+	m.CheckCal.Misses[row] = 0
 	rc = check(checkRun(102, 12, 12, 6000, rng).done())
 	if len(rc.Deviations) != 1 || rc.Deviations[0].Kind != "time" || rc.Deviations[0].From != "row" || rc.Deviations[0].To != "row" ||
 		math.Abs(rc.Deviations[0].Ratio-3) > 0.3 || rc.Deviations[0].P > rc.Alpha || rc.Deviations[0].Count != 11 {
