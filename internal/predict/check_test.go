@@ -151,6 +151,13 @@ func TestCheckRun(t *testing.T) {
 	if rc := check(moved); rc.Deviates() || len(rc.Notes) != 1 || !strings.Contains(rc.Notes[0], "row is at synth.c:40, at synth.c:2 in the model") {
 		t.Errorf("moved checkpoint: %+v", rc)
 	}
+	// A model of an older fragprof, without the calibration.
+	cal := m.CheckCal
+	m.CheckCal = nil
+	if _, err := m.CheckRun(checkRun(106, 8, 8, 2000, rng).done(), 0.9); err == nil || !strings.Contains(err.Error(), "build it again with fragprof model build") {
+		t.Errorf("a model without calibration: %v", err)
+	}
+	m.CheckCal = cal
 	for _, c := range []struct {
 		edit func(*trace.Trace)
 		want string
