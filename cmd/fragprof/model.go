@@ -1,5 +1,5 @@
 // This file implements `fragprof model` and its subcommands build, show, predict and
-// advise.
+// advise (check: model_check.go).
 
 package main
 
@@ -32,6 +32,8 @@ predicts its run time and the values of its marked variables for inputs never ru
   fragprof model predict prog.model --set K=800  predict one input
   fragprof model advise prog.model --set K=800 --procs 2
                                                  does running on 2 processors pay?
+  fragprof model check prog.model next/          do the runs of a changed build
+                                                 keep to the model? (exit 1 if not)
 
 The model is a transition graph: a node per checkpoint, an arc per transition seen.
 Each node has an activation counter and a rule that picks the next arc from the
@@ -41,7 +43,7 @@ Predicting runs the graph event by event from the inputs.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
 	}
-	c.AddCommand(newModelBuildCmd(e), newModelShowCmd(e), newModelPredictCmd(e), newModelAdviseCmd(e))
+	c.AddCommand(newModelBuildCmd(e), newModelShowCmd(e), newModelPredictCmd(e), newModelAdviseCmd(e), newModelCheckCmd(e))
 	return c
 }
 

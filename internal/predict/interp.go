@@ -231,11 +231,7 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64, marks []float6
 			ai = m.decide(node, state, trip, rng)
 		}
 		a := &m.Arcs[ai]
-		t := a.Time.Eval(state)
-		if a.Body != nil {
-			t += math.Max(0, m.Arcs[*a.Body].Time.Eval(state))
-		}
-		dt := math.Max(0, t) * m.timeScale()
+		dt := m.arcTime(ai, state)
 		newVals = newVals[:0]
 		for k := range a.Data {
 			newVals = append(newVals, a.Data[k].Formula.Eval(state))

@@ -15,8 +15,9 @@
 //
 // This package holds the model, which ties the parts together: how it is built
 // (model.go), run (interp.go), corrected by probes of the input predicted
-// (probe.go), evaluated on held-out runs (eval.go) and printed (render.go), and
-// how it meets the choice of predictor (candidates.go). The parts
+// (probe.go), evaluated on held-out runs (eval.go) and printed (render.go), how
+// it meets the choice of predictor (candidates.go), and how runs of a changed
+// build are checked against it (check.go). The parts
 // are packages of their own, each with one job:
 //
 //	graph      the transition graph, the execution journal and the rules learnt from it
@@ -95,7 +96,10 @@ type Model struct {
 	Speed *Speed `json:"speed,omitempty"`
 	// Probe is the error of predictions from probes (probe.go), measured on the
 	// training runs; absent when they are too short to cut.
-	Probe      *ProbeCalibration `json:"probe,omitempty"`
+	Probe *ProbeCalibration `json:"probe,omitempty"`
+	// CheckCal is how the training runs meet the model, for model check (check.go);
+	// absent in models of an older fragprof.
+	CheckCal   *CheckCalibration `json:"check,omitempty"`
 	Training   Training          `json:"training"`
 	Evaluation *Evaluation       `json:"evaluation,omitempty"`
 	Warnings   []string          `json:"warnings,omitempty"`
@@ -366,6 +370,7 @@ func Build(traces []*trace.Trace, opt Options) (*Model, error) {
 	m.Memory = fitMemory(train, m.Inputs)
 	m.Speed = speed
 	m.calibrateProbe(train, opt.EvalRuns)
+	m.calibrateCheck(slices.Concat(append([][]*trace.Trace{train}, test...)...))
 	m.Warnings = append(warnings, m.Warnings...)
 	m.Training.Skipped = skipped
 	m.Training.Holdout = opt.Holdout
