@@ -178,6 +178,7 @@ Examples:
 	c.Flags().StringVar(&htmlFile, "report", "", "also write the HTML page of the counts ('fragprof report') to `FILE`")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "stop the program after `DURATION` (SIGTERM, then SIGKILL 5 s later) and report its counts so far, marked; fragprof then exits 124, as timeout(1) does (0: no limit)")
 	c.Flags().StringVar(&binary, "binary", "", "run `PROG`, a program built by 'fragprof cc', instead of building C files")
+	markOutput(c, outputFile, "report", "profile")
 	return c
 }
 
