@@ -65,15 +65,15 @@ self-describing binary; every method reads the same CFG, counts and profiles.
 Reports go to stderr (or -o FILE) so the program's own output stays untouched;
 a report asked for as --json or --format json/dot without -o goes to stdout, and
 the program's own stdout then goes to stderr (or to --program-output FILE).`,
-		SilenceUsage:      true,
-		SilenceErrors:     true,
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
 			if err := checkOutputs(c, args); err != nil {
 				return err
 			}
 			return routeOutput(e, c)
 		},
-		Args:              cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if v, _ := c.Flags().GetBool("version"); v {
 				writeVersion(e.stdout)

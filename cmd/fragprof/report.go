@@ -119,6 +119,9 @@ Examples:
 					if err != nil {
 						return nil, err
 					}
+					if !p.SharesFunction(b) {
+						return nil, fmt.Errorf("report: --base %s is a result of another program than %s: they share no function; compare two results of the same program", base, args[0])
+					}
 					p.Compare(b, base)
 				}
 				var buf bytes.Buffer
