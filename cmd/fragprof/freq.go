@@ -217,6 +217,8 @@ func (f *freqFlags) stoppingRule(c *cobra.Command) (stopping.Rule, error) {
 	switch {
 	case changed("eps") && (bad(f.eps) || f.eps <= 0):
 		return nil, usagef("freq: --eps %v: want an absolute precision > 0 (or --rel-eps for a relative one)", f.eps)
+	case changed("eps") && f.eps > math.MaxUint64:
+		return nil, usagef("freq: --eps %v: want a precision of at most %.3g, the largest count a run can have (2⁶⁴−1)", f.eps, float64(math.MaxUint64))
 	case changed("eps") && changed("rel-eps"):
 		return nil, usagef("freq: give --eps or --rel-eps, not both")
 	case bad(f.relEps) || f.relEps <= 0:

@@ -133,7 +133,7 @@ func (t *Toolchain) CCStdio(ctx context.Context, args []string, s Stdio) error {
 	times := os.Getenv("FRAGPROF_CC_TIMES") == "1"
 	iopt := instrument.Options{Scheme: scheme, Atomic: atomic, Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt, atomic), Walk: opt == "-O0",
 		Simplified: Simplifies(opt, os.Getenv("FRAGPROF_SIMPLIFIED") == "1")}
-	tmp, err := os.MkdirTemp("", "fragprof-cc")
+	tmp, err := TempDir("fragprof-cc")
 	if err != nil {
 		return err
 	}

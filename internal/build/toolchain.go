@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"regexp"
@@ -55,6 +56,21 @@ func IsCXXSource(name string) bool {
 
 // IsSource reports a file name that fragprof instruments: C or C++ by its extension.
 func IsSource(name string) bool { return strings.HasSuffix(name, ".c") || IsCXXSource(name) }
+
+// TempDir makes a new directory for intermediate files under $TMPDIR (os.TempDir),
+// like os.MkdirTemp("", prefix); when it cannot, the error names $TMPDIR and says
+// what to do.
+func TempDir(prefix string) (string, error) {
+	d, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("cannot make a directory for intermediate files in %s (TMPDIR): %v: set TMPDIR to a directory you can write in, or unset it to use /tmp", os.TempDir(), err)
+	}
+	return d, nil
+}
 
 // ErrNoClang explains how to get clang.
 var ErrNoClang = errors.New("clang not found: install it (Debian/Ubuntu: sudo apt-get install clang) or point FRAGPROF_CLANG at a clang ≥ 14")
