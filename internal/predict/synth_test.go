@@ -2,6 +2,7 @@ package predict
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -750,5 +751,32 @@ func TestEvalNonFinite(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "1 runs' predictions not finite") {
 		t.Errorf("model show does not say that a prediction diverged:\n%s", out.String())
+	}
+}
+
+// TestPredictBadInputs: an input that is not a finite number, or beyond 2⁵³ where a
+// loop counter it drives could no longer step, is refused by name before the model
+// runs — not reported as a loop that never ends.
+func TestPredictBadInputs(t *testing.T) {
+	var traces []*trace.Trace
+	for k := 0; k < 20; k++ {
+		n := 5 + k
+		s := newSynth(uint64(k), "n", n)
+		s.point("begin", 10)
+		for i := 0; i < n; i++ {
+			s.point("L", 100)
+		}
+		s.point("end", 10)
+		traces = append(traces, s.done())
+	}
+	m := buildNoHoldout(t, traces)
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1e18, -1e300} {
+		_, err := m.Predict(map[string]float64{"n": v}, PredictOptions{Runs: 2, Seed: 1})
+		if err == nil || errors.Is(err, ErrNoEnd) || !strings.HasPrefix(err.Error(), "input n = ") {
+			t.Errorf("n = %v: %v, want input n refused", v, err)
+		}
+	}
+	if _, err := m.Predict(map[string]float64{"n": 1000}, PredictOptions{Runs: 2, Seed: 1}); err != nil {
+		t.Errorf("n = 1000: %v", err)
 	}
 }
