@@ -64,7 +64,11 @@ Programs are compiled with clang to LLVM IR, instrumented, and built into a
 self-describing binary; every method reads the same CFG, counts and profiles.
 Reports go to stderr (or -o FILE) so the program's own output stays untouched;
 a report asked for as --json or --format json/dot without -o goes to stdout, and
-the program's own stdout then goes to stderr (or to --program-output FILE).`,
+the program's own stdout then goes to stderr (or to --program-output FILE).
+Every file a command writes (-o, --profile, --report, --program-output) is checked
+before anything is built or run: it must not be one of the command's input files
+(merge -o excepted: it may replace one of its inputs), and its directory must exist
+and be writable.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
