@@ -255,6 +255,8 @@ func cases() []*testCase {
 		c("files", "count --program-output the source", keeps(check{exit: 2, message: "is the input file"}, "hello.c"), "count", "hello.c", "--program-output", "hello.c"),
 		c("files", "freq --profile the inputs file", keeps(check{exit: 2, message: "is the input file"}, "baddist.toml"), "freq", "readint.c", "--inputs", "baddist.toml", "--profile", "baddist.toml"),
 		c("files", "pgo -o the source", keeps(check{exit: 2, message: "is the input file"}, "readint.c"), "pgo", "readint.c", "--profile", "a.fpp", "-o", "readint.c"),
+		c("files", "cc -o the source", keeps(check{exit: 1, message: "is the source file"}, "ok.c"), "cc", "ok.c", "-o", "ok.c"),
+		c("files", "report -o its input", keeps(check{exit: 2, message: "is the input file"}, "notjson.json"), "report", "notjson.json", "-o", "notjson.json"),
 		c("files", "count: -o and --profile the same file", check{exit: 2, message: "name the same file"}, "count", "ok.c", "-o", "r.txt", "--profile", "r.txt"),
 		with(c("files", "count -o a missing directory, before the run", check{exit: 1, message: "/nonexistent does not exist"}, "count", "readint.c", "-o", "/nonexistent/r.txt"), "5\n", 0),
 		with(closed(c("files", "count --json with stdout closed", check{exit: 2, message: "stdout is closed"}, "count", "readint.c", "--json")), "5\n", 0),

@@ -151,6 +151,11 @@ func TestOtherProgram(t *testing.T) {
 	if _, stderr, code := cli(t, "", "pgo", at("prog.c"), "--profile", at("a.fpp"), "-o", at("p.bin")); code != 0 {
 		t.Errorf("pgo with its own profile: exit %d\n%s", code, stderr)
 	}
+	a, _ := os.ReadFile(at("a.json"))
+	_, stderr, code = cli(t, "", "report", at("a.json"), "-o", at("a.json"))
+	if b, _ := os.ReadFile(at("a.json")); code != 2 || !bytes.Equal(a, b) || !strings.Contains(stderr, "report: -o "+at("a.json")+" is the input file") {
+		t.Errorf("report -o its input: exit %d, input kept: %v\n%s", code, bytes.Equal(a, b), stderr)
+	}
 	_, stderr, code = cli(t, "", "report", at("a.json"), "--base", at("b.json"), "-o", at("r.html"))
 	if code != 1 || !strings.Contains(stderr, "--base "+at("b.json")+" is a result of another program than "+at("a.json")) {
 		t.Errorf("report --base of another program: exit %d\n%s", code, stderr)
@@ -182,6 +187,12 @@ func TestCCDropIn(t *testing.T) {
 	}
 	if _, _, code := cli(t, "", "cc", "-E", filepath.Join(dir, "nosuch.c")); code != 1 {
 		t.Errorf("cc -E of a missing file: exit %d, want clang's 1", code)
+	}
+	// -o naming the source is refused, as gcc does (clang would overwrite it).
+	before, _ := os.ReadFile(f)
+	_, stderr, code := cli(t, "", "cc", "-c", f, "-o", f)
+	if after, _ := os.ReadFile(f); code != 1 || !bytes.Equal(before, after) || !strings.Contains(stderr, "-o "+f+" is the source file") {
+		t.Errorf("cc -c f.c -o f.c: exit %d, source kept: %v\n%s", code, bytes.Equal(before, after), stderr)
 	}
 	// A program from stdin, instrumented: count --binary reads its counts.
 	bin := filepath.Join(dir, "stdin.bin")

@@ -19,6 +19,8 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
+	"github.com/fragprof/fragprof/internal/build"
+
 	"github.com/fragprof/fragprof/internal/atomicfile"
 )
 
@@ -150,7 +152,8 @@ type outputPath struct {
 	flag, path, kind string
 }
 
-// checkOutputs runs before every command, before anything is built or run: it
+// checkOutputs runs before every command (report, which parses its own flags, calls
+// it after parsing them), before anything is built or run: it
 // refuses (a usage error) an output that is the same file as one of the command's
 // inputs (its arguments and the files its other flags name: compared as cleaned
 // absolute paths, then with os.SameFile) or as another output, and (a failure) an
@@ -173,13 +176,13 @@ func checkOutputs(c *cobra.Command, args []string) error {
 	})
 	for i, o := range outs {
 		for _, p := range outs[:i] {
-			if sameFile(o.path, p.path) {
+			if build.SameFile(o.path, p.path) {
 				return usagef("%s: %s %s and %s %s name the same file: the second would overwrite the first; name two files", name, p.flag, p.path, o.flag, o.path)
 			}
 		}
 		if o.kind != outputReplacing {
 			for _, in := range inputs {
-				if sameFile(o.path, in) {
+				if build.SameFile(o.path, in) {
 					return usagef("%s: %s %s is the input file %s: writing there would overwrite it; name another file for %s", name, o.flag, o.path, in, o.flag)
 				}
 			}
@@ -221,22 +224,6 @@ func flagValues(f *pflag.Flag) []string {
 		return s.GetSlice()
 	}
 	return []string{f.Value.String()}
-}
-
-// sameFile tells whether the output path out is the existing file in, by its
-// cleaned absolute path or, through links, by os.SameFile.
-func sameFile(out, in string) bool {
-	if in == "" {
-		return false
-	}
-	a, errA := filepath.Abs(out)
-	b, errB := filepath.Abs(in)
-	if errA == nil && errB == nil && a == b {
-		return true
-	}
-	fa, errA := os.Stat(out)
-	fb, errB := os.Stat(in)
-	return errA == nil && errB == nil && fa.Mode().IsRegular() && os.SameFile(fa, fb)
 }
 
 // checkWritable tells whether the output o can be written: it is not a directory,

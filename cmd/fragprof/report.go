@@ -107,6 +107,9 @@ Examples:
 			if out != "" && addr != "" {
 				return usagef("report: give -o or --http, not both")
 			}
+			if err := checkOutputs(c, args); err != nil { // its flags were not parsed before
+				return err
+			}
 			src := sourceReader(sourcePath)
 			opts := htmlreport.Options{Dot: dot, Warn: htmlWarn(e)}
 			build := func() ([]byte, error) {

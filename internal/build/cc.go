@@ -62,7 +62,7 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 // stdout, where `CPP="$CC -E"` expects it), and a non-zero status of clang's is a
 // ClangExit. A C or C++ source named "-" (after -x c or -x c++) is read from s.In
 // and instrumented like a file; an object made of it without -o is "-.o", as clang
-// names it.
+// names it. An -o that names one of the sources is refused, as gcc does.
 func (t *Toolchain) CCStdio(ctx context.Context, args []string, s Stdio) error {
 	stderr := s.Err
 	var parsed []arg
@@ -112,6 +112,11 @@ func (t *Toolchain) CCStdio(ctx context.Context, args []string, s Stdio) error {
 			continue
 		}
 		parsed = append(parsed, arg{opt: a, input: !strings.HasPrefix(a, "-")})
+	}
+	for _, si := range srcs {
+		if src := parsed[si].opt; out != "" && src != "-" && SameFile(out, src) {
+			return fmt.Errorf("-o %s is the source file %s: writing there would overwrite it; name another output", out, src)
+		}
 	}
 	if passThrough || (len(srcs) == 0 && mode != "link") {
 		return t.passThrough(ctx, args, s)

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -56,6 +57,23 @@ func IsCXXSource(name string) bool {
 
 // IsSource reports a file name that fragprof instruments: C or C++ by its extension.
 func IsSource(name string) bool { return strings.HasSuffix(name, ".c") || IsCXXSource(name) }
+
+// SameFile tells whether the path out, a file about to be written, names the
+// existing file in: the same cleaned absolute path or, through links, the same file
+// (os.SameFile).
+func SameFile(out, in string) bool {
+	if in == "" {
+		return false
+	}
+	a, errA := filepath.Abs(out)
+	b, errB := filepath.Abs(in)
+	if errA == nil && errB == nil && a == b {
+		return true
+	}
+	fa, errA := os.Stat(out)
+	fb, errB := os.Stat(in)
+	return errA == nil && errB == nil && fa.Mode().IsRegular() && os.SameFile(fa, fb)
+}
 
 // TempDir makes a new directory for intermediate files under $TMPDIR (os.TempDir),
 // like os.MkdirTemp("", prefix); when it cannot, the error names $TMPDIR and says
