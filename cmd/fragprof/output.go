@@ -176,7 +176,7 @@ func checkOutputs(c *cobra.Command, args []string) error {
 	})
 	for i, o := range outs {
 		for _, p := range outs[:i] {
-			if build.SameFile(o.path, p.path) {
+			if filepath.Clean(o.path) == filepath.Clean(p.path) || build.SameFile(o.path, p.path) {
 				return usagef("%s: %s %s and %s %s name the same file: the second would overwrite the first; name two files", name, p.flag, p.path, o.flag, o.path)
 			}
 		}

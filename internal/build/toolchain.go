@@ -58,11 +58,13 @@ func IsCXXSource(name string) bool {
 // IsSource reports a file name that fragprof instruments: C or C++ by its extension.
 func IsSource(name string) bool { return strings.HasSuffix(name, ".c") || IsCXXSource(name) }
 
-// SameFile tells whether the path out, a file about to be written, names the
-// existing file in: the same cleaned absolute path or, through links, the same file
-// (os.SameFile).
+// SameFile tells whether the path out, a file about to be written, names in, an
+// existing regular file: the same cleaned absolute path or, through links, the same
+// file (os.SameFile). A string that names no file (a -D macro, a template) is never
+// the same.
 func SameFile(out, in string) bool {
-	if in == "" {
+	fb, err := os.Stat(in)
+	if in == "" || err != nil || !fb.Mode().IsRegular() {
 		return false
 	}
 	a, errA := filepath.Abs(out)
@@ -70,9 +72,8 @@ func SameFile(out, in string) bool {
 	if errA == nil && errB == nil && a == b {
 		return true
 	}
-	fa, errA := os.Stat(out)
-	fb, errB := os.Stat(in)
-	return errA == nil && errB == nil && fa.Mode().IsRegular() && os.SameFile(fa, fb)
+	fa, err := os.Stat(out)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // TempDir makes a new directory for intermediate files under $TMPDIR (os.TempDir),
