@@ -204,6 +204,11 @@ func TestCCDropIn(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &p); code != 0 || err != nil || len(p.Functions) != 2 || p.Functions[0].Name != "twice" || p.Functions[0].File != "<stdin>" {
 		t.Errorf("count --binary of a program from stdin: exit %d, want twice and main of <stdin>\n%.400s\n%s", code, out, stderr)
 	}
+	// -xc, joined, and a link of the object: the object is not taken for C.
+	xc := filepath.Join(dir, "xc.bin")
+	if _, stderr, code := cli(t, "int main(void) { return 0; }\n", "cc", "-xc", "-", "-o", xc); code != 0 || !hasSymbol(t, xc, "main") {
+		t.Errorf("cc -xc - -o: exit %d\n%.500s", code, stderr)
+	}
 	// No -O: -O0, as clang's own, which keeps the static function sq; -O2 inlines it.
 	for _, tc := range []struct {
 		opt  []string

@@ -74,6 +74,8 @@ func (t *Toolchain) CCStdio(ctx context.Context, args []string, s Stdio) error {
 		a := args[i]
 		if a == "-x" && i+1 < len(args) {
 			lang = args[i+1]
+		} else if strings.HasPrefix(a, "-x") && len(a) > 2 {
+			lang = a[2:] // -xc
 		}
 		switch {
 		case separateArg[a] && i+1 < len(args):
@@ -214,7 +216,7 @@ func (t *Toolchain) CCStdio(ctx context.Context, args []string, s Stdio) error {
 		back := append([]string{opt}, t.IRReaderFlags(front)...)
 		for _, p := range parsed {
 			if p.input || p.opt == "-o" || p.opt == "-c" || p.opt == "-S" || cppOnly[p.opt] ||
-				strings.HasPrefix(p.opt, "-O") || strings.HasPrefix(p.opt, "-M") ||
+				strings.HasPrefix(p.opt, "-O") || strings.HasPrefix(p.opt, "-M") || strings.HasPrefix(p.opt, "-x") ||
 				strings.HasPrefix(p.opt, "-I") || strings.HasPrefix(p.opt, "-D") || strings.HasPrefix(p.opt, "-U") ||
 				strings.HasPrefix(p.opt, "-std") || strings.HasPrefix(p.opt, "-l") || strings.HasPrefix(p.opt, "-L") ||
 				strings.HasPrefix(p.opt, "-Wl,") {
@@ -246,8 +248,8 @@ func (t *Toolchain) CCStdio(ctx context.Context, args []string, s Stdio) error {
 			link = append(link, o)
 			continue
 		}
-		if p.opt == "-o" || strings.HasPrefix(p.opt, "-M") || cppOnly[p.opt] {
-			continue
+		if p.opt == "-o" || strings.HasPrefix(p.opt, "-M") || cppOnly[p.opt] || strings.HasPrefix(p.opt, "-x") {
+			continue // -xc: the objects are not C
 		}
 		link = append(link, p.opt)
 		if p.val != "" {
