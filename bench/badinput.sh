@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# badinput.sh: tries fragprof on more than 60 bad inputs — missing and malformed
+# badinput.sh: tries fragprof on more than 120 bad inputs — missing and malformed
 # files, bad flags, malformed distributions and models, damaged and mismatched
 # profiles, programs that crash, hang, fork, exit non-zero or print nothing — each
 # under a timeout, and prints a table and the totals that must be 0: hangs, panics,
