@@ -5,6 +5,7 @@ package hotcfg
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -103,12 +104,14 @@ type ParseError struct {
 	Msg  string
 }
 
-func (e *ParseError) Error() string { return fmt.Sprintf("line %d: %s: %q", e.Line, e.Msg, e.Text) }
+// Error is "L: what is wrong: text", to follow a file name and a colon.
+func (e *ParseError) Error() string { return fmt.Sprintf("%d: %s: %q", e.Line, e.Msg, e.Text) }
 
 // A Reader reads a batches file line by line, like bufio.Scanner: Next advances to
 // the next batch; instructions, mappings and info lines met on the way accumulate in
 // Code, Maps and Info. Malformed lines do not stop the read: they are collected in
-// Bad. Only I/O errors end it early (Err).
+// Bad, and so is a last line cut short (without its newline: every line the Writer
+// writes ends with one), which is left out. Only I/O errors end it early (Err).
 type Reader struct {
 	s     *bufio.Scanner
 	line  int
@@ -119,13 +122,20 @@ type Reader struct {
 	bad   []*ParseError
 	err   error
 	stack []uint64 // an "s" line waiting for its batch
+	cut   bool     // the line scanned last has no newline: the file was cut there
 }
 
 // NewReader returns a Reader of r.
 func NewReader(r io.Reader) *Reader {
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 1<<16), 1<<24)
-	return &Reader{s: s, code: InsnTable{}, info: map[string]string{}}
+	rd := &Reader{s: s, code: InsnTable{}, info: map[string]string{}}
+	s.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		rd.cut = tok != nil && atEOF && adv == len(data) && !bytes.HasSuffix(data, []byte("\n"))
+		return adv, tok, err
+	})
+	return rd
 }
 
 // Code returns the instructions described so far.
@@ -155,6 +165,10 @@ func (r *Reader) Next() bool {
 	for r.s.Scan() {
 		r.line++
 		text := r.s.Text()
+		if r.cut {
+			r.badf(text, "the last line is cut short (no newline at its end): the file is truncated; sample again, or delete that line to use the rest")
+			continue
+		}
 		if r.line == 1 {
 			if text != Magic {
 				r.badf(text, "not a batches file (want %q)", Magic)

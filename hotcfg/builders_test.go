@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -257,5 +258,34 @@ func TestBurstsInfer(t *testing.T) {
 	}
 	if len(h.Edges) != 1 || !h.Edges[0].Inferred {
 		t.Errorf("JSON round trip lost the inferred flag: %+v", h.Edges)
+	}
+}
+
+// TestReaderCutLine: a batches file cut in the middle of its last line (a sampler
+// killed while writing) is not read as if whole: the cut line, whose last address
+// is truncated, is a malformed line with its number, and its batch is left out.
+func TestReaderCutLine(t *testing.T) {
+	text := Magic + "\nb 1 10 7 7 401000 401004\nb 2 20 7 7 401008 40100c\n"
+	for _, tc := range []struct {
+		text    string
+		batches int
+		bad     int // the line number of the malformed line, or 0
+	}{
+		{text, 2, 0},
+		{text[:len(text)-1], 1, 3},
+		{text[:len(text)-3], 1, 3},
+	} {
+		r := NewReader(strings.NewReader(tc.text))
+		n := 0
+		for r.Next() {
+			n++
+		}
+		bad := 0
+		if len(r.Bad()) == 1 && strings.Contains(r.Bad()[0].Msg, "cut short") {
+			bad = r.Bad()[0].Line
+		}
+		if n != tc.batches || bad != tc.bad || len(r.Bad()) > 1 {
+			t.Errorf("%q: %d batches, malformed %v; want %d batches, line %d cut", tc.text, n, r.Bad(), tc.batches, tc.bad)
+		}
 	}
 }

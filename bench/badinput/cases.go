@@ -44,6 +44,21 @@ int main(void) { int s = 0; for (int i = 0; i < 3; i++) s += work(i); printf("%d
 	"sigbus.c":  crashing(`raise(SIGBUS);`),
 	"sigterm.c": crashing(`raise(SIGTERM);`),
 	"exit3.c":   crashing(`exit(3);`),
+	"mmapbus.c": `#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static int work(int i) { return i * 2; }
+int main(void) {
+  int s = 0;
+  for (int i = 0; i < 3; i++) s += work(i);
+  int fd = open("mapped.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || ftruncate(fd, 8192) != 0) return 2;
+  volatile char *p = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED || ftruncate(fd, 0) != 0) return 3;
+  return p[4096] + s; /* the page past the file's new end: SIGBUS */
+}
+`,
 	"loop.c": `#include <stdio.h>
 static int work(int i) { return i * 2; }
 int main(void) { volatile int s = 0; for (int i = 0; i < 3; i++) s += work(i); printf("%d\n", s); fflush(stdout); for (;;) s++; }
@@ -106,6 +121,19 @@ var files = map[string]string{
 	"script.sh":      "#!/bin/sh\necho hi\n",
 	"truncated.json": `{"counters": 8, "runs": 1, "functions": [{"name": "main", "file": "a.c", "calls": 1, "blocks": [`,
 	"notbatches.txt": "fragprof-batches 7\nb 1 2\n",
+	"run.batches":    batches,
+	"cut.batches":    batches[:len(batches)-3],
+}
+
+// batches is a batches file (docs/batches.md) of two batches.
+const batches = "fragprof-batches 1\ni 401000 4 other\ni 401004 4 other\nb 1 10 7 7 401000 401004\nb 2 20 7 7 401000 401004\n"
+
+// fixture returns the text of the fixture name.
+func fixture(name string) string {
+	if text, ok := programs[name]; ok {
+		return text
+	}
+	return files[name]
 }
 
 // setUp writes the fixtures to work/fix and derives the profiles and binaries the
@@ -128,6 +156,13 @@ func setUp(bin, work string) error {
 	if err := os.Chmod(filepath.Join(fix, "script.sh"), 0o755); err != nil {
 		return err
 	}
+	bru, err := os.ReadFile("examples/predict/brusselator.c")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(fix, "bru.c"), bru, 0o644); err != nil {
+		return err
+	}
 	run := func(stdin string, args ...string) error {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = fix
@@ -146,6 +181,9 @@ func setUp(bin, work string) error {
 		{"", []string{"count", "hello.c", "--profile", "b.fpp", "-o", "b.txt"}},
 		{"7\n", []string{"count", "readint.c", "--json", "-o", "counts.json"}},
 		{"", []string{"cc", "nullstore.c", "-o", "nullstore.bin"}},
+		{"", []string{"count", "hello.c", "--json", "-o", "hello.json"}},
+		{"", []string{"trace", "bru.c", "--input", "K = choice(1, 2, 4, 8, 16)", "--stdin", "{K}\\n", "--trials", "15", "-o", "traces"}},
+		{"", []string{"model", "build", "traces", "-o", "bru.model"}},
 		{"", []string{"freq", "readint.c", "--input", "n = uniform_int(1, 9)", "--stdin", "{n}\\n", "--max-trials", "200", "--eps", "1", "--profile", "stats.fpp", "-o", "freq.txt"}},
 	}
 	for _, s := range steps {
@@ -180,6 +218,18 @@ func cases() []*testCase {
 		tc.stdin, tc.timeout = stdin, timeout
 		return tc
 	}
+	inEnv := func(tc *testCase, env ...string) *testCase {
+		tc.env = env
+		return tc
+	}
+	closed := func(tc *testCase) *testCase {
+		tc.closed = true
+		return tc
+	}
+	keeps := func(w check, files ...string) check {
+		w.intact = files
+		return w
+	}
 	freqBase := []string{"--stdin", "{n}\\n", "--max-trials", "300", "--eps", "1"}
 	freqWith := func(src string, extra ...string) []string {
 		return append(append([]string{"freq", src}, freqBase...), extra...)
@@ -199,6 +249,18 @@ func cases() []*testCase {
 		c("files", "count --binary: a script", nonzero, "count", "--binary", "script.sh"),
 		c("files", "count -o into a missing directory", check{exit: 1, message: "no/such/dir/x.txt"}, "count", "ok.c", "-o", "no/such/dir/x.txt"),
 		c("files", "count -o a directory", check{exit: 1, message: "is a directory"}, "count", "ok.c", "-o", "."),
+		c("files", "count -o the source", keeps(check{exit: 2, message: "-o ok.c is the input file ok.c"}, "ok.c"), "count", "ok.c", "-o", "ok.c"),
+		c("files", "count --profile the source", keeps(check{exit: 2, message: "is the input file"}, "ok.c"), "count", "ok.c", "--profile", "ok.c"),
+		c("files", "count --report the source", keeps(check{exit: 2, message: "is the input file"}, "ok.c"), "count", "ok.c", "--report", "./ok.c"),
+		c("files", "count --program-output the source", keeps(check{exit: 2, message: "is the input file"}, "hello.c"), "count", "hello.c", "--program-output", "hello.c"),
+		c("files", "freq --profile the inputs file", keeps(check{exit: 2, message: "is the input file"}, "baddist.toml"), "freq", "readint.c", "--inputs", "baddist.toml", "--profile", "baddist.toml"),
+		c("files", "pgo -o the source", keeps(check{exit: 2, message: "is the input file"}, "readint.c"), "pgo", "readint.c", "--profile", "a.fpp", "-o", "readint.c"),
+		c("files", "cc -o the source", keeps(check{exit: 1, message: "is the source file"}, "ok.c"), "cc", "ok.c", "-o", "ok.c"),
+		c("files", "report -o its input", keeps(check{exit: 2, message: "is the input file"}, "notjson.json"), "report", "notjson.json", "-o", "notjson.json"),
+		c("files", "count: -o and --profile the same file", check{exit: 2, message: "name the same file"}, "count", "ok.c", "-o", "r.txt", "--profile", "r.txt"),
+		with(c("files", "count -o a missing directory, before the run", check{exit: 1, message: "/nonexistent does not exist"}, "count", "readint.c", "-o", "/nonexistent/r.txt"), "5\n", 0),
+		with(closed(c("files", "count --json with stdout closed", check{exit: 2, message: "stdout is closed"}, "count", "readint.c", "--json")), "5\n", 0),
+		inEnv(c("files", "count: TMPDIR missing", check{exit: 1, message: "/nonexistent (TMPDIR)"}, "count", "ok.c"), "TMPDIR=/nonexistent"),
 		c("files", "cfg: no C file", usage, "cfg"),
 		c("files", "cfg: #error", check{exit: 1, message: "error.c"}, "cfg", "error.c"),
 		c("flags", "count: unknown --format", usage, "count", "ok.c", "--format", "xml"),
@@ -235,12 +297,18 @@ func cases() []*testCase {
 		c("inputs", "choice of nothing", usage, freqWith("readint.c", "--input", "n = choice()")...),
 		c("inputs", "template names no input", usage, "freq", "readint.c", "--input", "n = 3", "--stdin", "{m}\\n", "--max-trials", "100"),
 		c("inputs", "input defined twice", usage, freqWith("readint.c", "--input", "n = 3", "--input", "n = 4")...),
+		c("inputs", "template width too large", check{exit: 2, message: "is too large"}, "freq", "readint.c", "--input", "n = 3", "--stdin", "{n:%999999999d}\\n", "--max-trials", "10"),
+		c("inputs", "model predict --set NaN", check{exit: 2, message: "want a finite number"}, "model", "predict", "bru.model", "--set", "K=NaN"),
+		c("inputs", "model predict --set inf", check{exit: 2, message: "want a finite number"}, "model", "predict", "bru.model", "--set", "K=inf"),
+		c("inputs", "model predict --set 1e18", check{exit: 2, message: "at most 2^53"}, "model", "predict", "bru.model", "--set", "K=1e18"),
 		c("inputs", "TOML syntax error", fail, "freq", "readint.c", "--inputs", "bad.toml"),
 		c("inputs", "TOML unknown key", fail, "freq", "readint.c", "--inputs", "unknown.toml"),
 		c("inputs", "TOML bad distribution", fail, "freq", "readint.c", "--inputs", "baddist.toml"),
 		c("inputs", "TOML file missing", nonzero, "freq", "readint.c", "--inputs", "nosuch.toml"),
 		c("inputs", "--func: no such function", nonzero, "freq", "readint.c", "--func", "nosuch", "--input", "i = 1"),
 		c("inputs", "--func: parameter without input", nonzero, "freq", "readint.c", "--func", "step"),
+		c("inputs", "--func main", check{exit: 1, message: "main is the program itself"}, "freq", "readint.c", "--func", "main", "--input", "n = 3"),
+		c("flags", "freq --eps 1e308", check{exit: 2, message: "want a precision of at most"}, freqWith("readint.c", "--input", "n = 3", "--eps", "1e308")...),
 		c("inputs", "--func: struct parameter", check{exit: anyNonZero, message: "struct pt"}, "freq", "structfn.c", "--func", "norm", "--input", "p = 1"),
 		c("inputs", "--func: 2-D global from a scalar", check{exit: anyNonZero, message: "int [3][4]"}, "freq", "grid.c", "--func", "sum", "--input", "rows = 3", "--input", "grid = 5"),
 		// Profiles and result files.
@@ -261,6 +329,10 @@ func cases() []*testCase {
 		c("profiles", "model show: a profile", fail, "model", "show", "a.fpp"),
 		c("profiles", "hotcfg: not a batches file", fail, "hotcfg", "notbatches.txt"),
 		c("profiles", "hotcfg: empty file", fail, "hotcfg", "empty.txt"),
+		c("profiles", "hotcfg: a batches file cut mid-line", check{exit: 1, message: "cut.batches:5: the last line is cut short"}, "hotcfg", "cut.batches"),
+		c("profiles", "hotcfg --compare: a batches file", check{exit: 1, message: "--compare run.batches is a batches file"}, "hotcfg", "run.batches", "--compare", "run.batches"),
+		c("profiles", "pgo: another program's profile", check{exit: 1, message: "is a profile of another program"}, "pgo", "readint.c", "--profile", "b.fpp", "-o", "p.bin"),
+		c("profiles", "report --base: another program", check{exit: 1, message: "is a result of another program"}, "report", "counts.json", "--base", "hello.json", "-o", "r.html"),
 		// Programs that crash, hang, fork, exit non-zero or print nothing.
 		c("programs", "count: null store (-O2)", crash(11), "count", "nullstore.c", "--json", "-o", "out.json"),
 		c("programs", "count --binary: null store", crash(11), "count", "--binary", "nullstore.bin", "--json", "-o", "out.json"),
@@ -272,6 +344,8 @@ func cases() []*testCase {
 		c("programs", "count: raise(SIGBUS)", crash(7), "count", "sigbus.c", "--json", "-o", "out.json"),
 		c("programs", "count: uncaught SIGTERM", crash(15), "count", "sigterm.c", "--json", "-o", "out.json"),
 		c("programs", "count: exit(3) after work", check{exit: 3, counts: []string{"work=3", "main=1"}}, "count", "exit3.c", "--json", "-o", "out.json"),
+		c("programs", "count: exit(3), text report", check{exit: 3, message: "exited with status 3"}, "count", "exit3.c", "-o", "out.txt"),
+		c("programs", "count: SIGBUS of a truncated mapping", check{exit: 135, counts: []string{"work=3", "main=1"}, message: "a mapped file past the file's end"}, "count", "mmapbus.c", "--json", "-o", "out.json"),
 		with(c("programs", "count --timeout: a loop that never ends", check{exit: anyNonZero, counts: []string{"work=3", "main=1"}}, "count", "loop.c", "--timeout", "2s", "--json", "-o", "out.json"), "", 90*time.Second),
 		c("programs", "count: fork (both processes counted)", check{exit: 0, counts: []string{"child_work=1", "parent_work=1", "main=1"}}, "count", "fork.c", "--json", "-o", "out.json"),
 		c("programs", "count: prints nothing", check{exit: 0, counts: []string{"main=1"}}, "count", "silent.c", "--json", "-o", "out.json"),
@@ -285,5 +359,10 @@ func cases() []*testCase {
 		// What must succeed.
 		c("good", "cc --help", check{exit: 0, stdout: "FRAGPROF_COUNTERS"}, "cc", "--help"),
 		c("good", "--version", check{exit: 0, stdout: "clang"}, "--version"),
+		c("good", "cc -E: to stdout", check{exit: 0, stdout: "int main(void)"}, "cc", "-E", "ok.c"),
+		with(c("good", "cc -dM -E -x c - from stdin", check{exit: 0, stdout: "#define FROM_STDIN 1"}, "cc", "-dM", "-E", "-x", "c", "-"), "#define FROM_STDIN 1\n", 0),
+		c("good", "cc --version: to stdout", check{exit: 0, stdout: "clang version"}, "cc", "--version"),
+		c("good", "cc -print-file-name=: to stdout", check{exit: 0, stdout: "libc.so"}, "cc", "-print-file-name=libc.so"),
+		with(c("good", "cc -x c - -o: a program from stdin", check{exit: 0}, "cc", "-x", "c", "-", "-o", "stdin.bin"), "int main(void) { return 0; }\n", 0),
 	}
 }

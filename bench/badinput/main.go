@@ -3,8 +3,9 @@
 // mismatched profiles, programs that crash, hang, fork, exit non-zero or print
 // nothing — each under a timeout, and prints a table of what happened and the
 // totals that must be zero: hangs (a run that outlived its timeout), panics,
-// exit-0 failures (bad input accepted with status 0) and lost counts (a crashing
-// or interrupted program whose counts are missing from the report). It also counts
+// exit-0 failures (bad input accepted with status 0), lost counts (a crashing
+// or interrupted program whose counts are missing from the report) and overwritten
+// files (a user's file that a run replaced, such as a source named as -o). It also counts
 // messages that leak fragprof's internals (temporary paths, Go parser errors) and
 // exit statuses other than the expected one.
 //
@@ -43,6 +44,8 @@ type check struct {
 	stdout string
 	// message, when not empty, must appear on stderr.
 	message string
+	// intact names fixtures that the run must leave as they were.
+	intact []string
 }
 
 const anyNonZero = -1
@@ -52,6 +55,8 @@ type testCase struct {
 	cat, name string
 	args      []string
 	stdin     string
+	env       []string // added to the environment, NAME=VALUE
+	closed    bool     // run with stdout closed, as a shell's >&- does
 	timeout   time.Duration
 	want      check
 }
@@ -63,7 +68,7 @@ type result struct {
 	elapsed time.Duration
 	stdout  string
 	stderr  string
-	verdict []string // "HANG", "PANIC", "EXIT0", "LOST", "STATUS", "LEAK", "MESSAGE"
+	verdict []string // "HANG", "PANIC", "EXIT0", "LOST", "OVERWRITTEN", "STATUS", "LEAK", "MESSAGE"
 	detail  string
 }
 
@@ -129,14 +134,14 @@ func main() {
 			fmt.Printf("%64s └ %s\n", "", r.detail)
 		}
 	}
-	fmt.Printf("\n%d cases: %d hangs, %d panics, %d exit-0 failures, %d lost counts (each must be 0); %d other exit statuses, %d messages without the expected text, %d messages with internal text\n",
-		len(results), totals["HANG"], totals["PANIC"], totals["EXIT0"], totals["LOST"], totals["STATUS"], totals["MESSAGE"], totals["LEAK"])
+	fmt.Printf("\n%d cases: %d hangs, %d panics, %d exit-0 failures, %d lost counts, %d files overwritten (each must be 0); %d other exit statuses, %d messages without the expected text, %d messages with internal text\n",
+		len(results), totals["HANG"], totals["PANIC"], totals["EXIT0"], totals["LOST"], totals["OVERWRITTEN"], totals["STATUS"], totals["MESSAGE"], totals["LEAK"])
 	if *md != "" {
 		if err := writeMarkdown(*md, results); err != nil {
 			fatal(err)
 		}
 	}
-	if totals["HANG"]+totals["PANIC"]+totals["EXIT0"]+totals["LOST"] > 0 {
+	if totals["HANG"]+totals["PANIC"]+totals["EXIT0"]+totals["LOST"]+totals["OVERWRITTEN"] > 0 {
 		os.Exit(1)
 	}
 }
@@ -195,6 +200,10 @@ func runCase(bin, work string, i int, c *testCase) *result {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, c.args...)
+	if c.closed {
+		cmd = exec.CommandContext(ctx, "sh", append([]string{"-c", `exec "$0" "$@" >&-`, bin}, c.args...)...)
+	}
+	cmd.Env = append(os.Environ(), c.env...)
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(c.stdin)
 	var so, se bytes.Buffer
@@ -236,6 +245,12 @@ func runCase(bin, work string, i int, c *testCase) *result {
 		if msg := checkCounts(filepath.Join(dir, "out.json"), c.want.counts); msg != "" {
 			r.verdict = append(r.verdict, "LOST")
 			r.detail = msg
+		}
+	}
+	for _, name := range c.want.intact {
+		if data, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(data) != fixture(name) {
+			r.verdict = append(r.verdict, "OVERWRITTEN")
+			r.detail = name + " was overwritten"
 		}
 	}
 	if c.want.stdout != "" && !strings.Contains(r.stdout, c.want.stdout) {
@@ -297,8 +312,8 @@ this page): the command (run in a directory holding the fixtures the script
 writes), the first line of fragprof's message, and the exit status: 0 success, 1 a
 failure, 2 a usage error, 128+N the profiled program killed by signal N (as a shell
 reports it), otherwise the program's own status passed through. The script fails
-when a run hangs, panics, accepts bad input with status 0, or loses the counts of a
-program that crashed.
+when a run hangs, panics, accepts bad input with status 0, loses the counts of a
+program that crashed, or overwrites one of the user's files.
 
 | category | command | message | exit | verdict |
 | --- | --- | --- | --- | --- |
@@ -322,6 +337,12 @@ program that crashed.
 				v = "**" + strings.Join(r.verdict, ", ") + "**"
 			}
 			cmd := "fragprof " + strings.Join(quoteArgs(r.c.args), " ")
+			if r.c.closed {
+				cmd += " >&-"
+			}
+			if len(r.c.env) > 0 {
+				cmd = strings.Join(r.c.env, " ") + " " + cmd
+			}
 			if r.c.stdin != "" {
 				cmd = fmt.Sprintf("echo %q | %s", strings.TrimSuffix(r.c.stdin, "\n"), cmd)
 			}

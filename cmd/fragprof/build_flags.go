@@ -136,7 +136,7 @@ func sourceFiles(file string) []string {
 // workDir makes a temporary directory for intermediate files, removed by the returned
 // function unless FRAGPROF_KEEP is set (then its path is printed).
 func workDir(e *env) (string, func(), error) {
-	d, err := os.MkdirTemp("", "fragprof-")
+	d, err := build.TempDir("fragprof-")
 	if err != nil {
 		return "", nil, err
 	}

@@ -3,7 +3,11 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
+
+	"github.com/fragprof/fragprof/internal/build"
 )
 
 func init() { register(newCCCmd) }
@@ -15,7 +19,8 @@ func newCCCmd(e *env) *cobra.Command {
 		Long: `Cc accepts what clang accepts (-c, -o, -S, linking, several files, -I/-D, -MD...)
 and builds the same outputs, but every C translation unit is compiled to LLVM IR,
 instrumented with counters and its CFG description, and then compiled at the
-requested -O level (default -O2). Linking adds the fragprof runtime. The result runs
+requested -O level: without one, at -O0, as clang's own default (give -O2 in
+CFLAGS for an optimised build). Linking adds the fragprof runtime. The result runs
 like the plain build; 'fragprof count --binary PROG' (and every later method) reads
 its counts with nothing but the binary.
 
@@ -54,8 +59,10 @@ Environment at build time:
 Environment when the built program runs:
   FRAGPROF_OUT=FILE  write the counts to FILE at exit (%p: the pid)
   FRAGPROF_FD=N      write the counts to the open file descriptor N
-Preprocessing-only and query invocations (-E, -M, --version, -print-*) go to clang
-unchanged.`,
+Preprocessing-only and query invocations (-E, -M, -MM, -dM, --version, -v,
+-print-*, -###) go to clang unchanged, with fragprof's stdin, stdout and stderr, so
+that CPP="$CC -E" works; a source read from stdin (-x c -) is instrumented like a
+file.`,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
 			for _, a := range args {
@@ -67,10 +74,19 @@ unchanged.`,
 			if err != nil {
 				return err
 			}
-			if err := tc.CC(bg(), args, e.stderr); err != nil {
-				return err
-			}
-			return nil
+			return ccRun(e, tc, args)
 		},
 	}
+}
+
+// ccRun runs a cc or c++ invocation with fragprof's standard streams; clang's own
+// failure in an invocation passed through to it is its exit status, with nothing
+// more said (clang has said why).
+func ccRun(e *env, tc *build.Toolchain, args []string) error {
+	err := tc.CCStdio(bg(), args, build.Stdio{In: e.stdin, Out: e.stdout, Err: e.stderr})
+	var ce build.ClangExit
+	if errors.As(err, &ce) {
+		return exitError{int(ce)}
+	}
+	return err
 }

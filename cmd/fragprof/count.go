@@ -157,7 +157,12 @@ Examples:
 				case "dot":
 					return report.WriteDOT(w, p)
 				}
-				return report.WriteText(w, p, sourceFiles)
+				if err := report.WriteText(w, p, sourceFiles); err != nil || note == "" || outFile == "" {
+					return err
+				}
+				// A report in a file says how the run ended too (on stderr it follows the note).
+				_, err := fmt.Fprintf(w, "\nfragprof: %s\n", note)
+				return err
 			}); err != nil {
 				return err
 			}
@@ -178,6 +183,7 @@ Examples:
 	c.Flags().StringVar(&htmlFile, "report", "", "also write the HTML page of the counts ('fragprof report') to `FILE`")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "stop the program after `DURATION` (SIGTERM, then SIGKILL 5 s later) and report its counts so far, marked; fragprof then exits 124, as timeout(1) does (0: no limit)")
 	c.Flags().StringVar(&binary, "binary", "", "run `PROG`, a program built by 'fragprof cc', instead of building C files")
+	markOutput(c, outputFile, "report", "profile")
 	return c
 }
 
@@ -198,8 +204,7 @@ func faultWhere(bin string, st exec.Status, d *dump.Dump) string {
 }
 
 // endNote says how a run that did not end normally ended, for the report: "" after
-// an exit, whatever its status (count passes the status on). where is the fault's
-// place (faultWhere), or "".
+// an exit with status 0. where is the fault's place (faultWhere), or "".
 func endNote(st exec.Status, intr *interrupts, timeout time.Duration, where string) string {
 	how := "ended"
 	switch {
@@ -218,6 +223,8 @@ func endNote(st exec.Status, intr *interrupts, timeout time.Duration, where stri
 		return fmt.Sprintf("%s (%s): the program %s; the counts are those up to that moment", intr.mark(), unix.SignalName(intr.caught()), how)
 	case st.Signal != 0:
 		return fmt.Sprintf("the program %s; the counts are those up to that moment", how)
+	case st.Code != 0:
+		return fmt.Sprintf("the program %s (fragprof exits with it too)", how)
 	}
 	return ""
 }

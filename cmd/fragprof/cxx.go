@@ -16,10 +16,10 @@ func newCXXCmd(e *env) *cobra.Command {
 		Long: `C++ is 'fragprof cc' for C++: it accepts what clang++ accepts and builds the same
 outputs, but every C and C++ translation unit (.c, .cc, .cpp, .cxx, .C, .c++; .c
 compiles as C++, as with clang++) is compiled to LLVM IR, instrumented and compiled at
-the requested -O level (default -O2). Linking adds the fragprof runtime and the C++
-standard library. Exceptions, templates and inline functions are counted as
-docs/cxx.md describes: unwind edges are real edges, and a function emitted in several
-translation units has one set of counts in the linked program.
+the requested -O level (without one, at -O0, as clang++). Linking adds the fragprof
+runtime and the C++ standard library. Exceptions, templates and inline functions are
+counted as docs/cxx.md describes: unwind edges are real edges, and a function emitted
+in several translation units has one set of counts in the linked program.
 
 Use it in any Makefile or CMake project unchanged:
   make CXX="fragprof c++" CC="fragprof cc"
@@ -43,7 +43,7 @@ unchanged.`,
 			if err != nil {
 				return err
 			}
-			return tc.CXX().CC(bg(), args, e.stderr)
+			return ccRun(e, tc.CXX(), args)
 		},
 	}
 }

@@ -205,6 +205,7 @@ Examples:
 	fs.StringVarP(&f.outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")
 	fs.StringVar(&f.htmlFile, "report", "", "also write the HTML page of the estimates ('fragprof report') to `FILE`")
 	fs.StringVar(&f.profFile, "profile", "", "also write the run to the profile file `FILE` (atomically): counts summed over the trials, and each block's exact count distribution, for merge and --from")
+	markOutput(c, outputFile, "report", "profile")
 	fs.StringVar(&f.design, "design", "latin", "how the trials' inputs are drawn, the `DESIGN`: latin[:M] (Latin hypercube units of M trials, 16 by default) or independent (see above); the FreqSys, anytime and bernstein rules and --engine slurm draw independent trials unless told")
 	fs.StringVar(&f.shardSpec, "shard", "", "run only shard `I/K` of the trials: trials I, I+K, I+2K, ...; --max-trials and the stopping rule then apply to this shard alone")
 	fs.BoolVar(&f.from, "from", false, "judge profiles written by freq --profile (the arguments, merged exactly) by the stopping rule, instead of running trials")
@@ -221,6 +222,8 @@ func (f *freqFlags) stoppingRule(c *cobra.Command) (stopping.Rule, error) {
 	switch {
 	case changed("eps") && (bad(f.eps) || f.eps <= 0):
 		return nil, usagef("freq: --eps %v: want an absolute precision > 0 (or --rel-eps for a relative one)", f.eps)
+	case changed("eps") && f.eps > math.MaxUint64:
+		return nil, usagef("freq: --eps %v: want a precision of at most %.3g, the largest count a run can have (2⁶⁴−1)", f.eps, float64(math.MaxUint64))
 	case changed("eps") && changed("rel-eps"):
 		return nil, usagef("freq: give --eps or --rel-eps, not both")
 	case bad(f.relEps) || f.relEps <= 0:

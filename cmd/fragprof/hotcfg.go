@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fragprof/fragprof/hotcfg"
+	"github.com/fragprof/fragprof/internal/jsonerr"
 	"github.com/fragprof/fragprof/internal/sample"
 )
 
@@ -132,14 +135,8 @@ Examples:
 			}
 			var exactG *hotcfg.Graph
 			if compare != "" {
-				f, err := os.Open(compare)
-				if err != nil {
+				if exactG, err = readExact(compare); err != nil {
 					return err
-				}
-				exactG, err = hotcfg.ReadJSON(f)
-				f.Close()
-				if err != nil {
-					return fmt.Errorf("%s: %w", compare, err)
 				}
 			}
 			files := sample.NewFiles(data.maps)
@@ -237,6 +234,28 @@ type batchData struct {
 	runs    int // program runs the batches came from (info runs, default 1 per file)
 }
 
+// readExact reads the exact graph of --compare, the JSON file 'fragprof sample
+// --exact' writes.
+func readExact(name string) (*hotcfg.Graph, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	const want = "--compare wants the exact graph 'fragprof sample --exact' writes"
+	if bytes.HasPrefix(data, []byte(hotcfg.Magic)) {
+		return nil, fmt.Errorf("hotcfg: --compare %s is a batches file, to be given as an argument: %s", name, want)
+	}
+	g, err := hotcfg.ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		var je error = errors.Unwrap(err)
+		if je == nil {
+			je = err
+		}
+		return nil, fmt.Errorf("hotcfg: --compare %s: not an exact graph (%v): %s", name, jsonerr.Explain(data, je), want)
+	}
+	return g, nil
+}
+
 func readBatchFiles(names []string) (*batchData, error) {
 	d := &batchData{code: hotcfg.InsnTable{}}
 	for _, name := range names {
@@ -259,7 +278,11 @@ func readBatchFiles(names []string) (*batchData, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if bad := r.Bad(); len(bad) > 0 {
-			return nil, fmt.Errorf("%s: %v (and %d more malformed lines)", name, bad[0], len(bad)-1)
+			more := ""
+			if len(bad) > 1 {
+				more = fmt.Sprintf(" (and %d more malformed lines)", len(bad)-1)
+			}
+			return nil, fmt.Errorf("%s:%v%s", name, bad[0], more)
 		}
 		for a, in := range r.Code() {
 			d.code[a] = in

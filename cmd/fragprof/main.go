@@ -64,11 +64,20 @@ Programs are compiled with clang to LLVM IR, instrumented, and built into a
 self-describing binary; every method reads the same CFG, counts and profiles.
 Reports go to stderr (or -o FILE) so the program's own output stays untouched;
 a report asked for as --json or --format json/dot without -o goes to stdout, and
-the program's own stdout then goes to stderr (or to --program-output FILE).`,
-		SilenceUsage:      true,
-		SilenceErrors:     true,
-		PersistentPreRunE: func(c *cobra.Command, args []string) error { return routeOutput(e, c) },
-		Args:              cobra.NoArgs,
+the program's own stdout then goes to stderr (or to --program-output FILE).
+Every file a command writes (-o, --profile, --report, --program-output) is checked
+before anything is built or run: it must not be one of the command's input files
+(merge -o excepted: it may replace one of its inputs), and its directory must exist
+and be writable.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			if err := checkOutputs(c, args); err != nil {
+				return err
+			}
+			return routeOutput(e, c)
+		},
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if v, _ := c.Flags().GetBool("version"); v {
 				writeVersion(e.stdout)

@@ -106,6 +106,7 @@ Examples:
 		},
 	}
 	c.Flags().StringVarP(&out, "output", "o", "", "write the merged profile to `FILE`")
+	markOutput(c, outputReplacing, "output")
 	c.Flags().StringVar(&weights, "weights", "", "multiply the inputs' counts by `W1,W2,...` (one positive integer per input)")
 	c.Flags().BoolVar(&force, "force", false, "merge profiles of different programs (that share no function) instead of refusing")
 	c.Flags().BoolVar(&skip, "skip-mismatched", false, "drop functions whose CFG differs between inputs, with a warning, instead of failing")

@@ -32,7 +32,7 @@ func TestMessagesNameUserFiles(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"output in a missing directory", []string{"count", "../../examples/straight.c", "-o", filepath.Join(dir, "no", "out.txt")}, 1, []string{"write " + filepath.Join(dir, "no", "out.txt") + ": no such file or directory"}},
+		{"output in a missing directory", []string{"count", "../../examples/straight.c", "-o", filepath.Join(dir, "no", "out.txt")}, 1, []string{"-o " + filepath.Join(dir, "no", "out.txt") + ": the directory " + filepath.Join(dir, "no") + " does not exist"}},
 		{"argument count", []string{"model", "show"}, 2, []string{"model show: wrong number of arguments (got 0): usage: fragprof model show FILE"}},
 		{"flag value", []string{"freq", "x.c", "--eps", "abc"}, 2, []string{`freq: --eps "abc": want a number`}},
 		{"duration", []string{"freq", "x.c", "--trial-timeout", "5"}, 2, []string{`--trial-timeout "5": want a duration`}},

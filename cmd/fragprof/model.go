@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -284,8 +285,11 @@ func (p *predictFlags) inputs(m *predict.Model) (map[string]float64, error) {
 				return nil, usagef("--set %q: want NAME=VALUE", kv)
 			}
 			v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-			if err != nil {
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
 				return nil, usagef("--set %s: %q is not a number", name, val)
+			}
+			if err := predict.CheckInput(name, v); err != nil {
+				return nil, usagef("--set %s: %v", name, err)
 			}
 			in[name] = v
 		}

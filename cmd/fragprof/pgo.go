@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,10 @@ Examples:
 				return err
 			}
 			reports, err := pgo.Build(bg(), tc, spec, p, dir, abs, e.stderr)
+			if errors.Is(err, pgo.ErrOtherProgram) {
+				return fmt.Errorf("pgo: %s is a profile of another program (%s): it holds none of the functions of %s; nothing was written to %s. Profile these sources first: fragprof count %s --profile FILE.fpp",
+					prof, p.Describe(), strings.Join(args, " "), out, strings.Join(args, " "))
+			}
 			if err != nil {
 				return err
 			}

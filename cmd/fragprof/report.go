@@ -107,6 +107,9 @@ Examples:
 			if out != "" && addr != "" {
 				return usagef("report: give -o or --http, not both")
 			}
+			if err := checkOutputs(c, args); err != nil { // its flags were not parsed before
+				return err
+			}
 			src := sourceReader(sourcePath)
 			opts := htmlreport.Options{Dot: dot, Warn: htmlWarn(e)}
 			build := func() ([]byte, error) {
@@ -118,6 +121,9 @@ Examples:
 					b, err := loadPage(base, src)
 					if err != nil {
 						return nil, err
+					}
+					if !p.SharesFunction(b) {
+						return nil, fmt.Errorf("report: --base %s is a result of another program than %s: they share no function; compare two results of the same program", base, args[0])
 					}
 					p.Compare(b, base)
 				}

@@ -248,6 +248,7 @@ Examples:
 	fs := c.Flags()
 	fs.StringVar(&binary, "binary", "", "trace `PROG`, a program built by 'fragprof cc', instead of building C files")
 	fs.StringVarP(&outDir, "output", "o", "", "write the trace files to `DIR` (created if needed)")
+	markOutput(c, outputDir, "output")
 	fs.Uint64Var(&trials, "trials", 40, "number of trials (traces)")
 	fs.Uint64Var(&first, "first", 0, "number of the first trial: with the same --seed, trials first… are the ones another run would draw")
 	fs.IntVar(&repeat, "repeat", 1, "runs of every trial (in rounds): model build compares its predictions with the median of each input's runs")

@@ -5,9 +5,11 @@ package build
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -37,18 +39,44 @@ type arg struct {
 	input    bool
 }
 
-// CC compiles and links as clang would with args, instrumenting every C and C++
+// Stdio are the standard streams of a `fragprof cc` invocation.
+type Stdio struct {
+	In       io.Reader // a source named "-" is read from it
+	Out, Err io.Writer // Out nil: Err
+}
+
+// CC is CCStdio with clang's output to stderr and no standard input.
+func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) error {
+	return t.CCStdio(ctx, args, Stdio{Err: stderr})
+}
+
+// CCStdio compiles and links as clang would with args, instrumenting every C and C++
 // source (t in C++ mode is the drop-in clang++: see Toolchain.CXX). The
 // counter scheme comes from $FRAGPROF_COUNTERS (chords, edges or blocks), atomic updates
 // from $FRAGPROF_ATOMIC=1 and the simplified CFG from $FRAGPROF_SIMPLIFIED=1.
-func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) error {
+//
+// Without an -O option the code is compiled at -O0, as clang's own default. The
+// invocations that compile nothing — preprocessing (-E, -M, -MM, -dM), queries
+// (--version, -v, -dumpversion, -print-*, -###), -emit-llvm, and those without a
+// source to compile — run clang itself with s's streams untouched (its output on
+// stdout, where `CPP="$CC -E"` expects it), and a non-zero status of clang's is a
+// ClangExit. A C or C++ source named "-" (after -x c or -x c++) is read from s.In
+// and instrumented like a file; an object made of it without -o is "-.o", as clang
+// names it. An -o that names one of the sources is refused, as gcc does.
+func (t *Toolchain) CCStdio(ctx context.Context, args []string, s Stdio) error {
+	stderr := s.Err
 	var parsed []arg
 	var srcs []int
 	mode := "link"
-	out, opt := "", ""
-	passThrough, deps, hasMF, hasMT := false, false, false, false
+	out, opt, lang := "", "", ""
+	passThrough, deps, hasMF, hasMT, stdinSrc := false, false, false, false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if a == "-x" && i+1 < len(args) {
+			lang = args[i+1]
+		} else if strings.HasPrefix(a, "-x") && len(a) > 2 {
+			lang = a[2:] // -xc
+		}
 		switch {
 		case separateArg[a] && i+1 < len(args):
 			parsed = append(parsed, arg{opt: a, val: args[i+1]})
@@ -68,9 +96,14 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 			if mode != "obj" {
 				mode = "asm"
 			}
-		case a == "-E", a == "-M", a == "-MM", a == "-emit-llvm", a == "--version", a == "-v",
+		case a == "-E", a == "-M", a == "-MM", a == "-dM", a == "-emit-llvm", a == "--version", a == "-v",
 			a == "-dumpversion", a == "-dumpmachine", strings.HasPrefix(a, "-print-"), a == "-###":
 			passThrough = true
+		case a == "-" && (lang == "c" || lang == "c++"):
+			stdinSrc = true
+			srcs = append(srcs, len(parsed))
+			parsed = append(parsed, arg{opt: a, input: true})
+			continue
 		case a == "-MD", a == "-MMD":
 			deps = true
 		case strings.HasPrefix(a, "-O"):
@@ -82,14 +115,19 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 		}
 		parsed = append(parsed, arg{opt: a, input: !strings.HasPrefix(a, "-")})
 	}
+	for _, si := range srcs {
+		if src := parsed[si].opt; out != "" && src != "-" && SameFile(out, src) {
+			return fmt.Errorf("-o %s is the source file %s: writing there would overwrite it; name another output", out, src)
+		}
+	}
 	if passThrough || (len(srcs) == 0 && mode != "link") {
-		return t.run(ctx, stderr, args...)
+		return t.passThrough(ctx, args, s)
 	}
 	if len(srcs) > 1 && out != "" && mode != "link" {
 		return fmt.Errorf("cannot specify -o when generating multiple output files")
 	}
 	if opt == "" {
-		opt = "-O2"
+		opt = "-O0"
 	}
 	scheme := instrument.DefaultScheme
 	if s := os.Getenv("FRAGPROF_COUNTERS"); s != "" {
@@ -102,7 +140,7 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 	times := os.Getenv("FRAGPROF_CC_TIMES") == "1"
 	iopt := instrument.Options{Scheme: scheme, Atomic: atomic, Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt, atomic), Walk: opt == "-O0",
 		Simplified: Simplifies(opt, os.Getenv("FRAGPROF_SIMPLIFIED") == "1")}
-	tmp, err := os.MkdirTemp("", "fragprof-cc")
+	tmp, err := TempDir("fragprof-cc")
 	if err != nil {
 		return err
 	}
@@ -111,10 +149,21 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 	} else {
 		fmt.Fprintf(stderr, "fragprof cc: intermediate files kept in %s\n", tmp)
 	}
+	stdinCopy := ""
+	if stdinSrc {
+		if stdinCopy, err = copyStdin(s.In, tmp); err != nil {
+			return err
+		}
+	}
 	objs := map[int]string{}
 	for n, si := range srcs {
 		src := parsed[si].opt
 		stem := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+		srcFlags := []string(nil)
+		if src == "-" {
+			// The copy is named <stdin> in the debug information, as clang names stdin.
+			src, srcFlags = stdinCopy, []string{"-ffile-prefix-map=" + tmp + "/="}
+		}
 		var target string
 		switch {
 		case mode == "obj" && out != "":
@@ -147,12 +196,12 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 		}
 		ll := filepath.Join(tmp, fmt.Sprintf("%d-%s.ll", n, stem))
 		t0 := time.Now()
-		if err := t.EmitIR(ctx, stderr, src, ll, front); err != nil {
+		if err := t.EmitIR(ctx, stderr, src, ll, append(front, srcFlags...)); err != nil {
 			return err
 		}
 		fll := filepath.Join(tmp, fmt.Sprintf("%d-%s.fp.ll", n, stem))
 		o := iopt
-		o.Source = src
+		o.Source = parsed[si].opt
 		t1 := time.Now()
 		// The IR carries debug information for fragprof's positions; the object
 		// carries it only if the user asked for it, as clang's own would.
@@ -167,7 +216,7 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 		back := append([]string{opt}, t.IRReaderFlags(front)...)
 		for _, p := range parsed {
 			if p.input || p.opt == "-o" || p.opt == "-c" || p.opt == "-S" || cppOnly[p.opt] ||
-				strings.HasPrefix(p.opt, "-O") || strings.HasPrefix(p.opt, "-M") ||
+				strings.HasPrefix(p.opt, "-O") || strings.HasPrefix(p.opt, "-M") || strings.HasPrefix(p.opt, "-x") ||
 				strings.HasPrefix(p.opt, "-I") || strings.HasPrefix(p.opt, "-D") || strings.HasPrefix(p.opt, "-U") ||
 				strings.HasPrefix(p.opt, "-std") || strings.HasPrefix(p.opt, "-l") || strings.HasPrefix(p.opt, "-L") ||
 				strings.HasPrefix(p.opt, "-Wl,") {
@@ -199,8 +248,8 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 			link = append(link, o)
 			continue
 		}
-		if p.opt == "-o" || strings.HasPrefix(p.opt, "-M") || cppOnly[p.opt] {
-			continue
+		if p.opt == "-o" || strings.HasPrefix(p.opt, "-M") || cppOnly[p.opt] || strings.HasPrefix(p.opt, "-x") {
+			continue // -xc: the objects are not C
 		}
 		link = append(link, p.opt)
 		if p.val != "" {
@@ -211,6 +260,48 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 		out = "a.out"
 	}
 	return t.Link(ctx, stderr, append(link, "-Qunused-arguments"), out, nil)
+}
+
+// A ClangExit is clang's non-zero exit status in an invocation CCStdio passed through:
+// clang has said why on stderr.
+type ClangExit int
+
+func (c ClangExit) Error() string { return fmt.Sprintf("clang exited with status %d", int(c)) }
+
+// passThrough runs clang with args and s's streams untouched.
+func (t *Toolchain) passThrough(ctx context.Context, args []string, s Stdio) error {
+	if t.Cxx {
+		args = append([]string{"--driver-mode=g++"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, t.Clang, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.In, s.Out, s.Err
+	if s.Out == nil {
+		cmd.Stdout = s.Err
+	}
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		return ClangExit(ee.ExitCode())
+	}
+	return err
+}
+
+// copyStdin copies a source read from stdin (in) to the file dir/<stdin>, for the
+// front end (told its language by -x) and fragprof to read.
+func copyStdin(in io.Reader, dir string) (string, error) {
+	name := filepath.Join(dir, "<stdin>")
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, in); err != nil {
+		f.Close()
+		return "", fmt.Errorf("reading the source from stdin: %v", err)
+	}
+	return name, f.Close()
 }
 
 // lowPeak runs f, the IR step, with the garbage collector collecting at half the

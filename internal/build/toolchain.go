@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -55,6 +57,39 @@ func IsCXXSource(name string) bool {
 
 // IsSource reports a file name that fragprof instruments: C or C++ by its extension.
 func IsSource(name string) bool { return strings.HasSuffix(name, ".c") || IsCXXSource(name) }
+
+// SameFile tells whether the path out, a file about to be written, names in, an
+// existing regular file: the same cleaned absolute path or, through links, the same
+// file (os.SameFile). A string that names no file (a -D macro, a template) is never
+// the same.
+func SameFile(out, in string) bool {
+	fb, err := os.Stat(in)
+	if in == "" || err != nil || !fb.Mode().IsRegular() {
+		return false
+	}
+	a, errA := filepath.Abs(out)
+	b, errB := filepath.Abs(in)
+	if errA == nil && errB == nil && a == b {
+		return true
+	}
+	fa, err := os.Stat(out)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// TempDir makes a new directory for intermediate files under $TMPDIR (os.TempDir),
+// like os.MkdirTemp("", prefix); when it cannot, the error names $TMPDIR and says
+// what to do.
+func TempDir(prefix string) (string, error) {
+	d, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", fmt.Errorf("cannot make a directory for intermediate files in %s (TMPDIR): %v: set TMPDIR to a directory you can write in, or unset it to use /tmp", os.TempDir(), err)
+	}
+	return d, nil
+}
 
 // ErrNoClang explains how to get clang.
 var ErrNoClang = errors.New("clang not found: install it (Debian/Ubuntu: sudo apt-get install clang) or point FRAGPROF_CLANG at a clang ≥ 14")

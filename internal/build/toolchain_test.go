@@ -93,3 +93,34 @@ func TestDialectFromClang(t *testing.T) {
 		t.Fatalf("only %d of the clang builds could run: clang-14 and clang-16 must be installed", ran)
 	}
 }
+
+// TestSameFile: an output names an input when both are the same existing regular
+// file, by path or through a link; a string that names no file (a -D macro, a
+// template) or a directory never does.
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "p.c")
+	if err := os.WriteFile(src, []byte("int x;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "l.c")
+	if err := os.Symlink(src, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		out, in string
+		want    bool
+	}{
+		{src, src, true},
+		{filepath.Join(dir, ".", "p.c"), src, true},
+		{link, src, true},
+		{src, link, true},
+		{filepath.Join(dir, "q.c"), src, false},
+		{"NDEBUG", "NDEBUG", false},
+		{dir, dir, false},
+	} {
+		if got := SameFile(tc.out, tc.in); got != tc.want {
+			t.Errorf("SameFile(%s, %s) = %v, want %v", tc.out, tc.in, got, tc.want)
+		}
+	}
+}

@@ -16,6 +16,10 @@ type format struct {
 	toFloat bool // an int formatted with a float verb
 }
 
+// maxWidth is the widest field a format may ask for; Go's fmt gives up beyond 10⁶
+// and prints %!(NOVERB) instead of the value.
+const maxWidth = 1000
+
 // verbs lists the verbs each element kind accepts.
 var verbs = map[Kind]string{
 	KindInt:    "dvxXobeEfFgG",
@@ -37,9 +41,13 @@ func parseFormat(spec string, in Input) (f *format, msg, hint string) {
 		f.plain = false
 		i++
 	}
+	w := i
 	for i < len(spec) && isDigit(spec[i]) {
 		f.plain = false
 		i++
+	}
+	if width, err := strconv.Atoi(spec[w:i]); i > w && (err != nil || width > maxWidth) {
+		return nil, fmt.Sprintf("width %s in format '%s' is too large", spec[w:i], spec), fmt.Sprintf("at most %d", maxWidth)
 	}
 	if i < len(spec) && spec[i] == '.' {
 		i++

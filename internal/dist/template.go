@@ -39,7 +39,8 @@ func (e Escapes) String() string {
 //	{{ and }}       a literal { and }
 //
 // A format is one verb with optional flags, width and precision,
-// %[+- #0][width][.prec]verb, and the verb must suit the input's kind:
+// %[+- #0][width][.prec]verb (width at most 1000, precision at most 100), and the
+// verb must suit the input's kind:
 // for an int d v x X o b or (converted to float) e E f F g G; for a float
 // e E f F g G v; for a string s q v x X. A Template is parsed against a
 // Model, so unknown names and unsuitable verbs are errors before any trial

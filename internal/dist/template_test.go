@@ -85,6 +85,8 @@ func TestTemplateErrors(t *testing.T) {
 		{"{ask:.3f}", NoEscapes, "format '.3f' does not start with '%' at 1:6 (a format is one printf verb, e.g. {x:%.3f} or {n:%5d})"},
 		{"{ask:%.3f %d}", NoEscapes, "bad format '%.3f %d' at 1:6 (a format is one printf verb, e.g. {x:%.3f} or {n:%5d})"},
 		{"{ask:%}", NoEscapes, "bad format '%' at 1:6 (a format is one printf verb, e.g. {x:%.3f} or {n:%5d})"},
+		{"{n:%999999999d}", NoEscapes, "width 999999999 in format '%999999999d' is too large at 1:4 (at most 1000)"},
+		{"{n:%99999999999999999999d}", NoEscapes, "width 99999999999999999999 in format '%99999999999999999999d' is too large at 1:4 (at most 1000)"},
 		{`{ask}\q`, BackslashEscapes, `unknown escape '\q' in template at 1:6 (escapes are \n \t \r \0 \\ \" \' \xHH)`},
 		{`{ask}\x4`, BackslashEscapes, `\x needs two hex digits at 1:6 (escapes are \n \t \r \0 \\ \" \' \xHH)`},
 		{`{ask}\`, BackslashEscapes, `template ends with a lone '\' at 1:6 (escapes are \n \t \r \0 \\ \" \' \xHH)`},

@@ -184,6 +184,10 @@ func Describe(bin string, sig syscall.Signal, f Fault) string {
 			what = fmt.Sprintf("an access to address %#x, a null pointer", f.Addr)
 		case f.SP != 0 && f.Addr+stackReach > f.SP && f.Addr < f.SP+stackReach:
 			what = "an access next to the stack pointer: a stack overflow (deep or endless recursion, or large local arrays; the limit is 'ulimit -s')"
+		case sig == syscall.SIGBUS && f.Code == 2: // BUS_ADRERR
+			what = "an access to a page of a mapped file past the file's end: the file is shorter than its mapping (truncated after mmap, or mapped beyond its size)"
+		case sig == syscall.SIGBUS && f.Code == 1: // BUS_ADRALN
+			what = "a misaligned access"
 		default:
 			what = "an access to " + dataAddr(bin, f.Addr-f.Base)
 			if sig == syscall.SIGSEGV && f.Code == 2 { // SEGV_ACCERR

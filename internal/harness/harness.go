@@ -91,9 +91,14 @@ func New(m *llvmir.Module, fn string, model *dist.Model) (*Harness, error) {
 	if f == nil || fn == "main" {
 		var shown []string
 		for _, n := range names {
-			shown = append(shown, cfg.Demangle(n))
+			if n != "main" {
+				shown = append(shown, cfg.Demangle(n))
+			}
 		}
 		sort.Strings(shown)
+		if fn == "main" {
+			return nil, fmt.Errorf("--func main: main is the program itself, not a function to call with inputs: leave out --func to run the program (its inputs through --stdin and --arg), or name another function (%s)", strings.Join(shown, ", "))
+		}
 		return nil, fmt.Errorf("--func %s: no such function (defined: %s; clang emits no code for a static function that nothing calls)", fn, strings.Join(shown, ", "))
 	}
 	h := &Harness{Func: fn, RetType: f.RetType, nparams: len(f.Params), opaque: m.Opaque}

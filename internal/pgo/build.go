@@ -23,7 +23,9 @@ const stub = "__attribute__((weak)) void __fragprof_dump(int sig) { (void)sig; }
 // Build compiles spec's sources to IR exactly as the profiled build did (so that the
 // CFGs and their checksums agree), annotates each module with p, and compiles and
 // links the result at spec.Opt (default -O2) into out, without instrumentation. The
-// annotated IR is kept in dir. It returns one report per source.
+// annotated IR is kept in dir. It returns one report per source, and
+// ErrOtherProgram, with nothing linked, when the profile holds none of the
+// sources' functions.
 func Build(ctx context.Context, tc *build.Toolchain, spec build.Spec, p *profile.Profile, dir, out string, stderr io.Writer) ([]*Report, error) {
 	tc = tc.For(spec) // C++: clang++ links the C++ library
 	opt := spec.Opt
@@ -56,6 +58,9 @@ func Build(ctx context.Context, tc *build.Toolchain, spec build.Spec, p *profile
 			return nil, fmt.Errorf("%s: compiling the annotated IR: %v", src, err)
 		}
 		objs = append(objs, obj)
+	}
+	if OtherProgram(reports) {
+		return reports, ErrOtherProgram
 	}
 	stubC := filepath.Join(dir, "fragprof_stub.c")
 	if err := os.WriteFile(stubC, []byte(stub), 0o644); err != nil {

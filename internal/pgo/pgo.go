@@ -12,6 +12,7 @@
 package pgo
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -44,11 +45,36 @@ type FuncReport struct {
 	Branches int    // branches given weights
 	Calls    uint64 // the entry count written
 	Why      string // for Missing and Stale
+	// ByName is set when the profile's function has the same name in a file named
+	// differently (matched by name alone).
+	ByName bool
 }
 
 // A Report lists every function definition of a module in file order.
 type Report struct {
 	Funcs []FuncReport
+}
+
+// ErrOtherProgram is Build's error when the profile is of another program: it holds
+// none of the functions of the sources (OtherProgram).
+var ErrOtherProgram = errors.New("the profile holds none of the program's functions")
+
+// OtherProgram tells whether the profile is of another program: it holds none of
+// the functions of reports — each is Missing, or Stale and matched by name alone (a
+// main of another file). Functions Stale under their own name and file are of this
+// program, changed; merge and diff judge profiles the same way
+// (profile.DifferentPrograms).
+func OtherProgram(reports []*Report) bool {
+	n := 0
+	for _, r := range reports {
+		for _, f := range r.Funcs {
+			if f.Status != Missing && !(f.Status == Stale && f.ByName) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // Count returns how many functions have status s.
@@ -89,6 +115,7 @@ func Annotate(m *llvmir.Module, p *profile.Profile) (*Report, error) {
 			// The same function compiled from a file named differently (a relative
 			// path against an absolute one): the checksum still decides.
 			i, ok = byName[g.Name][0], true
+			fr.ByName = true
 		}
 		switch {
 		case !ok:

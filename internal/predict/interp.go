@@ -414,6 +414,23 @@ func (m *Model) pickExit(n int, rng *rand.Rand) int {
 	return a
 }
 
+// MaxInput is the largest magnitude of an input's value, 2⁵³: beyond it a float64
+// no longer counts one by one (x + 1 = x), so a loop whose counter the input drives
+// could never be followed to its end.
+const MaxInput = 1 << 53
+
+// CheckInput tells whether v can be the value of the input name: a finite number
+// of magnitude at most MaxInput. The error says which and why.
+func CheckInput(name string, v float64) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("input %s = %v: want a finite number", name, v)
+	case math.Abs(v) > MaxInput:
+		return fmt.Errorf("input %s = %g: want a magnitude of at most 2^53 (%.0f), where numbers still count one by one", name, v, float64(MaxInput))
+	}
+	return nil
+}
+
 // Predict runs the model from the inputs (by name; every model input is needed).
 func (m *Model) Predict(inputs map[string]float64, opt PredictOptions) (*Prediction, error) {
 	start := time.Now()
@@ -423,9 +440,12 @@ func (m *Model) Predict(inputs map[string]float64, opt PredictOptions) (*Predict
 		}
 	}
 	in := m.inputVector(inputs)
-	for name := range inputs {
+	for name, v := range inputs {
 		if slices.Index(m.Inputs, name) < 0 {
 			return nil, fmt.Errorf("the model has no input %s (its inputs: %v)", name, m.Inputs)
+		}
+		if err := CheckInput(name, v); err != nil {
+			return nil, err
 		}
 	}
 	p, err := m.predict(in, opt)

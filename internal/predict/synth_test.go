@@ -2,6 +2,7 @@ package predict
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -664,18 +665,7 @@ func TestRepeatedRuns(t *testing.T) {
 // (and advise falls back on the traced time: internal/predict/advise) — never a
 // clamped zero.
 func TestUntracedUnknown(t *testing.T) {
-	var traces []*trace.Trace
-	for k := 0; k < 20; k++ {
-		n := 10 + k
-		s := newSynth(uint64(k), "n", n)
-		s.point("begin", 10)
-		for i := 0; i < n; i++ {
-			s.point("L", 20)
-		}
-		s.point("end", 10)
-		traces = append(traces, s.done())
-	}
-	m := buildNoHoldout(t, traces)
+	m := buildNoHoldout(t, loopTraces(20, 10, 20))
 	in := map[string]float64{"n": 40}
 	for _, tc := range []struct {
 		overhead float64
@@ -751,4 +741,37 @@ func TestEvalNonFinite(t *testing.T) {
 	if !strings.Contains(out.String(), "1 runs' predictions not finite") {
 		t.Errorf("model show does not say that a prediction diverged:\n%s", out.String())
 	}
+}
+
+// TestPredictBadInputs: an input that is not a finite number, or beyond 2⁵³ where a
+// loop counter it drives could no longer step, is refused by name before the model
+// runs — not reported as a loop that never ends.
+func TestPredictBadInputs(t *testing.T) {
+	m := buildNoHoldout(t, loopTraces(20, 5, 100))
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1e18, -1e300} {
+		_, err := m.Predict(map[string]float64{"n": v}, PredictOptions{Runs: 2, Seed: 1})
+		if err == nil || errors.Is(err, ErrNoEnd) || !strings.HasPrefix(err.Error(), "input n = ") {
+			t.Errorf("n = %v: %v, want input n refused", v, err)
+		}
+	}
+	if _, err := m.Predict(map[string]float64{"n": 1000}, PredictOptions{Runs: 2, Seed: 1}); err != nil {
+		t.Errorf("n = 1000: %v", err)
+	}
+}
+
+// loopTraces returns the traces of runs runs of a loop of n iterations of dt ns each,
+// n = first, first+1, ...: the input n, the checkpoints begin, L and end.
+func loopTraces(runs, first int, dt int64) []*trace.Trace {
+	var traces []*trace.Trace
+	for k := 0; k < runs; k++ {
+		n := first + k
+		s := newSynth(uint64(k), "n", n)
+		s.point("begin", 10)
+		for i := 0; i < n; i++ {
+			s.point("L", dt)
+		}
+		s.point("end", 10)
+		traces = append(traces, s.done())
+	}
+	return traces
 }

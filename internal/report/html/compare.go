@@ -51,6 +51,22 @@ type Move struct {
 	Diff
 }
 
+// SharesFunction tells whether p and base hold a function of the same name and
+// source file: results of one program do, whatever changed between them.
+func (p *Page) SharesFunction(base *Page) bool {
+	type key struct{ name, file string }
+	in := map[key]bool{}
+	for _, f := range base.Funcs {
+		in[key{f.Name, f.File}] = true
+	}
+	for _, f := range p.Funcs {
+		if in[key{f.Name, f.File}] {
+			return true
+		}
+	}
+	return false
+}
+
 // Compare adds base's values to p: a Diff on every block of the functions that both
 // have with the same CFG (same blocks and edges), and the table of moves. Count
 // pages are compared per run. title names the base in the page.
