@@ -282,3 +282,18 @@ func TestCXXSample(t *testing.T) {
 		t.Errorf("the hot CFG names no C++ function demangled:\n%s", dot)
 	}
 }
+
+// TestExceptionPassesThrough: an exception that passes through a frame whose
+// landing pad does not match and has nothing to clean up, or through a frame
+// without a landing pad, leaves a block without its terminator although main
+// returns; every scheme counts testdata/passthrough.cpp, identically and as its
+// comments state, on clang 14 and clang 19.
+func TestExceptionPassesThrough(t *testing.T) {
+	for _, clang := range []string{"clang-14", "clang-19"} {
+		t.Run(clang, func(t *testing.T) {
+			t.Setenv("FRAGPROF_CLANG", clang)
+			ex := loadExample(t, "testdata/passthrough.cpp")
+			checkWants(t, ex, agree(t, ex))
+		})
+	}
+}
