@@ -141,6 +141,9 @@ Examples:
 			if st.Lingering {
 				fmt.Fprintf(e.stderr, "fragprof: warning: processes the program started were still running %v after it ended: their counts are not included\n", exec.Linger)
 			}
+			if st.NLost > 0 {
+				fmt.Fprintf(e.stderr, "fragprof: warning: %d process(es) of the program wrote no counts, so theirs are not included (process %d: %s)\n", st.NLost, st.Lost.Pid, st.Lost.Cause(dir))
+			}
 			if err := pf.save(e, d, p); err != nil {
 				return err
 			}

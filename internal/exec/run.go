@@ -3,6 +3,7 @@
 package exec
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,8 +11,11 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/dump"
 )
@@ -27,6 +31,48 @@ type Status struct {
 	// Lingering reports that processes of the run were still running Linger after
 	// its first process ended: their counts are not in the dump.
 	Lingering bool
+	// Lost is a process of the run whose runtime could not write its counts, with
+	// the reason it gave (the first process's when it is one of them; Pid 0: none),
+	// and NLost how many processes could not.
+	Lost  Loss
+	NLost int
+}
+
+// A Loss is a process of a run whose counts are lost: its runtime met an error
+// writing them (runtime/c/fragprof_rt.c, report_failure) and said which on the live
+// pipe, as a line "dump-error PID ERRNO".
+type Loss struct {
+	Pid   int
+	Errno syscall.Errno
+}
+
+// Cause says why the counts of l are lost, in the words of the user, and what to do;
+// dir is where they were to be written.
+func (l Loss) Cause(dir string) string {
+	name := unix.ErrnoName(l.Errno)
+	switch l.Errno {
+	case syscall.ENOSPC, syscall.EDQUOT:
+		return fmt.Sprintf("the file system of %s is full (%s: %v): free some space there, or set TMPDIR to a directory on a file system with room", dir, name, l.Errno)
+	case syscall.EMFILE, syscall.ENFILE:
+		return fmt.Sprintf("the program lowered its limit of open files, hard limit included (RLIMIT_NOFILE, ulimit -n), to the descriptors it had open, so that the runtime could not open its counts file (%s: %v): leave it a descriptor under the limit, or lower only the soft limit, which the runtime raises to the hard one to write its counts", name, l.Errno)
+	case syscall.EFBIG:
+		return fmt.Sprintf("the program lowered its file size limit, hard limit included (RLIMIT_FSIZE, ulimit -f), below the size of its counts (%s: %v): raise it, or lower only the soft limit, which the runtime raises to the hard one to write its counts", name, l.Errno)
+	}
+	return fmt.Sprintf("writing its counts to %s failed (%s: %v)", dir, name, l.Errno)
+}
+
+// parseLosses reads the "dump-error PID ERRNO" lines of the live pipe.
+func parseLosses(data []byte) []Loss {
+	var ls []Loss
+	for _, line := range strings.Split(string(data), "\n") {
+		var l Loss
+		var e int
+		if n, _ := fmt.Sscanf(line, "dump-error %d %d", &l.Pid, &e); n == 2 {
+			l.Errno = syscall.Errno(e)
+			ls = append(ls, l)
+		}
+	}
+	return ls
 }
 
 // ShellCode returns the status a shell would report: the exit code, or 128+signal.
@@ -125,7 +171,9 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 		if linger <= 0 {
 			linger = Linger
 		}
-		st.Lingering = !awaitRest(liveR, linger, c.Interrupt)
+		var said []byte
+		said, st.Lingering = awaitRest(liveR, linger, c.Interrupt)
+		st.Lost, st.NLost = firstLoss(parseLosses(said), cmd.Process)
 	}
 	// A run killed while the runtime wrote a new dump file leaves its temporary file,
 	// counts.fpd.PID.tmp (counts.fpd.tmp from an older fragprof's runtime).
@@ -149,7 +197,7 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	}
 	data, rerr := dump.ReadFile(out)
 	if rerr != nil {
-		return nil, st, fmt.Errorf("%s wrote no counts (%s): it was not built by fragprof, or it ended by _exit or SIGKILL (--continuous keeps counts through both)", c.Path, st)
+		return nil, st, fmt.Errorf("%s wrote no counts (%s): %s", c.Path, st, noCounts(st, dir))
 	}
 	d, err := dump.Parse(c.Path, data)
 	if err != nil {
@@ -167,15 +215,43 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	return d, st, nil
 }
 
+// firstLoss returns the loss of p, the run's first process, if it is in ls, else
+// ls's first, and how many there are.
+func firstLoss(ls []Loss, p *os.Process) (Loss, int) {
+	var first Loss
+	for _, l := range ls {
+		if first.Pid == 0 || p != nil && l.Pid == p.Pid {
+			first = l
+		}
+	}
+	return first, len(ls)
+}
+
+// noCounts says why a run left no dump, and what to do.
+func noCounts(st Status, dir string) string {
+	switch {
+	case st.NLost > 0:
+		return st.Lost.Cause(dir)
+	case st.Signal == syscall.SIGKILL:
+		return "it was killed by SIGKILL, which no program can catch (the out-of-memory killer, a timeout's last resort, or kill -9): count it with --continuous, whose counts survive SIGKILL"
+	}
+	return "it was not built by fragprof (build it with fragprof cc or count its source), or it ended without running its exit code (an exit system call of its own, or an exec of a program not built by fragprof): count it with --continuous, whose counts survive that"
+}
+
 // awaitRest waits, up to linger or until interrupt ends, for the end of file on live,
-// and reports whether it came.
-func awaitRest(live *os.File, linger time.Duration, interrupt context.Context) bool {
+// and returns what the run's processes wrote there (at most 64 KiB) and whether the
+// end of file failed to come.
+func awaitRest(live *os.File, linger time.Duration, interrupt context.Context) (said []byte, lingering bool) {
 	live.SetReadDeadline(time.Now().Add(linger))
 	done := make(chan bool, 1)
+	var buf bytes.Buffer
 	go func() {
-		var b [64]byte
+		var b [512]byte
 		for {
-			_, err := live.Read(b[:])
+			n, err := live.Read(b[:])
+			if buf.Len() < 64<<10 {
+				buf.Write(b[:n])
+			}
 			if err == io.EOF {
 				done <- true
 				return
@@ -190,13 +266,14 @@ func awaitRest(live *os.File, linger time.Duration, interrupt context.Context) b
 	if interrupt != nil {
 		stop = interrupt.Done()
 	}
+	ok := false
 	select {
-	case ok := <-done:
-		return ok
+	case ok = <-done:
 	case <-stop:
 		live.SetReadDeadline(time.Now()) // ends the reader
-		return false
+		<-done
 	}
+	return buf.Bytes(), !ok
 }
 
 // wait starts cmd and waits for it, stopping it as c.Timeout and c.Interrupt say.

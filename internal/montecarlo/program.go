@@ -246,6 +246,10 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 	if runErr != nil && !timedOut {
 		return Outcome{Failure: runErr.Error(), Cause: "no counts", Exit: st.ShellCode()}, nil
 	}
+	if st.NLost > 0 && !timedOut {
+		return Outcome{Failure: fmt.Sprintf("%d process(es) of the program wrote no counts (process %d: %s)", st.NLost, st.Lost.Pid, st.Lost.Cause(w.dir)),
+			Cause: "no counts", Exit: st.ShellCode()}, nil
+	}
 	if st.Lingering && !timedOut {
 		linger := w.p.Linger
 		if linger <= 0 {
