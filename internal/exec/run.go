@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/dump"
+	"github.com/fragprof/fragprof/internal/tmpdir"
 )
 
 // A Status is how a run ended.
@@ -135,11 +136,11 @@ const Grace = 5 * time.Second
 func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	dir := c.Dir
 	if dir == "" {
-		d, err := os.MkdirTemp("", "fragprof-run")
+		d, err := tmpdir.Make("run")
 		if err != nil {
 			return nil, Status{}, err
 		}
-		defer os.RemoveAll(d)
+		defer tmpdir.Remove(d)
 		dir = d
 	}
 	out := filepath.Join(dir, "counts.fpd")
@@ -278,7 +279,7 @@ func awaitRest(live *os.File, linger time.Duration, interrupt context.Context) (
 
 // wait starts cmd and waits for it, stopping it as c.Timeout and c.Interrupt say.
 func wait(cmd *osexec.Cmd, c Command, st *Status) error {
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		return err
 	}
 	done := make(chan error, 1)

@@ -293,6 +293,11 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			if (pid < 0)
 				fp_exit(75);
 			if (pid == 0) {
+				/* A trial dies with its server, which dies with fragprof (exec.start):
+				 * a fragprof killed by SIGKILL leaves no trial running. */
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				if (getppid() != server)
+					fp_exit(0); /* the server died before the prctl */
 				close(rfd);
 				close(wfd);
 				dup2(in, 0);
