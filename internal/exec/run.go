@@ -48,18 +48,19 @@ type Loss struct {
 }
 
 // Cause says why the counts of l are lost, in the words of the user, and what to do;
-// dir is where they were to be written.
+// dir is the directory they were to be written in (a temporary one in TMPDIR, which
+// the message names).
 func (l Loss) Cause(dir string) string {
 	name := unix.ErrnoName(l.Errno)
 	switch l.Errno {
 	case syscall.ENOSPC, syscall.EDQUOT:
-		return fmt.Sprintf("the file system of %s is full (%s: %v): free some space there, or set TMPDIR to a directory on a file system with room", dir, name, l.Errno)
+		return fmt.Sprintf("the file system of %s, where fragprof has the counts written, is full (%s: %v): free some space there, or set TMPDIR to a directory on a file system with room", filepath.Dir(dir), name, l.Errno)
 	case syscall.EMFILE, syscall.ENFILE:
 		return fmt.Sprintf("the program lowered its limit of open files, hard limit included (RLIMIT_NOFILE, ulimit -n), to the descriptors it had open, so that the runtime could not open its counts file (%s: %v): leave it a descriptor under the limit, or lower only the soft limit, which the runtime raises to the hard one to write its counts", name, l.Errno)
 	case syscall.EFBIG:
 		return fmt.Sprintf("the program lowered its file size limit, hard limit included (RLIMIT_FSIZE, ulimit -f), below the size of its counts (%s: %v): raise it, or lower only the soft limit, which the runtime raises to the hard one to write its counts", name, l.Errno)
 	}
-	return fmt.Sprintf("writing its counts to %s failed (%s: %v)", dir, name, l.Errno)
+	return fmt.Sprintf("writing its counts to %s failed (%s: %v)", filepath.Dir(dir), name, l.Errno)
 }
 
 // parseLosses reads the "dump-error PID ERRNO" lines of the live pipe.
@@ -93,7 +94,10 @@ func (s Status) String() string {
 
 // A Command is one run of a program built by fragprof.
 type Command struct {
-	Path   string
+	Path string
+	// Name is how messages name the program ("" for Path): the sources a temporary
+	// binary was built from.
+	Name   string
 	Args   []string
 	Env    []string // added to the environment
 	Stdin  io.Reader
@@ -198,7 +202,11 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	}
 	data, rerr := dump.ReadFile(out)
 	if rerr != nil {
-		return nil, st, fmt.Errorf("%s wrote no counts (%s): %s", c.Path, st, noCounts(st, dir))
+		name := c.Name
+		if name == "" {
+			name = c.Path
+		}
+		return nil, st, fmt.Errorf("%s wrote no counts (%s): %s", name, st, noCounts(st, dir))
 	}
 	d, err := dump.Parse(c.Path, data)
 	if err != nil {
