@@ -768,13 +768,13 @@ void __fragprof_dump(int sig) {
  * end) write the dump first. A vfork child, which shares its parent's memory and
  * whose owner is its parent, writes none. The C library's own exits (exit(), abort)
  * do not come here in a dynamically linked program; in a static one, exit() does,
- * after the dump. */
-void _exit(int status) {
+ * after the dump. Weak: a program that defines its own _exit keeps it. */
+__attribute__((weak)) void _exit(int status) {
 	if (fp_getpid() == owner)
 		__fragprof_dump(0);
 	fp_exit(status);
 }
-void _Exit(int status) __attribute__((alias("_exit")));
+void _Exit(int status) __attribute__((weak, alias("_exit")));
 
 static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
                             SIGSEGV, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ};
