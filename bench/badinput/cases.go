@@ -78,6 +78,17 @@ int main(void) {
   return 0;
 }
 `,
+	"forkkill.c": `#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static int work(int x) { return x + 1; }
+int main(void) {
+  pid_t pid = fork();
+  if (pid == 0) { work(1); kill(getpid(), SIGKILL); }
+  waitpid(pid, 0, 0);
+  return work(0) - 1;
+}
+`,
 	"passthrough.cpp": `#include <cstdio>
 #include <stdexcept>
 struct MyErr {};
@@ -329,6 +340,7 @@ func cases() []*testCase {
 		with(c("programs", "count --timeout: a loop that never ends", check{exit: anyNonZero, counts: []string{"work=3", "main=1"}}, "count", "loop.c", "--timeout", "2s", "--json", "-o", "out.json"), "", 90*time.Second),
 		c("programs", "count: fork (both processes counted)", check{exit: 0, counts: []string{"child_work=1", "parent_work=1", "main=1"}}, "count", "fork.c", "--json", "-o", "out.json"),
 		c("programs", "count: fork, children end by _exit", check{exit: 0, counts: []string{"work=3", "main=1"}}, "count", "forkexit.c", "--json", "-o", "out.json"),
+		c("programs", "count: fork, the child dies of SIGKILL", check{exit: 0, message: "1 forked process(es) of the program ended without writing their counts", counts: []string{"work=1", "main=1"}}, "count", "forkkill.c", "--json", "-o", "out.json"),
 		c("programs", "count: lowers its soft RLIMIT_NOFILE to 3", check{exit: 0, counts: []string{"work=3", "main=1"}}, "count", "nofile.c", "--json", "-o", "out.json"),
 		c("programs", "count: lowers its hard RLIMIT_NOFILE to 3", check{exit: 1, message: "RLIMIT_NOFILE"}, "count", "nofilehard.c", "--json", "-o", "out.json"),
 		c("programs", "count: lowers its soft RLIMIT_FSIZE to 0", check{exit: 0, counts: []string{"work=3", "main=1"}}, "count", "fsize.c", "--json", "-o", "out.json"),

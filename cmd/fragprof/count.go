@@ -146,6 +146,9 @@ Examples:
 			if st.Lingering {
 				fmt.Fprintf(e.stderr, "fragprof: warning: processes the program started were still running %v after it ended: their counts are not included\n", exec.Linger)
 			}
+			if st.Vanished > 0 {
+				fmt.Fprintf(e.stderr, "fragprof: warning: %d forked process(es) of the program ended without writing their counts (killed by SIGKILL, an exit system call of their own, or an exec of a program not built by fragprof): the counts of what they ran after the fork are missing\n", st.Vanished)
+			}
 			if st.NLost > 0 {
 				fmt.Fprintf(e.stderr, "fragprof: warning: %d process(es) of the program wrote no counts, so theirs are not included (process %d: %s)\n", st.NLost, st.Lost.Pid, st.Lost.Cause(dir))
 			}

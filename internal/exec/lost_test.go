@@ -163,7 +163,7 @@ func TestDumpErrorReported(t *testing.T) {
 	}
 	w.Close()
 	said, _ := awaitRest(r, 5*time.Second, nil)
-	ls := parseLosses(said)
+	ls, _ := parseLosses(said)
 	if len(ls) != 1 || ls[0].Pid != cmd.Process.Pid || ls[0].Errno != syscall.ENOSPC {
 		t.Fatalf("the runtime said %q: want dump-error %d %d", said, cmd.Process.Pid, syscall.ENOSPC)
 	}
@@ -172,6 +172,53 @@ func TestDumpErrorReported(t *testing.T) {
 	for _, w := range []string{"/var/tmp,", "full", "ENOSPC", "TMPDIR"} {
 		if !strings.Contains(msg, w) {
 			t.Errorf("%q does not name %s", msg, w)
+		}
+	}
+}
+
+// vanishSrc forks a child that calls work and ends normally, and one that calls
+// work and kills itself with SIGKILL, which no handler sees.
+const vanishSrc = `#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile int sink;
+static void work(int i) { sink += i; }
+int main(void) {
+  for (int k = 0; k < 2; k++) {
+    pid_t p = fork();
+    if (p == 0) {
+      work(k);
+      if (k == 1)
+        kill(getpid(), SIGKILL);
+      return 0;
+    }
+    waitpid(p, 0, 0);
+  }
+  work(9);
+  return 0;
+}
+`
+
+// TestRunVanished: a forked child that ends without writing its counts or saying
+// why (SIGKILL) is counted in Status.Vanished, and one that wrote them is not; the
+// children ending by _exit of TestRunForkExit's program all wrote theirs. Before,
+// such a child's counts were missing without a word.
+func TestRunVanished(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		vanished  int
+		calls     uint64
+	}{{"vanish.c", vanishSrc, 1, 2}, {"forkexit.c", forkExitSrc, 0, 4}} {
+		d, st, err := Run(context.Background(), Command{Path: buildExample(t, c.name, c.src)})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		p, err := d.Profile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := countsOf(t, p, "work")[0]; st.Vanished != c.vanished || n != c.calls {
+			t.Errorf("%s: %d processes vanished, work called %d times; want %d and %d", c.name, st.Vanished, n, c.vanished, c.calls)
 		}
 	}
 }

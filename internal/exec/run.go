@@ -37,6 +37,10 @@ type Status struct {
 	// and NLost how many processes could not.
 	Lost  Loss
 	NLost int
+	// Vanished counts the forked processes of the run that ended without writing
+	// their counts or saying why: killed by SIGKILL, ended by an exit system call
+	// of their own, or exec'd into a program not built by fragprof.
+	Vanished int
 }
 
 // A Loss is a process of a run whose counts are lost: its runtime met an error
@@ -63,18 +67,34 @@ func (l Loss) Cause(dir string) string {
 	return fmt.Sprintf("writing its counts to %s failed (%s: %v)", filepath.Dir(dir), name, l.Errno)
 }
 
-// parseLosses reads the "dump-error PID ERRNO" lines of the live pipe.
-func parseLosses(data []byte) []Loss {
-	var ls []Loss
+// parseLosses reads the lines of the live pipe (runtime/c/fragprof_rt.c, tell): the
+// processes that said why they wrote no counts ("dump-error PID ERRNO"), and how
+// many forked children ("fork PID") neither wrote theirs ("done PID") nor said why.
+func parseLosses(data []byte) (ls []Loss, vanished int) {
+	open := map[int]bool{}
 	for _, line := range strings.Split(string(data), "\n") {
+		word, rest, _ := strings.Cut(line, " ")
 		var l Loss
 		var e int
-		if n, _ := fmt.Sscanf(line, "dump-error %d %d", &l.Pid, &e); n == 2 {
-			l.Errno = syscall.Errno(e)
-			ls = append(ls, l)
+		switch word {
+		case "dump-error":
+			if n, _ := fmt.Sscanf(rest, "%d %d", &l.Pid, &e); n == 2 {
+				l.Errno = syscall.Errno(e)
+				ls = append(ls, l)
+				delete(open, l.Pid)
+			}
+		case "fork", "done":
+			if _, err := fmt.Sscanf(rest, "%d", &l.Pid); err == nil {
+				open[l.Pid] = word == "fork"
+			}
 		}
 	}
-	return ls
+	for _, o := range open {
+		if o {
+			vanished++
+		}
+	}
+	return ls, vanished
 }
 
 // ShellCode returns the status a shell would report: the exit code, or 128+signal.
@@ -178,7 +198,9 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 		}
 		var said []byte
 		said, st.Lingering = awaitRest(liveR, linger, c.Interrupt)
-		st.Lost, st.NLost = firstLoss(parseLosses(said), cmd.Process)
+		var ls []Loss
+		ls, st.Vanished = parseLosses(said)
+		st.Lost, st.NLost = firstLoss(ls, cmd.Process)
 	}
 	// A run killed while the runtime wrote a new dump file leaves its temporary file,
 	// counts.fpd.PID.tmp (counts.fpd.tmp from an older fragprof's runtime).

@@ -43,8 +43,9 @@ static pid_t owner;
 static char out_short[256], out_long[4096] FP_BULK;
 static char *out_path = out_short;
 static int out_fd = -1;
-/* live_fd: the write end of fragprof's live pipe (keep_live), or -1. */
-static int live_fd = -1;
+/* live_fd: the write end of fragprof's live pipe (keep_live), or -1; forked: this
+ * process is a forked child of the run (after_fork), which says so there (tell). */
+static int live_fd = -1, forked;
 
 /* Dump header flags (offset 28). */
 #define FP_CONTINUOUS 1u /* counters live in the file, page-aligned (continuous mode) */
@@ -697,25 +698,31 @@ static int lift(int res, struct rlimit *old) {
 	return fp_prlimit(res, &up, 0) == 0;
 }
 
-/* report_failure tells fragprof why this process's counts are lost: a line
- * "dump-error PID ERRNO" on its live pipe (keep_live), which internal/exec reads. */
-static void report_failure(int err) {
+/* tell writes a line "WORD PID[ ERRNO]" to fragprof's live pipe (keep_live), which
+ * internal/exec reads: "fork PID" from a forked child as it starts, "done PID" from
+ * a forked child that wrote its counts, "dump-error PID ERRNO" from a process that
+ * could not (err, when not 0, is the errno met). So fragprof knows whose counts are missing,
+ * and why. One write below PIPE_BUF: whole among other processes' lines. */
+static void tell(const char *word, int err) {
 	if (live_fd < 0)
 		return;
-	char line[64] = "dump-error ", num[24];
-	size_t n = 11;
-	for (int k = 0; k < 2; k++) {
-		unsigned long v = k == 0 ? (unsigned long)fp_getpid() : (unsigned long)(err > 0 ? err : EIO);
+	char line[64], num[24];
+	size_t n = 0;
+	while (*word)
+		line[n++] = *word++;
+	for (int k = 0; k < (err ? 2 : 1); k++) {
+		unsigned long v = k == 0 ? (unsigned long)fp_getpid() : (unsigned long)err;
 		int d = 0;
+		line[n++] = ' ';
 		do {
 			num[d++] = (char)('0' + v % 10);
 			v /= 10;
 		} while (v);
 		while (d > 0)
 			line[n++] = num[--d];
-		line[n++] = k == 0 ? ' ' : '\n';
 	}
-	fp_write(live_fd, line, n); /* one write below PIPE_BUF: whole among other processes' */
+	line[n++] = '\n';
+	fp_write(live_fd, line, n);
 }
 
 /* __fragprof_dump writes the dump once. sig is the fatal signal, or 0. A limit the
@@ -723,7 +730,7 @@ static void report_failure(int err) {
  * SIGXFSZ would kill a program that writes no file of its own) is raised to its hard
  * limit and SIGXFSZ ignored while the dump is written, and a dump that met the limit
  * of open files (RLIMIT_NOFILE) is written again under its hard limit; the program's
- * limits are then restored. A dump that still fails says why (report_failure). */
+ * limits are then restored. A dump that still fails says why (tell). */
 void __fragprof_dump(int sig) {
 	if (dumped)
 		return;
@@ -759,7 +766,9 @@ void __fragprof_dump(int sig) {
 	if (ignored)
 		sigaction(SIGXFSZ, &xfsz, 0);
 	if (bad < 0)
-		report_failure(err);
+		tell("dump-error", err > 0 ? err : EIO);
+	else if (forked)
+		tell("done", 0);
 	errno = saved;
 }
 
@@ -909,6 +918,8 @@ static void after_fork(void) {
 	__fragprof_main_returned = 0;
 	dumped = 0;
 	owner = fp_getpid();
+	forked = 1;
+	tell("fork", 0);
 }
 
 /* keep_live moves the write end of fragprof's "live" pipe (FRAGPROF_LIVE_FD, set by
