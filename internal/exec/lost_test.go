@@ -155,6 +155,7 @@ func TestDumpErrorReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	said := readLive(r)
 	cmd := osexec.Command(bin, "fsize", "1000000", "soft")
 	cmd.Env = append(os.Environ(), "FRAGPROF_OUT=/dev/full", "FRAGPROF_LIVE_FD=3")
 	cmd.ExtraFiles = []*os.File{w}
@@ -162,10 +163,10 @@ func TestDumpErrorReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	said, _ := awaitRest(r, 5*time.Second, nil)
-	ls, _ := parseLosses(said)
+	said.await(5*time.Second, nil)
+	ls := said.losses
 	if len(ls) != 1 || ls[0].Pid != cmd.Process.Pid || ls[0].Errno != syscall.ENOSPC {
-		t.Fatalf("the runtime said %q: want dump-error %d %d", said, cmd.Process.Pid, syscall.ENOSPC)
+		t.Fatalf("the runtime said %v: want dump-error %d %d", ls, cmd.Process.Pid, syscall.ENOSPC)
 	}
 	first, n := firstLoss(ls, cmd.Process)
 	msg := noCounts(Status{Lost: first, NLost: n}, "/var/tmp/fragprof-run1")

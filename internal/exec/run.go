@@ -3,7 +3,7 @@
 package exec
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -65,36 +65,6 @@ func (l Loss) Cause(dir string) string {
 		return fmt.Sprintf("the program lowered its file size limit, hard limit included (RLIMIT_FSIZE, ulimit -f), below the size of its counts (%s: %v): raise it, or lower only the soft limit, which the runtime raises to the hard one to write its counts", name, l.Errno)
 	}
 	return fmt.Sprintf("writing its counts to %s failed (%s: %v)", filepath.Dir(dir), name, l.Errno)
-}
-
-// parseLosses reads the lines of the live pipe (runtime/c/fragprof_rt.c, tell): the
-// processes that said why they wrote no counts ("dump-error PID ERRNO"), and how
-// many forked children ("fork PID") neither wrote theirs ("done PID") nor said why.
-func parseLosses(data []byte) (ls []Loss, vanished int) {
-	open := map[int]bool{}
-	for _, line := range strings.Split(string(data), "\n") {
-		word, rest, _ := strings.Cut(line, " ")
-		var l Loss
-		var e int
-		switch word {
-		case "dump-error":
-			if n, _ := fmt.Sscanf(rest, "%d %d", &l.Pid, &e); n == 2 {
-				l.Errno = syscall.Errno(e)
-				ls = append(ls, l)
-				delete(open, l.Pid)
-			}
-		case "fork", "done":
-			if _, err := fmt.Sscanf(rest, "%d", &l.Pid); err == nil {
-				open[l.Pid] = word == "fork"
-			}
-		}
-	}
-	for _, o := range open {
-		if o {
-			vanished++
-		}
-	}
-	return ls, vanished
 }
 
 // ShellCode returns the status a shell would report: the exit code, or 128+signal.
@@ -188,20 +158,17 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	defer liveR.Close()
 	cmd.ExtraFiles = []*os.File{liveW}
 	cmd.Env = append(cmd.Env, "FRAGPROF_LIVE_FD=3")
+	said := readLive(liveR)
 	var st Status
 	err = wait(cmd, c, &st)
 	liveW.Close()
-	if cmd.Process != nil {
-		linger := c.Linger
-		if linger <= 0 {
-			linger = Linger
-		}
-		var said []byte
-		said, st.Lingering = awaitRest(liveR, linger, c.Interrupt)
-		var ls []Loss
-		ls, st.Vanished = parseLosses(said)
-		st.Lost, st.NLost = firstLoss(ls, cmd.Process)
+	linger := c.Linger
+	if linger <= 0 {
+		linger = Linger
 	}
+	st.Lingering = !said.await(linger, c.Interrupt) && cmd.Process != nil
+	st.Lost, st.NLost = firstLoss(said.losses, cmd.Process)
+	st.Vanished = len(said.open)
 	// A run killed while the runtime wrote a new dump file leaves its temporary file,
 	// counts.fpd.PID.tmp (counts.fpd.tmp from an older fragprof's runtime).
 	os.Remove(out + ".tmp")
@@ -269,42 +236,73 @@ func noCounts(st Status, dir string) string {
 	return "it was not built by fragprof (build it with fragprof cc or count its source), or it ended without running its exit code (an exit system call of its own, or an exec of a program not built by fragprof): count it with --continuous, whose counts survive that"
 }
 
-// awaitRest waits, up to linger or until interrupt ends, for the end of file on live,
-// and returns what the run's processes wrote there (at most 64 KiB) and whether the
-// end of file failed to come.
-func awaitRest(live *os.File, linger time.Duration, interrupt context.Context) (said []byte, lingering bool) {
-	live.SetReadDeadline(time.Now().Add(linger))
-	done := make(chan bool, 1)
-	var buf bytes.Buffer
+// A live reads fragprof's end of the live pipe from the start of a run (a process
+// that found the pipe full would block, and the run never end) until its end of
+// file, when the last process of the run has ended, and keeps what the processes
+// said on it (runtime/c/fragprof_rt.c, tell): the processes that wrote no counts and
+// why ("dump-error PID ERRNO"), and the forked children ("fork PID") that have not
+// written theirs ("done PID").
+type live struct {
+	f      *os.File
+	done   chan bool // the end of file came (true), or the read failed
+	losses []Loss
+	open   map[int]bool
+}
+
+// readLive starts reading f.
+func readLive(f *os.File) *live {
+	l := &live{f: f, done: make(chan bool, 1), open: map[int]bool{}}
 	go func() {
-		var b [512]byte
+		r := bufio.NewReader(f)
 		for {
-			n, err := live.Read(b[:])
-			if buf.Len() < 64<<10 {
-				buf.Write(b[:n])
-			}
-			if err == io.EOF {
-				done <- true
-				return
-			}
+			line, err := r.ReadString('\n')
+			l.said(strings.TrimSuffix(line, "\n"))
 			if err != nil {
-				done <- false
+				l.done <- err == io.EOF
 				return
 			}
 		}
 	}()
+	return l
+}
+
+// said takes in one line.
+func (l *live) said(line string) {
+	word, rest, _ := strings.Cut(line, " ")
+	var pid, e int
+	switch word {
+	case "dump-error":
+		if n, _ := fmt.Sscanf(rest, "%d %d", &pid, &e); n == 2 {
+			l.losses = append(l.losses, Loss{pid, syscall.Errno(e)})
+			delete(l.open, pid)
+		}
+	case "fork":
+		if _, err := fmt.Sscanf(rest, "%d", &pid); err == nil {
+			l.open[pid] = true
+		}
+	case "done":
+		if _, err := fmt.Sscanf(rest, "%d", &pid); err == nil {
+			delete(l.open, pid)
+		}
+	}
+}
+
+// await waits, up to linger or until interrupt ends, for the end of file, and
+// reports whether it came. What the processes said can be read once it returns.
+func (l *live) await(linger time.Duration, interrupt context.Context) bool {
+	l.f.SetReadDeadline(time.Now().Add(linger))
 	var stop <-chan struct{}
 	if interrupt != nil {
 		stop = interrupt.Done()
 	}
-	ok := false
 	select {
-	case ok = <-done:
+	case ok := <-l.done:
+		return ok
 	case <-stop:
-		live.SetReadDeadline(time.Now()) // ends the reader
-		<-done
+		l.f.SetReadDeadline(time.Now()) // ends the reader
+		<-l.done
+		return false
 	}
-	return buf.Bytes(), !ok
 }
 
 // wait starts cmd and waits for it, stopping it as c.Timeout and c.Interrupt say.
