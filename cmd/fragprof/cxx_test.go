@@ -222,11 +222,16 @@ func TestCXXUncaught(t *testing.T) {
 // that are critical cannot carry a counter of their own; every scheme still counts
 // testdata/asmgoto.c, identically and as its comments state, on clang 14 (whose
 // asm goto takes the target's address) and clang 19.
-func TestUnsplittableEdges(t *testing.T) {
+func TestUnsplittableEdges(t *testing.T) { agreeOnBothClangs(t, "testdata/asmgoto.c") }
+
+// agreeOnBothClangs counts file under every scheme, with clang 14 and with clang 19,
+// and checks that the schemes agree and that the counts are those its comments
+// state.
+func agreeOnBothClangs(t *testing.T, file string) {
 	for _, clang := range []string{"clang-14", "clang-19"} {
 		t.Run(clang, func(t *testing.T) {
 			t.Setenv("FRAGPROF_CLANG", clang)
-			ex := loadExample(t, "testdata/asmgoto.c")
+			ex := loadExample(t, file)
 			checkWants(t, ex, agree(t, ex))
 		})
 	}
@@ -288,12 +293,4 @@ func TestCXXSample(t *testing.T) {
 // without a landing pad, leaves a block without its terminator although main
 // returns; every scheme counts testdata/passthrough.cpp, identically and as its
 // comments state, on clang 14 and clang 19.
-func TestExceptionPassesThrough(t *testing.T) {
-	for _, clang := range []string{"clang-14", "clang-19"} {
-		t.Run(clang, func(t *testing.T) {
-			t.Setenv("FRAGPROF_CLANG", clang)
-			ex := loadExample(t, "testdata/passthrough.cpp")
-			checkWants(t, ex, agree(t, ex))
-		})
-	}
-}
+func TestExceptionPassesThrough(t *testing.T) { agreeOnBothClangs(t, "testdata/passthrough.cpp") }

@@ -488,6 +488,19 @@ static int make_file(const char *tmp, int sig, const unsigned char *old, const u
 	return bad ? -1 : 0;
 }
 
+/* put_dec writes v in decimal at dst (at most 20 bytes) and returns the length. */
+static size_t put_dec(char *dst, unsigned long v) {
+	char num[24];
+	size_t d = 0, n = 0;
+	do {
+		num[d++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (d > 0)
+		dst[n++] = num[--d];
+	return n;
+}
+
 /* tmp_name returns path.PID.tmp, the name a new dump file is written under, or 0 if
  * it is too long. Built only when needed: a run that writes in place touches no page
  * for it (a process dumps once). */
@@ -498,15 +511,7 @@ static const char *tmp_name(const char *path) {
 		return 0;
 	memcpy(tmp, path, n);
 	tmp[j++] = '.';
-	char num[24];
-	int d = 0;
-	unsigned long p = (unsigned long)fp_getpid();
-	do {
-		num[d++] = (char)('0' + p % 10);
-		p /= 10;
-	} while (p);
-	while (d > 0)
-		tmp[j++] = num[--d];
+	j += put_dec(tmp + j, (unsigned long)fp_getpid());
 	memcpy(tmp + j, ".tmp", 5);
 	return tmp;
 }
@@ -706,20 +711,15 @@ static int lift(int res, struct rlimit *old) {
 static void tell(const char *word, int err) {
 	if (live_fd < 0)
 		return;
-	char line[64], num[24];
+	char line[64];
 	size_t n = 0;
 	while (*word)
 		line[n++] = *word++;
-	for (int k = 0; k < (err ? 2 : 1); k++) {
-		unsigned long v = k == 0 ? (unsigned long)fp_getpid() : (unsigned long)err;
-		int d = 0;
+	line[n++] = ' ';
+	n += put_dec(line + n, (unsigned long)fp_getpid());
+	if (err) {
 		line[n++] = ' ';
-		do {
-			num[d++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
-		while (d > 0)
-			line[n++] = num[--d];
+		n += put_dec(line + n, (unsigned long)err);
 	}
 	line[n++] = '\n';
 	fp_write(live_fd, line, n);
