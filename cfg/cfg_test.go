@@ -45,3 +45,28 @@ func TestChecksumFormat(t *testing.T) {
 		t.Errorf("fixed graph: Checksum %016x, definition %016x", got, want)
 	}
 }
+
+// TestCheckFlowMayNotReturn: when main returned (Conserved), a block is left as often
+// as it is entered, except one with a call that may not return, which an exception
+// caught further up leaves without its terminator; a block that leaves more often
+// than it is entered is an error either way.
+func TestCheckFlowMayNotReturn(t *testing.T) {
+	f := &Func{Name: "g"}
+	entry, then, end := f.AddBlock("entry"), f.AddBlock("then"), f.AddBlock("end")
+	f.AddEdge(entry, then, True, "")
+	f.AddEdge(entry, end, False, "")
+	f.AddEdge(then, end, Unconditional, "")
+	c := Counts{Blocks: []uint64{100, 40, 85}, Edges: []uint64{40, 45, 40}}
+	if err := f.CheckFlow(c, Conserved); err == nil {
+		t.Errorf("entry entered 100 times and left 85 times without a call that may not return: no error")
+	}
+	entry.Traits |= MayNotReturn
+	if err := f.CheckFlow(c, Conserved); err != nil {
+		t.Errorf("entry has a call that may not return: %v", err)
+	}
+	c.Edges[1] = 65
+	c.Blocks[2] = 105
+	if err := f.CheckFlow(c, Conserved); err == nil {
+		t.Errorf("entry entered 100 times and left 105 times: no error")
+	}
+}

@@ -52,8 +52,10 @@ const (
 	// Entered: every run may have stopped inside some blocks (exit() from a nested
 	// call, a fatal signal), so a block's count may exceed the sum of its out-edges.
 	Entered Flow = iota
-	// Conserved: every activation left through its terminator (main returned), so a
-	// block's count equals the sum of its out-edges.
+	// Conserved: main returned, so every activation left through its terminator —
+	// a block's count equals the sum of its out-edges — except at a call that may
+	// not return (MayNotReturn): an exception caught further up (C++) or
+	// pthread_exit leaves such a block without its terminator.
 	Conserved
 )
 
@@ -63,8 +65,9 @@ const (
 //   - for every block but the entry, count = Σ counts of its in-edges (a block is
 //     entered only through an edge);
 //   - for every block with successors, count ≥ Σ out-edges, with equality when flow is
-//     Conserved; not checked in a function that calls setjmp (ReturnsTwice), where a
-//     longjmp leaves a block again without entering it.
+//     Conserved and the block has no call that may not return (MayNotReturn); not
+//     checked in a function that calls setjmp (ReturnsTwice), where a longjmp leaves
+//     a block again without entering it.
 func (f *Func) CheckFlow(c Counts, flow Flow) error {
 	if len(c.Blocks) != len(f.Blocks) || len(c.Edges) != len(f.Edges) {
 		return fmt.Errorf("cfg: function %s: counts for %d blocks and %d edges, graph has %d and %d",
@@ -92,8 +95,8 @@ func (f *Func) CheckFlow(c Counts, flow Flow) error {
 		case out > c.Blocks[b.ID]:
 			return fmt.Errorf("cfg: function %s: block %s entered %d times but left %d times",
 				f.Name, b.Label, c.Blocks[b.ID], out)
-		case flow == Conserved && out != c.Blocks[b.ID]:
-			return fmt.Errorf("cfg: function %s: block %s entered %d times but left only %d times although every call returned",
+		case flow == Conserved && b.Traits&MayNotReturn == 0 && out != c.Blocks[b.ID]:
+			return fmt.Errorf("cfg: function %s: block %s entered %d times but left only %d times although it has no call that may not return and main returned",
 				f.Name, b.Label, c.Blocks[b.ID], out)
 		}
 	}

@@ -6,8 +6,9 @@ package cfg
 import "strings"
 
 // Traits are facts about a block's instructions that the static branch heuristics
-// (static.go) and the counter placement read. The IR reader fills them; machine
-// blocks built by the sampler leave them zero.
+// (static.go) and the counter placement read. The IR reader fills them; a program's
+// metadata carries only MayNotReturn (of blocks with successors), for the flow check
+// (CheckFlow); machine blocks built by the sampler leave them zero.
 type Traits uint16
 
 // The traits.

@@ -77,6 +77,47 @@ int main(void) {
   return 0;
 }
 `,
+	"nofile.c":     limiting("RLIMIT_NOFILE", "3", "soft"),
+	"nofilehard.c": limiting("RLIMIT_NOFILE", "3", "hard"),
+	"fsize.c":      limiting("RLIMIT_FSIZE", "0", "soft"),
+	"fsizehard.c":  limiting("RLIMIT_FSIZE", "0", "hard"),
+	"forkexit.c": `#include <sys/wait.h>
+#include <unistd.h>
+static int work(int x) { return x + 1; }
+int main(void) {
+  for (int k = 0; k < 3; k++) {
+    pid_t pid = fork();
+    if (pid == 0) { work(k); _exit(0); }
+    waitpid(pid, 0, 0);
+  }
+  return 0;
+}
+`,
+	"forkkill.c": `#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static int work(int x) { return x + 1; }
+int main(void) {
+  pid_t pid = fork();
+  if (pid == 0) { work(1); kill(getpid(), SIGKILL); }
+  waitpid(pid, 0, 0);
+  return work(0) - 1;
+}
+`,
+	"passthrough.cpp": `#include <cstdio>
+#include <stdexcept>
+struct MyErr {};
+static void f(int i) { if (i % 7 == 0) throw std::out_of_range("f"); }
+static void g(int i) { try { f(i); } catch (const MyErr &) { puts("never"); } }
+int main() {
+  int caught = 0;
+  for (int i = 0; i < 100; i++) {
+    try { g(i); } catch (const std::exception &) { caught++; }
+  }
+  printf("%d\n", caught);
+  return 0;
+}
+`,
 	"exit1.c":    "#include <stdio.h>\nint main(void) { int n; if (scanf(\"%d\", &n) != 1) return 2; return 1; }\n",
 	"crashall.c": "#include <stdio.h>\nint main(void) { int n; if (scanf(\"%d\", &n) != 1) return 2; volatile int *p = 0; *p = n; return 0; }\n",
 	"hangall.c":  "#include <stdio.h>\nint main(void) { int n; if (scanf(\"%d\", &n) != 1) return 2; for (volatile int i = 0;; i++) ; }\n",
@@ -104,6 +145,30 @@ int main(void) {
   printf("%d\n", s);
   fflush(stdout);
   ` + body + `
+  return 0;
+}
+`
+}
+
+// limiting returns a program that lowers the limit res to n (its hard limit too
+// when which is "hard"), then calls work() three times.
+func limiting(res, n, which string) string {
+	hard := ""
+	if which == "hard" {
+		hard = "r.rlim_max = r.rlim_cur;"
+	}
+	return `#include <stdio.h>
+#include <sys/resource.h>
+static int work(int i) { return i * 2; }
+int main(void) {
+  struct rlimit r;
+  getrlimit(` + res + `, &r);
+  r.rlim_cur = ` + n + `;
+  ` + hard + `
+  if (setrlimit(` + res + `, &r) != 0) return 9;
+  int s = 0;
+  for (int i = 0; i < 3; i++) s += work(i);
+  printf("%d\n", s);
   return 0;
 }
 `
@@ -348,6 +413,14 @@ func cases() []*testCase {
 		c("programs", "count: SIGBUS of a truncated mapping", check{exit: 135, counts: []string{"work=3", "main=1"}, message: "a mapped file past the file's end"}, "count", "mmapbus.c", "--json", "-o", "out.json"),
 		with(c("programs", "count --timeout: a loop that never ends", check{exit: anyNonZero, counts: []string{"work=3", "main=1"}}, "count", "loop.c", "--timeout", "2s", "--json", "-o", "out.json"), "", 90*time.Second),
 		c("programs", "count: fork (both processes counted)", check{exit: 0, counts: []string{"child_work=1", "parent_work=1", "main=1"}}, "count", "fork.c", "--json", "-o", "out.json"),
+		c("programs", "count: fork, children end by _exit", check{exit: 0, counts: []string{"work=3", "main=1"}}, "count", "forkexit.c", "--json", "-o", "out.json"),
+		c("programs", "count: fork, the child dies of SIGKILL", check{exit: 0, message: "1 forked process(es) of the program ended without writing their counts", counts: []string{"work=1", "main=1"}}, "count", "forkkill.c", "--json", "-o", "out.json"),
+		c("programs", "count: lowers its soft RLIMIT_NOFILE to 3", check{exit: 0, counts: []string{"work=3", "main=1"}}, "count", "nofile.c", "--json", "-o", "out.json"),
+		c("programs", "count: lowers its hard RLIMIT_NOFILE to 3", check{exit: 1, message: "RLIMIT_NOFILE"}, "count", "nofilehard.c", "--json", "-o", "out.json"),
+		c("programs", "count: lowers its soft RLIMIT_FSIZE to 0", check{exit: 0, counts: []string{"work=3", "main=1"}}, "count", "fsize.c", "--json", "-o", "out.json"),
+		c("programs", "count: lowers its hard RLIMIT_FSIZE to 0", check{exit: 1, message: "RLIMIT_FSIZE"}, "count", "fsizehard.c", "--json", "-o", "out.json"),
+		c("programs", "count: C++ exception through a frame that does not catch it", check{exit: 0, counts: []string{"g(int)=100", "f(int)=100", "main=1"}}, "count", "passthrough.cpp", "--json", "-o", "out.json"),
+		c("programs", "count --counters edges: the same", check{exit: 0, counts: []string{"g(int)=100", "f(int)=100", "main=1"}}, "count", "passthrough.cpp", "--counters", "edges", "--json", "-o", "out.json"),
 		c("programs", "count: prints nothing", check{exit: 0, counts: []string{"main=1"}}, "count", "silent.c", "--json", "-o", "out.json"),
 		with(c("programs", "count --json: report on stdout", check{exit: 0, stdout: `"functions"`}, "count", "readint.c", "--json"), "4\n", 0),
 		c("programs", "count: reads stdin, gets none", check{exit: 2}, "count", "readint.c", "-o", "out.txt"),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/instrument"
+	"github.com/fragprof/fragprof/internal/tmpdir"
 )
 
 // buildFlags are the compiler-facing flags of count, cfg, freq, ...
@@ -136,16 +137,17 @@ func sourceFiles(file string) []string {
 // workDir makes a temporary directory for intermediate files, removed by the returned
 // function unless FRAGPROF_KEEP is set (then its path is printed).
 func workDir(e *env) (string, func(), error) {
-	d, err := build.TempDir("fragprof-")
+	d, err := build.TempDir("")
 	if err != nil {
 		return "", nil, err
 	}
 	return d, func() {
 		if os.Getenv("FRAGPROF_KEEP") != "" {
 			e.stderr.Write([]byte("fragprof: intermediate files kept in " + d + "\n"))
+			tmpdir.Keep(d)
 			return
 		}
-		os.RemoveAll(d)
+		tmpdir.Remove(d)
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,8 +44,8 @@ goes to stderr, or to the file named by -o. A --json or --format json/dot report
 without -o goes to stdout, so that 'count ... --json > counts.json' works; the
 program's own stdout then goes to stderr, or to the file named by --program-output.
 
-Counts survive exit(), return from main, and fatal signals (SIGSEGV, SIGABRT,
-SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are lost only on _exit() and SIGKILL,
+Counts survive exit(), return from main, _exit() and fatal signals (SIGSEGV,
+SIGABRT, SIGFPE, SIGBUS, SIGINT, SIGTERM, ...); they are lost only on SIGKILL,
 unless --continuous keeps them in a mapped file. --profile FILE also writes them to
 a profile file for 'fragprof merge', 'show', 'export', 'diff' and 'pgo'.
 
@@ -117,7 +118,11 @@ Examples:
 			}
 			intr := catchInterrupts()
 			defer intr.stop()
-			d, st, err := exec.Run(bg(), exec.Command{Path: bin, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+			name := binary
+			if name == "" {
+				name = strings.Join(srcs, " ")
+			}
+			d, st, err := exec.Run(bg(), exec.Command{Path: bin, Name: name, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 				Dir: dir, Env: pf.env(), Timeout: timeout, Interrupt: intr.ctx})
 			intr.settle(st.Signal)
 			code := endCode(st, intr)
@@ -140,6 +145,12 @@ Examples:
 			}
 			if st.Lingering {
 				fmt.Fprintf(e.stderr, "fragprof: warning: processes the program started were still running %v after it ended: their counts are not included\n", exec.Linger)
+			}
+			if st.Vanished > 0 {
+				fmt.Fprintf(e.stderr, "fragprof: warning: %d forked process(es) of the program ended without writing their counts (killed by SIGKILL, an exit system call of their own, or an exec of a program not built by fragprof): the counts of what they ran after the fork are missing\n", st.Vanished)
+			}
+			if st.NLost > 0 {
+				fmt.Fprintf(e.stderr, "fragprof: warning: %d process(es) of the program wrote no counts, so theirs are not included (process %d: %s)\n", st.NLost, st.Lost.Pid, st.Lost.Cause(dir))
 			}
 			if err := pf.save(e, d, p); err != nil {
 				return err

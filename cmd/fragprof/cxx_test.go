@@ -222,11 +222,16 @@ func TestCXXUncaught(t *testing.T) {
 // that are critical cannot carry a counter of their own; every scheme still counts
 // testdata/asmgoto.c, identically and as its comments state, on clang 14 (whose
 // asm goto takes the target's address) and clang 19.
-func TestUnsplittableEdges(t *testing.T) {
+func TestUnsplittableEdges(t *testing.T) { agreeOnBothClangs(t, "testdata/asmgoto.c") }
+
+// agreeOnBothClangs counts file under every scheme, with clang 14 and with clang 19,
+// and checks that the schemes agree and that the counts are those its comments
+// state.
+func agreeOnBothClangs(t *testing.T, file string) {
 	for _, clang := range []string{"clang-14", "clang-19"} {
 		t.Run(clang, func(t *testing.T) {
 			t.Setenv("FRAGPROF_CLANG", clang)
-			ex := loadExample(t, "testdata/asmgoto.c")
+			ex := loadExample(t, file)
 			checkWants(t, ex, agree(t, ex))
 		})
 	}
@@ -282,3 +287,10 @@ func TestCXXSample(t *testing.T) {
 		t.Errorf("the hot CFG names no C++ function demangled:\n%s", dot)
 	}
 }
+
+// TestExceptionPassesThrough: an exception that passes through a frame whose
+// landing pad does not match and has nothing to clean up, or through a frame
+// without a landing pad, leaves a block without its terminator although main
+// returns; every scheme counts testdata/passthrough.cpp, identically and as its
+// comments state, on clang 14 and clang 19.
+func TestExceptionPassesThrough(t *testing.T) { agreeOnBothClangs(t, "testdata/passthrough.cpp") }

@@ -15,9 +15,10 @@ import (
 // testdata/fork.c every trial forks three children (one of them execs the program
 // again) and calls work 32 times in five process images; in testdata/forklate.c the
 // trial's main returns at once and an orphaned grandchild calls work 20 ms later,
-// 7 calls in three processes. Each trial's counts are exactly those, on two
-// workers and in-process: no process's counts are dropped, and none land in another
-// trial. Before, freq reported 5 and 1 calls (the main process's alone).
+// 7 calls in three processes; in testdata/forkexit.c three children end by _exit,
+// 4 calls. Each trial's counts are exactly those, on two workers and in-process: no
+// process's counts are dropped, and none land in another trial. Before, freq
+// reported 5 and 1 calls (the main process's alone), and 1 for forkexit.c.
 func TestForkFreq(t *testing.T) {
 	for _, c := range []struct {
 		name, src string
@@ -28,6 +29,8 @@ func TestForkFreq(t *testing.T) {
 		{"late-edges", "testdata/forklate.c", 7, []string{"--jobs", "2", "--counters", "edges"}},
 		{"late", "testdata/forklate.c", 7, []string{"--jobs", "2"}},
 		{"in-process", "testdata/fork.c", 32, []string{"--isolation", "none"}},
+		{"_exit", "testdata/forkexit.c", 4, []string{"--jobs", "2"}},
+		{"_exit-in-process", "testdata/forkexit.c", 4, []string{"--isolation", "none"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fragprof/fragprof/internal/instrument"
+	"github.com/fragprof/fragprof/internal/tmpdir"
 )
 
 // Options of clang that take their value as the next argument.
@@ -140,13 +141,14 @@ func (t *Toolchain) CCStdio(ctx context.Context, args []string, s Stdio) error {
 	times := os.Getenv("FRAGPROF_CC_TIMES") == "1"
 	iopt := instrument.Options{Scheme: scheme, Atomic: atomic, Volatile: os.Getenv("FRAGPROF_VOLATILE") == "1", Promote: Promote(opt, atomic), Walk: opt == "-O0",
 		Simplified: Simplifies(opt, os.Getenv("FRAGPROF_SIMPLIFIED") == "1")}
-	tmp, err := TempDir("fragprof-cc")
+	tmp, err := TempDir("cc")
 	if err != nil {
 		return err
 	}
 	if os.Getenv("FRAGPROF_KEEP") == "" {
-		defer os.RemoveAll(tmp)
+		defer tmpdir.Remove(tmp)
 	} else {
+		tmpdir.Keep(tmp)
 		fmt.Fprintf(stderr, "fragprof cc: intermediate files kept in %s\n", tmp)
 	}
 	stdinCopy := ""

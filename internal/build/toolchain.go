@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/fragprof/fragprof/internal/llvmir"
+	"github.com/fragprof/fragprof/internal/tmpdir"
 )
 
 // A Toolchain is the clang fragprof uses.
@@ -77,10 +78,10 @@ func SameFile(out, in string) bool {
 }
 
 // TempDir makes a new directory for intermediate files under $TMPDIR (os.TempDir),
-// like os.MkdirTemp("", prefix); when it cannot, the error names $TMPDIR and says
-// what to do.
-func TempDir(prefix string) (string, error) {
-	d, err := os.MkdirTemp("", prefix)
+// named fragprof-NAME… and reaped if this process dies without removing it
+// (tmpdir.Make); when it cannot, the error names $TMPDIR and says what to do.
+func TempDir(name string) (string, error) {
+	d, err := tmpdir.Make(name)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

@@ -3,6 +3,7 @@
 package exec
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,10 +11,14 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/fragprof/fragprof/internal/dump"
+	"github.com/fragprof/fragprof/internal/tmpdir"
 )
 
 // A Status is how a run ended.
@@ -27,6 +32,39 @@ type Status struct {
 	// Lingering reports that processes of the run were still running Linger after
 	// its first process ended: their counts are not in the dump.
 	Lingering bool
+	// Lost is a process of the run whose runtime could not write its counts, with
+	// the reason it gave (the first process's when it is one of them; Pid 0: none),
+	// and NLost how many processes could not.
+	Lost  Loss
+	NLost int
+	// Vanished counts the forked processes of the run that ended without writing
+	// their counts or saying why: killed by SIGKILL, ended by an exit system call
+	// of their own, or exec'd into a program not built by fragprof.
+	Vanished int
+}
+
+// A Loss is a process of a run whose counts are lost: its runtime met an error
+// writing them (runtime/c/fragprof_rt.c, report_failure) and said which on the live
+// pipe, as a line "dump-error PID ERRNO".
+type Loss struct {
+	Pid   int
+	Errno syscall.Errno
+}
+
+// Cause says why the counts of l are lost, in the words of the user, and what to do;
+// dir is the directory they were to be written in (a temporary one in TMPDIR, which
+// the message names).
+func (l Loss) Cause(dir string) string {
+	name := unix.ErrnoName(l.Errno)
+	switch l.Errno {
+	case syscall.ENOSPC, syscall.EDQUOT:
+		return fmt.Sprintf("the file system of %s, where fragprof has the counts written, is full (%s: %v): free some space there, or set TMPDIR to a directory on a file system with room", filepath.Dir(dir), name, l.Errno)
+	case syscall.EMFILE, syscall.ENFILE:
+		return fmt.Sprintf("the program lowered its limit of open files, hard limit included (RLIMIT_NOFILE, ulimit -n), to the descriptors it had open, so that the runtime could not open its counts file (%s: %v): leave it a descriptor under the limit, or lower only the soft limit, which the runtime raises to the hard one to write its counts", name, l.Errno)
+	case syscall.EFBIG:
+		return fmt.Sprintf("the program lowered its file size limit, hard limit included (RLIMIT_FSIZE, ulimit -f), below the size of its counts (%s: %v): raise it, or lower only the soft limit, which the runtime raises to the hard one to write its counts", name, l.Errno)
+	}
+	return fmt.Sprintf("writing its counts to %s failed (%s: %v)", filepath.Dir(dir), name, l.Errno)
 }
 
 // ShellCode returns the status a shell would report: the exit code, or 128+signal.
@@ -46,7 +84,10 @@ func (s Status) String() string {
 
 // A Command is one run of a program built by fragprof.
 type Command struct {
-	Path   string
+	Path string
+	// Name is how messages name the program ("" for Path): the sources a temporary
+	// binary was built from.
+	Name   string
 	Args   []string
 	Env    []string // added to the environment
 	Stdin  io.Reader
@@ -89,11 +130,11 @@ const Grace = 5 * time.Second
 func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	dir := c.Dir
 	if dir == "" {
-		d, err := os.MkdirTemp("", "fragprof-run")
+		d, err := tmpdir.Make("run")
 		if err != nil {
 			return nil, Status{}, err
 		}
-		defer os.RemoveAll(d)
+		defer tmpdir.Remove(d)
 		dir = d
 	}
 	out := filepath.Join(dir, "counts.fpd")
@@ -117,16 +158,17 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	defer liveR.Close()
 	cmd.ExtraFiles = []*os.File{liveW}
 	cmd.Env = append(cmd.Env, "FRAGPROF_LIVE_FD=3")
+	said := readLive(liveR)
 	var st Status
 	err = wait(cmd, c, &st)
 	liveW.Close()
-	if cmd.Process != nil {
-		linger := c.Linger
-		if linger <= 0 {
-			linger = Linger
-		}
-		st.Lingering = !awaitRest(liveR, linger, c.Interrupt)
+	linger := c.Linger
+	if linger <= 0 {
+		linger = Linger
 	}
+	st.Lingering = !said.await(linger, c.Interrupt) && cmd.Process != nil
+	st.Lost, st.NLost = firstLoss(said.losses, cmd.Process)
+	st.Vanished = len(said.open)
 	// A run killed while the runtime wrote a new dump file leaves its temporary file,
 	// counts.fpd.PID.tmp (counts.fpd.tmp from an older fragprof's runtime).
 	os.Remove(out + ".tmp")
@@ -149,7 +191,11 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	}
 	data, rerr := dump.ReadFile(out)
 	if rerr != nil {
-		return nil, st, fmt.Errorf("%s wrote no counts (%s): it was not built by fragprof, or it ended by _exit or SIGKILL (--continuous keeps counts through both)", c.Path, st)
+		name := c.Name
+		if name == "" {
+			name = c.Path
+		}
+		return nil, st, fmt.Errorf("%s wrote no counts (%s): %s", name, st, noCounts(st, dir))
 	}
 	d, err := dump.Parse(c.Path, data)
 	if err != nil {
@@ -167,41 +213,101 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	return d, st, nil
 }
 
-// awaitRest waits, up to linger or until interrupt ends, for the end of file on live,
-// and reports whether it came.
-func awaitRest(live *os.File, linger time.Duration, interrupt context.Context) bool {
-	live.SetReadDeadline(time.Now().Add(linger))
-	done := make(chan bool, 1)
+// firstLoss returns the loss of p, the run's first process, if it is in ls, else
+// ls's first, and how many there are.
+func firstLoss(ls []Loss, p *os.Process) (Loss, int) {
+	var first Loss
+	for _, l := range ls {
+		if first.Pid == 0 || p != nil && l.Pid == p.Pid {
+			first = l
+		}
+	}
+	return first, len(ls)
+}
+
+// noCounts says why a run left no dump, and what to do.
+func noCounts(st Status, dir string) string {
+	switch {
+	case st.NLost > 0:
+		return st.Lost.Cause(dir)
+	case st.Signal == syscall.SIGKILL:
+		return "it was killed by SIGKILL, which no program can catch (the out-of-memory killer, a timeout's last resort, or kill -9): count it with --continuous, whose counts survive SIGKILL"
+	}
+	return "it was not built by fragprof (build it with fragprof cc or count its source), or it ended without running its exit code (an exit system call of its own, or an exec of a program not built by fragprof): count it with --continuous, whose counts survive that"
+}
+
+// A live reads fragprof's end of the live pipe from the start of a run (a process
+// that found the pipe full would block, and the run never end) until its end of
+// file, when the last process of the run has ended, and keeps what the processes
+// said on it (runtime/c/fragprof_rt.c, tell): the processes that wrote no counts and
+// why ("dump-error PID ERRNO"), and the forked children ("fork PID") that have not
+// written theirs ("done PID").
+type live struct {
+	f      *os.File
+	done   chan bool // the end of file came (true), or the read failed
+	losses []Loss
+	open   map[int]bool
+}
+
+// readLive starts reading f.
+func readLive(f *os.File) *live {
+	l := &live{f: f, done: make(chan bool, 1), open: map[int]bool{}}
 	go func() {
-		var b [64]byte
+		r := bufio.NewReader(f)
 		for {
-			_, err := live.Read(b[:])
-			if err == io.EOF {
-				done <- true
-				return
-			}
+			line, err := r.ReadString('\n')
+			l.said(strings.TrimSuffix(line, "\n"))
 			if err != nil {
-				done <- false
+				l.done <- err == io.EOF
 				return
 			}
 		}
 	}()
+	return l
+}
+
+// said takes in one line.
+func (l *live) said(line string) {
+	word, rest, _ := strings.Cut(line, " ")
+	var pid, e int
+	switch word {
+	case "dump-error":
+		if n, _ := fmt.Sscanf(rest, "%d %d", &pid, &e); n == 2 {
+			l.losses = append(l.losses, Loss{pid, syscall.Errno(e)})
+			delete(l.open, pid)
+		}
+	case "fork":
+		if _, err := fmt.Sscanf(rest, "%d", &pid); err == nil {
+			l.open[pid] = true
+		}
+	case "done":
+		if _, err := fmt.Sscanf(rest, "%d", &pid); err == nil {
+			delete(l.open, pid)
+		}
+	}
+}
+
+// await waits, up to linger or until interrupt ends, for the end of file, and
+// reports whether it came. What the processes said can be read once it returns.
+func (l *live) await(linger time.Duration, interrupt context.Context) bool {
+	l.f.SetReadDeadline(time.Now().Add(linger))
 	var stop <-chan struct{}
 	if interrupt != nil {
 		stop = interrupt.Done()
 	}
 	select {
-	case ok := <-done:
+	case ok := <-l.done:
 		return ok
 	case <-stop:
-		live.SetReadDeadline(time.Now()) // ends the reader
+		l.f.SetReadDeadline(time.Now()) // ends the reader
+		<-l.done
 		return false
 	}
 }
 
 // wait starts cmd and waits for it, stopping it as c.Timeout and c.Interrupt say.
 func wait(cmd *osexec.Cmd, c Command, st *Status) error {
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		return err
 	}
 	done := make(chan error, 1)

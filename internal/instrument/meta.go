@@ -55,6 +55,10 @@ type metaFunc struct {
 	Setjmp   bool        `json:"setjmp,omitempty"`
 	Shared   bool        `json:"shared,omitempty"` // linkonce/weak/COMDAT: counts add up across units
 	Entry    string      `json:"entry,omitempty"`  // "calls": FuncPlan.EntryFromCalls
+	// Leaves lists the blocks with successors and a call that may not return
+	// (cfg.MayNotReturn): an exception may leave them without their terminator even
+	// in a run whose main returned. Absent in blobs of fragprof before it.
+	Leaves []int `json:"nr,omitempty"`
 }
 
 type metaBlock struct {
@@ -94,6 +98,11 @@ func (u *Unit) Encode() ([]byte, error) {
 		mf.Fallback, mf.Exits, mf.Setjmp, mf.Shared = p.Fallback, p.Exits, f.ReturnsTwice, p.Shared
 		if p.EntryFromCalls {
 			mf.Entry = "calls"
+		}
+		for _, b := range f.Blocks {
+			if b.Traits&cfg.MayNotReturn != 0 && len(b.Succs) > 0 {
+				mf.Leaves = append(mf.Leaves, b.ID)
+			}
 		}
 		mu.Funcs = append(mu.Funcs, mf)
 	}

@@ -52,7 +52,7 @@ func (fr *funcReader) plan(js []byte, s Scheme) (*FuncPlan, error) {
 // readFunc reads a metaFunc object into fr.mf and the scratch slices.
 func (fr *funcReader) readFunc() {
 	mf := &fr.mf
-	*mf = metaFunc{Blocks: mf.Blocks[:0], Edges: mf.Edges[:0], Counters: mf.Counters[:0], Exits: mf.Exits[:0]}
+	*mf = metaFunc{Blocks: mf.Blocks[:0], Edges: mf.Edges[:0], Counters: mf.Counters[:0], Exits: mf.Exits[:0], Leaves: mf.Leaves[:0]}
 	fr.lines, fr.nLines, fr.calls, fr.nCalls = fr.lines[:0], fr.nLines[:0], fr.calls[:0], fr.nCalls[:0]
 	fr.object(func(key []byte) {
 		switch string(key) {
@@ -125,6 +125,8 @@ func (fr *funcReader) readFunc() {
 			mf.Fallback = fr.str(true)
 		case "exits":
 			fr.array(func() { mf.Exits = append(mf.Exits, fr.int()) })
+		case "nr":
+			fr.array(func() { mf.Leaves = append(mf.Leaves, fr.int()) })
 		case "setjmp":
 			mf.Setjmp = fr.bool()
 		case "shared":
@@ -194,6 +196,12 @@ func (fr *funcReader) build(s Scheme) (*FuncPlan, error) {
 	}
 	if err := f.Check(); err != nil {
 		return nil, fmt.Errorf("corrupt fragprof metadata: %v", err)
+	}
+	for _, b := range mf.Leaves {
+		if b < 0 || b >= len(blocks) {
+			return nil, bad("block %d that may not return", b)
+		}
+		blocks[b].Traits |= cfg.MayNotReturn
 	}
 	p := &FuncPlan{Func: f, Scheme: s, Fallback: mf.Fallback, Shared: mf.Shared}
 	switch mf.Entry {

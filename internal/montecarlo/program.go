@@ -246,6 +246,14 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 	if runErr != nil && !timedOut {
 		return Outcome{Failure: runErr.Error(), Cause: "no counts", Exit: st.ShellCode()}, nil
 	}
+	if st.Vanished > 0 && !timedOut {
+		return Outcome{Failure: fmt.Sprintf("%d forked process(es) of the program ended without writing their counts (killed by SIGKILL, an exit system call of their own, or an exec of a program not built by fragprof)", st.Vanished),
+			Cause: "no counts", Exit: st.ShellCode()}, nil
+	}
+	if st.NLost > 0 && !timedOut {
+		return Outcome{Failure: fmt.Sprintf("%d process(es) of the program wrote no counts (process %d: %s)", st.NLost, st.Lost.Pid, st.Lost.Cause(w.dir)),
+			Cause: "no counts", Exit: st.ShellCode()}, nil
+	}
 	if st.Lingering && !timedOut {
 		linger := w.p.Linger
 		if linger <= 0 {

@@ -109,10 +109,10 @@ struct outfile {
 static struct outfile out_create(const char *name, unsigned flags) {
 	struct outfile o = {memfd_create(name, flags), 0, 1 << 20};
 	if (o.fd < 0 || ftruncate(o.fd, (off_t)o.cap) < 0)
-		_exit(73);
+		fp_exit(73);
 	o.map = mmap(0, o.cap, PROT_READ, MAP_SHARED, o.fd, 0);
 	if (o.map == MAP_FAILED)
-		_exit(73);
+		fp_exit(73);
 	/* The children need the descriptor, not this view of it. */
 	madvise(o.map, o.cap, MADV_DONTFORK);
 	return o;
@@ -130,11 +130,11 @@ static char *out_take(struct outfile *o, uint32_t *n, char **big) {
 		free(*big);
 		*big = malloc((size_t)size);
 		if (!*big || pread(o->fd, *big, (size_t)size, 0) != size)
-			_exit(77);
+			fp_exit(77);
 		p = *big;
 	}
 	if (lseek(o->fd, 0, SEEK_SET) < 0)
-		_exit(77);
+		fp_exit(77);
 	return p;
 }
 
@@ -176,7 +176,7 @@ static int await(pid_t pid) {
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			_exit(76);
+			fp_exit(76);
 	return status;
 }
 
@@ -219,14 +219,14 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 	/* One stdin, dump and extra file for every trial, rewound after each. */
 	int in = memfd_create("fragprof-stdin", MFD_CLOEXEC);
 	if (in < 0)
-		_exit(73);
+		fp_exit(73);
 	/* The dump's descriptor stays open across exec: a program built by fragprof that
 	 * a trial execs adds its counts to it (FRAGPROF_TRIAL_FD). */
 	struct outfile out = out_create("fragprof-dump", 0), extra = out_create("fragprof-extra", MFD_CLOEXEC);
 	char tfd[48];
 	struct stat st;
 	if (fstat(out.fd, &st) < 0)
-		_exit(73);
+		fp_exit(73);
 	/* The descriptor and its inode: a program that closed it, and opened another file
 	 * that got its number, does not take that file for the dump. */
 	snprintf(tfd, sizeof tfd, "%d:%llu", out.fd, (unsigned long long)st.st_ino);
@@ -240,30 +240,30 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 	for (;;) {
 		uint32_t tag, nargs, inlen;
 		if (read_u32(&tag) < 0)
-			_exit(0); /* the client went away */
+			fp_exit(0); /* the client went away */
 		if (tag != TAG("FPQ2") || read_u32(&nargs) < 0 || read_u32(&inlen) < 0)
-			_exit(70); /* not this protocol: the client says so (exec.ErrProtocol) */
+			fp_exit(70); /* not this protocol: the client says so (exec.ErrProtocol) */
 		int n = argc;
 		char **av = argv;
 		if (nargs != 0xFFFFFFFFu) {
 			n = 1 + (int)nargs;
 			av = calloc((size_t)n + 1, sizeof *av);
 			if (!av)
-				_exit(71);
+				fp_exit(71);
 			av[0] = argv[0];
 			for (uint32_t i = 0; i < nargs; i++) {
 				uint32_t len;
 				if (read_u32(&len) < 0 || !(av[i + 1] = malloc(len + 1)) || read_all(av[i + 1], len) < 0)
-					_exit(72);
+					fp_exit(72);
 				av[i + 1][len] = 0;
 			}
 		}
 		if (ftruncate(in, 0) < 0)
-			_exit(74);
+			fp_exit(74);
 		for (uint32_t left = inlen, off = 0; left > 0;) {
 			size_t k = left < sizeof buf ? left : sizeof buf;
 			if (read_all(buf, k) < 0 || pwrite(in, buf, k, off) != (ssize_t)k)
-				_exit(74);
+				fp_exit(74);
 			left -= (uint32_t)k;
 			off += (uint32_t)k;
 		}
@@ -276,7 +276,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			char path[64];
 			snprintf(path, sizeof path, "/proc/self/fd/%d", in);
 			if (!freopen(path, "r", stdin))
-				_exit(78);
+				fp_exit(78);
 			__fragprof_reset_for_child(out.fd);
 			__fragprof_set_extra_fd(extra.fd);
 			__fragprof_trace_base();
@@ -291,8 +291,13 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 		} else {
 			pid_t pid = fork_here();
 			if (pid < 0)
-				_exit(75);
+				fp_exit(75);
 			if (pid == 0) {
+				/* A trial dies with its server, which dies with fragprof (exec.start):
+				 * a fragprof killed by SIGKILL leaves no trial running. */
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				if (getppid() != server)
+					fp_exit(0); /* the server died before the prctl */
 				close(rfd);
 				close(wfd);
 				dup2(in, 0);
@@ -311,7 +316,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			free(av);
 		}
 		if (report(wfd, &out, &extra, status) < 0)
-			_exit(0);
+			fp_exit(0);
 	}
 }
 

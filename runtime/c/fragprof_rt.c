@@ -43,6 +43,9 @@ static pid_t owner;
 static char out_short[256], out_long[4096] FP_BULK;
 static char *out_path = out_short;
 static int out_fd = -1;
+/* live_fd: the write end of fragprof's live pipe (keep_live), or -1; forked: this
+ * process is a forked child of the run (after_fork), which says so there (tell). */
+static int live_fd = -1, forked;
 
 /* Dump header flags (offset 28). */
 #define FP_CONTINUOUS 1u /* counters live in the file, page-aligned (continuous mode) */
@@ -485,6 +488,19 @@ static int make_file(const char *tmp, int sig, const unsigned char *old, const u
 	return bad ? -1 : 0;
 }
 
+/* put_dec writes v in decimal at dst (at most 20 bytes) and returns the length. */
+static size_t put_dec(char *dst, unsigned long v) {
+	char num[24];
+	size_t d = 0, n = 0;
+	do {
+		num[d++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (d > 0)
+		dst[n++] = num[--d];
+	return n;
+}
+
 /* tmp_name returns path.PID.tmp, the name a new dump file is written under, or 0 if
  * it is too long. Built only when needed: a run that writes in place touches no page
  * for it (a process dumps once). */
@@ -495,15 +511,7 @@ static const char *tmp_name(const char *path) {
 		return 0;
 	memcpy(tmp, path, n);
 	tmp[j++] = '.';
-	char num[24];
-	int d = 0;
-	unsigned long p = (unsigned long)fp_getpid();
-	do {
-		num[d++] = (char)('0' + p % 10);
-		p /= 10;
-	} while (p);
-	while (d > 0)
-		tmp[j++] = num[--d];
+	j += put_dec(tmp + j, (unsigned long)fp_getpid());
 	memcpy(tmp + j, ".tmp", 5);
 	return tmp;
 }
@@ -655,40 +663,127 @@ static int merge_fd(int fd, int sig) {
 	return bad;
 }
 
-/* __fragprof_dump writes the dump once. sig is the fatal signal, or 0. */
-void __fragprof_dump(int sig) {
-	if (dumped)
-		return;
-	dumped = 1;
-	__fragprof_flush_extra(sig); /* other subsystems' records first (extra.c) */
-	if (cont_on && out_fd < 0) {
-		cont_finish(sig);
-		return;
-	}
+/* write_dump writes the dump where it goes; -1 (errno set) when that failed. */
+static int write_dump(int sig) {
 	if (out_fd >= 0) {
-		if (fp_getpid() == owner)
-			trial_fd ? merge_fd(out_fd, sig) : dump_to(out_fd, sig);
-		return;
+		if (fp_getpid() != owner)
+			return 0;
+		return trial_fd ? merge_fd(out_fd, sig) : dump_to(out_fd, sig);
 	}
 	if (!out_path[0])
-		return;
+		return 0;
 	const char *path = out_path;
 	static char expanded[4096] FP_BULK;
 	int has_pid = fp_pct(out_path, 'p') != 0;
 	if (has_pid) {
 		if (expand(expanded, sizeof expanded, &has_pid) < 0)
-			return;
+			return -1;
 		path = expanded;
 	}
 	if (!has_pid) {
 		/* Every process of the run adds its counts (but a vfork child, whose owner is
 		 * its parent). */
-		if (fp_getpid() == owner)
-			dump_file(path, 1, sig);
+		return fp_getpid() == owner ? dump_file(path, 1, sig) : 0;
+	}
+	return dump_file(path, 0, sig);
+}
+
+/* fp_prlimit is prlimit(0, res, set, old), without binding it. */
+static int fp_prlimit(int res, const struct rlimit *set, struct rlimit *old) {
+	return (int)syscall(SYS_prlimit64, 0, res, set, old);
+}
+
+/* lift raises the soft limit res to its hard limit, keeping the old one in *old; it
+ * reports whether it changed the limit. */
+static int lift(int res, struct rlimit *old) {
+	struct rlimit up;
+	if (fp_prlimit(res, 0, old) < 0 || old->rlim_cur >= old->rlim_max)
+		return 0;
+	up.rlim_cur = up.rlim_max = old->rlim_max;
+	return fp_prlimit(res, &up, 0) == 0;
+}
+
+/* tell writes a line "WORD PID[ ERRNO]" to fragprof's live pipe (keep_live), which
+ * internal/exec reads: "fork PID" from a forked child as it starts, "done PID" from
+ * a forked child that wrote its counts, "dump-error PID ERRNO" from a process that
+ * could not (err, when not 0, is the errno met). So fragprof knows whose counts are missing,
+ * and why. One write below PIPE_BUF: whole among other processes' lines. */
+static void tell(const char *word, int err) {
+	if (live_fd < 0)
+		return;
+	char line[64];
+	size_t n = 0;
+	while (*word)
+		line[n++] = *word++;
+	line[n++] = ' ';
+	n += put_dec(line + n, (unsigned long)fp_getpid());
+	if (err) {
+		line[n++] = ' ';
+		n += put_dec(line + n, (unsigned long)err);
+	}
+	line[n++] = '\n';
+	fp_write(live_fd, line, n);
+}
+
+/* __fragprof_dump writes the dump once. sig is the fatal signal, or 0. A limit the
+ * program lowered does not stop it: the file size limit (RLIMIT_FSIZE, whose
+ * SIGXFSZ would kill a program that writes no file of its own) is raised to its hard
+ * limit and SIGXFSZ ignored while the dump is written, and a dump that met the limit
+ * of open files (RLIMIT_NOFILE) is written again under its hard limit; the program's
+ * limits are then restored. A dump that still fails says why (tell). */
+void __fragprof_dump(int sig) {
+	if (dumped)
+		return;
+	dumped = 1;
+	if (!cont_on && out_fd < 0 && !out_path[0]) {
+		__fragprof_flush_extra(sig);
 		return;
 	}
-	dump_file(path, 0, sig);
+	int saved = errno;
+	struct rlimit fsize = {RLIM_INFINITY, RLIM_INFINITY}, nofile;
+	struct sigaction xfsz, ign;
+	int fsize_lifted = lift(RLIMIT_FSIZE, &fsize), ignored = 0;
+	if (fsize.rlim_max != RLIM_INFINITY) {
+		memset(&ign, 0, sizeof ign);
+		ign.sa_handler = SIG_IGN;
+		ignored = sigaction(SIGXFSZ, &ign, &xfsz) == 0;
+	}
+	__fragprof_flush_extra(sig); /* other subsystems' records first (extra.c) */
+	int bad = 0, nofile_lifted = 0;
+	errno = 0;
+	if (cont_on && out_fd < 0)
+		cont_finish(sig);
+	else if ((bad = write_dump(sig)) < 0 && (errno == EMFILE || errno == ENFILE) &&
+	         (nofile_lifted = lift(RLIMIT_NOFILE, &nofile))) {
+		errno = 0;
+		bad = write_dump(sig);
+	}
+	int err = errno;
+	if (nofile_lifted)
+		fp_prlimit(RLIMIT_NOFILE, &nofile, 0);
+	if (fsize_lifted)
+		fp_prlimit(RLIMIT_FSIZE, &fsize, 0);
+	if (ignored)
+		sigaction(SIGXFSZ, &xfsz, 0);
+	if (bad < 0)
+		tell("dump-error", err > 0 ? err : EIO);
+	else if (forked)
+		tell("done", 0);
+	errno = saved;
 }
+
+/* _exit and _Exit end a process without its exit handlers, so without the dump at
+ * exit: the runtime defines them, and the program's calls (a forked child's usual
+ * end) write the dump first. A vfork child, which shares its parent's memory and
+ * whose owner is its parent, writes none. The C library's own exits (exit(), abort)
+ * do not come here in a dynamically linked program; in a static one, exit() does,
+ * after the dump. Weak: a program that defines its own _exit keeps it. */
+__attribute__((weak)) void _exit(int status) {
+	if (fp_getpid() == owner)
+		__fragprof_dump(0);
+	fp_exit(status);
+}
+void _Exit(int status) __attribute__((weak, alias("_exit")));
 
 static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
                             SIGSEGV, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ};
@@ -823,6 +918,8 @@ static void after_fork(void) {
 	__fragprof_main_returned = 0;
 	dumped = 0;
 	owner = fp_getpid();
+	forked = 1;
+	tell("fork", 0);
 }
 
 /* keep_live moves the write end of fragprof's "live" pipe (FRAGPROF_LIVE_FD, set by
@@ -842,6 +939,7 @@ static void keep_live(void) {
 	int hi = lo > fd ? fcntl(fd, F_DUPFD, lo) : -1;
 	if (hi >= 0)
 		fp_close(fd);
+	live_fd = hi >= 0 ? hi : fd;
 }
 
 /* join_run sets run_id: the run's, inherited through FRAGPROF_RUN, or a new one
