@@ -43,6 +43,9 @@ Examples:
 			if out == "" {
 				return usagef("give the output file: -o FILE.c or -o FILE.fpm")
 			}
+			if ext := filepath.Ext(out); ext != ".c" && ext != ".fpm" {
+				return usagef("-o %s: name a C file (.c) or a compiled model (.fpm)", out)
+			}
 			m, err := predict.ReadFile(args[0])
 			if err != nil {
 				return err
@@ -58,8 +61,6 @@ Examples:
 				var b bytes.Buffer
 				err = m.WriteRuntime(&b)
 				data = b.Bytes()
-			default:
-				return usagef("-o %s: name a C file (.c) or a compiled model (.fpm)", out)
 			}
 			if err != nil {
 				return fmt.Errorf("%s: cannot compile: %v", args[0], err)

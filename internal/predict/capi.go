@@ -338,10 +338,10 @@ func (m *Model) CSource(name, origin string) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "/* The fragprof model of %s, compiled from %s by `fragprof model compile`.\n", m.Program, origin)
+	fmt.Fprintf(&b, "/* The fragprof model of %s, compiled from %s by `fragprof model compile`.\n", noComment(m.Program), noComment(origin))
 	b.WriteString(" * Checkpoints (name: places):\n")
 	for _, n := range m.Nodes[2:] {
-		fmt.Fprintf(&b, " *   %s: %s\n", strings.ReplaceAll(n.Name, "*/", "* /"), strings.ReplaceAll(strings.Join(n.Places, ", "), "*/", "* /"))
+		fmt.Fprintf(&b, " *   %s: %s\n", noComment(n.Name), noComment(strings.Join(n.Places, ", ")))
 	}
 	fmt.Fprintf(&b, " * Open it with fp_model_open_%s (fragprof_model.h); link libfragprof_model.a and -lm. */\n", name)
 	b.WriteString("#include \"fragprof_model.h\"\n\n")
@@ -356,26 +356,41 @@ func (m *Model) CSource(name, origin string) ([]byte, error) {
 				chunk = chunk[:100]
 			}
 			line = line[len(chunk):]
-			b.WriteString("    \"")
-			for _, c := range []byte(chunk) {
-				switch {
-				case c == '\\' || c == '"':
-					b.WriteByte('\\')
-					b.WriteByte(c)
-				case c == '\n':
-					b.WriteString("\\n")
-				case c < 0x20 || c >= 0x7f || c == '?':
-					fmt.Fprintf(&b, "\\%03o", c)
-				default:
-					b.WriteByte(c)
-				}
-			}
-			b.WriteString("\"\n")
+			b.WriteString("    " + cString(chunk) + "\n")
 		}
 	}
 	b.WriteString("    ;\n\n")
 	fmt.Fprintf(&b, "/* fp_model_open_%s opens the compiled-in model; free it with fp_model_free. */\n", name)
+	b.WriteString("#ifdef __cplusplus\nextern \"C\"\n#endif\n")
 	fmt.Fprintf(&b, "int fp_model_open_%s(fp_model **out) {\n", name)
-	fmt.Fprintf(&b, "\treturn fp_model_load_text(fp_model_text_%s, sizeof fp_model_text_%s - 1, %q, out);\n}\n", name, name, "compiled model "+name)
+	fmt.Fprintf(&b, "\treturn fp_model_load_text(fp_model_text_%s, sizeof fp_model_text_%s - 1, %s, out);\n}\n", name, name,
+		cString(fmt.Sprintf("the model %s compiled in (from %s)", name, origin)))
 	return b.Bytes(), nil
+}
+
+// noComment keeps s from ending a C comment or a line inside one.
+func noComment(s string) string {
+	return strings.NewReplacer("*/", "* /", "\n", " ").Replace(s)
+}
+
+// cString quotes s as a C string literal (octal escapes for all but printable
+// ASCII, and for '?', which could start a trigraph).
+func cString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range []byte(s) {
+		switch {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString("\\n")
+		case c < 0x20 || c >= 0x7f || c == '?':
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -11,7 +11,11 @@
 #include <string.h>
 
 #ifdef COMPILED
-int fp_model_open_model(fp_model **out);
+#ifdef __cplusplus
+extern "C"
+#endif
+    int
+    fp_model_open_model(fp_model **out);
 #endif
 
 int main(int argc, char **argv) {
