@@ -235,6 +235,28 @@ func TestModelCAPIErrors(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}
+	// A program built by fragprof cc is linked with the library by itself.
+	csrc, ccBin := filepath.Join(dir, "bru.c"), filepath.Join(dir, "cc-driver")
+	if _, stderr, code := runFragprof(t, "model", "compile", model, "-o", csrc); code != 0 {
+		t.Fatalf("model compile: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := runFragprof(t, "cc", "-DCOMPILED", filepath.Join("testdata", "capi", "driver.c"), csrc, "-o", ccBin); code != 0 {
+		t.Fatalf("fragprof cc: exit %d\n%s", code, stderr)
+	}
+	if got, err := strconv.ParseFloat(capiRun(t, ccBin, "-", "K=100")["graph_ns"], 64); err != nil || !sameNumber(got, p.Graph) {
+		t.Errorf("built by fragprof cc: graph_ns %v (%v), model predict %v", got, err, p.Graph)
+	}
+	// The documented example builds as docs/predict.md says and answers.
+	bruC, query := filepath.Join(dir, "bru_model.c"), filepath.Join(dir, "query")
+	if _, stderr, code := runFragprof(t, "model", "compile", model, "-o", bruC, "--name", "bru"); code != 0 {
+		t.Fatalf("model compile --name bru: exit %d\n%s", code, stderr)
+	}
+	capiBuild(t, "cc", "-O2", "-Wall", "-Werror", "-I", dir, filepath.Join("..", "..", "examples", "predict", "query_model.c"), bruC,
+		filepath.Join(dir, "libfragprof_model.a"), "-lm", "-pthread", "-o", query)
+	if out, err := exec.Command(query, "100").CombinedOutput(); err != nil || !strings.Contains(string(out), "final i = 99") ||
+		!strings.Contains(string(out), "after row 100: end (p = 1)") || !strings.Contains(string(out), "the rows on 2 threads: ") {
+		t.Errorf("examples/predict/query_model.c: %v\n%s", err, out)
+	}
 	if all := num("region_all", 1); !sameNumber(all, p.Graph) {
 		t.Errorf("region START → END: %v, model predict's graph time %v", all, p.Graph)
 	}
