@@ -297,3 +297,83 @@ func TestModelCompileCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestModelLearnOnline feeds the learner a run of known times (testdata/capi/
+// learn.c: rows at 1.3 times the model's time, 2% noise, then twice that from
+// the 300th row on) and checks the stated recovery: the predicted row time's
+// interval holds the true one from the 4th row on and never loses it before
+// the change, and after the change from at most change_run rows on (8 by
+// default, 4 when asked), whatever the window.
+func TestModelLearnOnline(t *testing.T) {
+	dir := t.TempDir()
+	model, fpm := filepath.Join(dir, "bru.model"), filepath.Join(dir, "bru.fpm")
+	_, stderr, code := runFragprof(t, "trace", "../../examples/predict/brusselator.c", "--input", "K = choice(1, 2, 4, 8, 16, 32)",
+		"--stdin", `{K}\n`, "--trials", "16", "--clock", "thread", "-o", filepath.Join(dir, "traces"))
+	if code != 0 {
+		t.Fatalf("trace: exit %d\n%s", code, stderr)
+	}
+	for _, args := range [][]string{{"build", filepath.Join(dir, "traces"), "-o", model}, {"compile", model, "-o", fpm}, {"lib", "-d", dir}} {
+		if _, stderr, code := runFragprof(t, append([]string{"model"}, args...)...); code != 0 {
+			t.Fatalf("model %s: exit %d\n%s", args[0], code, stderr)
+		}
+	}
+	bin := filepath.Join(dir, "learn")
+	capiBuild(t, "cc", "-O2", "-Wall", "-Werror", "-I", dir, filepath.Join("testdata", "capi", "learn.c"), filepath.Join(dir, "libfragprof_model.a"), "-lm", "-pthread", "-o", bin)
+	for _, c := range []struct{ window, run string }{{"64", "8"}, {"256", "8"}, {"64", "4"}} {
+		kv := capiRun(t, bin, fpm, c.window, c.run)
+		held, _ := strconv.Atoi(kv["held_from"])
+		after, _ := strconv.Atoi(kv["held_from_change"])
+		limit, _ := strconv.Atoi(c.run)
+		if held < 1 || held > 4 || kv["lost_before_change"] != "0" {
+			t.Errorf("window %s: the interval held the machine's row time from row %d (want ≤ 4), lost it %s times before the change", c.window, held, kv["lost_before_change"])
+		}
+		if after < 1 || after > limit {
+			t.Errorf("window %s, change run %s: after the work doubled the interval held the new row time from row %d, want 1…%d (%v)", c.window, c.run, after, limit, kv)
+		}
+		if f := strings.Fields(kv["stats"]); len(f) != 5 || f[0] != "601" || f[1] != "601" || f[2] != "0" || f[3] != "600" || f[4] == "0" {
+			t.Errorf("learner stats (appended processed dropped rows changes): %q", kv["stats"])
+		}
+		t.Logf("window %s, change run %s: held from row %d; after the change from row %d; %s", c.window, c.run, held, after, kv["at_600"])
+	}
+}
+
+// TestModelLearnProgram runs a program built by fragprof cc that learns from
+// its own checkpoints (testdata/capi/doubling.c: FRAGPROF_MODEL names its
+// compiled model; its work per step doubles at step 150 of 300): the learner
+// took its steps in, and the prediction of a step after the change is well
+// above the one before it.
+func TestModelLearnProgram(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "capi", "doubling.c")
+	model, fpm, bin := filepath.Join(dir, "dbl.model"), filepath.Join(dir, "dbl.fpm"), filepath.Join(dir, "dbl")
+	_, stderr, code := runFragprof(t, "trace", src, "--input", "n = uniform_int(50, 150)", "--stdin", `{n}\n`, "--trials", "12", "-o", filepath.Join(dir, "traces"))
+	if code != 0 {
+		t.Fatalf("trace: exit %d\n%s", code, stderr)
+	}
+	for _, args := range [][]string{{"model", "build", filepath.Join(dir, "traces"), "-o", model}, {"model", "compile", model, "-o", fpm}, {"cc", "-O2", src, "-o", bin}} {
+		if _, stderr, code := runFragprof(t, args...); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", args[0], code, stderr)
+		}
+	}
+	cmd := exec.Command(bin, "150")
+	cmd.Stdin = strings.NewReader("300\n")
+	cmd.Env = append(cmd.Environ(), "FRAGPROF_MODEL="+fpm)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	kv := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		kv[k] = v
+	}
+	before, _ := strconv.ParseFloat(kv["predicted_before"], 64)
+	end, _ := strconv.ParseFloat(strings.Fields(kv["predicted_end"] + " x")[0], 64)
+	if rows, _ := strconv.Atoi(kv["rows"]); rows < 250 || kv["dropped"] != "0" {
+		t.Errorf("the learner refitted on %s transitions (want most of 300), dropped %s:\n%s", kv["rows"], kv["dropped"], out)
+	}
+	if !(before > 0 && end > 1.3*before) {
+		t.Errorf("predicted step: %v before the work doubled, %v at the end; want it to follow the doubling:\n%s", before, end, out)
+	}
+	t.Logf("predicted step %v → %v; interval held 9 in 10 measured steps from step %s after the change; a checkpoint cost %s ns with the learner fed", before, end, kv["held_after_change"], kv["checkpoint_ns"])
+}

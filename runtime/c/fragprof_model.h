@@ -173,6 +173,61 @@ int fp_model_next_arcs(const fp_model *m, const char *at, const fp_model_value *
 int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
                     int workers, double p_n_ns, fp_model_decision *d);
 
+/* fp_model_load_env is fp_model_load of the file named by the environment
+ * variable FRAGPROF_MODEL (FP_MODEL_EIO when it is not set). */
+int fp_model_load_env(fp_model **out);
+
+/* Online learning. fp_model_learn_start starts a background thread that refits
+ * the model's transition times to what this run measures, so that predictions
+ * follow this machine and its load: each arc's time formula keeps its shape
+ * and takes the factor c = median(y / f) over the last `window` transitions of
+ * the arc (f the formula's time, y the measured), with 1.4826 · median
+ * |y − c·f| as its standard error (robust: a time slice lost to another
+ * program does not move them). A change — `change_run` transitions in a row
+ * beyond 3 standard deviations on one side of the current fit — cuts the
+ * window to them, so that after a change the fit follows within change_run + 3
+ * transitions of the arc (docs/predict.md). fp_model_predict_time, _region,
+ * _amdahl on a region, and the graph model's time of a run use the refitted
+ * arcs; queries never wait for the learner (they read what it last
+ * published). The inputs are the run's own. In a program built by fragprof
+ * (`fragprof cc`), the checkpoints of the thread that called
+ * fp_model_learn_start feed the learner by themselves (FP_POINT,
+ * FP_POINT_VARS; one learning model per process); any program can feed it with
+ * fp_model_observe. The learner is stopped by fp_model_learn_stop or
+ * fp_model_free. O(arcs × window) memory. */
+typedef struct fp_model_learn_options {
+	int window;        /* transitions per arc refitted (64) */
+	int change_run;    /* the run that marks a change (8) */
+	unsigned ring;     /* events buffered for the learner (16384); more are dropped and counted */
+} fp_model_learn_options;
+
+int fp_model_learn_start(fp_model *m, const fp_model_value *inputs, int n, const fp_model_learn_options *opt);
+
+/* fp_model_observe appends a checkpoint's event for the learner: its name, its
+ * time in ns (t_ns < 0: now, CLOCK_MONOTONIC) and the values recorded there.
+ * Call it from one thread, the one whose run the model describes. Its cost is
+ * a timestamp and a few stores (no lock, no system call); when the learner
+ * lags by the whole ring the event is dropped and counted. */
+int fp_model_observe(fp_model *m, const char *point, double t_ns, const fp_model_value *values, int n);
+
+/* fp_model_learn_sync waits until the learner has taken in every event
+ * appended before the call (for tests and for a program that wants the
+ * freshest fit; queries do not need it). */
+int fp_model_learn_sync(fp_model *m);
+
+/* fp_model_learn_stop stops the learner; the refitted arcs stay in use. */
+int fp_model_learn_stop(fp_model *m);
+
+/* What the learner has done. */
+typedef struct fp_model_learning {
+	unsigned long long appended, processed, dropped; /* events */
+	unsigned long long rows;                         /* transitions refitted on */
+	unsigned long long changes;                      /* windows cut at a change */
+	unsigned long long unknown;                      /* events at checkpoints the model does not know */
+} fp_model_learning;
+
+int fp_model_learn_stats(const fp_model *m, fp_model_learning *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,12 +7,16 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strdup, clock_gettime */
 #endif
+#ifndef _ISOC11_SOURCE
+#define _ISOC11_SOURCE /* aligned_alloc */
+#endif
 #include "fragprof_model.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +119,49 @@ struct fp_model {
 	double mem_a, mem_b, mem_k, mem_min, mem_max, *caches;
 	/* derived */
 	int **out, *nout, *ff_self, *ff_ok, *trip_node, probabilistic;
+	/* online learning (fp_model_learn_start): the refitted arcs, published
+	 * once, and the learner that refits them */
+	struct fpm_arcfit *_Atomic fit;
+	struct fpm_learner *learner;
 };
+
+/* fpm_arcfit is an arc's time formula as online learning refits it: its factor
+ * c, the residual standard deviation s (ns) and the rows n behind them (0: not
+ * refitted yet), each published atomically by the learner. */
+struct fpm_arcfit {
+	_Atomic uint64_t c, s, n;
+};
+
+static double fpm_bits(uint64_t u) {
+	double x;
+	memcpy(&x, &u, sizeof x);
+	return x;
+}
+
+static uint64_t fpm_u64(double x) {
+	uint64_t u;
+	memcpy(&u, &x, sizeof u);
+	return u;
+}
+
+/* arc_fit returns arc a's factor, error (ns) and rows: the learnt ones when the
+ * learner has refitted it, else 1 and the model's own. */
+static double arc_fit(const fp_model *m, int a, double *sigma, double *n) {
+	struct fpm_arcfit *f = atomic_load_explicit(&((fp_model *)m)->fit, memory_order_acquire);
+	uint64_t rows = f ? atomic_load_explicit(&f[a].n, memory_order_acquire) : 0;
+	if (rows == 0) {
+		if (sigma)
+			*sigma = m->arcs[a].time.cvrmse * m->scale;
+		if (n)
+			*n = m->arcs[a].time.fit_n;
+		return 1;
+	}
+	if (sigma)
+		*sigma = fpm_bits(atomic_load_explicit(&f[a].s, memory_order_relaxed));
+	if (n)
+		*n = (double)rows;
+	return fpm_bits(atomic_load_explicit(&f[a].c, memory_order_relaxed));
+}
 
 /* ---- errors ------------------------------------------------------------------ */
 
@@ -382,9 +428,13 @@ static void free_conds(fpm_cond *cs, int n) {
 	free(cs);
 }
 
+static void learner_free(fp_model *m);
+
 void fp_model_free(fp_model *m) {
 	if (!m)
 		return;
+	learner_free(m);
+	free((void *)m->fit);
 	free(m->name);
 	free(m->program);
 	for (int i = 0; m->inputs && i < m->ni; i++)
@@ -1101,6 +1151,8 @@ static int run_once(const fp_model *m, const double *in, fpm_pcg *rng, fpm_run *
 		if (a->body >= 0)
 			t += fpm_max(0, eval(&m->arcs[a->body].time, st));
 		double dt = fpm_max(0, t) * m->scale;
+		if (m->fit)
+			dt *= arc_fit(m, ai, 0, 0);
 		for (int k = 0; k < a->ndata; k++)
 			nvals[k] = eval(&a->data[k], st);
 		res->time += dt;
@@ -1389,12 +1441,12 @@ static int predict(const fp_model *m, const double *in, int rf, int rt, fpm_pred
 			n += kept[i]->arcN[a] / nk;
 			nr += kept[i]->r_arcN[a] / nk;
 		}
-		const fpm_formula *q = &m->arcs[a].time;
-		double sigma = q->cvrmse * m->scale;
-		if (n != 0 && q->fit_n != 0)
-			v += n * sigma * sigma + (n * sigma) * (n * sigma) / q->fit_n;
-		if (nr != 0 && q->fit_n != 0)
-			rv += nr * sigma * sigma + (nr * sigma) * (nr * sigma) / q->fit_n;
+		double sigma, N;
+		arc_fit(m, a, &sigma, &N);
+		if (n != 0 && N != 0)
+			v += n * sigma * sigma + (n * sigma) * (n * sigma) / N;
+		if (nr != 0 && N != 0)
+			rv += nr * sigma * sigma + (nr * sigma) * (nr * sigma) / N;
 	}
 	for (int n = 0; n < nn; n++) {
 		const fpm_rule *tr = &m->rules[n];
@@ -1680,9 +1732,10 @@ int fp_model_predict_time(const fp_model *m, const char *from, const char *to, c
 		double t = eval(&a->time, st);
 		if (a->body >= 0)
 			t += fpm_max(0, eval(&m->arcs[a->body].time, st));
-		double dt = fpm_max(0, t) * m->scale, sigma = a->time.cvrmse * m->scale, v = 0;
-		if (a->time.fit_n > 0)
-			v = sigma * sigma + sigma * sigma / a->time.fit_n;
+		double sigma, N, v = 0;
+		double dt = fpm_max(0, t) * m->scale * arc_fit(m, ai, &sigma, &N);
+		if (N > 0)
+			v = sigma * sigma + sigma * sigma / N;
 		est->value = dt;
 		est->lo = fpm_max(0, dt - 2 * sqrt(v));
 		est->hi = dt + 2 * sqrt(v);
@@ -1839,4 +1892,471 @@ int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, cons
 	double den = t / workers + p_n_ns;
 	d->speedup = den > 0 ? t / den : 0;
 	return FP_MODEL_OK;
+}
+
+/* ---- online learning ------------------------------------------------------------- */
+
+#define FPM_EV_VARS 6
+
+/* An event as the program's thread appends it: the checkpoint (by name; node
+ * ≥ 0 when the caller gave it resolved), its time, the values recorded there;
+ * gap says that events before it were dropped (the ring was full). */
+typedef struct {
+	const char *name;
+	double t; /* ns, or the processor's ticks when ticks is set */
+	int n, gap, ticks;
+	const char *vnames[FPM_EV_VARS];
+	double vals[FPM_EV_VARS];
+} fpm_event;
+
+/* The learner: a ring of events the program's thread appends to and the
+ * background thread drains (one producer, one consumer), and the state the
+ * background thread rebuilds from them. */
+struct fpm_learner {
+	fp_model *m;
+	pthread_t thread, owner;
+	int W, K;
+	fpm_event *ring;
+	uint64_t cap;
+	/* Each side's index on a cache line of its own, with what only that side
+	 * writes: the producer reads the consumer's tail only when its cached copy
+	 * says the ring is full. */
+	_Alignas(64) _Atomic uint64_t head;
+	uint64_t tail_seen;
+	int gap; /* producer side: the next event follows dropped ones */
+	_Atomic uint64_t dropped;
+	_Alignas(64) _Atomic uint64_t tail;
+	_Atomic uint64_t used, cuts, unknown;
+	_Atomic int stop;
+	_Alignas(64) char consumer_side;
+	/* consumer side */
+	double *st, t_prev, *in;
+	int prev_ticks;
+	double tick0, mono0, ns_per_tick; /* the counter's calibration, from the learner's start */
+	char *known;
+	int prev, started;
+	double *wf, *wy; /* per arc, W rows of (formula, observed) */
+	int *wn, *side, *run;
+	double *ref_c, *ref_s; /* per arc, the fit a run of outliers is judged against */
+	const char *cache_name[64];
+	int cache_node[64];
+};
+
+/* the runtime's checkpoint hook (trace.c), present in programs built by fragprof */
+struct fpm_var {
+	const char *name;
+	int kind;
+	union {
+		long long i;
+		unsigned long long u;
+		double d;
+	} v;
+};
+extern void (*__fragprof_point_hook)(const char *name, int n, const struct fpm_var *v) __attribute__((weak));
+static struct fpm_learner *_Atomic fpm_hooked; /* the learner the runtime's checkpoints feed */
+
+static double fpm_now_ns(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* fpm_ticks is the event's timestamp: the time-stamp counter where there is
+ * one (a few ns to read, where a virtual machine's clock_gettime may take 150),
+ * converted to ns by the learner against CLOCK_MONOTONIC; else the clock. */
+static double fpm_ticks(int *is_ticks) {
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	*is_ticks = 1;
+	return (double)((uint64_t)hi << 32 | lo);
+#else
+	*is_ticks = 0;
+	return fpm_now_ns();
+#endif
+}
+
+/* learn_push appends an event: the program thread's whole cost. */
+static int learn_push(struct fpm_learner *L, const char *name, double t, int n, const char *const *vn,
+                      const double *vals) {
+	uint64_t h = atomic_load_explicit(&L->head, memory_order_relaxed);
+	if (h - L->tail_seen >= L->cap && h - (L->tail_seen = atomic_load_explicit(&L->tail, memory_order_acquire)) >= L->cap) {
+		atomic_fetch_add_explicit(&L->dropped, 1, memory_order_relaxed);
+		L->gap = 1;
+		return 0;
+	}
+	fpm_event *e = &L->ring[h & (L->cap - 1)];
+	e->name = name;
+	e->ticks = 0;
+	e->t = t < 0 ? fpm_ticks(&e->ticks) : t;
+	e->gap = L->gap;
+	L->gap = 0;
+	if (n > FPM_EV_VARS)
+		n = FPM_EV_VARS;
+	e->n = n;
+	for (int k = 0; k < n; k++)
+		e->vnames[k] = vn[k], e->vals[k] = vals[k];
+	atomic_store_explicit(&L->head, h + 1, memory_order_release);
+	return 1;
+}
+
+static void fpm_point_hook(const char *name, int n, const struct fpm_var *v) {
+	struct fpm_learner *L = atomic_load_explicit(&fpm_hooked, memory_order_acquire);
+	if (!L || !pthread_equal(pthread_self(), L->owner))
+		return;
+	const char *vn[FPM_EV_VARS];
+	double vals[FPM_EV_VARS];
+	if (n > FPM_EV_VARS)
+		n = FPM_EV_VARS;
+	for (int k = 0; k < n; k++) {
+		vn[k] = v[k].name;
+		vals[k] = v[k].kind == 1 ? (double)v[k].v.i : v[k].kind == 2 ? (double)v[k].v.u : v[k].v.d;
+	}
+	learn_push(L, name, -1, n, vn, vals);
+}
+
+static int learn_node(struct fpm_learner *L, const char *name) {
+	unsigned h = (unsigned)(((uintptr_t)name >> 3) & 63);
+	if (L->cache_name[h] == name)
+		return L->cache_node[h];
+	int nd = find_node(L->m, name);
+	L->cache_name[h] = name, L->cache_node[h] = nd;
+	return nd;
+}
+
+/* learn_state_unknown forgets the counters and variables (after a gap or a
+ * transition the model does not know): rows are used again once every value
+ * their formula reads has been seen anew. */
+static void learn_state_unknown(struct fpm_learner *L) {
+	fp_model *m = L->m;
+	for (int f = m->ni; f < m->F; f++)
+		L->known[f] = 0;
+	L->prev = -1;
+}
+
+/* learn_refit refits arc a on its window, robustly (a time slice lost to
+ * another program must not move the fit): c = median(y / f), the factor of the
+ * formula's time f that the observed times y follow, and s = 1.4826 ·
+ * median |y − c·f| (the MAD's estimate of a normal standard deviation);
+ * published when n ≥ 3. */
+static void learn_refit(struct fpm_learner *L, int a) {
+	int n = L->wn[a], W = L->W;
+	double *f = L->wf + (size_t)a * W, *y = L->wy + (size_t)a * W;
+	if (n < 3)
+		return;
+	double buf[256], *r = n <= 256 ? buf : malloc(sizeof *r * (size_t)n);
+	if (!r)
+		return;
+	for (int i = 0; i < n; i++)
+		r[i] = f[i] > 0 ? y[i] / f[i] : 0;
+	qsort(r, (size_t)n, sizeof *r, cmp_double);
+	double c = median_sorted(r, n);
+	for (int i = 0; i < n; i++)
+		r[i] = fabs(y[i] - c * f[i]);
+	qsort(r, (size_t)n, sizeof *r, cmp_double);
+	double sd = 1.4826 * median_sorted(r, n);
+	if (r != buf)
+		free(r);
+	struct fpm_arcfit *F = L->m->fit;
+	atomic_store_explicit(&F[a].c, fpm_u64(c), memory_order_relaxed);
+	atomic_store_explicit(&F[a].s, fpm_u64(sd), memory_order_relaxed);
+	atomic_store_explicit(&F[a].n, (uint64_t)n, memory_order_release);
+}
+
+/* learn_row adds a transition of arc a: f the model's time for it, y the time
+ * observed. A run of K rows beyond 3 standard deviations on one side of the
+ * current fit is a change: the window is cut to that run. */
+static void learn_row(struct fpm_learner *L, int a, double f, double y) {
+	int W = L->W;
+	/* A run is judged against the fit from before it: the fit that takes the
+	 * run's rows in moves towards them and widens. */
+	if (L->run[a] == 0)
+		L->ref_c[a] = arc_fit(L->m, a, &L->ref_s[a], 0);
+	double r = y - L->ref_c[a] * f, lim = 3 * L->ref_s[a] + 1e-9 * fabs(y);
+	int side = r > lim ? 1 : r < -lim ? -1 : 0;
+	if (side && side == L->side[a])
+		L->run[a]++;
+	else {
+		L->run[a] = 0;
+		if (side) { /* a new run, judged against the current fit */
+			L->ref_c[a] = arc_fit(L->m, a, &L->ref_s[a], 0);
+			r = y - L->ref_c[a] * f, lim = 3 * L->ref_s[a] + 1e-9 * fabs(y);
+			side = r > lim ? 1 : r < -lim ? -1 : 0;
+			L->run[a] = side ? 1 : 0;
+		}
+	}
+	L->side[a] = side;
+	double *wf = L->wf + (size_t)a * W, *wy = L->wy + (size_t)a * W;
+	if (L->wn[a] < W)
+		wf[L->wn[a]] = f, wy[L->wn[a]] = y, L->wn[a]++;
+	else {
+		memmove(wf, wf + 1, sizeof *wf * (size_t)(W - 1));
+		memmove(wy, wy + 1, sizeof *wy * (size_t)(W - 1));
+		wf[W - 1] = f, wy[W - 1] = y;
+	}
+	if (L->run[a] >= L->K) { /* keep the run only; the next is judged against its fit */
+		int n = L->wn[a], k = L->run[a];
+		if (n > k) {
+			memmove(wf, wf + n - k, sizeof *wf * (size_t)k);
+			memmove(wy, wy + n - k, sizeof *wy * (size_t)k);
+			L->wn[a] = k;
+			atomic_fetch_add_explicit(&L->cuts, 1, memory_order_relaxed);
+		}
+		L->run[a] = 0;
+		L->side[a] = 0;
+	}
+	learn_refit(L, a);
+	atomic_fetch_add_explicit(&L->used, 1, memory_order_relaxed);
+}
+
+/* learn_event replays one event on the state, as the interpreter would have
+ * moved it, and adds the transition it ends to its arc's window. */
+static void learn_event(struct fpm_learner *L, const fpm_event *e) {
+	fp_model *m = L->m;
+	int ni = m->ni, nv = m->nv;
+	if (e->gap)
+		learn_state_unknown(L);
+	int node = learn_node(L, e->name);
+	if (node < 2) {
+		atomic_fetch_add_explicit(&L->unknown, 1, memory_order_relaxed);
+		learn_state_unknown(L);
+		return;
+	}
+	int from = L->started ? L->prev : 0, ai = -1;
+	if (from >= 0)
+		for (int k = 0; k < m->nout[from]; k++)
+			if (m->arcs[m->out[from][k]].to == node)
+				ai = m->out[from][k];
+	if (ai >= 0 && from != 0) {
+		const fpm_arc *a = &m->arcs[ai];
+		int ok = 1;
+		for (int k = 0; k < a->time.nv; k++)
+			ok = ok && L->known[a->time.idx[k]];
+		if (a->body >= 0)
+			for (int k = 0; k < m->arcs[a->body].time.nv; k++)
+				ok = ok && L->known[m->arcs[a->body].time.idx[k]];
+		if (ok) {
+			double t = eval(&a->time, L->st);
+			if (a->body >= 0)
+				t += fpm_max(0, eval(&m->arcs[a->body].time, L->st));
+			double f = fpm_max(0, t) * m->scale;
+			double y = e->t - L->t_prev;
+			if (e->ticks && L->prev_ticks)
+				y *= L->ns_per_tick;
+			if (f > 0 && (e->ticks == L->prev_ticks))
+				learn_row(L, ai, f, y);
+		}
+	}
+	if (ai >= 0) { /* the counters, as the interpreter moves them */
+		int ci = ni + nv + node;
+		if (m->arcs[ai].resets)
+			L->st[ci] = 0, L->known[ci] = 1;
+		L->st[ci]++;
+	} else
+		learn_state_unknown(L);
+	for (int k = 0; k < e->n; k++)
+		for (int v = 0; v < nv; v++)
+			if (!strcmp(m->vars[v], e->vnames[k]))
+				L->st[ni + v] = e->vals[k], L->known[ni + v] = 1;
+	L->started = 1;
+	L->prev = node;
+	L->t_prev = e->t;
+	L->prev_ticks = e->ticks;
+}
+
+/* learn_calibrate sets ns_per_tick from the counter's and the clock's advance
+ * since the learner started; 0 until 2 ms have passed. */
+static void learn_calibrate(struct fpm_learner *L) {
+	int is;
+	double mono = fpm_now_ns(), tick = fpm_ticks(&is);
+	if (!is)
+		L->ns_per_tick = 1;
+	else if (mono - L->mono0 > 2e6 && tick > L->tick0)
+		L->ns_per_tick = (mono - L->mono0) / (tick - L->tick0);
+}
+
+static void *learn_main(void *arg) {
+	struct fpm_learner *L = arg;
+	while (!atomic_load_explicit(&L->stop, memory_order_acquire)) {
+		uint64_t t = atomic_load_explicit(&L->tail, memory_order_relaxed);
+		uint64_t h = atomic_load_explicit(&L->head, memory_order_acquire);
+		learn_calibrate(L);
+		if (t == h || L->ns_per_tick == 0) {
+			struct timespec d = {0, 200000}; /* 0.2 ms */
+			nanosleep(&d, 0);
+			continue;
+		}
+		for (; t != h; t++)
+			learn_event(L, &L->ring[t & (L->cap - 1)]);
+		atomic_store_explicit(&L->tail, t, memory_order_release);
+	}
+	return 0;
+}
+
+static void learner_free(fp_model *m) {
+	struct fpm_learner *L = m->learner;
+	if (!L)
+		return;
+	struct fpm_learner *expect = L;
+	if (atomic_compare_exchange_strong(&fpm_hooked, &expect, (struct fpm_learner *)0) && &__fragprof_point_hook)
+		__atomic_store_n(&__fragprof_point_hook, (void (*)(const char *, int, const struct fpm_var *))0, __ATOMIC_RELEASE);
+	atomic_store_explicit(&L->stop, 1, memory_order_release);
+	pthread_join(L->thread, 0);
+	free(L->ring);
+	free(L->st);
+	free(L->known);
+	free(L->wf);
+	free(L->wy);
+	free(L->wn);
+	free(L->side);
+	free(L->run);
+	free(L->ref_c);
+	free(L->ref_s);
+	free(L);
+	m->learner = 0;
+}
+
+int fp_model_learn_start(fp_model *m, const fp_model_value *inputs, int n, const fp_model_learn_options *opt) {
+	CHECK_M(m, "fp_model_learn_start");
+	if (m->learner)
+		return fpm_fail(FP_MODEL_EARG, "%s: the model is learning already (fp_model_learn_stop first)", m->name);
+	fp_model_learn_options o = {64, 8, 1 << 14};
+	if (opt) {
+		if (opt->window > 0)
+			o.window = opt->window;
+		if (opt->change_run > 0)
+			o.change_run = opt->change_run;
+		if (opt->ring > 0)
+			o.ring = opt->ring;
+	}
+	if (o.window < 3 || o.window > 1 << 20 || o.change_run < 2 || o.change_run > o.window || o.ring > 1u << 26)
+		return fpm_fail(FP_MODEL_EARG,
+		                "fp_model_learn_start: window %d (3 to 2^20), change run %d (2 to the window), ring %u (up to "
+		                "2^26)",
+		                o.window, o.change_run, o.ring);
+	uint64_t cap = 64;
+	while (cap < o.ring)
+		cap <<= 1;
+	size_t size = (sizeof(struct fpm_learner) + 63) / 64 * 64;
+	struct fpm_learner *L = aligned_alloc(64, size); /* its indices on cache lines of their own */
+	if (!L)
+		return fpm_fail(FP_MODEL_ENOMEM, "out of memory");
+	memset(L, 0, size);
+	L->m = m, L->W = o.window, L->K = o.change_run, L->cap = cap;
+	/* The ring is touched now: a first write to each of its pages, a page fault,
+	 * would otherwise cost the program's thread a microsecond an event. */
+	L->ring = malloc(cap * sizeof *L->ring);
+	if (L->ring)
+		memset(L->ring, 0, cap * sizeof *L->ring);
+	L->st = calloc((size_t)m->F, sizeof *L->st);
+	L->known = calloc((size_t)m->F, 1);
+	L->wf = calloc((size_t)m->na * (size_t)o.window, sizeof *L->wf);
+	L->wy = calloc((size_t)m->na * (size_t)o.window, sizeof *L->wy);
+	L->wn = calloc((size_t)m->na, sizeof *L->wn);
+	L->side = calloc((size_t)m->na, sizeof *L->side);
+	L->run = calloc((size_t)m->na, sizeof *L->run);
+	L->ref_c = calloc((size_t)m->na, sizeof *L->ref_c);
+	L->ref_s = calloc((size_t)m->na, sizeof *L->ref_s);
+	if (!m->fit) {
+		struct fpm_arcfit *f = calloc((size_t)m->na, sizeof *f);
+		if (f)
+			atomic_store_explicit(&m->fit, f, memory_order_release);
+	}
+	m->learner = L;
+	if (!L->ring || !L->st || !L->known || !L->wf || !L->wy || !L->wn || !L->side || !L->run || !L->ref_c || !L->ref_s || !m->fit) {
+		L->stop = 1;
+		m->learner = 0;
+		free(L->ring), free(L->st), free(L->known), free(L->wf), free(L->wy), free(L->wn),
+		    free(L->side), free(L->run), free(L->ref_c), free(L->ref_s), free(L);
+		return fpm_fail(FP_MODEL_ENOMEM, "out of memory");
+	}
+	int rc = inputs_arg(m, inputs, n, L->st);
+	/* The run's state before its first checkpoint: its inputs, no variable
+	 * recorded (0), every counter 0 but START's. */
+	memset(L->known, 1, (size_t)m->F);
+	L->st[m->ni + m->nv + 0] = 1;
+	int is;
+	L->mono0 = fpm_now_ns();
+	L->tick0 = fpm_ticks(&is);
+	if (rc == FP_MODEL_OK && pthread_create(&L->thread, 0, learn_main, L) != 0)
+		rc = fpm_fail(FP_MODEL_ENOMEM, "fp_model_learn_start: cannot start the learning thread");
+	if (rc != FP_MODEL_OK) {
+		free(L->ring), free(L->st), free(L->known), free(L->wf), free(L->wy), free(L->wn),
+		    free(L->side), free(L->run), free(L->ref_c), free(L->ref_s), free(L);
+		m->learner = 0;
+		return rc;
+	}
+	L->owner = pthread_self();
+	if (&__fragprof_point_hook) {
+		struct fpm_learner *none = 0;
+		if (atomic_compare_exchange_strong(&fpm_hooked, &none, L))
+			__atomic_store_n(&__fragprof_point_hook, fpm_point_hook, __ATOMIC_RELEASE);
+	}
+	return FP_MODEL_OK;
+}
+
+int fp_model_observe(fp_model *m, const char *point, double t_ns, const fp_model_value *values, int n) {
+	CHECK_M(m, "fp_model_observe");
+	struct fpm_learner *L = m->learner;
+	if (!L)
+		return fpm_fail(FP_MODEL_EARG, "%s: fp_model_observe before fp_model_learn_start", m->name);
+	if (!point || n < 0 || (n > 0 && !values))
+		return fpm_fail(FP_MODEL_EARG, "fp_model_observe: no checkpoint name, or a count of %d with no values", n);
+	const char *vn[FPM_EV_VARS];
+	double vals[FPM_EV_VARS];
+	if (n > FPM_EV_VARS)
+		n = FPM_EV_VARS;
+	for (int k = 0; k < n; k++)
+		vn[k] = values[k].name ? values[k].name : "", vals[k] = values[k].value;
+	learn_push(L, point, t_ns, n, vn, vals);
+	return FP_MODEL_OK;
+}
+
+int fp_model_learn_sync(fp_model *m) {
+	CHECK_M(m, "fp_model_learn_sync");
+	struct fpm_learner *L = m->learner;
+	if (!L)
+		return fpm_fail(FP_MODEL_EARG, "%s: the model is not learning", m->name);
+	uint64_t h = atomic_load_explicit(&L->head, memory_order_acquire);
+	while (atomic_load_explicit(&L->tail, memory_order_acquire) < h) {
+		struct timespec d = {0, 100000};
+		nanosleep(&d, 0);
+	}
+	return FP_MODEL_OK;
+}
+
+int fp_model_learn_stop(fp_model *m) {
+	CHECK_M(m, "fp_model_learn_stop");
+	if (!m->learner)
+		return fpm_fail(FP_MODEL_EARG, "%s: the model is not learning", m->name);
+	learner_free(m);
+	return FP_MODEL_OK;
+}
+
+int fp_model_learn_stats(const fp_model *m, fp_model_learning *s) {
+	CHECK_M(m, "fp_model_learn_stats");
+	if (!s)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_learn_stats: s is NULL");
+	memset(s, 0, sizeof *s);
+	struct fpm_learner *L = m->learner;
+	if (!L)
+		return FP_MODEL_OK;
+	s->appended = atomic_load(&L->head);
+	s->processed = atomic_load(&L->tail);
+	s->dropped = atomic_load(&L->dropped);
+	s->rows = atomic_load(&L->used);
+	s->changes = atomic_load(&L->cuts);
+	s->unknown = atomic_load(&L->unknown);
+	return FP_MODEL_OK;
+}
+
+int fp_model_load_env(fp_model **out) {
+	if (!out)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_load_env: out is NULL");
+	*out = 0;
+	const char *p = getenv("FRAGPROF_MODEL");
+	if (!p || !*p)
+		return fpm_fail(FP_MODEL_EIO, "FRAGPROF_MODEL is not set: set it to a model compiled by `fragprof model "
+		                              "compile MODEL -o FILE.fpm`");
+	return fp_model_load(p, out);
 }
