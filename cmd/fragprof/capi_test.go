@@ -158,13 +158,12 @@ func TestModelCompileCAPI(t *testing.T) {
 	}
 }
 
-// TestModelCAPIErrors checks the C API's other queries, its errors (missing,
-// damaged, newer and JSON model files; checkpoints, inputs and values the model
-// does not know or was not given) and its thread safety (8 threads querying one
-// handle get the single-threaded answers), on a model of the Brusselator.
-func TestModelCAPIErrors(t *testing.T) {
-	dir := t.TempDir()
-	model, fpm := filepath.Join(dir, "bru.model"), filepath.Join(dir, "bru.fpm")
+// bruModel traces the Brusselator (16 runs, K ≤ 32) into dir and writes its
+// model (bru.model), its compiled form (bru.fpm) and the C API's library
+// (model lib) there.
+func bruModel(t *testing.T, dir string) (model, fpm string) {
+	t.Helper()
+	model, fpm = filepath.Join(dir, "bru.model"), filepath.Join(dir, "bru.fpm")
 	_, stderr, code := runFragprof(t, "trace", "../../examples/predict/brusselator.c", "--input", "K = choice(1, 2, 4, 8, 16, 32)",
 		"--stdin", `{K}\n`, "--trials", "16", "--clock", "thread", "-o", filepath.Join(dir, "traces"))
 	if code != 0 {
@@ -175,6 +174,16 @@ func TestModelCAPIErrors(t *testing.T) {
 			t.Fatalf("model %s: exit %d\n%s", args[0], code, stderr)
 		}
 	}
+	return model, fpm
+}
+
+// TestModelCAPIErrors checks the C API's other queries, its errors (missing,
+// damaged, newer and JSON model files; checkpoints, inputs and values the model
+// does not know or was not given) and its thread safety (8 threads querying one
+// handle get the single-threaded answers), on a model of the Brusselator.
+func TestModelCAPIErrors(t *testing.T) {
+	dir := t.TempDir()
+	model, fpm := bruModel(t, dir)
 	bin := filepath.Join(dir, "api")
 	capiBuild(t, "cc", "-O2", "-Wall", "-Werror", "-I", dir, filepath.Join("testdata", "capi", "api.c"), filepath.Join(dir, "libfragprof_model.a"), "-lm", "-pthread", "-o", bin)
 	kv := capiRun(t, bin, fpm, model, dir)
@@ -246,6 +255,16 @@ func TestModelCAPIErrors(t *testing.T) {
 	if got, err := strconv.ParseFloat(capiRun(t, ccBin, "-", "K=100")["graph_ns"], 64); err != nil || !sameNumber(got, p.Graph) {
 		t.Errorf("built by fragprof cc: graph_ns %v (%v), model predict %v", got, err, p.Graph)
 	}
+	// Damaged copies of the model are refused with a message, or load and
+	// answer, never fault (under the address and undefined-behaviour sanitizers).
+	fuzz := filepath.Join(dir, "fuzz")
+	capiBuild(t, "clang", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-I", dir,
+		filepath.Join("testdata", "capi", "fuzz.c"), filepath.Join(dir, "fp_model.c"), "-lm", "-pthread", "-o", fuzz)
+	if out, err := exec.Command(fuzz, fpm, "600").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "loaded ") || !strings.Contains(string(out), " other 0") {
+		t.Errorf("damaged models: %v\n%s", err, out)
+	} else {
+		t.Logf("600 damaged copies: %s", strings.TrimSpace(string(out)))
+	}
 	// The documented example builds as docs/predict.md says and answers.
 	bruC, query := filepath.Join(dir, "bru_model.c"), filepath.Join(dir, "query")
 	if _, stderr, code := runFragprof(t, "model", "compile", model, "-o", bruC, "--name", "bru"); code != 0 {
@@ -306,17 +325,7 @@ func TestModelCompileCLI(t *testing.T) {
 // default, 4 when asked), whatever the window.
 func TestModelLearnOnline(t *testing.T) {
 	dir := t.TempDir()
-	model, fpm := filepath.Join(dir, "bru.model"), filepath.Join(dir, "bru.fpm")
-	_, stderr, code := runFragprof(t, "trace", "../../examples/predict/brusselator.c", "--input", "K = choice(1, 2, 4, 8, 16, 32)",
-		"--stdin", `{K}\n`, "--trials", "16", "--clock", "thread", "-o", filepath.Join(dir, "traces"))
-	if code != 0 {
-		t.Fatalf("trace: exit %d\n%s", code, stderr)
-	}
-	for _, args := range [][]string{{"build", filepath.Join(dir, "traces"), "-o", model}, {"compile", model, "-o", fpm}, {"lib", "-d", dir}} {
-		if _, stderr, code := runFragprof(t, append([]string{"model"}, args...)...); code != 0 {
-			t.Fatalf("model %s: exit %d\n%s", args[0], code, stderr)
-		}
-	}
+	_, fpm := bruModel(t, dir)
 	bin := filepath.Join(dir, "learn")
 	capiBuild(t, "cc", "-O2", "-Wall", "-Werror", "-I", dir, filepath.Join("testdata", "capi", "learn.c"), filepath.Join(dir, "libfragprof_model.a"), "-lm", "-pthread", "-o", bin)
 	for _, c := range []struct{ window, run string }{{"64", "8"}, {"256", "8"}, {"64", "4"}} {

@@ -2193,15 +2193,8 @@ static void *learn_main(void *arg) {
 	return 0;
 }
 
-static void learner_free(fp_model *m) {
-	struct fpm_learner *L = m->learner;
-	if (!L)
-		return;
-	struct fpm_learner *expect = L;
-	if (atomic_compare_exchange_strong(&fpm_hooked, &expect, (struct fpm_learner *)0) && &__fragprof_point_hook)
-		__atomic_store_n(&__fragprof_point_hook, (void (*)(const char *, int, const struct fpm_var *))0, __ATOMIC_RELEASE);
-	atomic_store_explicit(&L->stop, 1, memory_order_release);
-	pthread_join(L->thread, 0);
+/* learner_release frees a learner's memory (its thread stopped or never started). */
+static void learner_release(struct fpm_learner *L) {
 	free(L->ring);
 	free(L->st);
 	free(L->known);
@@ -2213,6 +2206,18 @@ static void learner_free(fp_model *m) {
 	free(L->ref_c);
 	free(L->ref_s);
 	free(L);
+}
+
+static void learner_free(fp_model *m) {
+	struct fpm_learner *L = m->learner;
+	if (!L)
+		return;
+	struct fpm_learner *expect = L;
+	if (atomic_compare_exchange_strong(&fpm_hooked, &expect, (struct fpm_learner *)0) && &__fragprof_point_hook)
+		__atomic_store_n(&__fragprof_point_hook, (void (*)(const char *, int, const struct fpm_var *))0, __ATOMIC_RELEASE);
+	atomic_store_explicit(&L->stop, 1, memory_order_release);
+	pthread_join(L->thread, 0);
+	learner_release(L);
 	m->learner = 0;
 }
 
@@ -2264,10 +2269,8 @@ int fp_model_learn_start(fp_model *m, const fp_model_value *inputs, int n, const
 	}
 	m->learner = L;
 	if (!L->ring || !L->st || !L->known || !L->wf || !L->wy || !L->wn || !L->side || !L->run || !L->ref_c || !L->ref_s || !m->fit) {
-		L->stop = 1;
 		m->learner = 0;
-		free(L->ring), free(L->st), free(L->known), free(L->wf), free(L->wy), free(L->wn),
-		    free(L->side), free(L->run), free(L->ref_c), free(L->ref_s), free(L);
+		learner_release(L);
 		return fpm_fail(FP_MODEL_ENOMEM, "out of memory");
 	}
 	int rc = inputs_arg(m, inputs, n, L->st);
@@ -2281,9 +2284,8 @@ int fp_model_learn_start(fp_model *m, const fp_model_value *inputs, int n, const
 	if (rc == FP_MODEL_OK && pthread_create(&L->thread, 0, learn_main, L) != 0)
 		rc = fpm_fail(FP_MODEL_ENOMEM, "fp_model_learn_start: cannot start the learning thread");
 	if (rc != FP_MODEL_OK) {
-		free(L->ring), free(L->st), free(L->known), free(L->wf), free(L->wy), free(L->wn),
-		    free(L->side), free(L->run), free(L->ref_c), free(L->ref_s), free(L);
 		m->learner = 0;
+		learner_release(L);
 		return rc;
 	}
 	L->owner = pthread_self();
