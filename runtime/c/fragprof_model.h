@@ -11,9 +11,10 @@
  *
  * Conventions. Every call returns FP_MODEL_OK (0) or a negative FP_MODEL_E*
  * code; fp_model_errmsg() then says what went wrong and what to do, naming the
- * file, checkpoint or value. A handle is immutable once opened: any number of
- * threads may query one handle at once, with no lock (each query works on its
- * own stack and heap memory). There is no global state to set up or tear down;
+ * file, checkpoint or value. Any number of threads may query one handle at
+ * once, with no lock (each query works on its own stack and heap memory; what
+ * online learning changes — each arc's refitted factor and error — is
+ * published atomically, and a query reads it without waiting). There is no global state to set up or tear down;
  * fp_model_free releases a handle. Times are in nanoseconds of the traced
  * program. Values are named as `fragprof model show` prints them: "$n" an input
  * (or "n" where only inputs are meaningful), "err" a recorded variable, "#row"
@@ -174,7 +175,8 @@ int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, cons
                     int workers, double p_n_ns, fp_model_decision *d);
 
 /* fp_model_load_env is fp_model_load of the file named by the environment
- * variable FRAGPROF_MODEL (FP_MODEL_EIO when it is not set). */
+ * variable FRAGPROF_MODEL (FP_MODEL_EIO when it is not set). Cost: as
+ * fp_model_load. */
 int fp_model_load_env(fp_model **out);
 
 /* Online learning. fp_model_learn_start starts a background thread that refits
@@ -194,7 +196,11 @@ int fp_model_load_env(fp_model **out);
  * fp_model_learn_start feed the learner by themselves (FP_POINT,
  * FP_POINT_VARS; one learning model per process); any program can feed it with
  * fp_model_observe. The learner is stopped by fp_model_learn_stop or
- * fp_model_free. O(arcs × window) memory. */
+ * fp_model_free. Start it before the run's first checkpoint (its counters
+ * start at 0). Cost: a thread, O(arcs × window) memory and the ring (128
+ * bytes an event), written once at the start so that no page fault falls on
+ * the program later: about 2 MB and a millisecond by default; then, in the
+ * background, O(window · log window) per transition. */
 typedef struct fp_model_learn_options {
 	int window;        /* transitions per arc refitted (64) */
 	int change_run;    /* the run that marks a change (8) */
@@ -212,10 +218,13 @@ int fp_model_observe(fp_model *m, const char *point, double t_ns, const fp_model
 
 /* fp_model_learn_sync waits until the learner has taken in every event
  * appended before the call (for tests and for a program that wants the
- * freshest fit; queries do not need it). */
+ * freshest fit; queries do not need it). Cost: the learner's lag, polled every
+ * 0.1 ms. */
 int fp_model_learn_sync(fp_model *m);
 
-/* fp_model_learn_stop stops the learner; the refitted arcs stay in use. */
+/* fp_model_learn_stop stops the learner and frees its memory; the refitted
+ * arcs stay in use. Call it (or fp_model_free) from the thread that feeds the
+ * learner, once no fp_model_observe is under way. Cost: joining the thread (up to 0.2 ms, its sleep). */
 int fp_model_learn_stop(fp_model *m);
 
 /* What the learner has done. */
@@ -226,6 +235,7 @@ typedef struct fp_model_learning {
 	unsigned long long unknown;                      /* events at checkpoints the model does not know */
 } fp_model_learning;
 
+/* fp_model_learn_stats fills s (all 0 when the model is not learning). O(1). */
 int fp_model_learn_stats(const fp_model *m, fp_model_learning *s);
 
 #ifdef __cplusplus
