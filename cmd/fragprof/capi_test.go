@@ -326,10 +326,14 @@ func TestModelCompileCLI(t *testing.T) {
 func TestModelLearnOnline(t *testing.T) {
 	dir := t.TempDir()
 	_, fpm := bruModel(t, dir)
-	bin := filepath.Join(dir, "learn")
+	bin, tsan := filepath.Join(dir, "learn"), filepath.Join(dir, "learn-tsan")
 	capiBuild(t, "cc", "-O2", "-Wall", "-Werror", "-I", dir, filepath.Join("testdata", "capi", "learn.c"), filepath.Join(dir, "libfragprof_model.a"), "-lm", "-pthread", "-o", bin)
-	for _, c := range []struct{ window, run string }{{"64", "8"}, {"256", "8"}, {"64", "4"}} {
-		kv := capiRun(t, bin, fpm, c.window, c.run)
+	capiBuild(t, "clang", "-O1", "-g", "-fsanitize=thread", "-I", dir, filepath.Join("testdata", "capi", "learn.c"), filepath.Join(dir, "fp_model.c"), "-lm", "-pthread", "-o", tsan)
+	for _, c := range []struct{ bin, window, run string }{{bin, "64", "8"}, {bin, "256", "8"}, {bin, "64", "4"}, {tsan, "64", "8"}} {
+		kv := capiRun(t, c.bin, fpm, c.window, c.run)
+		if _, race := kv["WARNING:"]; race {
+			t.Errorf("the thread sanitizer found a race: %v", kv)
+		}
 		held, _ := strconv.Atoi(kv["held_from"])
 		after, _ := strconv.Atoi(kv["held_from_change"])
 		limit, _ := strconv.Atoi(c.run)

@@ -5,13 +5,15 @@
  * answer does not depend on the learner's speed) the predicted row time's
  * interval is compared with the true time of a row. Prints the events the
  * prediction took to hold the truth and keep holding it, after the start and
- * after the change.
+ * after the change. Another thread queries the model all along (the test
+ * runs a build under the thread sanitizer too).
  *
  *   learn MODEL.fpm WINDOW CHANGE_RUN
  */
 #include "fragprof_model.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,6 +27,23 @@ static double gauss(void) { /* Box-Muller on a 64-bit LCG */
 	rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
 	double u2 = (rng >> 11) / 9007199254740992.0;
 	return sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+static fp_model *shared;
+static _Atomic int done;
+
+/* querier asks what a program's other threads would while the model learns. */
+static void *querier(void *arg) {
+	(void)arg;
+	fp_model_value in = {"K", 50};
+	fp_model_value st[] = {{"$K", 1000}, {"K", 1000}, {"i", 5}, {"#row", 6}};
+	while (!done) {
+		fp_model_run r;
+		fp_model_estimate e;
+		fp_model_predict_run(shared, &in, 1, &r, 0, 0);
+		fp_model_predict_time(shared, "row", "row", st, 4, &e);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv) {
@@ -47,6 +66,9 @@ int main(int argc, char **argv) {
 		printf("error %s\n", fp_model_errmsg());
 		return 1;
 	}
+	shared = m;
+	pthread_t q;
+	pthread_create(&q, 0, querier, 0);
 	double t = 1e9;
 	fp_model_value kv = {"K", 1000};
 	fp_model_observe(m, "start", t, &kv, 1);
@@ -82,6 +104,8 @@ int main(int argc, char **argv) {
 		if (ev == CHANGE - 1 || ev == EVENTS - 1)
 			printf("at_%d %.6g %.6g %.6g truth %.6g\n", ev + 1, e.value, e.lo, e.hi, truth);
 	}
+	done = 1;
+	pthread_join(q, 0);
 	fp_model_learning s;
 	fp_model_learn_stats(m, &s);
 	printf("model_row_ns %.6g\n", e0.value);
