@@ -214,6 +214,8 @@ func TestModelCAPIErrors(t *testing.T) {
 		{"amdahl_dear", "0 0 1"},
 		{"amdahl_zero", "-8 fp_model_amdahl: 0 workers"},
 		{"threads", "480 0"},
+		{"learn_mismatch", `-4 ` + fpm + `: the program passed checkpoint "rows", which the model of ../../examples/predict/brusselator.c was not learned from`},
+		{"learn_again", "-8 " + fpm + ": the model is learning already"},
 	} {
 		if got, ok := kv[c.key]; !ok || !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s: %q, want it to start with %q", c.key, got, c.want)

@@ -195,7 +195,8 @@ int fp_model_load_env(fp_model **out);
  * (`fragprof cc`), the checkpoints of the thread that called
  * fp_model_learn_start feed the learner by themselves (FP_POINT,
  * FP_POINT_VARS; one learning model per process); any program can feed it with
- * fp_model_observe. The learner is stopped by fp_model_learn_stop or
+ * fp_model_observe. A checkpoint the model does not know makes every later
+ * query fail with FP_MODEL_EMISMATCH, naming it. The learner is stopped by fp_model_learn_stop or
  * fp_model_free. Start it before the run's first checkpoint (its counters
  * start at 0). Cost: a thread, O(arcs × window) memory and the ring (128
  * bytes an event), written once at the start so that no page fault falls on

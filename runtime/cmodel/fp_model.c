@@ -123,7 +123,24 @@ struct fp_model {
 	 * once, and the learner that refits them */
 	struct fpm_arcfit *_Atomic fit;
 	struct fpm_learner *learner;
+	/* set by the learner when the program passed a checkpoint the model does
+	 * not know (its name first): every query then fails */
+	_Atomic int mismatch;
+	char mismatch_name[128];
 };
+
+static int fpm_fail(int code, const char *fmt, ...);
+
+/* learned_ok fails when online learning found the program's checkpoints not
+ * to be the model's. */
+static int learned_ok(const fp_model *m) {
+	if (!atomic_load_explicit(&((fp_model *)m)->mismatch, memory_order_acquire))
+		return FP_MODEL_OK;
+	return fpm_fail(FP_MODEL_EMISMATCH,
+	                "%s: the program passed checkpoint \"%s\", which the model of %s was not learned from: trace the "
+	                "program as it is now and build and compile the model again",
+	                m->name, m->mismatch_name, m->program);
+}
 
 /* fpm_arcfit is an arc's time formula as online learning refits it: its factor
  * c, the residual standard deviation s (ns) and the rows n behind them (0: not
@@ -1591,6 +1608,8 @@ static int predict_inputs(const fp_model *m, const fp_model_value *inputs, int n
 int fp_model_predict_run(const fp_model *m, const fp_model_value *inputs, int n, fp_model_run *out, double *vars,
                          int nvars) {
 	CHECK_M(m, "fp_model_predict_run");
+	if (learned_ok(m) != FP_MODEL_OK)
+		return FP_MODEL_EMISMATCH;
 	if (!out)
 		return fpm_fail(FP_MODEL_EARG, "fp_model_predict_run: out is NULL");
 	if (vars && nvars < m->nv)
@@ -1646,6 +1665,8 @@ static int region(const fp_model *m, const fp_model_value *inputs, int n, const 
 int fp_model_predict_region(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
                             fp_model_estimate *est) {
 	CHECK_M(m, "fp_model_predict_region");
+	if (learned_ok(m) != FP_MODEL_OK)
+		return FP_MODEL_EMISMATCH;
 	if (!est)
 		return fpm_fail(FP_MODEL_EARG, "fp_model_predict_region: est is NULL");
 	return region(m, inputs, n, from, to, est, 0);
@@ -1704,6 +1725,8 @@ static int need(const fp_model *m, const int *idx, int k, const char *given, con
 int fp_model_predict_time(const fp_model *m, const char *from, const char *to, const fp_model_value *state, int n,
                           fp_model_estimate *est) {
 	CHECK_M(m, "fp_model_predict_time");
+	if (learned_ok(m) != FP_MODEL_OK)
+		return FP_MODEL_EMISMATCH;
 	if (!est)
 		return fpm_fail(FP_MODEL_EARG, "fp_model_predict_time: est is NULL");
 	int rf, rt, rc;
@@ -1758,6 +1781,8 @@ static int conds_need(const fp_model *m, const fpm_cond *cs, int n, const char *
 int fp_model_next_arcs(const fp_model *m, const char *at, const fp_model_value *state, int n, fp_model_arc *arcs,
                        int cap, int *count) {
 	CHECK_M(m, "fp_model_next_arcs");
+	if (learned_ok(m) != FP_MODEL_OK)
+		return FP_MODEL_EMISMATCH;
 	if (!count || cap < 0 || (cap > 0 && !arcs))
 		return fpm_fail(FP_MODEL_EARG, "fp_model_next_arcs: count is NULL or arcs has no room");
 	int nd, rc;
@@ -1850,6 +1875,8 @@ static int measure_overhead(int n, double *out) {
 int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
                     int workers, double p_n_ns, fp_model_decision *d) {
 	CHECK_M(m, "fp_model_amdahl");
+	if (learned_ok(m) != FP_MODEL_OK)
+		return FP_MODEL_EMISMATCH;
 	if (!d)
 		return fpm_fail(FP_MODEL_EARG, "fp_model_amdahl: d is NULL");
 	if (workers < 1 || workers > 4096)
@@ -2118,6 +2145,10 @@ static void learn_event(struct fpm_learner *L, const fpm_event *e) {
 		learn_state_unknown(L);
 	int node = learn_node(L, e->name);
 	if (node < 2) {
+		if (!atomic_load_explicit(&m->mismatch, memory_order_relaxed)) {
+			snprintf(m->mismatch_name, sizeof m->mismatch_name, "%s", e->name);
+			atomic_store_explicit(&m->mismatch, 1, memory_order_release);
+		}
 		atomic_fetch_add_explicit(&L->unknown, 1, memory_order_relaxed);
 		learn_state_unknown(L);
 		return;

@@ -160,6 +160,14 @@ int main(int argc, char **argv) {
 		bad += (long)b;
 	}
 	printf("threads %d %ld\n", THREADS * QUERIES, bad);
+
+	/* Online learning of a program whose checkpoints are not the model's. */
+	rc = fp_model_learn_start(m, &k100, 1, 0);
+	fp_model_observe(m, "start", 1000, &k100, 1);
+	fp_model_observe(m, "rows", 2000, 0, 0);
+	fp_model_learn_sync(m);
+	report("learn_mismatch", rc ? rc : fp_model_predict_time(m, "row", "row", st, 4, &e));
+	report("learn_again", fp_model_learn_start(m, &k100, 1, 0));
 	fp_model_free(m);
 	fp_model_free(0);
 	return 0;
