@@ -267,6 +267,9 @@ func TestModelCAPIErrors(t *testing.T) {
 	} else {
 		t.Logf("600 damaged copies: %s", strings.TrimSpace(string(out)))
 	}
+	if _, stderr, code := runFragprof(t, "model", "compile", model, "-o", filepath.Join(dir, "x.c"), "--name", "1x"); code != 2 || !strings.Contains(stderr, `--name "1x" is not a C identifier`) {
+		t.Errorf("model compile --name 1x: exit %d\n%s", code, stderr)
+	}
 	// The documented example builds as docs/predict.md says and answers.
 	bruC, query := filepath.Join(dir, "bru_model.c"), filepath.Join(dir, "query")
 	if _, stderr, code := runFragprof(t, "model", "compile", model, "-o", bruC, "--name", "bru"); code != 0 {

@@ -37,7 +37,13 @@ func (w *rtWriter) int(i int)     { w.tok(strconv.Itoa(i)) }
 func (w *rtWriter) num(x float64) { w.tok(strconv.FormatFloat(x, 'g', -1, 64)) }
 func (w *rtWriter) str(s string)  { w.tok(strconv.Itoa(len(s)) + ":" + s) }
 func (w *rtWriter) nl()           { w.b.WriteByte('\n') }
-func (w *rtWriter) bool(b bool)   { w.int(map[bool]int{false: 0, true: 1}[b]) }
+func (w *rtWriter) bool(b bool) {
+	if b {
+		w.int(1)
+	} else {
+		w.int(0)
+	}
+}
 func (w *rtWriter) fail(f string, a ...any) {
 	if w.err == nil {
 		w.err = fmt.Errorf(f, a...)
