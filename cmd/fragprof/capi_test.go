@@ -138,6 +138,7 @@ func TestModelCompileCAPI(t *testing.T) {
 					kv  map[string]string
 				}{
 					{"loaded (clang)", capiRun(t, loaded, append([]string{fpm}, args...)...)},
+					{"model file loaded (clang)", capiRun(t, loaded, append([]string{model}, args...)...)},
 					{"compiled in (gcc)", capiRun(t, gccBin, append([]string{"-"}, args...)...)},
 					{"compiled in (g++)", capiRun(t, gxxBin, append([]string{"-"}, args...)...)},
 				} {
@@ -190,7 +191,9 @@ func TestModelCAPIErrors(t *testing.T) {
 	for _, c := range []struct{ key, want string }{
 		{"missing", "-1 " + filepath.Join(dir, "none.fpm") + ": No such file or directory"},
 		{"missing_handle", "null"},
-		{"json", "-2 " + model + ": a model's JSON, not its compiled form: run `fragprof model compile"},
+		{"json", "0"},
+		{"json_truncated", "-2 " + filepath.Join(dir, "truncated.model") + ": not a valid model file (bad JSON near byte"},
+		{"json_newer", "-3 newer.model: model version 9, this library reads 1 to 2"},
 		{"truncated", "-2 " + filepath.Join(dir, "truncated.fpm") + ": damaged compiled model"},
 		{"newer", "-3 newer.fpm: compiled model version 9"},
 		{"null_path", "-8 "},
@@ -262,10 +265,12 @@ func TestModelCAPIErrors(t *testing.T) {
 	fuzz := filepath.Join(dir, "fuzz")
 	capiBuild(t, "clang", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-I", dir,
 		filepath.Join("testdata", "capi", "fuzz.c"), filepath.Join(dir, "fp_model.c"), "-lm", "-pthread", "-o", fuzz)
-	if out, err := exec.Command(fuzz, fpm, "600").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "loaded ") || !strings.Contains(string(out), " other 0") {
-		t.Errorf("damaged models: %v\n%s", err, out)
-	} else {
-		t.Logf("600 damaged copies: %s", strings.TrimSpace(string(out)))
+	for _, file := range []string{fpm, model} {
+		if out, err := exec.Command(fuzz, file, "400").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "loaded ") || !strings.Contains(string(out), " other 0") {
+			t.Errorf("damaged copies of %s: %v\n%s", file, err, out)
+		} else {
+			t.Logf("400 damaged copies of %s: %s", filepath.Base(file), strings.TrimSpace(string(out)))
+		}
 	}
 	if _, stderr, code := runFragprof(t, "model", "compile", model, "-o", filepath.Join(dir, "x.c"), "--name", "1x"); code != 2 || !strings.Contains(stderr, `--name "1x" is not a C identifier`) {
 		t.Errorf("model compile --name 1x: exit %d\n%s", code, stderr)

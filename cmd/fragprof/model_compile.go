@@ -28,7 +28,8 @@ program queries its own model (docs/predict.md, "In the program"):
   -o FILE.c    a C source that compiles the model into the program; it defines
                int fp_model_open_NAME(fp_model **out) (NAME: --name, "model")
   -o FILE.fpm  the model's compiled form, which the program loads at run time
-               with fp_model_load("FILE.fpm", &m)
+               with fp_model_load("FILE.fpm", &m) (it loads the model file
+               itself too; the compiled form is smaller and quicker to read)
 
 Either answers as 'fragprof model predict' does, to rounding: the graph, rules,
 formulas, calibration, direct models and the chosen predictor's interval are

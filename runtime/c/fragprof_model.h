@@ -4,10 +4,12 @@
  * run, a region from checkpoint A to checkpoint B, or one transition takes for
  * given values, with an interval; the run's final variables; the probabilities
  * of a checkpoint's next arcs; and whether running a region on N workers pays
- * (Amdahl's condition). The model is `fragprof model compile MODEL -o FILE`'s
- * output: FILE.fpm is loaded at run time with fp_model_load, FILE.c is compiled
- * into the program and opened with the function it defines (fp_model_open_NAME).
- * Both give the answers of `fragprof model predict`.
+ * (Amdahl's condition). fp_model_load opens the model file `fragprof model
+ * build` writes, or its compiled form (`fragprof model compile MODEL -o
+ * FILE.fpm`, lighter to read); `fragprof model compile MODEL -o FILE.c` writes C
+ * that compiles the model into the program, opened with the function it
+ * defines (fp_model_open_NAME). All give the answers of `fragprof model
+ * predict`.
  *
  * Conventions. Every call returns FP_MODEL_OK (0) or a negative FP_MODEL_E*
  * code; fp_model_errmsg() then says what went wrong and what to do, naming the
@@ -96,15 +98,17 @@ typedef struct fp_model_decision {
  * ("" before any). It stays valid until that thread's next failing call. O(1). */
 const char *fp_model_errmsg(void);
 
-/* fp_model_load opens a model file written by `fragprof model compile MODEL -o
- * FILE.fpm`. Reading, parsing and checking it costs O(file size): a few
- * hundred microseconds for the examples' models. A missing, damaged or newer
- * file is an error, never a handle that answers wrongly. */
+/* fp_model_load opens a model file (`fragprof model build`'s JSON) or its
+ * compiled form (`fragprof model compile MODEL -o FILE.fpm`). Reading, parsing
+ * and checking it costs O(file size): well under a millisecond for the
+ * examples' models (the JSON, which also holds what only `model show` prints,
+ * is 10–20 times the compiled form). A missing, damaged or newer file is an
+ * error, never a handle that answers wrongly. */
 int fp_model_load(const char *path, fp_model **out);
 
-/* fp_model_load_text opens a model from its text in memory (what a .fpm file
- * holds; a compiled model's open function calls it); name is used in messages.
- * O(len). */
+/* fp_model_load_text opens a model from its text in memory (what a model file
+ * or a .fpm file holds; a compiled model's open function calls it); name is
+ * used in messages. O(len). */
 int fp_model_load_text(const char *text, unsigned long len, const char *name, fp_model **out);
 
 /* fp_model_free releases a handle; NULL is allowed. O(model size). */

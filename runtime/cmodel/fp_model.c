@@ -594,13 +594,9 @@ static int parse(fp_model *m, fpm_rd *r) {
 	rd_skip(r);
 	const char magic[] = "fragprof-model-c";
 	if ((size_t)(r->end - r->s) < sizeof magic - 1 || memcmp(r->s, magic, sizeof magic - 1) != 0) {
-		rd_skip(r);
-		if (r->s < r->end && *r->s == '{')
-			return fpm_fail(FP_MODEL_EFORMAT,
-			                "%s: a model's JSON, not its compiled form: run `fragprof model compile %s -o "
-			                "MODEL.fpm` and load MODEL.fpm",
-			                r->name, r->name);
-		return fpm_fail(FP_MODEL_EFORMAT, "%s: not a compiled fragprof model (`fragprof model compile` writes them)",
+		return fpm_fail(FP_MODEL_EFORMAT,
+		                "%s: not a fragprof model (`fragprof model build` writes them, `fragprof model compile` their "
+		                "compiled form)",
 		                r->name);
 	}
 	r->s += sizeof magic - 1;
@@ -783,6 +779,8 @@ bad:
 	                r->name, r->what[0] ? r->what : "more", (long)(r->s - r->start));
 }
 
+static int load_json(const char *text, size_t len, const char *name, fp_model **out);
+
 int fp_model_load_text(const char *text, unsigned long len, const char *name, fp_model **out) {
 	if (!out)
 		return fpm_fail(FP_MODEL_EARG, "fp_model_load_text: out is NULL");
@@ -791,6 +789,11 @@ int fp_model_load_text(const char *text, unsigned long len, const char *name, fp
 		return fpm_fail(FP_MODEL_EARG, "fp_model_load_text: text is NULL");
 	if (!name)
 		name = "model";
+	const char *first = text;
+	while (first < text + len && (*first == ' ' || *first == '\n' || *first == '\t' || *first == '\r'))
+		first++;
+	if (first < text + len && *first == '{') /* the model file itself */
+		return load_json(text, len, name, out);
 	fp_model *m = calloc(1, sizeof *m);
 	if (!m || !(m->name = strdup(name))) {
 		free(m);
@@ -2392,4 +2395,590 @@ int fp_model_load_env(fp_model **out) {
 		return fpm_fail(FP_MODEL_EIO, "FRAGPROF_MODEL is not set: set it to a model compiled by `fragprof model "
 		                              "compile MODEL -o FILE.fpm`");
 	return fp_model_load(p, out);
+}
+
+/* ---- reading the model's JSON ------------------------------------------------------ */
+
+/* A JSON value (RFC 8259), as far as a model file needs it. */
+typedef struct fpm_json {
+	int type; /* 0 null, 1 false, 2 true, 3 number, 4 string, 5 array, 6 object */
+	double num;
+	char *str;
+	int n;
+	struct fpm_json *kids;
+	char **keys;
+} fpm_json;
+
+typedef struct {
+	const char *s, *end;
+	int bad, depth;
+} fpm_jp;
+
+static void json_free(fpm_json *v) {
+	if (!v)
+		return;
+	free(v->str);
+	for (int i = 0; i < v->n; i++) {
+		json_free(&v->kids[i]);
+		if (v->keys)
+			free(v->keys[i]);
+	}
+	free(v->kids);
+	free(v->keys);
+}
+
+static void jp_ws(fpm_jp *p) {
+	while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
+		p->s++;
+}
+
+static void utf8(char *out, int *k, unsigned c) {
+	if (c < 0x80)
+		out[(*k)++] = (char)c;
+	else if (c < 0x800)
+		out[(*k)++] = (char)(0xC0 | c >> 6), out[(*k)++] = (char)(0x80 | (c & 0x3F));
+	else if (c < 0x10000)
+		out[(*k)++] = (char)(0xE0 | c >> 12), out[(*k)++] = (char)(0x80 | (c >> 6 & 0x3F)),
+		out[(*k)++] = (char)(0x80 | (c & 0x3F));
+	else
+		out[(*k)++] = (char)(0xF0 | c >> 18), out[(*k)++] = (char)(0x80 | (c >> 12 & 0x3F)),
+		out[(*k)++] = (char)(0x80 | (c >> 6 & 0x3F)), out[(*k)++] = (char)(0x80 | (c & 0x3F));
+}
+
+static unsigned hex4(fpm_jp *p) {
+	unsigned c = 0;
+	for (int i = 0; i < 4; i++, p->s++) {
+		char h = p->s < p->end ? *p->s : 0;
+		c = c * 16 + (unsigned)(h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : (p->bad = 1, 0));
+	}
+	return c;
+}
+
+static char *jp_string(fpm_jp *p, int *len) {
+	p->s++; /* the opening quote */
+	const char *q = p->s;
+	while (q < p->end && *q != '"')
+		q += *q == '\\' ? 2 : 1;
+	char *out = malloc((size_t)(q - p->s) * 2 + 4);
+	int k = 0;
+	if (!out) {
+		p->bad = 1;
+		return 0;
+	}
+	while (p->s < p->end && *p->s != '"' && !p->bad) {
+		char c = *p->s++;
+		if (c != '\\') {
+			out[k++] = c;
+			continue;
+		}
+		c = p->s < p->end ? *p->s++ : 0;
+		switch (c) {
+		case '"': case '\\': case '/': out[k++] = c; break;
+		case 'b': out[k++] = '\b'; break;
+		case 'f': out[k++] = '\f'; break;
+		case 'n': out[k++] = '\n'; break;
+		case 'r': out[k++] = '\r'; break;
+		case 't': out[k++] = '\t'; break;
+		case 'u': {
+			unsigned u = hex4(p);
+			if (u >= 0xD800 && u < 0xDC00 && p->end - p->s >= 6 && p->s[0] == '\\' && p->s[1] == 'u') {
+				p->s += 2;
+				unsigned lo = hex4(p);
+				u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+			}
+			utf8(out, &k, u);
+			break;
+		}
+		default: p->bad = 1;
+		}
+	}
+	if (p->s >= p->end)
+		p->bad = 1;
+	p->s++;
+	out[k] = 0;
+	*len = k;
+	return out;
+}
+
+static void jp_value(fpm_jp *p, fpm_json *v) {
+	memset(v, 0, sizeof *v);
+	jp_ws(p);
+	if (p->bad || p->s >= p->end || ++p->depth > 64) {
+		p->bad = 1;
+		return;
+	}
+	char c = *p->s;
+	if (c == '{' || c == '[') {
+		v->type = c == '{' ? 6 : 5;
+		p->s++;
+		int cap = 0;
+		jp_ws(p);
+		if (p->s < p->end && *p->s == (c == '{' ? '}' : ']')) {
+			p->s++;
+			p->depth--;
+			return;
+		}
+		for (;;) {
+			if (v->n == cap) {
+				cap = cap ? cap * 2 : 4;
+				fpm_json *k = realloc(v->kids, sizeof *k * (size_t)cap);
+				char **ks = c == '{' ? realloc(v->keys, sizeof *ks * (size_t)cap) : 0;
+				if (!k || (c == '{' && !ks)) {
+					if (k)
+						v->kids = k;
+					if (ks)
+						v->keys = ks;
+					p->bad = 1;
+					return;
+				}
+				v->kids = k;
+				if (c == '{')
+					v->keys = ks;
+			}
+			if (c == '{') {
+				jp_ws(p);
+				int len;
+				if (p->s >= p->end || *p->s != '"') {
+					p->bad = 1;
+					return;
+				}
+				v->keys[v->n] = jp_string(p, &len);
+				jp_ws(p);
+				if (p->bad || p->s >= p->end || *p->s != ':') {
+					memset(&v->kids[v->n++], 0, sizeof v->kids[0]); /* its key is freed with it */
+					p->bad = 1;
+					return;
+				}
+				p->s++;
+			}
+			jp_value(p, &v->kids[v->n++]);
+			jp_ws(p);
+			if (p->bad || p->s >= p->end) {
+				p->bad = 1;
+				return;
+			}
+			if (*p->s == ',') {
+				p->s++;
+				continue;
+			}
+			if (*p->s == (c == '{' ? '}' : ']')) {
+				p->s++;
+				break;
+			}
+			p->bad = 1;
+			return;
+		}
+	} else if (c == '"') {
+		v->type = 4;
+		v->str = jp_string(p, &v->n);
+		v->n = 0;
+	} else if (c == 't' && p->end - p->s >= 4 && !memcmp(p->s, "true", 4))
+		v->type = 2, p->s += 4;
+	else if (c == 'f' && p->end - p->s >= 5 && !memcmp(p->s, "false", 5))
+		v->type = 1, p->s += 5;
+	else if (c == 'n' && p->end - p->s >= 4 && !memcmp(p->s, "null", 4))
+		v->type = 0, p->s += 4;
+	else {
+		char buf[64];
+		size_t n = 0;
+		while (p->s < p->end && n < sizeof buf - 1 && strchr("+-0123456789.eE", *p->s))
+			buf[n++] = *p->s++;
+		buf[n] = 0;
+		char *e;
+		v->type = 3;
+		v->num = strtod(buf, &e);
+		if (!n || *e)
+			p->bad = 1;
+	}
+	p->depth--;
+}
+
+static const fpm_json *jget(const fpm_json *o, const char *key) {
+	if (!o || o->type != 6)
+		return 0;
+	for (int i = 0; i < o->n; i++)
+		if (o->keys[i] && !strcmp(o->keys[i], key))
+			return &o->kids[i];
+	return 0;
+}
+
+static double jnum(const fpm_json *o, const char *key) {
+	const fpm_json *v = jget(o, key);
+	return v && v->type == 3 ? v->num : 0;
+}
+
+static const char *jstr(const fpm_json *o, const char *key) {
+	const fpm_json *v = jget(o, key);
+	return v && v->type == 4 ? v->str : "";
+}
+
+static int jlen(const fpm_json *v) { return v && (v->type == 5 || v->type == 6) ? v->n : 0; }
+
+/* The runtime form, written as capi.go's WriteRuntime writes it. */
+typedef struct {
+	char *b;
+	size_t n, cap;
+	int bad;
+	const char **inputs, **vars, **nodes;
+	int ni, nv, nn;
+} fpm_tw;
+
+static void tw_put(fpm_tw *w, const char *s, size_t n) {
+	if (w->n + n + 2 > w->cap) {
+		size_t cap = (w->cap + n + 2) * 2;
+		char *b = realloc(w->b, cap);
+		if (!b) {
+			w->bad = 1;
+			return;
+		}
+		w->b = b, w->cap = cap;
+	}
+	memcpy(w->b + w->n, s, n);
+	w->n += n;
+	w->b[w->n++] = ' ';
+}
+
+static void tw_num(fpm_tw *w, double x) {
+	char buf[40];
+	tw_put(w, buf, (size_t)snprintf(buf, sizeof buf, "%.17g", x));
+}
+
+static void tw_str(fpm_tw *w, const char *s) {
+	char buf[24];
+	size_t n = strlen(s);
+	int k = snprintf(buf, sizeof buf, "%zu:", n);
+	tw_put(w, buf, (size_t)k);
+	w->n--; /* no space between the length and the bytes */
+	tw_put(w, s, n);
+}
+
+/* tw_feature is graph.Space.Index: "$x" an input, a variable's name, "#node". */
+static int tw_feature(fpm_tw *w, const char *name) {
+	for (int i = 0; i < w->ni; i++)
+		if (name[0] == '$' && !strcmp(name + 1, w->inputs[i]))
+			return i;
+	for (int i = 0; i < w->nv; i++)
+		if (!strcmp(name, w->vars[i]))
+			return w->ni + i;
+	for (int i = 0; i < w->nn; i++)
+		if (name[0] == '#' && !strcmp(name + 1, w->nodes[i]))
+			return w->ni + w->nv + i;
+	w->bad = 1;
+	return 0;
+}
+
+static int tw_index(const char **list, int n, const char *s) {
+	for (int i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return i;
+	return -1;
+}
+
+static void tw_formula(fpm_tw *w, const fpm_json *f) {
+	static const char *kinds[] = {"const", "copy", "shift", "poly", "gmdh", "power"};
+	int kind = -1;
+	for (int k = 0; k < 6; k++)
+		if (!strcmp(jstr(f, "kind"), kinds[k]))
+			kind = k;
+	if (kind < 0) {
+		w->bad = 1;
+		return;
+	}
+	const fpm_json *vars = jget(f, "vars"), *coef = jget(f, "coef");
+	int nv = jlen(vars);
+	tw_num(w, kind);
+	tw_num(w, nv);
+	for (int i = 0; i < nv; i++)
+		tw_num(w, vars->kids[i].type == 4 ? tw_feature(w, vars->kids[i].str) : (w->bad = 1));
+	switch (kind) {
+	case K_CONST: case K_COPY: case K_SHIFT:
+		tw_num(w, jnum(f, "value"));
+		break;
+	case K_POWER:
+		tw_num(w, jnum(f, "value"));
+		tw_num(w, jlen(coef) > 0 ? coef->kids[0].num : (w->bad = 1));
+		tw_num(w, jnum(f, "exp"));
+		break;
+	case K_POLY: {
+		const fpm_json *terms = jget(f, "terms");
+		int nt = jlen(terms);
+		if (jlen(coef) != nt)
+			w->bad = 1;
+		tw_num(w, nt);
+		for (int k = 0; k < nt && !w->bad; k++) {
+			tw_num(w, coef->kids[k].num);
+			if (jlen(&terms->kids[k]) != nv)
+				w->bad = 1;
+			for (int v = 0; v < nv && !w->bad; v++)
+				tw_num(w, terms->kids[k].kids[v].num);
+		}
+		break;
+	}
+	case K_GMDH: {
+		const fpm_json *net = jget(f, "net"), *mu = jget(net, "Mu"), *sd = jget(net, "Sd"), *layers = jget(net, "Layers");
+		if (jlen(mu) != nv || jlen(sd) != nv || jlen(layers) < 1) {
+			w->bad = 1;
+			return;
+		}
+		for (int i = 0; i < nv; i++) {
+			tw_num(w, mu->kids[i].num);
+			tw_num(w, sd->kids[i].num);
+		}
+		tw_num(w, jnum(net, "MuY"));
+		tw_num(w, jnum(net, "SdY"));
+		tw_num(w, layers->n);
+		for (int l = 0; l < layers->n && !w->bad; l++) {
+			const fpm_json *layer = &layers->kids[l];
+			tw_num(w, jlen(layer));
+			for (int k = 0; k < jlen(layer) && !w->bad; k++) {
+				const fpm_json *in = jget(&layer->kids[k], "in"), *c = jget(&layer->kids[k], "coef");
+				if (jlen(in) != 2 || jlen(c) != 6) {
+					w->bad = 1;
+					return;
+				}
+				tw_num(w, in->kids[0].num);
+				tw_num(w, in->kids[1].num);
+				for (int j = 0; j < 6; j++)
+					tw_num(w, c->kids[j].num);
+			}
+		}
+		tw_num(w, jnum(net, "Out"));
+		break;
+	}
+	}
+	const fpm_json *fit = jget(f, "fit");
+	tw_num(w, jnum(fit, "n"));
+	tw_num(w, jnum(fit, "cv_rmse"));
+}
+
+static void tw_conds(fpm_tw *w, const fpm_json *cs) {
+	static const char *kinds[] = {"interval", "equal", "arith", "geom"};
+	tw_num(w, jlen(cs));
+	for (int k = 0; k < jlen(cs); k++) {
+		const fpm_json *c = &cs->kids[k], *e = jget(c, "expr"), *ps = jget(c, "pieces");
+		const fpm_json *ratio = jget(e, "ratio");
+		tw_num(w, jnum(c, "arc"));
+		tw_num(w, tw_feature(w, jstr(e, "a")));
+		tw_num(w, *jstr(e, "b") ? tw_feature(w, jstr(e, "b")) : -1);
+		tw_num(w, ratio && ratio->type == 2);
+		tw_num(w, jlen(ps));
+		for (int i = 0; i < jlen(ps); i++) {
+			const fpm_json *p = &ps->kids[i], *lo = jget(p, "lo"), *hi = jget(p, "hi");
+			int kind = -1;
+			for (int j = 0; j < 4; j++)
+				if (!strcmp(jstr(p, "kind"), kinds[j]))
+					kind = j;
+			if (kind < 0)
+				w->bad = 1;
+			tw_num(w, kind);
+			tw_num(w, lo && lo->type == 3);
+			tw_num(w, lo && lo->type == 3 ? lo->num : 0);
+			tw_num(w, hi && hi->type == 3);
+			tw_num(w, hi && hi->type == 3 ? hi->num : 0);
+			tw_num(w, jnum(p, "value"));
+			tw_num(w, jnum(p, "step"));
+		}
+	}
+}
+
+static void tw_shares(fpm_tw *w, const fpm_json *ss) {
+	tw_num(w, jlen(ss));
+	for (int k = 0; k < jlen(ss); k++) {
+		tw_num(w, jnum(&ss->kids[k], "arc"));
+		tw_num(w, jnum(&ss->kids[k], "p"));
+	}
+}
+
+/* json_to_text turns a model file's JSON into its runtime form; 0 when it is
+ * not a model file this library reads (*version set when it is a newer one). */
+static char *json_to_text(const fpm_json *j, size_t *len, int *version) {
+	fpm_tw w = {0};
+	const fpm_json *inputs = jget(j, "inputs"), *vars = jget(j, "vars"), *nodes = jget(j, "nodes");
+	*version = (int)jnum(j, "version");
+	if (strcmp(jstr(j, "format"), "fragprof-model") || *version < 1 || *version > 2 || jlen(nodes) < 2)
+		return 0;
+	w.ni = jlen(inputs), w.nv = jlen(vars), w.nn = jlen(nodes);
+	w.inputs = calloc((size_t)w.ni + 1, sizeof *w.inputs);
+	w.vars = calloc((size_t)w.nv + 1, sizeof *w.vars);
+	w.nodes = calloc((size_t)w.nn + 1, sizeof *w.nodes);
+	if (!w.inputs || !w.vars || !w.nodes)
+		w.bad = 1;
+	for (int i = 0; i < w.ni && !w.bad; i++)
+		w.inputs[i] = inputs->kids[i].type == 4 ? inputs->kids[i].str : "";
+	for (int i = 0; i < w.nv && !w.bad; i++)
+		w.vars[i] = vars->kids[i].type == 4 ? vars->kids[i].str : "";
+	for (int i = 0; i < w.nn && !w.bad; i++)
+		w.nodes[i] = jstr(&nodes->kids[i], "name");
+	tw_put(&w, "fragprof-model-c 1", 18);
+	tw_str(&w, jstr(j, "program"));
+	tw_num(&w, w.ni);
+	for (int i = 0; i < w.ni; i++)
+		tw_str(&w, w.inputs[i]);
+	tw_num(&w, w.nv);
+	for (int i = 0; i < w.nv; i++)
+		tw_str(&w, w.vars[i]);
+	tw_num(&w, w.nn);
+	for (int i = 0; i < w.nn && !w.bad; i++) {
+		const fpm_json *pl = jget(&nodes->kids[i], "places");
+		tw_str(&w, w.nodes[i]);
+		tw_num(&w, jlen(pl));
+		for (int k = 0; k < jlen(pl); k++)
+			tw_str(&w, pl->kids[k].type == 4 ? pl->kids[k].str : "");
+	}
+	double scale = jnum(j, "time_scale");
+	const fpm_json *ev = jget(j, "evaluation");
+	tw_num(&w, scale > 0 ? scale : 1);
+	tw_num(&w, jnum(jget(j, "training"), "overhead_ns"));
+	tw_num(&w, ev && ev->type == 6);
+	tw_num(&w, ev && ev->type == 6 ? jnum(ev, "mape") : 0);
+	const fpm_json *arcs = jget(j, "arcs"), *rules = jget(j, "rules");
+	tw_num(&w, jlen(arcs));
+	for (int i = 0; i < jlen(arcs) && !w.bad; i++) {
+		const fpm_json *a = &arcs->kids[i], *body = jget(a, "body"), *data = jget(a, "data"), *r = jget(a, "resets");
+		tw_num(&w, jnum(a, "from"));
+		tw_num(&w, jnum(a, "to"));
+		tw_num(&w, r && r->type == 2);
+		tw_num(&w, body && body->type == 3 ? body->num : -1);
+		tw_num(&w, jnum(a, "mean_ns"));
+		tw_formula(&w, jget(a, "time"));
+		tw_num(&w, jlen(data));
+		for (int k = 0; k < jlen(data); k++) {
+			int v = tw_index(w.vars, w.nv, jstr(&data->kids[k], "var"));
+			if (v < 0)
+				w.bad = 1;
+			tw_num(&w, w.ni + v);
+			tw_formula(&w, jget(&data->kids[k], "formula"));
+		}
+	}
+	if (jlen(rules) != w.nn)
+		w.bad = 1;
+	for (int i = 0; i < jlen(rules) && !w.bad; i++) {
+		const fpm_json *r = &rules->kids[i], *trip = jget(r, "trip");
+		if (jnum(r, "node") != i)
+			w.bad = 1;
+		tw_conds(&w, jget(r, "conds"));
+		tw_num(&w, trip && trip->type == 6);
+		if (trip && trip->type == 6) {
+			tw_num(&w, jnum(trip, "arc"));
+			tw_formula(&w, jget(trip, "count"));
+			tw_conds(&w, jget(trip, "exit_conds"));
+			tw_shares(&w, jget(trip, "exit"));
+		}
+		tw_shares(&w, jget(r, "residual"));
+	}
+	const fpm_json *b = jget(j, "baseline");
+	tw_num(&w, b && b->type == 6);
+	if (b && b->type == 6) {
+		const fpm_json *terms = jget(b, "terms");
+		tw_num(&w, jnum(b, "const"));
+		tw_num(&w, jlen(terms));
+		for (int t = 0; t < jlen(terms); t++) {
+			const fpm_json *fs = jget(&terms->kids[t], "factors");
+			tw_num(&w, jnum(&terms->kids[t], "coef"));
+			tw_num(&w, jlen(fs));
+			for (int k = 0; k < jlen(fs); k++) {
+				tw_num(&w, jnum(&fs->kids[k], "input"));
+				tw_num(&w, jnum(&fs->kids[k], "i"));
+				tw_num(&w, jnum(&fs->kids[k], "j"));
+			}
+		}
+	}
+	const fpm_json *p = jget(j, "power_law");
+	tw_num(&w, p && p->type == 6);
+	if (p && p->type == 6) {
+		tw_num(&w, tw_index(w.inputs, w.ni, jstr(p, "input")));
+		tw_num(&w, jnum(p, "a"));
+		tw_num(&w, jnum(p, "b"));
+		tw_num(&w, jnum(p, "k"));
+	}
+	const fpm_json *sg = jget(j, "segmented");
+	tw_num(&w, sg && sg->type == 6);
+	if (sg && sg->type == 6) {
+		tw_num(&w, tw_index(w.inputs, w.ni, jstr(sg, "input")));
+		tw_num(&w, jnum(sg, "a"));
+		tw_num(&w, jnum(sg, "b"));
+		tw_num(&w, jnum(sg, "c"));
+		tw_num(&w, jnum(sg, "k"));
+		tw_num(&w, jnum(sg, "x0"));
+	}
+	const fpm_json *sel = jget(j, "selection");
+	tw_num(&w, sel && sel->type == 6);
+	if (sel && sel->type == 6) {
+		const fpm_json *iv = jget(sel, "interval"), *noise = jget(iv, "noise");
+		tw_str(&w, jstr(sel, "chosen"));
+		tw_num(&w, jnum(iv, "level"));
+		tw_num(&w, jnum(iv, "q"));
+		tw_num(&w, jnum(iv, "widen"));
+		tw_num(&w, jlen(noise));
+		for (int i = 0; i < jlen(noise); i++) {
+			const fpm_json *in = jget(&noise->kids[i], "inputs");
+			tw_num(&w, jlen(in));
+			for (int k = 0; k < jlen(in); k++)
+				tw_num(&w, in->kids[k].num);
+			tw_num(&w, jnum(&noise->kids[i], "q"));
+		}
+	}
+	const fpm_json *ranges = jget(jget(j, "training"), "input_ranges");
+	for (int i = 0; i < w.ni; i++) {
+		const fpm_json *r = 0;
+		for (int k = 0; k < jlen(ranges); k++)
+			if (!strcmp(jstr(&ranges->kids[k], "name"), w.inputs[i]))
+				r = &ranges->kids[k];
+		tw_num(&w, r != 0);
+		tw_num(&w, r ? jnum(r, "min") : 0);
+		tw_num(&w, r ? jnum(r, "max") : 0);
+	}
+	const fpm_json *mem = jget(j, "memory");
+	tw_num(&w, mem && mem->type == 6);
+	if (mem && mem->type == 6) {
+		const fpm_json *fit = jget(mem, "fit"), *levels = jget(jget(mem, "caches"), "levels");
+		int known = 0;
+		tw_num(&w, tw_index(w.inputs, w.ni, jstr(fit, "input")));
+		tw_num(&w, jnum(fit, "a"));
+		tw_num(&w, jnum(fit, "b"));
+		tw_num(&w, jnum(fit, "k"));
+		tw_num(&w, jnum(mem, "min_bytes"));
+		tw_num(&w, jnum(mem, "max_bytes"));
+		for (int i = 0; i < jlen(levels); i++)
+			known += jnum(&levels->kids[i], "bytes") > 0;
+		tw_num(&w, known);
+		for (int i = 0; i < jlen(levels); i++)
+			if (jnum(&levels->kids[i], "bytes") > 0)
+				tw_num(&w, jnum(&levels->kids[i], "bytes"));
+	}
+	tw_put(&w, "end", 3);
+	free(w.inputs);
+	free(w.vars);
+	free(w.nodes);
+	if (w.bad) {
+		free(w.b);
+		return 0;
+	}
+	*len = w.n;
+	return w.b;
+}
+
+/* load_json opens a model file's JSON (what `fragprof model build` writes). */
+static int load_json(const char *text, size_t len, const char *name, fp_model **out) {
+	fpm_jp p = {text, text + len, 0, 0};
+	fpm_json j;
+	jp_value(&p, &j);
+	jp_ws(&p);
+	if (p.bad || p.s != p.end) {
+		json_free(&j);
+		return fpm_fail(FP_MODEL_EFORMAT, "%s: not a valid model file (bad JSON near byte %ld): `fragprof model build` writes them",
+		                name, (long)(p.s - text));
+	}
+	size_t n;
+	int version;
+	char *t = json_to_text(&j, &n, &version);
+	json_free(&j);
+	if (!t) {
+		if (version > 2)
+			return fpm_fail(FP_MODEL_EVERSION, "%s: model version %d, this library reads 1 to 2: rebuild the program with the fragprof that built the model", name, version);
+		return fpm_fail(FP_MODEL_EFORMAT, "%s: not a fragprof model this library reads (a field is missing or names something the model does not define)", name);
+	}
+	int rc = fp_model_load_text(t, n, name, out);
+	free(t);
+	return rc;
 }

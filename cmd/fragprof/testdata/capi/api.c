@@ -66,7 +66,17 @@ int main(int argc, char **argv) {
 	report("missing", fp_model_load(path, &m));
 	printf("missing_handle %s\n", m ? "set" : "null");
 	report("json", fp_model_load(argv[2], &m));
+	fp_model_free(m);
 	size_t n;
+	char *json = read_file(argv[2], &n);
+	snprintf(path, sizeof path, "%s/truncated.model", argv[3]);
+	write_file(path, json, n / 2);
+	report("json_truncated", fp_model_load(path, &m));
+	char *jv = strstr(json, "\"version\": 2");
+	if (!jv)
+		return 4;
+	jv[strlen("\"version\": ")] = '9';
+	report("json_newer", fp_model_load_text(json, n, "newer.model", &m));
 	char *text = read_file(argv[1], &n);
 	snprintf(path, sizeof path, "%s/truncated.fpm", argv[3]);
 	write_file(path, text, n / 2);
