@@ -1972,7 +1972,9 @@ struct fpm_learner {
 	int cache_node[64];
 };
 
-/* the runtime's checkpoint hook (trace.c), present in programs built by fragprof */
+/* the runtime's checkpoint hook (trace.c), present in programs built by
+ * fragprof; fpm_var is fragprof.h's struct __fragprof_var, declared again so
+ * that the library needs no header but its own */
 struct fpm_var {
 	const char *name;
 	int kind;
