@@ -35,6 +35,9 @@ predicts its run time and the values of its marked variables for inputs never ru
                                                  does running on 2 processors pay?
   fragprof model check prog.model next/          do the runs of a changed build
                                                  keep to the model? (exit 1 if not)
+  fragprof model compile prog.model -o prog_model.c
+                                                 the model as C, for the program to query
+  fragprof model lib -d fpmodel/                 the C API's header and library
 
 The model is a transition graph: a node per checkpoint, an arc per transition seen.
 Each node has an activation counter and a rule that picks the next arc from the
@@ -44,7 +47,8 @@ Predicting runs the graph event by event from the inputs.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
 	}
-	c.AddCommand(newModelBuildCmd(e), newModelShowCmd(e), newModelPredictCmd(e), newModelAdviseCmd(e), newModelCheckCmd(e))
+	c.AddCommand(newModelBuildCmd(e), newModelShowCmd(e), newModelPredictCmd(e), newModelAdviseCmd(e),
+		newModelCheckCmd(e), newModelCompileCmd(e), newModelLibCmd(e))
 	return c
 }
 

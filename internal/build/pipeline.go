@@ -171,6 +171,9 @@ func (t *Toolchain) IncludeDir() (string, error) {
 	if err := os.MkdirAll(inc, 0o755); err != nil {
 		return "", err
 	}
+	if err := atomicfile.Write(filepath.Join(inc, "fragprof_model.h"), fpruntime.ModelHeader); err != nil {
+		return "", err
+	}
 	return inc, atomicfile.Write(h, fpruntime.Header)
 }
 
@@ -237,7 +240,14 @@ func (t *Toolchain) Link(ctx context.Context, stderr io.Writer, inputs []string,
 	// The runtime goes first, so that the program's code is followed by what follows
 	// it in the plain build (a function that falls off its end — undefined behaviour,
 	// as -O2 compiles a store through a null pointer — runs the same bytes).
+	// The model library (fragprof_model.h) follows the program's objects: the
+	// linker takes from it only what they call.
+	lib, err := t.ModelLib(ctx)
+	if err != nil {
+		return err
+	}
 	args := append([]string{rt}, inputs...)
+	args = append(args, lib, "-lm")
 	args = append(args, ldflags...)
 	args = append(args, "-o", out)
 	return t.run(ctx, stderr, args...)

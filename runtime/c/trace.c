@@ -822,7 +822,15 @@ static inline void tr_publish(struct tr_buf *b, uint64_t n, uint64_t tick) {
 		tr_stop_probe();
 }
 
+/* __fragprof_point_hook, when set, sees every checkpoint of FP_POINT and
+ * FP_POINT_VARS, traced or not: the online learning of the model library
+ * (fragprof_model.h, fp_model_learn_start) sets it. */
+void (*__fragprof_point_hook)(const char *name, int n, const struct __fragprof_var *v);
+
 __attribute__((noinline)) void __fragprof_point(uint32_t *site, const char *name, const char *file, int line) {
+	void (*hook)(const char *, int, const struct __fragprof_var *) = __atomic_load_n(&__fragprof_point_hook, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(hook != 0, 0))
+		hook(name, 0, 0);
 	if (__builtin_expect(__atomic_load_n(&tr_gen, __ATOMIC_RELAXED) == TR_GEN_CLOSED, 0))
 		return;
 	uint32_t id = __atomic_load_n(site, __ATOMIC_RELAXED);
@@ -839,6 +847,9 @@ __attribute__((noinline)) void __fragprof_point(uint32_t *site, const char *name
 
 __attribute__((noinline)) void __fragprof_point_vars(uint32_t *site, const char *name, const char *file, int line, int n,
                            const struct __fragprof_var *v) {
+	void (*hook)(const char *, int, const struct __fragprof_var *) = __atomic_load_n(&__fragprof_point_hook, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(hook != 0, 0))
+		hook(name, n, v);
 	if (__builtin_expect(__atomic_load_n(&tr_gen, __ATOMIC_RELAXED) == TR_GEN_CLOSED, 0))
 		return;
 	if (n > TR_MAXVARS)
