@@ -6,9 +6,10 @@
 // time (AddBatch) and can be asked for their current Graph at any moment, so they run
 // online, while a program is being sampled. Two builders are provided:
 //
-//   - GFC, GFCGaussiano from Perin, Foleiss et al.'s thesis (SEEDS.md, seed 003): window
-//     means, a batch σ threshold, self-organising bins and the recursive buildCFGR, with
-//     its four parameters exposed;
+//   - GFC, GFCGaussiano from O. O. Napoli's bachelor's thesis (UTFPR Campo Mourão, 2015,
+//     advised by J. H. Foleiss; docs/methods.md): window means, a batch σ threshold,
+//     self-organising bins and the recursive buildCFGR, with its four parameters
+//     exposed;
 //   - Bursts, fragprof's own builder, which takes every branch followed by the next PC
 //     in a burst as an observed transition, completes blocks by decoding the code
 //     around the observed PCs, and estimates each edge's rate with a standard error;

@@ -1,4 +1,4 @@
-// This file implements the lab manual's sample-size formulas and their inverses.
+// This file implements the timing guide's sample-size formulas and their inverses.
 
 package stats
 
@@ -6,7 +6,7 @@ import "math"
 
 // SampleSizeMean returns the number of measurements that estimate a mean to relative
 // error ε₀ at the given confidence, from a pilot's mean m' and standard deviation σ'
-// (SEEDS 001, "Sample size", with the manual's missing square restored):
+// (the timing guide, "Sample size", with its missing square restored):
 //
 //	N ≥ k²·σ'² / (ε₀²·m'²),  k = u_{(1+P)/2},
 //
@@ -17,7 +17,7 @@ func SampleSizeMean(confidence, mean, sd, relErr float64) float64 {
 }
 
 // SampleSizeProb returns the number of trials that estimate a probability p' to
-// relative error ε₀ at the given confidence (SEEDS 001, with ε² for the manual's ε):
+// relative error ε₀ at the given confidence (the timing guide, with ε² for its ε):
 //
 //	N ≥ k²·p'(1 − p') / (ε₀·p')² = k²·(1 − p') / (ε₀²·p'),  k = u_{(1+P)/2},
 //
