@@ -20,9 +20,8 @@
 // instructions and the transfers between them); Compare measures a sampled graph
 // against it as the thesis does (similarity = |G ∩ H| / |H| over the hot edges of H).
 //
-// Graphs are keyed by machine addresses; ToProfile turns one into the cfg/profile model
-// shared by the rest of fragprof, with one Func per symbol. The batches file format
-// (Reader, Writer) is documented in docs/batches.md.
+// Graphs are keyed by machine addresses. The batches file format (Reader, Writer) is
+// documented in docs/batches.md.
 //
 // The package is public so that VM authors can feed it their own batches.
 package hotcfg

@@ -239,7 +239,7 @@ func TestExamples(t *testing.T) {
 						st[m.space.VarIndex(slices.Index(m.Vars, "e"))] = 0.3
 						st[slices.Index(m.Inputs, "w")] = 1.7
 						if got := d.Formula.Eval(st); math.Abs(got-(-0.21)) > 1e-12 {
-							t.Errorf("arc %s: e := %s gives %v at e = 0.3, w = 1.7; want (1 − w)·e = −0.21", m.ArcName(i), rule, got)
+							t.Errorf("arc %s: e := %s gives %v at e = 0.3, w = 1.7; want (1 − w)·e = −0.21", m.arcName(i), rule, got)
 						}
 					}
 				}

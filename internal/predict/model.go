@@ -957,9 +957,6 @@ func (m *Model) arcName(i int) string {
 	return m.Nodes[a.From].Name + " → " + m.Nodes[a.To].Name
 }
 
-// ArcName returns "from → to" for arc i.
-func (m *Model) ArcName(i int) string { return m.arcName(i) }
-
 // Probabilistic reports whether any rule chooses at random.
 func (m *Model) Probabilistic() bool {
 	for i := range m.Rules {

@@ -22,7 +22,7 @@
 // the normal quantile from 30 on, see [Coefficient]) or the guide's range half-width
 // when the data are not normal ([RangeHalfWidth]), the median with a distribution-free
 // interval ([MedianInterval]), a Sturges histogram ([NewHistogram]) and the sample
-// sizes for a requested relative error ([SampleSizeMean], [SampleSizeProb]).
+// size for a requested relative error ([SampleSizeMean]).
 //
 // Results follow golang.org/x/perf/benchmath: an [Interval] carries the confidence it
 // actually reached and its warnings; thin data is a warning, not a failure.

@@ -120,11 +120,3 @@ func (m Moments) Skewness() float64 {
 	}
 	return math.Sqrt(float64(m.N)) * m.M3 / math.Pow(m.M2, 1.5)
 }
-
-// ExcessKurtosis returns g₂ = N·M4 / M2² − 3 (Joanes & Gill 1998), or NaN when M2 = 0.
-func (m Moments) ExcessKurtosis() float64 {
-	if m.M2 == 0 {
-		return math.NaN()
-	}
-	return float64(m.N)*m.M4/(m.M2*m.M2) - 3
-}
