@@ -1,6 +1,5 @@
 #!/bin/sh
-# bursty.sh: the floor of bursty tracing's cost, against the in-process sampler
-# (issue 16, "bursty tracing for binaries built by fragprof").
+# bursty.sh: the floor of bursty tracing's cost, against the in-process sampler.
 #
 # Bursty tracing (Arnold & Ryder 2001; Hirzel & Chilimbi 2001) runs the original
 # code with a countdown check at every function entry and loop back edge; when the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/coverage.sh: the coverage laboratory of freq's stopping rules, in full, and
-# issue 13's targets.
+# the targets of freq's defaults (parts 3 and 4).
 #  1. every rule × every world of the laboratory (internal/stopping/lab): the whole
 #     sequential procedure replicated R times (default 1000) per cell; coverage of
 #     the reported statement at the stopping time with its 95 % Clopper-Pearson

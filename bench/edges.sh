@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# edges.sh: edge profiling (issue 4) against its peers, every figure a ratio from the
+# edges.sh: edge profiling against its peers, every figure a ratio from the
 # same run on the same machine.
 #
 # 1. Overhead. For every program, at -O2, it builds

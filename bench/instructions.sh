@@ -2,7 +2,7 @@
 # instructions.sh: the instructions a fragprof-built program executes against the
 # plain build's, counted by valgrind (callgrind's Ir): deterministic, so one run of
 # each, and unaffected by the machine's load, unlike bench/overhead.sh's times. It
-# is the diagnosis behind the counter-overhead work of issue 15 (docs/benchmarks.md):
+# is the diagnosis behind the counters' placement (docs/performance.md, "Instructions executed"):
 # where time ratios on a shared machine move by ±10 %, instruction ratios show what
 # a change of the instrumentation does.
 #
@@ -21,8 +21,8 @@
 # environment applies as usual (FRAGPROF_SIMPLIFIED=1: the simplified CFG), and the
 # header line names the settings that change its builds.
 #
-# Usage: bench/instructions.sh [SEED ...]   (default: the 12 seeds of the table in
-#        docs/benchmarks.md, "Counting overhead")
+# Usage: bench/instructions.sh [SEED ...]   (default: 12 csmith seeds; docs/performance.md,
+#        "Instructions executed", gives the 20 seeds of its run)
 #        bench/instructions.sh -k
 # Needs valgrind (apt-get install valgrind) and csmith (scripts/deps.sh). Work files go to a
 # fresh directory under $TMPDIR (default /tmp), removed at the end.

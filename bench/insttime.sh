@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# insttime.sh: what instrumenting costs at build time (issue 15): the wall time and
+# insttime.sh: what instrumenting costs at build time: the wall time and
 # peak resident set size of `fragprof cc OPT -c FILE` against plain `clang OPT -c
 # FILE`, with the same clang, and where fragprof's build spends it.
 #

@@ -35,8 +35,8 @@
 #             hashing (each sized to run a fraction of a second); bench/cxx_work.cpp
 #             (C++: virtual calls, templates, STL containers, exceptions), built with
 #             clang++, fragprof c++, g++ and g++ --coverage; each run RUNS × 3 times
-#             (KERNEL_REPS; over 5 runs, session 19's table had matmul's 24 ms runs
-#             of its two fragprof builds at 0.72 and 1.34 of the plain build's)
+#             (KERNEL_REPS; over 5 runs, matmul's 24 ms runs of its two fragprof
+#             builds measured 0.72 and 1.34 of the plain build's)
 #   examples  examples/*.c and *.cpp with the stdin and args of their header comments; they run
 #             in about a millisecond, so each is run RUNS × EXAMPLE_REPS (100) times
 #             and their ratios show the fixed cost of a run (start-up, writing counts)
@@ -164,7 +164,7 @@ same() {
 # it): where the page cache puts a binary's pages is a setup the median should vary
 # over, not one draw every run of a build shares. On this VM two byte-identical
 # copies of one build ran 0.28 and 0.57 s, each within ±5 % over minutes
-# (csmith40 at -O0, fragprof's build; docs/benchmarks.md, session 23); such
+# (csmith40 at -O0, fragprof's build); such
 # layout effects are why STABILIZER re-randomises layout (Curtsinger and Berger,
 # "STABILIZER: statistically sound performance evaluation", ASPLOS 2013).
 measure() {

@@ -1,8 +1,8 @@
 #!/bin/sh
-# predict.sh: benchmark of prediction (issues 7 and 17).
+# predict.sh: benchmark of prediction.
 #
 # bench/predict.sh protocol [SEEDS]   (the default; SEEDS 5)
-#  0. The evaluation protocol (issue 17): PolyBench-style kernels of
+#  0. The evaluation protocol: PolyBench-style kernels of
 #     examples/predict/kernels; per kernel and seed, train on TR input points of small
 #     sizes n ∈ [LO, HI] (REP runs each, --clock thread), then predict, with
 #     model build --test, 4 points inside [LO, HI] (interpolation), one size drawn
@@ -189,7 +189,7 @@ if [ "$MODE" = protocol ]; then
 	echo
 	echo "| kernel | training sizes | chosen (seeds) | interpolation | 4× | 16× | best baseline at 4× | Δ | graph model at 4× | in 90% interval |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
-	# The training sizes (docs/benchmarks.md, "the evaluation protocol"): runs of
+	# The training sizes (docs/performance.md, "Prediction"): runs of
 	# 1–50 ms, and for gemm, lu and floyd working sets past L2 — within ±40% of a
 	# cache's size a run's time depends on where its pages land (gemm at n ≈ 190–240
 	# on a 1 MiB L2: up to 2× apart from run to run). SIZES=small is the first

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sample.sh: benchmark of the sampler and the hot-CFG builders (issue 6).
+# sample.sh: benchmark of the sampler and the hot-CFG builders.
 #
 # For each program and workload: the exact graph (fragprof sample --exact), then
 # REPEAT sampled runs (--interval INTERVAL --burst BURST) alternating with REPEAT

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sampling.sh: benchmark of the in-process sampler at its default settings (issue 16).
+# sampling.sh: benchmark of the in-process sampler at its default settings.
 #
 # For each program: (1) the exact graph of a short workload (fragprof sample --exact,
 # ptrace), then RUNS sampled runs of it (the default sampler: in process, defaults)
@@ -159,7 +159,7 @@ bench calls /dev/null /dev/null "$OUT/calls 200000" "$OUT/calls 400000000"
 bench "sqlite3 task" "$OUT/q.sql" "$OUT/qlong.sql" "sqlite3 :memory:" "sqlite3 :memory:" --task-clock
 bench "lua5.4 task" /dev/null /dev/null "lua5.4 $OUT/s.lua" "lua5.4 $OUT/slong.lua" --task-clock
 # A threaded program (bursts stop at hardware breakpoints), also held by --overhead 5%, and the
-# ptrace sampler held by --overhead 5% on the long gzip run (the cost issue 16 began with).
+# ptrace sampler held by --overhead 5% on the long gzip run, for comparison.
 wanted threads && gcc -O2 -g -pthread -o "$OUT/threads" "$ROOT/examples/hot/threads.c"
 bench threads /dev/null /dev/null "$OUT/threads 300000" "$OUT/threads 300000000"
 bench "threads ov" /dev/null /dev/null "$OUT/threads 300000" "$OUT/threads 300000000" "--overhead 5%"

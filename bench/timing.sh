@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/timing.sh: the figures of docs/benchmarks.md, "Timing (issue 5)".
+# bench/timing.sh: the figures of docs/performance.md, "Timing".
 #
 #   1. every timer's resolution and cost of a read (fragprof timers);
 #   2. whole-program timing: `fragprof time --fragment program` against hyperfine on

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/trialcost.sh: what one freq trial costs against one run of the plain program
-# (issue 15: "a freq trial costs <= 2x the plain run plus the bare fork, on SQLite as
+# (the target: "a freq trial costs <= 2x the plain run plus the bare fork, on SQLite as
 # on newton"). For examples/newton.c (a run of microseconds) and a SQLite workload (a
 # table of ROWS rows, ROWS = uniform_int(100, 1000) read on stdin; tens of
 # milliseconds, 5.8 MB of metadata in its instrumented binary):
@@ -149,4 +149,4 @@ for p in "${progs[@]}"; do
 	unset plain_us freq_us alone_us next_us
 done
 echo "  bare fork()+_exit+waitpid: $(median "${floors[@]}") us"
-echo "  target (issue 15): freq trial <= 2 x (plain run + bare fork)"
+echo "  target: freq trial <= 2 x (plain run + bare fork)"

@@ -158,9 +158,9 @@ func (s *Static) twoWay(f *Func, b *Block, ipdom []int, cold []bool) {
 	// (Edge.Threads), so that the first test of `for (…; a && b; …)` is seen to
 	// leave the loop when false. The spanning tree then keeps the loop's counter off
 	// the second test, where it kept the optimiser from merging the two
-	// (bench/kernels/matmul.c: 23 % more instructions than the plain build, now
-	// 14 %: bench/instructions.sh -k). Only at headers: threading the test of a do … while, at the latch,
-	// moved hash.c's counter where the loop took a slower shape (docs/benchmarks.md).
+	// (bench/kernels/matmul.c: 14 % more instructions than the plain build, against
+	// 23 % without: bench/instructions.sh -k). Only at headers: threading the test of a do … while, at the latch,
+	// moved hash.c's counter where the loop took a slower shape.
 	s0, s1 := e0.To, e1.To
 	if l := s.Loops.Innermost[b.ID]; l != nil && l.Header == b {
 		if e0.Threads != nil && e0.Threads != s1 {

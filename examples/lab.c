@@ -1,4 +1,4 @@
-/* lab.c: the timing lab of SEEDS 001 — fragments D, E, F, G and schemes A, B, C.
+/* lab.c: the timing guide's exercise (docs/methods.md): fragments D, E, F, G, schemes A, B, C.
  *
  * Fragments (each a function, timed by `fragprof time --fragment func:NAME`):
  *   D  bubble_sort     bubble sort of 1000 random numbers

@@ -1,4 +1,4 @@
-/* rare.c: a block that almost never runs (SEEDS 000, the rare-block case).
+/* rare.c: a block that almost never runs (FreqSys's rare-block case, docs/methods.md).
  *
  * x is uniform over all 64-bit values; the then-branch runs when x equals one value,
  * with probability 2^-64. fragprof freq must report it constant (it never ran) or

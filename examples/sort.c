@@ -1,4 +1,4 @@
-/* sort.c: the lab manual's sorting fragments, for fragprof freq --func.
+/* sort.c: the timing guide's sorting fragments, for fragprof freq --func.
  *
  * Insertion sort of n values drawn from uniform_int(0, 10^6), n ~ uniform_int(10, 100):
  * the inner loop's body runs once per inversion, and E[inversions | n] = C(n, 2)·q with

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/fragprof/fragprof/cfg"
 )
 
 func TestBursts(t *testing.T) {
@@ -87,20 +85,6 @@ func TestTrace(t *testing.T) {
 	want := "0x1000..0x1004 n=3 count=3\n  -> 0x1000 true 2\n  -> 0x1006 false 1\n0x1006..0x1006 n=1 count=1\n  -> 0x9000 call 1\n0x100b..0x100b n=1 count=1\n0x9000..0x9001 n=2 count=1\n  -> 0x100b return 1\n"
 	if got := g.String(); got != want {
 		t.Fatalf("graph:\n%s\nwant:\n%s", got, want)
-	}
-	// As a profile, with the symbols of two functions: flow is conserved.
-	g.Symbolize(symbolizerFunc(func(a uint64) Symbol {
-		if a >= 0x9000 {
-			return Symbol{Func: "f", Entry: 0x9000}
-		}
-		return Symbol{Func: "main", Entry: 0x1000}
-	}))
-	p := g.ToProfile(nil)
-	if err := p.Check(cfg.Entered); err != nil {
-		t.Fatalf("%v\n%s", err, p.Program.Funcs[0])
-	}
-	if n := len(p.Program.Funcs); n != 2 {
-		t.Fatalf("%d functions", n)
 	}
 }
 

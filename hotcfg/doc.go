@@ -6,9 +6,10 @@
 // time (AddBatch) and can be asked for their current Graph at any moment, so they run
 // online, while a program is being sampled. Two builders are provided:
 //
-//   - GFC, GFCGaussiano from Perin, Foleiss et al.'s thesis (SEEDS.md, seed 003): window
-//     means, a batch σ threshold, self-organising bins and the recursive buildCFGR, with
-//     its four parameters exposed;
+//   - GFC, GFCGaussiano from O. O. Napoli's bachelor's thesis (UTFPR Campo Mourão, 2015,
+//     advised by J. H. Foleiss; docs/methods.md): window means, a batch σ threshold,
+//     self-organising bins and the recursive buildCFGR, with its four parameters
+//     exposed;
 //   - Bursts, fragprof's own builder, which takes every branch followed by the next PC
 //     in a burst as an observed transition, completes blocks by decoding the code
 //     around the observed PCs, and estimates each edge's rate with a standard error;
@@ -19,9 +20,8 @@
 // instructions and the transfers between them); Compare measures a sampled graph
 // against it as the thesis does (similarity = |G ∩ H| / |H| over the hot edges of H).
 //
-// Graphs are keyed by machine addresses; ToProfile turns one into the cfg/profile model
-// shared by the rest of fragprof, with one Func per symbol. The batches file format
-// (Reader, Writer) is documented in docs/batches.md.
+// Graphs are keyed by machine addresses. The batches file format (Reader, Writer) is
+// documented in docs/batches.md.
 //
 // The package is public so that VM authors can feed it their own batches.
 package hotcfg

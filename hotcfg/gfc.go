@@ -1,5 +1,5 @@
-// This file implements GFCGaussiano, the thesis's hot-CFG builder (SEEDS.md, seed 003,
-// Appendix 7 of the thesis), routine by routine.
+// This file implements GFCGaussiano, the hot-CFG builder of O. O. Napoli's thesis
+// (docs/methods.md; Appendix 7 of the thesis), routine by routine.
 
 package hotcfg
 

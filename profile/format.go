@@ -1,5 +1,5 @@
 // This file implements the profile file: Write, WriteFile and Parse. The layout
-// extends the feedback file of ORC (SEEDS.md, seed 002: file header, per-function
+// extends the feedback file of ORC's edge profiler (docs/methods.md: file header, per-function
 // headers, name table, counter data) with a section table, the CFG itself (so that
 // a profile is read without the binary), and a checksum; docs/profile-format.md
 // documents it for other implementations.

@@ -1,6 +1,6 @@
 // Command burstcheck measures the floor of bursty tracing's cost (Arnold & Ryder,
 // PLDI 2001; Hirzel & Chilimbi, FDDO 2001) on real C programs, to decide whether
-// fragprof's sampler should use it for the programs fragprof builds (issue 16).
+// fragprof's sampler should use it for the programs fragprof builds.
 //
 // Bursty tracing keeps two versions of each function: the original, with a
 // countdown check at every function entry and loop back edge, and an instrumented

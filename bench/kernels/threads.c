@@ -3,7 +3,7 @@
  * (fragprof's --atomic counters against its plain ones). Usage: threads [MB]
  * Each job has a cache line of its own: unaligned, the two jobs' class counts
  * shared a line or not as ASLR placed main's stack, and every build ran in
- * 0.42–0.62 s or 0.58–0.99 s by that draw alone (session 23). */
+ * 0.42–0.62 s or 0.58–0.99 s by that draw alone. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

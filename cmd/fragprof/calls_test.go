@@ -1,6 +1,6 @@
 package main
 
-// Tests of call edges (issue 16): the calls a program built by 'fragprof cc' makes
+// Tests of call edges: the calls a program built by 'fragprof cc' makes
 // are counted exactly in count's JSON, and 'export --format pprof' gives the blocks
 // call stacks, each block's count split among its function's callers in proportion
 // to their calls.

@@ -1,6 +1,6 @@
 package main
 
-// Tests of how programs end (issue 12): crashing programs end under fragprof exactly
+// Tests of how programs end: crashing programs end under fragprof exactly
 // as their plain clang builds do, with their counts kept and the signal named.
 
 import (

@@ -1,6 +1,6 @@
 package main
 
-// Tests of C++ programs (issue 14) through the commands: freq on C++ functions
+// Tests of C++ programs through the commands: freq on C++ functions
 // (overloads, references, reproducibility), profiles merged and shown, the report
 // page, threads with --atomic, -x c++, and an uncaught exception. The counts
 // themselves are checked against gcov in internal/oracle (TestGcovOracleCXX,

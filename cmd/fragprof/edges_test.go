@@ -1,6 +1,6 @@
 package main
 
-// Tests of edge profiling (issue 4): the three counter schemes agree, continuous mode
+// Tests of edge profiling: the three counter schemes agree, continuous mode
 // survives SIGKILL, and the profile-file commands (merge, show, export, diff, pgo)
 // work end to end on real programs built by clang.
 

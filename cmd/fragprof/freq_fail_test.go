@@ -12,8 +12,7 @@ import (
 )
 
 // TestFreqBadNumbers: precisions and confidences out of range are refused with the
-// valid range, never silently replaced (issue 12, item 9: --eps 0 used to become
-// ±1 % relative).
+// valid range, never silently replaced (--eps 0 must not become ±1 % relative).
 func TestFreqBadNumbers(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -53,7 +52,7 @@ func writeC(t *testing.T, src string) string {
 
 // TestFreqFailFast: when more than 10 % of the first 100 trials fail, freq stops
 // early with a tally by cause and a replay command for one trial of each, and exits
-// 1; when no trial at all succeeded it is an error (issue 12, items 3 and 4).
+// 1; when no trial at all succeeded it is an error.
 func TestFreqFailFast(t *testing.T) {
 	src := writeC(t, `#include <stdio.h>
 int main(void) {
@@ -97,7 +96,7 @@ int main(void) {
 
 // TestFreqExitStatuses: trials that exit non-zero are used, tallied in the report
 // and warned about; with --fail-nonzero they are left out, and when that leaves no
-// trial it is an error (issue 12, item 4).
+// trial it is an error.
 func TestFreqExitStatuses(t *testing.T) {
 	src := writeC(t, `#include <stdio.h>
 int main(void) { int m; if (scanf("%d", &m) != 1) return 2; return m < 5 ? 1 : 0; }
@@ -122,7 +121,7 @@ int main(void) { int m; if (scanf("%d", &m) != 1) return 2; return m < 5 ? 1 : 0
 // TestFreqRareAndOnly: a block in one function that runs in 1 of 1,000 trials would
 // hold a ±1 % run for millions of trials; --ignore-rare 0.01 lets the run stop with
 // it reported rare and its probability bounded, and --only main lets main's blocks
-// alone decide (issue 13, item 3).
+// alone decide.
 func TestFreqRareAndOnly(t *testing.T) {
 	src := writeC(t, `#include <stdio.h>
 int hit;

@@ -164,7 +164,7 @@ func newtonIterations(a float64) int {
 // rules: the loop body's estimate covers its exact expected count, computed by
 // averaging the iteration count over a fine grid of ask in [100, 800] (the count is
 // piecewise constant, so a million points pin it to about 1e-5); the default rule
-// stops within 100 trials (issue 13's target).
+// stops within 100 trials.
 func TestFreqNewton(t *testing.T) {
 	const grid = 1_000_000
 	sum := 0
@@ -395,8 +395,8 @@ func factorPasses(n int64) int {
 	return passes
 }
 
-// TestFreqLabFragments studies the lab manual's other fragments in function mode,
-// against exact expected counts: trial division of one of the manual's three numbers
+// TestFreqLabFragments studies the timing guide's other fragments in function mode,
+// against exact expected counts: trial division of one of the guide's three numbers
 // (the mean of three known pass counts) and an m×m matrix product with m uniform on
 // 2..6 (E[m³] = (8 + 27 + 64 + 125 + 216)/5 = 88 passes of the innermost body).
 func TestFreqLabFragments(t *testing.T) {

@@ -1,4 +1,4 @@
-// Tests of what freq --func fills and what it refuses (issue 12, items 11 and 12).
+// Tests of what freq --func fills and what it refuses.
 
 package main
 

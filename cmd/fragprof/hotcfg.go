@@ -37,9 +37,9 @@ func newHotcfgCmd(e *env) *cobra.Command {
 are merged, as from repeated runs of one program) and builds the hot control-flow
 graph with one of two builders:
 
-  --algo gfc      GFCGaussiano, the thesis's algorithm (docs/sampling.md), with its
-                  four parameters --bin-size, --stdev, --window and --recurrent
-                  (defaults: configuration #45: 10, 15, 13, 5);
+  --algo gfc      GFCGaussiano, the algorithm of O. O. Napoli's thesis (docs/methods.md,
+                  docs/sampling.md), with its four parameters --bin-size, --stdev,
+                  --window and --recurrent (defaults: configuration #45: 10, 15, 13, 5);
   --algo bursts   fragprof's own builder (the default): every branch followed by the
                   next PC of a burst is an observed transition, blocks are completed
                   by decoding the program's code around the observed PCs, and each

@@ -1,5 +1,5 @@
 // Tests that messages speak of the user's files and flags, never of fragprof's
-// internals (issue 12, item 10).
+// internals.
 
 package main
 

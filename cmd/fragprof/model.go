@@ -26,7 +26,7 @@ func newModelCmd(e *env) *cobra.Command {
 		Short: "Learn transition-graph models from traces; predict time and data; advise on parallelising",
 		Long: `Model learns, from the traces of 'fragprof trace', a model of the program that
 predicts its run time and the values of its marked variables for inputs never run
-(SEEDS.md §004, docs/predict.md):
+(docs/methods.md, "The prediction metalayer"; docs/predict.md):
 
   fragprof model build traces/ -o prog.model     learn
   fragprof model show prog.model                 the graph, rules, formulas, errors
@@ -72,11 +72,12 @@ a model, written to FILE as JSON (docs/predict.md):
      activation counter of every node (#node) — its time, and the values recorded
      where it ended. Hot arcs are sampled (--max-rows), keeping every transition
      where the arc changes.
-  3. A rule per node, by greedy induction (Kora's algorithm as the seed describes):
-     the expression (a variable, a counter, or a difference such as "#row − $K" or
-     "j − i") whose values best discriminate one arc from the others is covered by
-     template predicates (thresholds, ranges, single values, arithmetic or geometric
-     progressions, disjunctions); covered rows are dropped and the search repeats.
+  3. A rule per node, by greedy induction (Kora's algorithm as the metalayer article
+     describes): the expression (a variable, a counter, or a difference such as
+     "#row − $K" or "j − i") whose values best discriminate one arc from the others
+     is covered by template predicates (thresholds, ranges, single values,
+     arithmetic or geometric progressions, disjunctions); covered rows are dropped
+     and the search repeats.
      Conditions are checked on one run in five kept aside and dropped if they fire
      wrongly. What no variable decides becomes a loop's trip count regressed on the
      state where the loop starts, or a probabilistic choice by the observed shares.
@@ -433,7 +434,7 @@ func newModelAdviseCmd(e *env) *cobra.Command {
 		Use:   "advise FILE --set NAME=VALUE... --procs N",
 		Short: "Decide whether running the computation on N processors pays (Amdahl's condition)",
 		Long: `Advise predicts the run time for the given inputs (as 'model predict', without the
-checkpoints' own cost) and applies Amdahl's condition (SEEDS.md §004): split over
+checkpoints' own cost) and applies Amdahl's condition (docs/methods.md): split over
 N processors, a computation of time t takes t/N + P(N), where P(N) is the cost of
 starting and joining N workers; parallelising pays iff
 

@@ -1,5 +1,5 @@
 // Tests of where reports and the program's output go (output.go), and of the
-// program identity that merge and diff check (issue 12, items 5 and 6).
+// program identity that merge and diff check.
 
 package main
 

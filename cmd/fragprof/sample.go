@@ -496,8 +496,8 @@ Examples:
 			fmt.Fprintf(e.stderr, "fragprof sample: share of instructions: run 'fragprof hotcfg %s --compare EXACT' (sampled_fraction) against 'sample --exact'\n", out)
 			if total.Ticks > 0 {
 				// No share of run time: the tracer's own time misses most of what
-				// ptrace costs the program (context switches, caches; issue 16
-				// measured +12-15% against 4.5% so estimated). --measure-overhead
+				// ptrace costs the program (context switches, caches: +12-15% measured
+				// against 4.5% so estimated). --measure-overhead
 				// measures it.
 				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d ticks (%.0f µs per burst; the program's cost is larger: --measure-overhead)\n",
 					total.TickTime.Round(time.Microsecond), total.Ticks, float64(total.TickTime.Microseconds())/float64(max(total.Batches, 1)))
@@ -634,7 +634,7 @@ const defaultUntilRuns = 100000
 
 // minStopBatches is the fewest batches --until-similarity stops at. Below it the
 // estimate ran far above the true similarity where the hot set is dominated by a
-// few loops (prefixes of bench/sampling.sh's batches, 2026-11-26, a diagnosis: xz
+// few loops (prefixes of bench/sampling.sh's batches, a diagnosis: xz
 // at 250 batches, 96.0% estimated against 53.2% true; it stopped one run at 80.3%);
 // from 1,000 batches on it was within 7 points on xz, sqlite3, gzip and bzip2.
 //
@@ -642,7 +642,7 @@ const defaultUntilRuns = 100000
 // large hot sets the split halves agree on the edges a burst reaches easily long
 // before the rest are in. The stopping rule replayed on eight overlapping sequences
 // of 12,332 batches of sqlite3's short workload (2,800–3,100 hot edges; three runs of
-// sample, bursts of 200; a diagnosis, 2026-11-26): at 1,000 batches it stopped at
+// sample, bursts of 200; a diagnosis): at 1,000 batches it stopped at
 // 1,199–1,499 batches with 87.0–93.2% true similarity, 4 of 8 below 90%; at one
 // batch per hot edge, at 2,929–3,662 with 89.9–94.4%, 1 of 8 below (and the truth
 // levels off near 94% from 2,000 batches on, where no burst reaches the rest).
@@ -660,7 +660,7 @@ func untilStops(reached, batches, hotEdges int) bool {
 // at most one burst per tick), so longer bursts cost nothing against it there; in
 // long runs the interval grows with the burst's cost and the bound holds.
 //
-// Measured on sqlite3's short workload (2026-11-26, four hand runs each, a
+// Measured on sqlite3's short workload (four hand runs each, a
 // diagnosis): bursts of 100 stopped at 87.8–91.4% true similarity (mean 89.7%),
 // bursts of 200 at 88.4–92.8% (mean 91.4%) in as many runs (9,400–10,700); xz,
 // gzip, bzip2 and lua5.4 stopped at 97.3–100% with 200.
@@ -669,7 +669,7 @@ const untilBurst = 200
 // startCostPairs is how many pairs of runs of true(1) measure the in-process
 // sampler's start (sample.StartCost): about 90 ms. With 31 pairs the median
 // difference of two CPU times that each vary by ±50 µs here read 22–81 µs in three
-// invocations of one session.
+// invocations in a row.
 const startCostPairs = 61
 
 // defaultInProcessShare is the in-process sampler's default --overhead: below the

@@ -28,7 +28,7 @@ type simEstimate struct {
 // the batches hold on their own (one minus the share of the hot set that only the
 // other half found). It measures convergence, not bias: a hot edge that no burst
 // reaches (code too fast for time-based sampling to land in) is in neither Ĥ nor
-// the estimate. On the programs of docs/benchmarks.md (issue 16) it runs below the
+// the estimate. On the programs of bench/sampling.sh it runs below the
 // true similarity from about 80% up on large hot sets (sqlite3: 83.6% against 89.9%
 // at 5,000 batches), and above it on small samples, whose own hot set holds only the
 // edges that are easy to find (gzip, 100 batches: 93.9% against 86.8%; one half

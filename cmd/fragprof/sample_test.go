@@ -221,7 +221,7 @@ func TestUntilStops(t *testing.T) {
 		{2, 1000, 40, true},    // a small hot set: the floor of 1,000 batches
 		{2, 999, 40, false},    // below it
 		{1, 5000, 40, false},   // one check at the target is not two
-		{2, 1199, 2842, false}, // sqlite3's stop of session 10, 88.1% true
+		{2, 1199, 2842, false}, // a stop of sqlite3 at 88.1% true similarity
 		{2, 2842, 2842, true},  // one batch per hot edge
 		{3, 3662, 3029, true},
 	} {

@@ -195,10 +195,10 @@ func newTimeCmd(e *env) *cobra.Command {
 	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "time [flags] FILE.c... --fragment F...  |  time --binary PROG --fragment F...",
-		Short: "Measure how long fragments take, with the lab manual's statistics",
+		Short: "Measure how long fragments take, with confidence intervals and histograms",
 		Long: `Time measures the execution time of fragments of a C program over repeated runs,
 each on inputs drawn afresh from the input language, and processes the measurements
-as the timing lab manual prescribes (GOST 8.207-76).
+as K. E. Klimentiev's timing guide prescribes (after GOST 8.207-76; docs/methods.md).
 
 Fragments (--fragment, repeatable):
   func:NAME     the function NAME, from its entry to its return: fragprof inserts the
@@ -231,9 +231,9 @@ The protocol, per fragment:
   3. mean, standard deviation s, standard error s/√N;
   4. Shapiro–Wilk normality test (Royston 1995) at level --alpha;
   5. if normal: mean ± k·s/√N with k Student's t for N < 30 and the normal quantile
-     from 30 on; if not: mean ± max(t_max − mean, mean − t_min), the manual's range
+     from 30 on; if not: mean ± max(t_max − mean, mean − t_min), the guide's range
      rule, with the median and its distribution-free interval beside it;
-  6. a histogram with Sturges' K = ⌊log₂ N⌋ + 1 bins, printed as the manual's stars;
+  6. a histogram with Sturges' K = ⌊log₂ N⌋ + 1 bins, printed as the guide's stars;
   7. the sample size N ≥ k²s²/(ε²m²) for ±--rel-eps (±1% without it).
 With --rel-eps the first --reps repetitions are a pilot: fragprof computes the N each
 fragment needs, runs that many, and repeats until every mean is known to ±rel-eps at

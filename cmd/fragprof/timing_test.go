@@ -30,9 +30,10 @@ func runJSON(t *testing.T, v any, args ...string) (int, string) {
 	return code, stderr.String()
 }
 
-// TestTimeLab runs the issue's example (fewer repetitions) and checks the JSON: the
-// fields the issue names, a histogram that holds every kept sample, and the nesting:
-// region:sort encloses func:bubble_sort in every run, so its fastest run cannot be
+// TestTimeLab runs the example of 'fragprof time --help' (fewer repetitions) and
+// checks the JSON: the timer, repetitions, warm-up, overhead and each fragment's
+// figures, a histogram that holds every kept sample, and the nesting: region:sort
+// encloses func:bubble_sort in every run, so its fastest run cannot be
 // faster (the tail cut removes slow samples only, so the minima are those of all
 // runs after the warm-up).
 func TestTimeLab(t *testing.T) {
@@ -75,10 +76,9 @@ func TestTimeLab(t *testing.T) {
 }
 
 // TestComposeLab runs the lab exercise, schemes A, B and C, in a short version: the
-// computed total must lie within the measured total's interval or within 5 % of it
-// (the issue's criterion). Parts and total are measured in the same repetitions and
-// compared over the same ones, so the means differ by the time between the parts
-// (the glue and the nested timers' calls, ≈ 1 µs: under 0.1 % here); 5 % leaves room
+// computed total must lie within the measured total's interval or within 5 % of it.
+// Parts and total are measured in the same repetitions and compared over the same
+// ones, so the means differ by the time between the parts (the glue and the nested timers' calls, ≈ 1 µs: under 0.1 % here); 5 % leaves room
 // for a machine where that is not so. The Markov chain over the
 // scheme's CFG and the exact reduction describe the same repetitions with the same
 // probabilities, so their means and variances agree to rounding; the manual's

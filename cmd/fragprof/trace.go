@@ -40,7 +40,7 @@ each trial, every checkpoint the program passes: its name, the time, and the val
 of the variables marked there. One trace file per trial goes to DIR
 (trial-000000.fpt, ...), with the trial's drawn inputs; 'fragprof model build DIR'
 learns a transition-graph model from them that predicts run time and data for
-inputs never run (docs/predict.md, SEEDS.md §004).
+inputs never run (docs/predict.md, docs/methods.md).
 
 Checkpoints are marked in the source with fragprof.h:
 

@@ -11,7 +11,7 @@ import (
 
 // TestTraceShowAndBudget traces a real program, prints a trace as text and as
 // CSV, and checks that --max-size warns ahead and stops the run when reached,
-// keeping the files written (issue 12 item 13; issue 17 item 7).
+// keeping the files written.
 func TestTraceShowAndBudget(t *testing.T) {
 	dir := t.TempDir()
 	traces := filepath.Join(dir, "traces")

@@ -1,4 +1,4 @@
-/* brusselator.c: the Brusselator over a K×K grid of initial values (SEEDS.md §004).
+/* brusselator.c: the metalayer article's example, the Brusselator over a K×K grid of initial values.
  *
  *   dx/dt = A + x²y − (B+1)x,   dy/dt = Bx − x²y,   A = 1, B = 3
  *

@@ -1,5 +1,5 @@
 /* euler_lag.c: Euler integration of a first-order lag T·y' = u − y with step h, over N
- * steps: y ← y + a·(u − y), a = h/T (SEEDS.md §004). Reads "y0 u a N", prints y.
+ * steps: y ← y + a·(u − y), a = h/T (the metalayer article's example). Reads "y0 u a N", prints y.
  *
  *   fragprof trace examples/predict/euler_lag.c --input 'y0 = uniform(-1, 1)' \
  *       --input 'u = uniform(0, 2)' --input 'a = uniform(0.001, 0.05)' \

@@ -38,7 +38,7 @@ func TestWantsDebug(t *testing.T) {
 // TestCCDebugInfo checks that fragprof cc's object carries DWARF exactly when the
 // user asked for it, as clang's does, with every installed clang: the IR fragprof
 // reads has clang's -g information, which the back end must not be made to carry
-// (docs/benchmarks.md, "Build time"). The program linked from the stripped object
+// when it was not asked for. The program linked from the stripped object
 // must still run and print what it prints.
 func TestCCDebugInfo(t *testing.T) {
 	dir := t.TempDir()

@@ -113,7 +113,7 @@ func WantsDebug(flags []string) bool {
 // in memory and gain nothing. With atomic increments at -O0 they do: a local on the
 // thread's stack is incremented without a lock prefix and without sharing its cache
 // line with the other threads, and only the loop's exit adds it atomically
-// (bench/overhead.sh, threads: 1.76× the plain increments' time without, docs/benchmarks.md).
+// (bench/overhead.sh, threads: 1.76× the plain increments' time without).
 func Promote(opt string, atomic bool) bool {
 	return (opt != "-O0" || atomic) && os.Getenv("FRAGPROF_PROMOTE") != "0"
 }

@@ -12,7 +12,7 @@ func TestParseErrors(t *testing.T) {
 		text string
 		want string
 	}{
-		// The example.
+		// A misspelt distribution.
 		{"ask = unifrom(1, 2)", "unknown distribution 'unifrom' at 1:7 (did you mean 'uniform'?)"},
 		{"x = gaussian(0, 1)", "unknown distribution 'gaussian' at 1:5 (did you mean 'normal'?)"},
 		{"x = lognorm(0, 1)", "unknown distribution 'lognorm' at 1:5 (did you mean 'lognormal'?)"},

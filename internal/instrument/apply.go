@@ -316,7 +316,7 @@ func (w *writer) increment(k int) string {
 // to the runtime), so LICM cannot keep them in registers with or without the tag,
 // while the tag would make every counter load's memory-dependence walk (GVN,
 // MemorySSA) go on past every store of the program — two fifths of what the counters
-// cost clang's optimiser on sqlite3.c (docs/benchmarks.md, "Build time").
+// cost clang's optimiser on sqlite3.c.
 func (w *writer) tbaa() string {
 	if w.untagged {
 		return ""

@@ -136,7 +136,7 @@ func hardToSplit(e *cfg.Edge) bool {
 
 // edgeCounter places the counter of edge e: before the source's terminator when the
 // source has one successor, at the target's entry when the target has one
-// predecessor, else on a new block that splits the edge (the seed's Fig. 3).
+// predecessor, else on a new block that splits the edge (ORC's Fig. 3).
 func edgeCounter(e *cfg.Edge) Counter {
 	c := Counter{Block: -1, Edge: e.ID, Place: SplitEdge}
 	switch {

@@ -4,7 +4,7 @@
 // inlines it into a caller's loop, its increments sit on conditional paths of that
 // loop, where LLVM's LICM may not move a store to a global (it would add a store to
 // a path that had none), and the loop can no longer be deleted or folded to its
-// closed form as in the plain build (docs/benchmarks.md, issue 15, session 7).
+// closed form as in the plain build.
 //
 // So a leaf helper takes one more parameter, the address of its counters, and
 // increments them there. A call outside a promoted loop nest passes the helper's

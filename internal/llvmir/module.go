@@ -204,9 +204,6 @@ func (m *Module) NewMeta() int {
 	return m.maxMeta
 }
 
-// Edited reports whether any edit is pending.
-func (m *Module) Edited() bool { return len(m.edits) > 0 || len(m.replaced) > 0 }
-
 // size returns the number of bytes WriteTo writes, at most.
 func (m *Module) size() int {
 	size := len(m.Lines)

@@ -1,5 +1,5 @@
 // Package montecarlo estimates the expected execution count e(b) of every basic block
-// of a program under distributions of its inputs, by FreqSys's method (SEEDS 000):
+// of a program under distributions of its inputs, by FreqSys's method (docs/methods.md):
 // independent trials on fresh process images, streaming statistics per block, and a
 // stopping rule (package stopping) that ends the run when every block is known to ±ε
 // with confidence γ, or reported constant, unseen, rare or unconverged.
@@ -143,7 +143,7 @@ type Progress struct {
 }
 
 // A Point is one sample of a block's convergence: its estimate and half-width
-// after N trials (SEEDS 000, the "dynamics" of the estimate).
+// after N trials (FreqSys's "dynamics" of the estimate).
 type Point struct {
 	N         uint64  `json:"n"`
 	Mean      float64 `json:"mean"`

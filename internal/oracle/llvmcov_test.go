@@ -64,7 +64,7 @@ func llvmCovOf(t *testing.T, p Program, tc *build.Toolchain) (*run, *LLVMCov) {
 }
 
 // TestLLVMCovOracleCXX compares fragprof's counts of the C++ examples with the
-// second oracle the issue names, clang's own source-based coverage read by llvm-cov,
+// second oracle, clang's own source-based coverage read by llvm-cov,
 // built by the same clang (14 and 19): outputs equal, every function's execution
 // count equal, every line executed or not alike, and the count of every line both
 // tools give one count equal. The two oracles count differently in known places (a

@@ -1,6 +1,6 @@
-// Package pgo feeds a profile back to the compiler, closing ORC's loop (SEEDS.md,
-// seed 002, "Annotation"): it writes the counts into LLVM IR as the metadata that
-// clang's own -fprofile-instr-use produces — !prof branch_weights on every branch
+// Package pgo feeds a profile back to the compiler, closing ORC's loop (its annotation
+// step, docs/methods.md): it writes the counts into LLVM IR as the metadata that clang's
+// own -fprofile-instr-use produces — !prof branch_weights on every branch
 // that ran, !prof function_entry_count on every function, and the ProfileSummary
 // module flag that tells LLVM's profile-guided passes (block placement, inlining,
 // hot/cold splitting, loop unrolling) which counts are hot.

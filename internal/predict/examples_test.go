@@ -212,12 +212,12 @@ func TestExamples(t *testing.T) {
 		}
 		// The loop's data rule is exact to rounding, and the modelled loop repeats
 		// it N ≤ 400 times on a contraction (|1 − a| < 1): errors of a few ulps per
-		// step, ~1e-13 in the end (the seed: "~1e-13"). 1e-10 leaves three decades.
+		// step, ~1e-13 in the end (the metalayer article: "~1e-13"). 1e-10 leaves three decades.
 		if ve.MaxModel > 1e-10 {
 			t.Errorf("final y: relative error up to %.3g, want ≤ 1e-10", ve.MaxModel)
 		}
 		// A direct fit of y_N = u + (y0 − u)(1 − a)^N from the inputs cannot be
-		// that close (the seed: 1e-3…1e-1).
+		// that close (the article: 1e-3…1e-1).
 		if ve.Baseline < 1e-6 {
 			t.Errorf("the direct baseline reaches %.3g: the example does not show the difference", ve.Baseline)
 		}
@@ -239,7 +239,7 @@ func TestExamples(t *testing.T) {
 						st[m.space.VarIndex(slices.Index(m.Vars, "e"))] = 0.3
 						st[slices.Index(m.Inputs, "w")] = 1.7
 						if got := d.Formula.Eval(st); math.Abs(got-(-0.21)) > 1e-12 {
-							t.Errorf("arc %s: e := %s gives %v at e = 0.3, w = 1.7; want (1 − w)·e = −0.21", m.ArcName(i), rule, got)
+							t.Errorf("arc %s: e := %s gives %v at e = 0.3, w = 1.7; want (1 − w)·e = −0.21", m.arcName(i), rule, got)
 						}
 					}
 				}

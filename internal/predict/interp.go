@@ -1,4 +1,4 @@
-// This file runs a model: the interpreter of SEEDS.md §004. From the given inputs it
+// This file runs a model: the metalayer's interpreter (docs/methods.md). From the given inputs it
 // moves from node to node — the node's rule picks the arc, the arc's time formula
 // adds to the clock, its data rules give the target's variables, the counters
 // update — until the run reaches END. Probabilistic rules make runs differ: several

@@ -1,5 +1,5 @@
 // This file models the working set — the bytes of data a run touches — against the
-// data caches of the machine the model was built on (issue 17 item 3), so that a
+// data caches of the machine the model was built on, so that a
 // prediction whose working set leaves a cache level every training run fit in (or
 // fits one no training run fit in) says so, and claims no confidence level for an
 // interval that cannot see the change of cost.
@@ -54,7 +54,7 @@ type Memory struct {
 // it: within a factor of 1.4 either way. There a run's time can be unsteady from
 // one process to the next: in one protocol run gemm's training points at n ≈
 // 190–240 (0.85–1.4 MB against a 1 MiB L2) scattered 14.5% around their medians,
-// those above 4.65% (docs/benchmarks.md). The comparison is made on the model's
+// those above 4.65% (bench/predict.sh). The comparison is made on the model's
 // own runs, and the advice given only when they show it.
 const NearBand = 1.4
 

@@ -2,7 +2,7 @@
 // formulas, and the direct baseline — how it is built from traces, and its file
 // format (JSON, docs/predict.md).
 
-// Package predict is fragprof's prediction metalayer (SEEDS.md §004): from checkpoint
+// Package predict is fragprof's prediction metalayer (docs/methods.md): from checkpoint
 // traces (package trace) it learns a transition-graph model of a program — which
 // checkpoint follows which, under what condition, how long each transition takes and
 // how the recorded variables change — and runs that model, event by event, to
@@ -961,9 +961,6 @@ func (m *Model) arcName(i int) string {
 	a := m.Arcs[i]
 	return m.Nodes[a.From].Name + " → " + m.Nodes[a.To].Name
 }
-
-// ArcName returns "from → to" for arc i.
-func (m *Model) ArcName(i int) string { return m.arcName(i) }
 
 // Probabilistic reports whether any rule chooses at random.
 func (m *Model) Probabilistic() bool {

@@ -85,8 +85,8 @@ func traceSets(t *testing.T, src, stdin string, sets [][]string, vary []string, 
 	return out
 }
 
-// TestProtocolShort is the short version of bench/predict.sh's protocol (issue
-// 17) on two kernels: train on small sizes, predict points inside the range and
+// TestProtocolShort is the short version of bench/predict.sh's protocol on two
+// kernels: train on small sizes, predict points inside the range and
 // at 4× its top, and check the two promises of model build — inside the range
 // the chosen predictor is never clearly worse than the best baseline fitted on
 // the same runs, and the 90% intervals cover single runs about 90% of the time
@@ -99,10 +99,10 @@ func traceSets(t *testing.T, src, stdin string, sets [][]string, vary []string, 
 // times the held-out medians' own error (a difference the truth itself cannot
 // resolve is no evidence); beyond the range a cache level the training sizes
 // did not reach can make any smooth law miss, the more so on a loaded machine
-// (docs/benchmarks.md), and the 4× point is logged. The coverage over both
+// (docs/performance.md, "Prediction"), and the 4× point is logged. The coverage over both
 // kernels' 32 runs must be at least 60%, with a mean half-width inside the
-// range under 60%: intervals as narrow as the formulas' fit alone (±0.05%,
-// issue 17) cover almost none, intervals as wide as the data are useless; both
+// range under 60%: intervals as narrow as the formulas' fit alone (±0.05%)
+// cover almost none, intervals as wide as the data are useless; both
 // fail. (At load averages of 16–30 on 2 cores the coverage measured 72–100%,
 // the half-width 15–37%.)
 func TestProtocolShort(t *testing.T) {

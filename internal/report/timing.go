@@ -1,5 +1,5 @@
 // This file renders fragment timing: `fragprof timers` (the clocks), `fragprof time`
-// (the lab manual's Fig. 1: per fragment MinT, MaxT, T, DeltaT and a star histogram)
+// (the timing guide's Fig. 1: per fragment MinT, MaxT, T, DeltaT and a star histogram)
 // and `fragprof compose` (computed against measured), as text and JSON.
 
 package report

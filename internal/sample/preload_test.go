@@ -382,7 +382,7 @@ func TestPreloadStepFallback(t *testing.T) {
 // project's VM about 0.1 ms of CPU (loading the library and starting it). It must be
 // found, positive (the library does cost something: a zero would mean the preloaded
 // runs did not load it) and below 2 ms (a start that read the mappings of a disk
-// file cost 2 ms a run; docs/benchmarks.md).
+// file cost 2 ms a run).
 func TestStartCost(t *testing.T) {
 	c, ok, err := StartCost(31)
 	if err != nil || !ok {

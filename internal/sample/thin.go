@@ -27,7 +27,7 @@ import (
 // bursts, the mappings) misses what the program pays for them (likely caches and
 // the pages copied for breakpoints; not measured apart): on short runs of sqlite3,
 // lua5.4, xz and a fragprof-built program the whole cost measured 1.6–2.2 times it
-// (bench/sampling.sh, 2026-11-26). That part is taken to be paid once a run, as the
+// (bench/sampling.sh). That part is taken to be paid once a run, as the
 // start is: c is at first the bursts plus SeenShare⁻¹ times the start and the
 // mappings, and once MeasureRuns runs of each kind have been made, the whole cost
 // as the runs measure it: the difference d of the sampled and the plain runs' mean
@@ -35,8 +35,8 @@ import (
 // without bias, taken at its one-sided upper 95% confidence bound (MeasuredBound),
 // so that a difference that happens to fall low does not spend more than the
 // share; the bound nears d as the runs accumulate. It replaces the cost seen, whose
-// start is one noisy measurement (69–181 µs on true(1) in one session) and can
-// exceed the whole (sqlite3: 209 µs seen, 164 µs measured over 60,000 runs).
+// start is one noisy measurement (69–181 µs on true(1) from one measurement to the
+// next) and can exceed the whole (sqlite3: 209 µs seen, 164 µs measured over 60,000 runs).
 // Runs of a few milliseconds are thinned most; runs long enough for
 // the start to be small beside share·T are nearly all sampled, their bursts held to
 // the share by Options.Overhead. The batches of the sampled runs are an unbiased

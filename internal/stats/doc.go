@@ -1,6 +1,6 @@
 // Package stats holds the statistics behind fragprof's estimates: how often a block
-// runs (the FreqSys Monte Carlo method, SEEDS 000) and how long a fragment takes (the
-// lab manual's measurement protocol, SEEDS 001).
+// runs (the FreqSys Monte Carlo method) and how long a fragment takes (the timing
+// guide's measurement protocol); docs/methods.md cites both.
 //
 // Frequencies. A block's per-trial execution counts are accumulated exactly in a
 // [CountDist] (a sorted value→frequency table that coarsens, deterministically and
@@ -10,19 +10,19 @@
 // Because the accumulated state is exact and canonical, merging shards in any order
 // and any grouping gives bit-for-bit the same state, hence the same Summary, as one
 // stream. A [Rule], made by [NewRule] from [Thresholds], applies FreqSys's stopping
-// rule (Algorithm 1, as corrected in the digest) to a Summary and says whether the
+// rule (Algorithm 1, with the absolute third moment) to a Summary and says whether the
 // block is [Converged], [Constant], [Inadequate] or still [Unconverged], with the
 // trial counts each condition needs. [Moments] is the general floating-point
 // accumulator (Welford/Pébay) for data that are not counts.
 //
-// Times. [SummarizeTimes] runs the lab manual's protocol on repeated measurements:
+// Times. [SummarizeTimes] runs the timing guide's protocol on repeated measurements:
 // drop warm-up ([DropWarmup]), cut the preemption tail ([CutTail]), mean, standard
 // deviation and standard error, a Shapiro–Wilk normality test ([ShapiroWilk]), the
 // confidence interval of the mean ([MeanInterval], Student's t below 30 samples and
-// the normal quantile from 30 on, see [Coefficient]) or the manual's range half-width
+// the normal quantile from 30 on, see [Coefficient]) or the guide's range half-width
 // when the data are not normal ([RangeHalfWidth]), the median with a distribution-free
 // interval ([MedianInterval]), a Sturges histogram ([NewHistogram]) and the sample
-// sizes for a requested relative error ([SampleSizeMean], [SampleSizeProb]).
+// size for a requested relative error ([SampleSizeMean]).
 //
 // Results follow golang.org/x/perf/benchmath: an [Interval] carries the confidence it
 // actually reached and its warnings; thin data is a warning, not a failure.

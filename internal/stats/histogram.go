@@ -5,7 +5,7 @@ package stats
 import "math/bits"
 
 // SturgesBins returns K = ⌊log₂ N⌋ + 1, the number of bins of Sturges' rule
-// (H. A. Sturges, "The choice of a class interval", JASA 21(153), 1926; SEEDS 001),
+// (H. A. Sturges, "The choice of a class interval", JASA 21(153), 1926, as the timing guide uses it),
 // or 0 for N ≤ 0.
 func SturgesBins(n int) int {
 	if n <= 0 {

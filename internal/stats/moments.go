@@ -108,7 +108,7 @@ func (m Moments) Variance() float64 {
 func (m Moments) StdDev() float64 { return math.Sqrt(m.Variance()) }
 
 // StdErr returns the standard error of the mean s/√N, or NaN when N < 2. It is the
-// lab manual's σ̃ = √(Σ(tᵢ − t̃)² / (N(N−1))).
+// timing guide's σ̃ = √(Σ(tᵢ − t̃)² / (N(N−1))).
 func (m Moments) StdErr() float64 { return m.StdDev() / math.Sqrt(float64(m.N)) }
 
 // Skewness returns the sample skewness g₁ = √N·M3 / M2^{3/2} (the moment estimator,
@@ -119,12 +119,4 @@ func (m Moments) Skewness() float64 {
 		return math.NaN()
 	}
 	return math.Sqrt(float64(m.N)) * m.M3 / math.Pow(m.M2, 1.5)
-}
-
-// ExcessKurtosis returns g₂ = N·M4 / M2² − 3 (Joanes & Gill 1998), or NaN when M2 = 0.
-func (m Moments) ExcessKurtosis() float64 {
-	if m.M2 == 0 {
-		return math.NaN()
-	}
-	return float64(m.N)*m.M4/(m.M2*m.M2) - 3
 }

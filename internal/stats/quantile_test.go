@@ -6,7 +6,7 @@ import (
 )
 
 func TestNormalCoefficient(t *testing.T) {
-	// The lab manual's k table (SEEDS 001), to the digits R gives:
+	// The timing guide's k table, to the digits R gives:
 	// qnorm(c(0.95, 0.975, 0.995, 0.9985, 0.9995)).
 	for _, tc := range []struct {
 		p, want float64
@@ -14,7 +14,7 @@ func TestNormalCoefficient(t *testing.T) {
 		{0.90, 1.64485362695147},
 		{0.95, 1.95996398454005},
 		{0.99, 2.5758293035489},
-		{0.997, 2.96773792534179}, // the manual prints 3.00
+		{0.997, 2.96773792534179}, // the guide prints 3.00
 		{0.999, 3.29052673149193},
 	} {
 		if got := NormalCoefficient(tc.p); !closeRel(got, tc.want, 1e-12, 0) {

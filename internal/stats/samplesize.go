@@ -1,4 +1,5 @@
-// This file implements the lab manual's sample-size formulas and their inverses.
+// This file implements the timing guide's sample-size formula for a mean and its
+// inverse.
 
 package stats
 
@@ -6,7 +7,7 @@ import "math"
 
 // SampleSizeMean returns the number of measurements that estimate a mean to relative
 // error ε₀ at the given confidence, from a pilot's mean m' and standard deviation σ'
-// (SEEDS 001, "Sample size", with the manual's missing square restored):
+// (the timing guide, "Sample size", with its missing square restored):
 //
 //	N ≥ k²·σ'² / (ε₀²·m'²),  k = u_{(1+P)/2},
 //
@@ -16,25 +17,8 @@ func SampleSizeMean(confidence, mean, sd, relErr float64) float64 {
 	return math.Ceil(k * k * sd * sd / (relErr * relErr * mean * mean))
 }
 
-// SampleSizeProb returns the number of trials that estimate a probability p' to
-// relative error ε₀ at the given confidence (SEEDS 001, with ε² for the manual's ε):
-//
-//	N ≥ k²·p'(1 − p') / (ε₀·p')² = k²·(1 − p') / (ε₀²·p'),  k = u_{(1+P)/2},
-//
-// rounded up; +Inf when p' = 0.
-func SampleSizeProb(confidence, p, relErr float64) float64 {
-	k := NormalCoefficient(confidence)
-	return math.Ceil(k * k * (1 - p) / (relErr * relErr * p))
-}
-
 // RelErrMean inverts [SampleSizeMean]: the relative error ε₀ = k·σ'/(|m'|·√N) that N
 // measurements reach at the given confidence.
 func RelErrMean(confidence, mean, sd float64, n int) float64 {
 	return NormalCoefficient(confidence) * sd / (math.Abs(mean) * math.Sqrt(float64(n)))
-}
-
-// RelErrProb inverts [SampleSizeProb]: the relative error ε₀ = k·√((1 − p')/(N·p'))
-// that N trials reach at the given confidence.
-func RelErrProb(confidence, p float64, n int) float64 {
-	return NormalCoefficient(confidence) * math.Sqrt((1-p)/(float64(n)*p))
 }

@@ -1,5 +1,5 @@
-// This file implements FreqSys's stopping rule for one block (SEEDS 000, Algorithm 1,
-// with the digest's corrections).
+// This file implements FreqSys's stopping rule for one block (Algorithm 1, with the
+// absolute third moment; docs/methods.md).
 
 package stats
 
@@ -108,7 +108,7 @@ type Thresholds struct {
 	IgnoreRare float64
 }
 
-// DefaultThresholds are the digest's defaults: γ = 0.95, n_min = 30, C0 = 0.4748,
+// DefaultThresholds are the defaults: γ = 0.95, n_min = 30, C0 = 0.4748,
 // ε' = (1 − γ)/10, the absolute moment, a budget of 10⁶ trials (100 times the
 // 9,017-trial floor) and a relative precision of 1 %.
 var DefaultThresholds = Thresholds{
@@ -146,7 +146,7 @@ func (t Thresholds) Validate() error {
 }
 
 // Limit returns ε', the right-hand side of the Berry–Esseen condition: BELimit, or
-// (1 − γ)/10 (the paper's example choice, SEEDS 000) when BELimit is 0.
+// (1 − γ)/10 (the paper's example choice) when BELimit is 0.
 func (t Thresholds) Limit() float64 {
 	if t.BELimit > 0 {
 		return t.BELimit
@@ -200,7 +200,7 @@ type Decision struct {
 	// the absolute moment: the absolute-moment bound is C0/√k and needs
 	// (C0/ε')²·n/k trials. For a fixed distribution k grows like n/(ρ/σ³)²; for a
 	// block that ran in one trial out of n, k ≈ 1 whatever n, so the trials needed
-	// grow in proportion to n: the rare-block case of SEEDS 000.
+	// grow in proportion to n: FreqSys's rare-block case.
 	Events float64
 }
 
@@ -244,8 +244,8 @@ func (r *Rule) MinTrials() uint64 {
 	return uint64(n)
 }
 
-// Decide applies FreqSys's stopping rule (SEEDS 000, Algorithm 1, with the digest's
-// corrections) to the summary of one block's counts. With n trials, s² = M2/(n−1),
+// Decide applies FreqSys's stopping rule (Algorithm 1, with the absolute third
+// moment) to the summary of one block's counts. With n trials, s² = M2/(n−1),
 // m3 = Σ|x − x̄|³/(n−1) (or the signed Σ(x − x̄)³/(n−1) under SignedMoment),
 // u = u_{(1+γ)/2} and ε' = Thresholds.Limit():
 //

@@ -79,9 +79,9 @@ func TestDecideWorkedExample(t *testing.T) {
 	}
 }
 
-// TestDecideNineThousandFloor checks the digest's consequence: with the absolute
-// moment, no non-constant block converges before about (C0/ε')² = (0.4748/0.005)² =
-// 9017.4 trials at γ = 0.95. A balanced 0/1 sample is the extreme case: ρ̂/ŝ³ =
+// TestDecideNineThousandFloor checks a consequence of the absolute moment: with it,
+// no non-constant block converges before about (C0/ε')² = (0.4748/0.005)² = 9017.4
+// trials at γ = 0.95. A balanced 0/1 sample is the extreme case: ρ̂/ŝ³ =
 // √((n−1)/n), so BE = C0·√(n−1)/n, which crosses ε' = 0.005 between n = 9016
 // (0.4748·√9015/9016 = 0.00500012) and n = 9018 (0.4748·√9017/9018 = 0.00499956).
 func TestDecideNineThousandFloor(t *testing.T) {
@@ -132,7 +132,7 @@ func TestDecideNineThousandFloor(t *testing.T) {
 	}
 }
 
-// TestDecideRareBlock is the digest's rare block: hit once in n trials. Then
+// TestDecideRareBlock is FreqSys's rare block: hit once in n trials. Then
 // x̄ = 1/n, M2 = (n−1)/n, Σ|x − x̄|³ = (n−1)((n−1)² + 1)/n³, so s² = 1/n,
 // ρ̂ = ((n−1)² + 1)/n³ and
 //

@@ -8,7 +8,7 @@ import (
 	"math/bits"
 )
 
-// Summary is the digest of one block's per-trial counts: the trial count N, the mean
+// Summary condenses one block's per-trial counts: the trial count N, the mean
 // x̄ and the central sums
 //
 //	M2 = Σ (x − x̄)²,  M3 = Σ (x − x̄)³,  Abs3 = Σ |x − x̄|³.
@@ -76,7 +76,7 @@ func (s Summary) With(x float64) Summary {
 	return s
 }
 
-// Variance returns s² = M2/(N−1), the unbiased sample variance (SEEDS 000, step 3),
+// Variance returns s² = M2/(N−1), the unbiased sample variance (FreqSys's Algorithm 1, step 3),
 // or NaN when N < 2.
 func (s Summary) Variance() float64 {
 	if s.N < 2 {
@@ -98,8 +98,8 @@ func (s Summary) Third() float64 {
 }
 
 // AbsThird returns ρ̂ = Abs3/(N−1), the estimate of the absolute third central moment
-// E|X − μ|³ with the normalisation of the digest's corrected Algorithm 1
-// (SEEDS 000: m3 = (1/(n−1)) Σ|Y − N|³), or NaN when N < 2.
+// E|X − μ|³ with the normalisation of FreqSys's Algorithm 1 taken with the absolute
+// moment (m3 = (1/(n−1)) Σ|Y − N|³), or NaN when N < 2.
 func (s Summary) AbsThird() float64 {
 	if s.N < 2 {
 		return math.NaN()

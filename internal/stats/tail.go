@@ -9,7 +9,7 @@ import (
 )
 
 // DropWarmup returns xs without its first k values, the warm-up repetitions that run
-// with cold caches (SEEDS 001: "the first iteration is slower: drop the first
+// with cold caches (the timing guide: "the first iteration is slower: drop the first
 // sample"). It returns an empty slice when k ≥ len(xs) and xs when k ≤ 0.
 func DropWarmup(xs []float64, k int) []float64 {
 	k = min(max(k, 0), len(xs))
@@ -39,7 +39,7 @@ type TailCut struct {
 	Threshold float64
 }
 
-// CutTail removes the right tail that preemption adds to measured times (SEEDS 001:
+// CutTail removes the right tail that preemption adds to measured times (the timing guide:
 // "compute only from values below a threshold"). The rule is one-sided and robust:
 // with m the median and MAD = median |x − m|, a sample is cut when
 //
@@ -102,8 +102,8 @@ func sortedMedian(s []float64) float64 {
 	return s[n/2-1] + (s[n/2]-s[n/2-1])/2
 }
 
-// RangeHalfWidth returns the lab manual's half-width for data that are not normal,
-// Δt = max(t_max − t̃, t̃ − t_min) (SEEDS 001, after RTM 25 139-74), for the mean t̃
+// RangeHalfWidth returns the timing guide's half-width for data that are not normal,
+// Δt = max(t_max − t̃, t̃ − t_min) (the timing guide, after RTM 25 139-74), for the mean t̃
 // and the extremes t_min, t_max of the samples.
 func RangeHalfWidth(mean, lo, hi float64) float64 { return max(hi-mean, mean-lo) }
 

@@ -73,7 +73,7 @@ func TestMedianAndRange(t *testing.T) {
 	if !math.IsNaN(Median(nil)) {
 		t.Errorf("Median(nil) is not NaN")
 	}
-	// The manual's example line "MinT=0.007165s MaxT=0.007282s T=0.007201s": Δ =
+	// The timing guide's example line "MinT=0.007165s MaxT=0.007282s T=0.007201s": Δ =
 	// max(0.007282 − 0.007201, 0.007201 − 0.007165) = 0.000081.
 	if got := RangeHalfWidth(0.007201, 0.007165, 0.007282); !closeRel(got, 0.000081, 1e-9, 0) {
 		t.Errorf("RangeHalfWidth = %v, want 0.000081", got)

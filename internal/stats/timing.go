@@ -1,4 +1,4 @@
-// This file implements the lab manual's measurement protocol as one call.
+// This file implements the timing guide's measurement protocol as one call.
 
 package stats
 
@@ -53,7 +53,7 @@ type TimingSummary struct {
 	Normal               bool
 	// Interval is the estimate of the mean time: x̄ ± k·s/√N ([MeanInterval]) when
 	// the samples are normal, x̄ ± max(t_max − x̄, x̄ − t_min) ([RangeHalfWidth])
-	// otherwise, as the lab manual prescribes.
+	// otherwise, as the timing guide prescribes.
 	Interval Interval
 	// Median is the median with its distribution-free interval ([MedianInterval]).
 	Median Interval
@@ -61,12 +61,12 @@ type TimingSummary struct {
 	Histogram Histogram
 }
 
-// SummarizeTimes applies the lab manual's protocol (SEEDS 001, "Processing the
+// SummarizeTimes applies the timing guide's protocol ("Processing the
 // measurements") to repeated measurements of one fragment, in the order they were
 // taken: drop o.Warmup leading repetitions, cut the preemption tail ([CutTail]), then
 // describe the kept samples: mean, s, standard error s/√N, extremes, the
 // Shapiro–Wilk test, the interval of the mean (normal data: Student/normal
-// coefficient; otherwise the manual's range half-width, whose stated confidence needs
+// coefficient; otherwise the guide's range half-width, whose stated confidence needs
 // N ≥ 29), the median with its interval, and the Sturges histogram. The input is not
 // modified.
 func SummarizeTimes(xs []float64, o TimingOptions) TimingSummary {

@@ -52,7 +52,7 @@ func TestSummarizeTimesNormal(t *testing.T) {
 func TestSummarizeTimesNotNormal(t *testing.T) {
 	// Exponential-shaped times 100 + 10·(−ln(1 − (i − ½)/n)), n = 100, with a
 	// warm-up of 0 and no tail cut: clearly not normal (W ≈ 0.9), so the half-width is
-	// the manual's max(t_max − x̄, x̄ − t_min).
+	// the guide's max(t_max − x̄, x̄ − t_min).
 	n := 100
 	xs := make([]float64, n)
 	for i := range n {

@@ -1,5 +1,5 @@
 // Package timing measures how long fragments of a C program take and composes times
-// over control flow: the timing lab manual (SEEDS 001) as fragprof's `timers`, `time`
+// over control flow: the timing guide's protocol (docs/methods.md) as fragprof's `timers`, `time`
 // and `compose`.
 //
 // Fragments are func:NAME (timer calls inserted into the IR by

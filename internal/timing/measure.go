@@ -1,6 +1,6 @@
 // This file implements the measurement protocol: repetitions of a fragprof-built
 // program on freshly drawn inputs, the fragments' samples collected from the runtime's
-// timing records, the overhead subtracted, and the lab manual's statistics.
+// timing records, the overhead subtracted, and the timing guide's statistics.
 
 package timing
 

@@ -1,4 +1,4 @@
-// This file implements the graph-reduction rules of the lab manual (SEEDS 001,
+// This file implements the graph-reduction rules of the timing guide (docs/methods.md,
 // "Analytical calculation by graph reduction") and their exact forms, over a small
 // expression language for schemes built from fragments.
 

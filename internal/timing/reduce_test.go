@@ -25,7 +25,7 @@ var (
 )
 
 // TestRules checks each rule against values worked out by hand from the formulas of
-// SEEDS 001 and the law of total variance.
+// the timing guide and the law of total variance.
 func TestRules(t *testing.T) {
 	s := Seq(pa, pb)
 	near(t, "seq mean", s.Mean, 13, 1e-15)

@@ -225,8 +225,7 @@ func TestFileRoundTrip(t *testing.T) {
 	}
 }
 
-// TestFileCompact: a trace of many similar events is stored in a few bytes per
-// event (issue 12 item 13: 1.1 GB for 40 auto-checkpointed trials).
+// TestFileCompact: a trace of many similar events is stored in a few bytes per event.
 func TestFileCompact(t *testing.T) {
 	var r records
 	r.header(uint32(Monotonic), 0, 0, 1)

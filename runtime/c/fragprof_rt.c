@@ -434,7 +434,7 @@ static int dump_to(int fd, int sig) { return dump_merged(fd, SIZE_MAX, sig, 0, 0
  * process killed in the middle of writing) sees the old dump or the new one, and a
  * run writes over the file in place, with no file created, renamed or removed (a
  * temporary file and a rename made most of the 157 us that a 0.6 ms run of newton
- * cost more than its plain build: docs/benchmarks.md). */
+ * cost more than its plain build). */
 #define FILE_HDR 64
 static const char file_magic[8] = {'F', 'P', 'D', 'U', 'M', 'P', 0, 2};
 
@@ -1023,7 +1023,7 @@ void __fragprof_register(struct fp_unit *u) {
 __attribute__((destructor(101))) static void at_exit(void) { __fragprof_dump(0); }
 
 /* ------------------------------------------------------------------------------------
- * Continuous mode (issue 4). Like LLVM's continuous mode (%c in LLVM_PROFILE_FILE), the
+ * Continuous mode. Like LLVM's continuous mode (%c in LLVM_PROFILE_FILE), the
  * counters live in the dump file itself: each unit's counter array (page-aligned and a
  * whole number of pages long, as fragprof's instrumentation lays it out) is replaced
  * by a shared mapping of its place in the file, so every increment lands in the page

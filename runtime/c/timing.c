@@ -1,4 +1,4 @@
-/* timing.c: fragment timers (issue 5, fragprof time).
+/* timing.c: fragment timers (fragprof time).
  *
  * A fragment is a named piece of code timed from its begin to its end:
  *   region:NAME  FP_BEGIN("NAME") ... FP_END("NAME") in the program (fragprof.h);

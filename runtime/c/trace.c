@@ -1,4 +1,4 @@
-/* trace.c: checkpoint traces for the prediction metalayer (fragprof trace, issue 7).
+/* trace.c: checkpoint traces for the prediction metalayer (fragprof trace).
  *
  * A checkpoint (FP_POINT, FP_POINT_VARS in fragprof.h, or one inserted in the IR by
  * --auto-checkpoints) appends an event — its site id, a timestamp and the values of

@@ -1,4 +1,4 @@
-// This file decides whether parallelising pays (SEEDS.md §004): by Amdahl's law a
+// This file decides whether parallelising pays (docs/methods.md): by Amdahl's law a
 // computation of time t split over N processors takes t/N + P(N), where P(N) is the
 // cost of starting and joining the N workers, so it pays iff
 //
@@ -8,7 +8,7 @@
 // C probe (cprobe/probe.c) or given.
 
 // Package advise decides from a prediction whether running on N processors pays
-// (Amdahl's condition, SEEDS.md §004), with the cost of starting N threads
+// (Amdahl's condition, docs/methods.md), with the cost of starting N threads
 // measured on this machine by a C probe.
 package advise
 

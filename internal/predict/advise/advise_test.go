@@ -87,7 +87,7 @@ func predictK(t *testing.T, m *predict.Model, k int) *predict.Prediction {
 }
 
 // TestAdvise checks 'advise' against real runs of brusselator_par.c, built plainly,
-// on 1 and 2 threads, for a few K (the seed's table). Only K values where the
+// on 1 and 2 threads, for a few K (the metalayer article's table). Only K values where the
 // measured times differ clearly (by a third) and the advice is clear (P(2) three
 // times below the bound or above it) are judged: near the break-even point the
 // answer is a coin toss on a shared machine, whose load makes starting a thread

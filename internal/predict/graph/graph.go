@@ -1,12 +1,12 @@
 // This file builds the transition graph.
 
-// Package graph learns the structure of a transition-graph model (SEEDS.md §004)
+// Package graph learns the structure of a transition-graph model (docs/methods.md)
 // from checkpoint traces: the transition graph — a node per checkpoint, an arc per
 // transition seen, loops found with cfg's dominators (graph.go); the execution
 // journal — the traces replayed over the graph with the activation counter of every
 // node, which gives each transition the state it started from (journal.go); and the
 // rule of every node — the decision list that picks the next arc from that state,
-// learnt by the seed's Kora-style greedy search over template predicates, with a
+// learnt by the metalayer article's Kora-style greedy search over template predicates, with a
 // loop's trip count as a regression where no variable decides (rules.go).
 //
 // The times and data of the transitions are regressions (package regress); package
@@ -66,7 +66,7 @@ type Arc struct {
 	From   *Node
 	To     *Node
 	Count  int64
-	Back   bool // closes a cycle (the seed's "information" arc)
+	Back   bool // closes a cycle (the metalayer article's "information" arc)
 	Resets bool // taking it resets the counter of To (it enters a loop)
 }
 

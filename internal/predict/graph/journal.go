@@ -1,5 +1,5 @@
 // This file builds the execution journal: the traces replayed over the transition
-// graph with the activation counters of every node (the seed's internal state
+// graph with the activation counters of every node (the metalayer article's internal state
 // variables), giving, for every transition, the state where it started (inputs,
 // recorded variables, counters), its time, and the values recorded where it ended.
 

@@ -1,5 +1,5 @@
 // This file learns the transition rules of a node from the journal: which arc is
-// taken from a state. It follows the seed's Kora-style search (SEEDS.md §004): pick
+// taken from a state. It follows the metalayer article's Kora-style search (docs/methods.md): pick
 // the variable with the largest discriminativity d = α·P + β·|D| — P the journal
 // rows of an arc whose values of the variable occur on no other arc, D those
 // distinct values — cover D with template predicates (intervals and thresholds,
@@ -31,7 +31,7 @@ import (
 
 // RuleOptions tune the rule search.
 type RuleOptions struct {
-	Alpha, Beta float64 // weights of rows and of distinct values in d (β > α, the seed's advice): 1, 2
+	Alpha, Beta float64 // weights of rows and of distinct values in d (β > α, the article's advice): 1, 2
 	MinSupport  int     // rows a predicate must cover (2)
 	MaxPieces   int     // predicates in one condition's disjunction (4)
 	MaxConds    int     // conditions per node (16)
@@ -179,7 +179,7 @@ func (c *Cond) Match(state []float64) bool {
 }
 
 // A Share is an arc's probability in a probabilistic choice, from the journal's
-// counts (M_fs in the seed).
+// counts (M_fs in the metalayer article).
 type Share struct {
 	Arc   int     `json:"arc"`
 	P     float64 `json:"p"`
@@ -694,7 +694,7 @@ func (s *ruleSearch) induce(in []bool, banned map[banKey]bool) ([]Cond, []bool) 
 		// actually holds: a continuous variable whose values are all distinct has
 		// every value "pure" but needs a predicate per value, and generalises to
 		// nothing; "#step < $N" holds every row of the arc in one threshold. |D|
-		// counts the values seen at least twice: the seed's distinct values are
+		// counts the values seen at least twice: the article's distinct values are
 		// evidence of a rule when they recur (in several runs), not when every
 		// row brings a new one.
 		bestD, bestE, bestA := 0.0, -1, -1

@@ -1,5 +1,5 @@
 // This file fits formulas: polynomial least squares over variables chosen by
-// correlation analysis and forward selection (SEEDS.md §004: "arguments selected by
+// correlation analysis and forward selection (the metalayer article, docs/methods.md: "arguments selected by
 // correlation analysis"), and GMDH, the group method of data handling (Ivakhnenko
 // 1971): layers of two-input quadratic neurons, each layer keeping the neurons that
 // do best on a validation split (the external criterion), stopping when the

@@ -9,7 +9,7 @@
 //
 // Formulas (formula.go) are fitted by least squares — polynomials over variables
 // chosen by correlation analysis and forward selection with cross-validation
-// (SEEDS.md §004) — or by GMDH, the group method of data handling (Ivakhnenko
+// (docs/methods.md) — or by GMDH, the group method of data handling (Ivakhnenko
 // 1971), and a time may be a power law a + b·x^k instead (fit.go). The direct models
 // are Extra-P's performance-model normal form (Calotoiu et al., "Using automated
 // performance modeling to find scalability bugs in complex codes", SC 2013;

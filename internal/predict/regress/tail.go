@@ -16,7 +16,7 @@ import (
 // sweep. Fitted alone from one transition a run, such an arc takes the exponent
 // its few noisy rows allow — jacobi2d's last step came out as 3.5·10⁴ + 0.0016·n³
 // over n ∈ [251, 500], where its other steps are 0.92·n², 14 times them at 16
-// times the range (bench/predict.sh, session 22) —, while the back arc's formula
+// times the range (bench/predict.sh) —, while the back arc's formula
 // rests on every iteration of every run.
 //
 // The tail is the median of y − max(0, body) over p's rows. It is returned with

@@ -12,7 +12,7 @@
 //	segmented    the same with a change of slope at a fitted breakpoint, where
 //	             the data leaves a cache level (package regress)
 //	composition  Σ over arcs of (predicted count) × (mean training time of the
-//	             arc): the lab manual's count × fragment-time composition
+//	             arc): the timing guide's count × fragment-time composition
 //	graph+pmnf   the mean of graph and pmnf
 //
 // Folds are made of whole input points ordered by their median time: 5
@@ -103,7 +103,7 @@ const StableWithin = 1.3
 
 // MaxApartRatio bounds how much worse, in cross-validated MAPE, a simpler
 // candidate may be for the parting rule of Select to keep it over the chosen
-// one. In the protocol runs of bench/predict.sh on 2026-11-27 the rule's simpler
+// one. In the protocol runs of bench/predict.sh the rule's simpler
 // candidates scored 1.4–1.7× the chosen one's (right at 4× on floyd, wrong on
 // gemm and mergesort); the solver example's power law 5.1×, and its held-out
 // error was 3.4× the graph model's.

@@ -4,10 +4,9 @@
 // per-line counts in the margin (like gcovr), the comparison with a base result, and
 // timing histograms.
 //
-// A page is built in two steps. The builders (FromFreq, FromProfile, FromTime,
-// FromCompose, and Decode for any result file) compute a Page: the data the page
-// shows, which is also embedded in it as JSON
-// (<script type="application/json" id="fragprof-data">) so that scripts and tests can
+// A page is built in two steps. The builders (FromFreq, FromProfile, and Decode for
+// any result file) compute a Page: the data the page shows, which is also embedded
+// in it as JSON (<script type="application/json" id="fragprof-data">) so that scripts and tests can
 // read it back. Write then draws it: it runs `dot -Tsvg` for the graphs, gonum/plot
 // for the plots, and fills the template; it opens no file.
 //

@@ -2,12 +2,11 @@
 // times (Sturges bins), the interval of its mean, the outliers cut from the tail and,
 // for a composition, the time computed from the parts beside the measured one. It
 // reads the JSON of `fragprof time --json` and `fragprof compose --json`
-// (docs/timing.md), and in memory goes through the same JSON.
+// (docs/timing.md).
 
 package html
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -63,24 +62,6 @@ func (t *Timing) interval() (lo, hi float64, ok bool) {
 		return 0, 0, false
 	}
 	return *t.Mean - *t.HalfWidth, *t.Mean + *t.HalfWidth, true
-}
-
-// FromTime builds the page of a timing measurement (`fragprof time`).
-func FromTime(t *report.Time) (*Page, error) {
-	data, err := json.Marshal(report.TimeJSON(t))
-	if err != nil {
-		return nil, err
-	}
-	return decodeTime(data)
-}
-
-// FromCompose builds the page of a composition (`fragprof compose`).
-func FromCompose(c *report.Compose) (*Page, error) {
-	data, err := json.Marshal(report.ComposeJSON(c))
-	if err != nil {
-		return nil, err
-	}
-	return decodeCompose(data)
 }
 
 func decodeTime(data []byte) (*Page, error) {

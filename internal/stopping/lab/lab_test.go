@@ -158,7 +158,7 @@ func TestDesignsShort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The bound for the short form, as in TestLabShort: at most 3× the
+		// The bound of the short form, as in TestLabShort: at most 3× the
 		// oracle of independent draws on the non-rare worlds, or 3× the 31 trials
 		// before any decision.
 		if !b.Rare && b.Trials > 3*max(b.Oracle, 31) {

@@ -1,4 +1,4 @@
-/* newton.c: square root by Newton's iteration, FreqSys's worked example (seed 000).
+/* newton.c: square root by Newton's iteration, FreqSys's worked example (docs/methods.md).
  *
  * The input ask is read from stdin; with ask ~ uniform(100, 800) FreqSys reports a
  * loop-body frequency of 9.96 iterations.
