@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // env is what every command reads and writes instead of the process globals, so that
@@ -65,10 +66,15 @@ self-describing binary; every method reads the same CFG, counts and profiles.
 Reports go to stderr (or -o FILE) so the program's own output stays untouched;
 a report asked for as --json or --format json/dot without -o goes to stdout, and
 the program's own stdout then goes to stderr (or to --program-output FILE).`,
-		SilenceUsage:      true,
-		SilenceErrors:     true,
-		PersistentPreRunE: func(c *cobra.Command, args []string) error { return routeOutput(e, c) },
-		Args:              cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			if err := checkDurations(c); err != nil {
+				return err
+			}
+			return routeOutput(e, c)
+		},
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if v, _ := c.Flags().GetBool("version"); v {
 				writeVersion(e.stdout)
@@ -87,6 +93,18 @@ the program's own stdout then goes to stderr (or to --program-output FILE).`,
 	}
 	addProgramOutput(root)
 	return root
+}
+
+// checkDurations refuses a negative value of any duration flag set: a timeout, a
+// budget or an interval below zero means nothing, and was taken as "no limit".
+func checkDurations(c *cobra.Command) error {
+	var err error
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if err == nil && f.Value.Type() == "duration" && strings.HasPrefix(f.Value.String(), "-") {
+			err = usagef("--%s %s: a duration cannot be negative; want one such as 10s, 500ms or 2m", f.Name, f.Value)
+		}
+	})
+	return err
 }
 
 // run executes fragprof with args and returns the process exit status.
