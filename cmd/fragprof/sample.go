@@ -78,7 +78,8 @@ exact dynamic CFG (machine blocks split at every observed branch target, edges w
 transition counts, the instruction total) is written to -o (default exact.cfg) as
 JSON: the reference for 'fragprof hotcfg --compare'. It is slow by nature (about
 5-10 µs per instruction on a VM); --max-instructions bounds it, after which the
-program is detached and finishes on its own.
+program is detached and, if fragprof started it, ended with SIGTERM (SIGKILL 1 s
+later).
 
 Stepping (--stepping), ptrace: 'breakpoints' runs each straight-line block to a
 temporary int3 planted at its successors; 'singlestep' uses PTRACE_SINGLESTEP per
@@ -475,11 +476,16 @@ Examples:
 				// burst, and the library's start, which no clock of the library can
 				// see, measured here on true(1): on runs of a few milliseconds the
 				// start and the mappings are most of the cost.
-				start, ok, err := startCost()
-				if err != nil {
-					return err
+				var start time.Duration
+				ok, how := false, "not measured: interrupted"
+				if intr.caught() == 0 || startMeasured {
+					// Measured on runs of true(1), which a Ctrl-C must not wait for.
+					var err error
+					if start, ok, err = startCost(); err != nil {
+						return err
+					}
+					how = "not measured: no preloadable true(1)"
 				}
-				how := "not measured: no preloadable true(1)"
 				if ok {
 					how = fmt.Sprintf("%.0f µs a run, measured on true(1)", float64(start.Nanoseconds())/1e3)
 				}
@@ -538,7 +544,7 @@ Examples:
 	fl.StringVarP(&out, "output", "o", "", "output file (default sample.batches, or exact.cfg with --exact)")
 	fl.IntVar(&pid, "pid", 0, "attach to this running process instead of starting one")
 	fl.BoolVar(&exact, "exact", false, "trace every instruction and write the exact CFG")
-	fl.Uint64Var(&maxInsns, "max-instructions", 0, "with --exact: stop (detach) after this many instructions; 0: no bound")
+	fl.Uint64Var(&maxInsns, "max-instructions", 0, "with --exact: stop (detach, and end a program fragprof started) after this many instructions; 0: no bound")
 	fl.StringVar(&stepping, "stepping", "auto", "auto, breakpoints or singlestep")
 	fl.BoolVar(&overhead, "measure-overhead", false, "also run the program unsampled, alternating, and report the CPU-time and wall-time ratios")
 	fl.IntVar(&repeat, "repeat", 1, "run the program this many times (batches accumulate)")
