@@ -93,7 +93,9 @@ Address-space randomisation is turned off for started programs (unless --aslr) s
 that runs of a program compare directly. The program's stdin, stdout and stderr pass
 through; the report goes to stderr and fragprof exits with the program's status.
 Ctrl-C keeps what was collected (under ptrace it detaches and passes the interrupt
-on; in process the program receives it and ends as it would).
+on; in process the program receives it and ends as it would) and exits 130; a
+SIGINT or SIGTERM (143) sent to fragprof alone is passed on to a program it
+started, which gets SIGKILL a second later if it is still running.
 
 --overhead SHARE (e.g. 5%) bounds the sampler's direct cost. In process each
 thread's mean gap becomes at least its mean burst cost (the CPU time from a burst's

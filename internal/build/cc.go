@@ -157,7 +157,7 @@ func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) err
 		// The IR carries debug information for fragprof's positions; the object
 		// carries it only if the user asked for it, as clang's own would.
 		if err := lowPeak(func() error {
-			_, err := t.instrumentFile(ll, fll, front, o, !WantsDebug(front))
+			_, err := t.instrumentFile(ctx, ll, fll, front, o, !WantsDebug(front))
 			return err
 		}); err != nil {
 			return err

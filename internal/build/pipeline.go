@@ -47,16 +47,17 @@ type Edit func(m *llvmir.Module, u *instrument.Unit) error
 
 // InstrumentFile reads the IR at in (printed by EmitIR with cflags), instruments it,
 // applies the further edits and writes it to out.
-func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
-	return t.instrumentFile(in, out, cflags, opt, false, edits...)
+// It stops, with ctx's error, once ctx has ended.
+func (t *Toolchain) InstrumentFile(ctx context.Context, in, out string, cflags []string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
+	return t.instrumentFile(ctx, in, out, cflags, opt, false, edits...)
 }
 
 // instrumentFile is InstrumentFile; with strip, the IR written leaves out the debug
 // information that EmitIR asked clang for (llvmir.Module.StripDebug), which fragprof
 // reads but a build without -g should not pay for in clang's back end.
-func (t *Toolchain) instrumentFile(in, out string, cflags []string, opt instrument.Options, strip bool, edits ...Edit) (*instrument.Unit, error) {
+func (t *Toolchain) instrumentFile(ctx context.Context, in, out string, cflags []string, opt instrument.Options, strip bool, edits ...Edit) (*instrument.Unit, error) {
 	if opt.Simplified {
-		if err := t.Simplify(context.Background(), in); err != nil {
+		if err := t.Simplify(ctx, in); err != nil {
 			return nil, fmt.Errorf("%s: %v", opt.Source, err)
 		}
 	}
@@ -64,7 +65,10 @@ func (t *Toolchain) instrumentFile(in, out string, cflags []string, opt instrume
 	if err != nil {
 		return nil, IRError(opt.Source, err)
 	}
-	u, err := instrument.Module(m, opt)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	u, err := instrument.ModuleContext(ctx, m, opt)
 	if err != nil {
 		return nil, IRError(opt.Source, err)
 	}
@@ -75,6 +79,9 @@ func (t *Toolchain) instrumentFile(in, out string, cflags []string, opt instrume
 	}
 	if strip {
 		m.StripDebug() // false: something refers to the debug information; it stays
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	err = atomicfile.WriteWith(out, func(w io.Writer) error {
 		_, err := m.WriteTo(w)

@@ -69,8 +69,26 @@ type Command struct {
 	// program has it too: its runtime writes the counts so far and it dies of it. Run
 	// waits for that; a program still running 200 ms later (fragprof alone was
 	// signalled, or the program handles SIGINT) gets a SIGINT of its own, then
-	// SIGKILL after Grace.
+	// SIGKILL after Grace. The signal forwarded is the one the context's cause
+	// names (context.Cause, a SignalCause): SIGTERM for a fragprof terminated,
+	// otherwise SIGINT.
 	Interrupt context.Context
+}
+
+// A SignalCause is the cause (context.WithCancelCause) of a Command.Interrupt ended
+// by a signal: Run forwards that signal to a program that outlives it.
+type SignalCause struct{ Signal syscall.Signal }
+
+func (s SignalCause) Error() string { return "stopped by " + s.Signal.String() }
+
+// interruptSignal is the signal Run forwards when ctx has ended: its SignalCause's,
+// or SIGINT.
+func interruptSignal(ctx context.Context) syscall.Signal {
+	var sc SignalCause
+	if errors.As(context.Cause(ctx), &sc) && sc.Signal != 0 {
+		return sc.Signal
+	}
+	return syscall.SIGINT
 }
 
 // Linger is how long Run waits, after the program's first process has ended, for
@@ -167,10 +185,19 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	return d, st, nil
 }
 
-// awaitRest waits, up to linger or until interrupt ends, for the end of file on live,
-// and reports whether it came.
+// InterruptLinger bounds awaitRest's wait once the run is interrupted: the program
+// was signalled, and processes it started that the same Ctrl-C reached end as
+// quickly; fragprof must not keep a user who pressed Ctrl-C waiting for the others.
+const InterruptLinger = time.Second
+
+// awaitRest waits, up to linger (InterruptLinger once interrupt has ended), for the
+// end of file on live, and reports whether it came.
 func awaitRest(live *os.File, linger time.Duration, interrupt context.Context) bool {
-	live.SetReadDeadline(time.Now().Add(linger))
+	if interrupt != nil && interrupt.Err() != nil {
+		linger = min(linger, InterruptLinger)
+	}
+	end := time.Now().Add(linger)
+	live.SetReadDeadline(end)
 	done := make(chan bool, 1)
 	go func() {
 		var b [64]byte
@@ -194,8 +221,11 @@ func awaitRest(live *os.File, linger time.Duration, interrupt context.Context) b
 	case ok := <-done:
 		return ok
 	case <-stop:
-		live.SetReadDeadline(time.Now()) // ends the reader
-		return false
+		// Interrupted while waiting: the rest get InterruptLinger more, no longer.
+		if t := time.Now().Add(InterruptLinger); t.Before(end) {
+			live.SetReadDeadline(t)
+		}
+		return <-done
 	}
 }
 
@@ -231,7 +261,7 @@ func wait(cmd *osexec.Cmd, c Command, st *Status) error {
 			forward = time.After(200 * time.Millisecond)
 		case <-forward:
 			forward = nil
-			cmd.Process.Signal(syscall.SIGINT)
+			cmd.Process.Signal(interruptSignal(c.Interrupt))
 			if kill == nil {
 				kill = time.After(Grace)
 			}
