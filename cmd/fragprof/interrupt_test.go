@@ -89,8 +89,8 @@ func hasChild(pid int, comm string) bool {
 // program, as Ctrl-C at a terminal does, while count, time, trace and sample run a
 // program that waits to be stopped (testdata/kill.c): fragprof must outlive the
 // program, report what it has, marked, and exit 130. Before, count died of the
-// SIGINT with the program and printed nothing, and trace failed on the fork server's
-// death.
+// SIGINT with the program and printed nothing, trace failed on the fork server's
+// death, and count warned of processes still running that the program never started.
 func TestInterruptGroup(t *testing.T) {
 	fp := fragprofBinary(t)
 	dir := t.TempDir()
@@ -103,15 +103,16 @@ func TestInterruptGroup(t *testing.T) {
 		args  []string
 		child string   // the program's command name, a child of fragprof
 		want  []string // in stderr
+		not   string   // not in stderr
 	}{
 		{"count", []string{"count", "testdata/kill.c"}, "prog",
-			[]string{"interrupted (SIGINT): the program was killed by SIGINT", "step  (testdata/kill.c:6)  calls 1000"}},
+			[]string{"interrupted (SIGINT): the program was killed by SIGINT", "step  (testdata/kill.c:6)  calls 1000"}, "still running"},
 		{"time", []string{"time", "testdata/kill.c", "--fragment", "func:step", "--reps", "5"}, "prog",
-			[]string{"interrupted: the measurement stopped early"}},
+			[]string{"interrupted: the measurement stopped early"}, ""},
 		{"trace", []string{"trace", "testdata/kill.c", "--trials", "5", "-o", filepath.Join(dir, "traces")}, "prog",
-			[]string{"fragprof trace: interrupted: the traces so far are kept"}},
+			[]string{"fragprof trace: interrupted: the traces so far are kept"}, ""},
 		{"sample", []string{"sample", "-o", filepath.Join(dir, "s.batches"), "--", plain}, "kill",
-			[]string{"fragprof sample: interrupted: the batches so far are kept"}},
+			[]string{"fragprof sample: interrupted: the batches so far are kept"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,6 +146,9 @@ func TestInterruptGroup(t *testing.T) {
 				if !strings.Contains(stderr.String(), w) {
 					t.Errorf("%s: the report lacks %q:\n%s", tc.name, w, stderr.String())
 				}
+			}
+			if tc.not != "" && strings.Contains(stderr.String(), tc.not) {
+				t.Errorf("%s: the report says %q:\n%s", tc.name, tc.not, stderr.String())
 			}
 		})
 	}
