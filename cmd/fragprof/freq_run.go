@@ -131,7 +131,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	res, err := montecarlo.Run(ctx, cfg)
 	progress.clear()
 	if err != nil && intr.caught() != 0 {
-		return intr.failed(e, "freq", "starting the trials", err)
+		return intr.failed(e, "freq", "running the trials, before any had ended", err)
 	}
 	interrupted := res != nil && res.Stopped == "interrupted" && intr.caught() != 0
 	if interrupted {

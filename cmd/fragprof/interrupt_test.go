@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	fpexec "github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
 )
 
@@ -126,7 +127,7 @@ func TestInterruptGroup(t *testing.T) {
 			}
 			// The program says "ready" once it has called step 1000 times and waits;
 			// it is a child of fragprof, or of the fork server fragprof started.
-			for !hasDescendant(cmd.Process.Pid, tc.child) {
+			for !fpexec.HasDescendant(cmd.Process.Pid, tc.child) {
 				if ctx.Err() != nil {
 					t.Fatalf("the program never started\n%s", stderr.String())
 				}
@@ -152,24 +153,6 @@ func TestInterruptGroup(t *testing.T) {
 			}
 		})
 	}
-}
-
-// hasDescendant reports whether process pid has a descendant named comm.
-func hasDescendant(pid int, comm string) bool {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	for _, t := range tasks {
-		data, _ := os.ReadFile(t)
-		for _, c := range strings.Fields(string(data)) {
-			if name, err := os.ReadFile("/proc/" + c + "/comm"); err == nil && strings.TrimSpace(string(name)) == comm {
-				return true
-			}
-			var k int
-			if _, err := fmt.Sscan(c, &k); err == nil && hasDescendant(k, comm) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // TestInterruptSettle checks that a report made as soon as the program died of

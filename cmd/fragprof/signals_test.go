@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	fpexec "github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
 )
 
@@ -56,7 +57,7 @@ func runSignalCase(t *testing.T, fp string, c signalCase) string {
 		t.Fatal(err)
 	}
 	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // a program left behind
-	for !hasDescendant(cmd.Process.Pid, c.child) {
+	for !fpexec.HasDescendant(cmd.Process.Pid, c.child) {
 		if ctx.Err() != nil {
 			t.Fatalf("%s: no %s started\n%s", c.name, c.child, stderr.String())
 		}
