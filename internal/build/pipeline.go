@@ -61,14 +61,11 @@ func (t *Toolchain) instrumentFile(ctx context.Context, in, out string, cflags [
 			return nil, fmt.Errorf("%s: %v", opt.Source, err)
 		}
 	}
-	m, err := t.ReadIR(in, cflags)
+	m, err := await(ctx, func() (*llvmir.Module, error) { return t.ReadIR(in, cflags) })
 	if err != nil {
 		return nil, IRError(opt.Source, err)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	u, err := instrument.ModuleContext(ctx, m, opt)
+	u, err := await(ctx, func() (*instrument.Unit, error) { return instrument.ModuleContext(ctx, m, opt) })
 	if err != nil {
 		return nil, IRError(opt.Source, err)
 	}
@@ -80,17 +77,42 @@ func (t *Toolchain) instrumentFile(ctx context.Context, in, out string, cflags [
 	if strip {
 		m.StripDebug() // false: something refers to the debug information; it stays
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	err = atomicfile.WriteWith(out, func(w io.Writer) error {
-		_, err := m.WriteTo(w)
-		return err
+	_, err = await(ctx, func() (bool, error) {
+		return true, atomicfile.WriteWith(out, func(w io.Writer) error {
+			_, err := m.WriteTo(w)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return u, nil
+}
+
+// await returns f's result, or ctx's error as soon as ctx ends: the steps fragprof
+// runs itself on a module (parsing, instrumenting, writing) take seconds each on a
+// file of 20,000 functions, which a Ctrl-C must not wait for. f then runs on
+// unobserved, and its result is dropped.
+func await[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return f()
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 // WantsDebug reports whether clang flags ask for debug information: a -g option
