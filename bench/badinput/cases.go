@@ -323,6 +323,7 @@ func cases() []*testCase {
 		signal(c("signals", "freq --jobs 100000: SIGINT", interrupted("fragprof freq"), freqWith("hangall.c", "--input", "n = uniform_int(1, 9)", "--jobs", "100000", "--max-trials", "200")...), syscall.SIGINT, false, "prog"),
 		signal(c("signals", "freq: SIGTERM", terminated("fragprof freq"), freqWith("hangall.c", "--input", "n = uniform_int(1, 9)")...), syscall.SIGTERM, false, "prog"),
 		signal(c("signals", "freq: SIGTERM to the group", terminated("fragprof freq"), freqWith("hangall.c", "--input", "n = uniform_int(1, 9)")...), syscall.SIGTERM, true, "prog"),
+		signal(c("signals", "freq --replay: SIGINT", interrupted("trial 0 interrupted (SIGINT)"), "freq", "hangall.c", "--input", "n = 3", "--stdin", "{n}\\n", "--replay", "0"), syscall.SIGINT, false, "prog"),
 		signal(c("signals", "time: SIGTERM", terminated(""), "time", "loop.c", "--fragment", "func:work", "--reps", "5"), syscall.SIGTERM, false, "prog"),
 		signal(c("signals", "trace: SIGINT", interrupted("interrupted: the traces so far are kept"), "trace", "loop.c", "--trials", "5", "-o", "traces"), syscall.SIGINT, false, "prog"),
 		signal(c("signals", "sample in process: SIGINT", interrupted("interrupted: the batches so far are kept"), "sample", "--sampler", "inprocess", "-o", "s.batches", "--", "./loop.plain"), syscall.SIGINT, false, "loop.plain"),

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
@@ -114,7 +115,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		prog.Encode = h.Encode
 	}
 	if f.replay >= 0 {
-		return replayTrial(e, prog, uint64(f.replay))
+		return replayTrial(e, intr, prog, uint64(f.replay))
 	}
 	ctx := intr.ctx
 	cfg := montecarlo.Config{
@@ -395,7 +396,7 @@ func inputLines(f *dist.File) []string {
 
 // replayTrial runs trial i once with its inputs, the program's output passed through,
 // and prints the inputs and the exact counts of that run.
-func replayTrial(e *env, p *montecarlo.Program, i uint64) error {
+func replayTrial(e *env, intr *interrupts, p *montecarlo.Program, i uint64) error {
 	in, err := p.TrialInputs(i)
 	if err != nil {
 		return err
@@ -422,7 +423,12 @@ func replayTrial(e *env, p *montecarlo.Program, i uint64) error {
 		defer cancel()
 	}
 	d, st, err := exec.Run(ctx, exec.Command{Path: p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
-		Stdout: e.stdout, Stderr: e.stderr, WorkDir: wd})
+		Stdout: e.stdout, Stderr: e.stderr, WorkDir: wd, Interrupt: intr.ctx})
+	intr.settle(st.Signal)
+	if code := intr.code(); code != 0 {
+		fmt.Fprintf(e.stderr, "fragprof freq: trial %d %s (%s): it ended with %s\n", i, intr.mark(), unix.SignalName(intr.caught()), st)
+		return exitError{code}
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		fmt.Fprintf(e.stderr, "fragprof freq: trial %d timed out after %v (--trial-timeout) and was killed\n", i, p.Timeout)
 		return exitError{124}

@@ -120,6 +120,8 @@ func TestSignalEndsCommand(t *testing.T) {
 		{name: "freq --jobs 100000: SIGTERM to fragprof", args: []string{"freq", "../../examples/newton.c", "--input", "ask = uniform(100, 800)",
 			"--stdin", `{ask}\n`, "--rel-eps", "1e-9", "--max-trials", "100000000", "--jobs", "100000", "--json", "-o", freqJSON},
 			child: "prog", sig: syscall.SIGTERM, code: 143, want: []string{"--jobs 100000 is more than"}},
+		{name: "freq --replay: SIGTERM to fragprof", args: []string{"freq", "testdata/spin.c", "--input", "n = 3", "--replay", "0"},
+			child: "prog", sig: syscall.SIGTERM, code: 143, want: []string{"fragprof freq: trial 0 terminated (SIGTERM): it ended with killed by SIGTERM"}},
 		{name: "sample in process: SIGINT to fragprof", args: []string{"sample", "--sampler", "inprocess", "-o", filepath.Join(dir, "a.batches"), "--", plain},
 			child: "kill", sig: syscall.SIGINT, code: 130, want: []string{"fragprof sample: interrupted: the batches so far are kept"}},
 		{name: "sample under ptrace: SIGTERM to fragprof", args: []string{"sample", "--sampler", "ptrace", "-o", filepath.Join(dir, "b.batches"), "--", plain},

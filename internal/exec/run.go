@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/fragprof/fragprof/internal/dump"
 )
 
@@ -39,7 +41,7 @@ func (s Status) ShellCode() int {
 
 func (s Status) String() string {
 	if s.Signal != 0 {
-		return "killed by signal " + s.Signal.String()
+		return "killed by " + unix.SignalName(s.Signal)
 	}
 	return fmt.Sprintf("exit status %d", s.Code)
 }
