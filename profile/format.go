@@ -277,13 +277,31 @@ func bad(off int, f string, a ...any) error {
 // against the file's size before using it (so a hostile file can make it allocate no
 // more than a small multiple of its own size), every function's graph, that the
 // graph hashes to the stored CFG checksum, and flow conservation of the counts.
+//
+// It reads the header first and no more than the size it declares (and a byte, to
+// tell a file extended past it): a file that does not start with Magic is refused
+// after its first bytes, however long it is (/dev/zero, a disk image).
 func Parse(r io.Reader) (*Profile, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	head := make([]byte, headerSize)
+	n, err := io.ReadFull(r, head)
+	head = head[:n]
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	if n < headerSize || !IsProfile(head) {
+		return parse(head) // says what is wrong: not a profile, or truncated
+	}
+	size := le.Uint64(head[16:])
+	if size > MaxFileSize {
+		return nil, bad(16, "its header says %d bytes, more than a profile may hold (%d)", size, int64(MaxFileSize))
+	}
+	rest, err := io.ReadAll(io.LimitReader(r, int64(max(size, headerSize))-headerSize+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxFileSize {
-		return nil, bad(-1, "larger than %d bytes", int64(MaxFileSize))
+	data := append(head, rest...)
+	if uint64(len(data)) > size && size >= headerSize {
+		return nil, bad(16, "file is longer than the %d bytes its header says (extended, or two files joined)", size)
 	}
 	return parse(data)
 }

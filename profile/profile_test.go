@@ -243,6 +243,7 @@ func TestCorruption(t *testing.T) {
 	}{
 		{"flipped bit", "checksum mismatch", func(b []byte) []byte { b[len(b)/2] ^= 4; return b }},
 		{"truncated", "truncated", func(b []byte) []byte { return b[:len(b)-8] }},
+		{"extended", "longer than", func(b []byte) []byte { return append(b, b...) }},
 		{"not a profile", "bad magic", func(b []byte) []byte {
 			return []byte("FPDUMP\x00\x01 and more bytes to fill a header....................................")
 		}},

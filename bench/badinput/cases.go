@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -228,6 +229,19 @@ func setUp(bin, work string) error {
 	if err := os.WriteFile(filepath.Join(fix, "bru.c"), bru, 0o644); err != nil {
 		return err
 	}
+	// many.c: 3,000 functions, seconds of clang: a build to interrupt.
+	var many strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&many, "int f%d(int x) { if (x > %d) return x - %d; return x * 3 + %d; }\n", i, i, i, i)
+	}
+	many.WriteString("int main(void) { return f0(1) & 1; }\n")
+	if err := os.WriteFile(filepath.Join(fix, "many.c"), []byte(many.String()), 0o644); err != nil {
+		return err
+	}
+	// loop.plain: loop.c built by clang alone, for sample.
+	if out, err := exec.Command("clang", "-O1", "-g", filepath.Join(fix, "loop.c"), "-o", filepath.Join(fix, "loop.plain")).CombinedOutput(); err != nil {
+		return fmt.Errorf("clang loop.c: %v\n%s", err, out)
+	}
 	run := func(stdin string, args ...string) error {
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = fix
@@ -295,6 +309,13 @@ func cases() []*testCase {
 		w.intact = files
 		return w
 	}
+	// signal sends sig to fragprof (or its group) once a process named after runs.
+	signal := func(tc *testCase, sig syscall.Signal, group bool, after string) *testCase {
+		tc.sig, tc.group, tc.after, tc.timeout = sig, group, after, 90*time.Second
+		return tc
+	}
+	interrupted := func(msg string) check { return check{exit: 130, message: msg} }
+	terminated := func(msg string) check { return check{exit: 143, message: msg} }
 	freqBase := []string{"--stdin", "{n}\\n", "--max-trials", "300", "--eps", "1"}
 	freqWith := func(src string, extra ...string) []string {
 		return append(append([]string{"freq", src}, freqBase...), extra...)
@@ -353,6 +374,13 @@ func cases() []*testCase {
 		c("flags", "merge: no -o", usage, "merge", "a.fpp"),
 		c("flags", "export: no --format", usage, "export", "a.fpp"),
 		c("flags", "diff: one file", usage, "diff", "a.fpp"),
+		c("flags", "count --timeout -5s", check{exit: 2, message: "a duration cannot be negative"}, "count", "ok.c", "--timeout", "-5s"),
+		c("flags", "freq --max-time -1m", check{exit: 2, message: "a duration cannot be negative"}, freqWith("readint.c", "--input", "n = 3", "--max-time", "-1m")...),
+		c("flags", "freq --jobs 0", check{exit: 2, message: "want at least 1"}, freqWith("readint.c", "--input", "n = 3", "--jobs", "0")...),
+		c("flags", "freq --jobs -1", check{exit: 2, message: "want at least 1"}, freqWith("readint.c", "--input", "n = 3", "--jobs", "-1")...),
+		c("flags", "time --cpu 4096", check{exit: 2, message: "--cpu 4096: fragprof may run on CPUs"}, "time", "ok.c", "--fragment", "program", "--cpu", "4096"),
+		with(c("flags", "time --fragment region:nosuch", check{exit: 1, message: `no FP_BEGIN("nosuch")`}, "time", "loop.c", "--fragment", "region:nosuch", "--reps", "1000000"), "", 60*time.Second),
+		with(c("flags", "freq --jobs 100000 (capped)", check{exit: 0, message: "--jobs 100000 is more than"}, freqWith("readint.c", "--input", "n = uniform_int(1, 9)", "--jobs", "100000", "--max-trials", "200")...), "", 120*time.Second),
 		// Distributions and models.
 		c("inputs", "unclosed call", usage, freqWith("readint.c", "--input", "n = uniform_int(1")...),
 		c("inputs", "unknown distribution", usage, freqWith("readint.c", "--input", "n = foo(1)")...),
@@ -382,6 +410,7 @@ func cases() []*testCase {
 		c("profiles", "show: damaged profile", fail, "show", "flipped.fpp"),
 		c("profiles", "show: empty file", fail, "show", "empty.txt"),
 		c("profiles", "show: no such file", nonzero, "show", "nosuch.fpp"),
+		with(c("profiles", "show: /dev/zero", check{exit: 1, message: "bad magic"}, "show", "/dev/zero"), "", 20*time.Second),
 		c("profiles", "merge: different programs", check{exit: 1, message: "different programs"}, "merge", "a.fpp", "b.fpp", "-o", "m.fpp"),
 		c("profiles", "diff: different programs", check{exit: 1, message: "different programs"}, "diff", "a.fpp", "b.fpp"),
 		c("profiles", "merge: a damaged input", fail, "merge", "a.fpp", "flipped.fpp", "-o", "m.fpp"),
@@ -429,6 +458,27 @@ func cases() []*testCase {
 		with(c("programs", "freq: every trial crashes", nonzero, freqWith("crashall.c", "--input", "n = uniform_int(1, 9)")...), "", 120*time.Second),
 		with(c("programs", "freq: every trial hangs", nonzero, freqWith("hangall.c", "--input", "n = uniform_int(1, 9)", "--trial-timeout", "1s")...), "", 150*time.Second),
 		with(c("programs", "time: a program that crashes", nonzero, "time", "nullstore.c", "--fragment", "func:work", "--reps", "5"), "", 120*time.Second),
+		// Signals: SIGINT and SIGTERM, to fragprof alone or to its process group,
+		// while it builds, runs trials or samples; each run must end within
+		// signalBound, 130 after SIGINT and 143 after SIGTERM.
+		signal(c("signals", "count: SIGINT while clang builds", interrupted("interrupted (SIGINT) while"), "count", "many.c"), syscall.SIGINT, false, "clang"),
+		signal(c("signals", "count: SIGTERM to the group while clang builds", terminated("terminated (SIGTERM) while"), "count", "many.c"), syscall.SIGTERM, true, "clang"),
+		signal(c("signals", "count: SIGINT to the group (Ctrl-C) while it runs", check{exit: 130, message: "interrupted (SIGINT)", counts: []string{"work=3", "main=1"}},
+			"count", "loop.c", "--json", "-o", "out.json"), syscall.SIGINT, true, "prog"),
+		signal(c("signals", "count: SIGTERM while it runs", check{exit: 143, message: "killed by SIGTERM", counts: []string{"work=3", "main=1"}},
+			"count", "loop.c", "--json", "-o", "out.json"), syscall.SIGTERM, false, "prog"),
+		signal(c("signals", "freq --jobs 100000: SIGINT", interrupted("fragprof freq"), freqWith("hangall.c", "--input", "n = uniform_int(1, 9)", "--jobs", "100000", "--max-trials", "200")...), syscall.SIGINT, false, "prog"),
+		signal(c("signals", "freq: SIGTERM", terminated("fragprof freq"), freqWith("hangall.c", "--input", "n = uniform_int(1, 9)")...), syscall.SIGTERM, false, "prog"),
+		signal(c("signals", "freq: SIGTERM to the group", terminated("fragprof freq"), freqWith("hangall.c", "--input", "n = uniform_int(1, 9)")...), syscall.SIGTERM, true, "prog"),
+		signal(c("signals", "freq --replay: SIGINT", interrupted("trial 0 interrupted (SIGINT)"), "freq", "hangall.c", "--input", "n = 3", "--stdin", "{n}\\n", "--replay", "0"), syscall.SIGINT, false, "prog"),
+		signal(c("signals", "time: SIGTERM", terminated(""), "time", "loop.c", "--fragment", "func:work", "--reps", "5"), syscall.SIGTERM, false, "prog"),
+		signal(c("signals", "trace: SIGINT", interrupted("interrupted: the traces so far are kept"), "trace", "loop.c", "--trials", "5", "-o", "traces"), syscall.SIGINT, false, "prog"),
+		signal(c("signals", "sample in process: SIGINT", interrupted("interrupted: the batches so far are kept"), "sample", "--sampler", "inprocess", "-o", "s.batches", "--", "./loop.plain"), syscall.SIGINT, false, "loop.plain"),
+		signal(c("signals", "sample in process: SIGTERM", terminated("terminated: the batches so far are kept"), "sample", "--sampler", "inprocess", "-o", "s.batches", "--", "./loop.plain"), syscall.SIGTERM, false, "loop.plain"),
+		signal(c("signals", "sample under ptrace: SIGTERM", terminated("terminated: the batches so far are kept"), "sample", "--sampler", "ptrace", "-o", "s.batches", "--", "./loop.plain"), syscall.SIGTERM, false, "loop.plain"),
+		signal(c("signals", "sample under ptrace: SIGINT to the group", interrupted("interrupted: the batches so far are kept"), "sample", "--sampler", "ptrace", "-o", "s.batches", "--", "./loop.plain"), syscall.SIGINT, true, "loop.plain"),
+		with(c("programs", "sample --exact --max-instructions: a loop that never ends", check{exit: 0, message: "the program ended with SIGTERM"},
+			"sample", "--exact", "--max-instructions", "20000", "-o", "exact.cfg", "--", "./loop.plain"), "", 60*time.Second),
 		// What must succeed.
 		c("good", "cc --help", check{exit: 0, stdout: "FRAGPROF_COUNTERS"}, "cc", "--help"),
 		c("good", "--version", check{exit: 0, stdout: "clang"}, "--version"),

@@ -1,11 +1,13 @@
 // Command badinput tries fragprof on bad input as a new user would give it — missing
 // and malformed files, bad flags, malformed distributions and models, damaged and
 // mismatched profiles, programs that crash, hang, fork, exit non-zero or print
-// nothing — each under a timeout, and prints a table of what happened and the
-// totals that must be zero: hangs (a run that outlived its timeout), panics,
-// exit-0 failures (bad input accepted with status 0), lost counts (a crashing
-// or interrupted program whose counts are missing from the report) and overwritten
-// files (a user's file that a run replaced, such as a source named as -o). It also counts
+// nothing — each under a timeout, and SIGINT and SIGTERM sent to fragprof or to its
+// process group while it builds, runs trials or samples, and prints a table of what
+// happened and the totals that must be zero: hangs (a run that outlived its
+// timeout, or ended more than 2 s after a signal), panics, exit-0 failures (bad
+// input accepted with status 0), lost counts (a crashing or interrupted program
+// whose counts are missing from the report) and overwritten files (a user's file
+// that a run replaced, such as a source named as -o). It also counts
 // messages that leak fragprof's internals (temporary paths, Go parser errors) and
 // exit statuses other than the expected one.
 //
@@ -32,6 +34,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	fpexec "github.com/fragprof/fragprof/internal/exec"
 )
 
 // A check is what one case expects.
@@ -59,7 +63,16 @@ type testCase struct {
 	closed    bool     // run with stdout closed, as a shell's >&- does
 	timeout   time.Duration
 	want      check
+	// sig, when set, is sent once a process named after (fragprof's descendant)
+	// runs: to fragprof's pid, or to its process group with group. The run must end
+	// within signalBound of it.
+	sig   syscall.Signal
+	group bool
+	after string
 }
+
+// signalBound is how soon after SIGINT or SIGTERM every command must end.
+const signalBound = 2 * time.Second
 
 // A result is what one case did.
 type result struct {
@@ -212,7 +225,17 @@ func runCase(bin, work string, i int, c *testCase) *result {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	var afterSignal time.Duration // from the signal to the end
+	if err == nil {
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		if c.sig != 0 {
+			err = signalWhenRunning(cmd, c, done, &afterSignal)
+		} else {
+			err = <-done
+		}
+	}
 	r := &result{c: c, elapsed: time.Since(start), stdout: so.String(), stderr: se.String()}
 	var ee *exec.ExitError
 	switch {
@@ -230,6 +253,13 @@ func runCase(bin, work string, i int, c *testCase) *result {
 		r.verdict = append(r.verdict, "HANG")
 		r.detail = fmt.Sprintf("killed after %v", timeout)
 		return r
+	}
+	switch {
+	case afterSignal > signalBound:
+		r.verdict = append(r.verdict, "HANG")
+		r.detail = fmt.Sprintf("ended %.1f s after %s, more than %v", afterSignal.Seconds(), sigName(c), signalBound)
+	case afterSignal > 0:
+		r.detail = fmt.Sprintf("ended %.2f s after %s", afterSignal.Seconds(), sigName(c))
 	}
 	if rePanic.MatchString(r.stderr) {
 		r.verdict = append(r.verdict, "PANIC")
@@ -268,6 +298,38 @@ func runCase(bin, work string, i int, c *testCase) *result {
 		}
 	}
 	return r
+}
+
+// signalWhenRunning waits until a descendant of cmd named c.after runs, sends c.sig,
+// and waits for the end (done): the time from the signal to the end goes to took.
+// A run that ends before the descendant appears ends the case as it is.
+func signalWhenRunning(cmd *exec.Cmd, c *testCase, done <-chan error, took *time.Duration) error {
+	for !fpexec.HasDescendant(cmd.Process.Pid, c.after) {
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	pid := cmd.Process.Pid
+	if c.group {
+		pid = -pid
+	}
+	sent := time.Now()
+	syscall.Kill(pid, c.sig)
+	err := <-done
+	*took = time.Since(sent)
+	return err
+}
+
+// sigName says how a case is signalled, for the table: "SIGINT to its group".
+func sigName(c *testCase) string {
+	to := "to fragprof"
+	if c.group {
+		to = "to its group"
+	}
+	return map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[c.sig] + " " + to
 }
 
 // checkCounts reads a count report (docs/json.md) and checks the call counts.
@@ -311,9 +373,13 @@ Every row is a bad input tried by ` + "`bench/badinput.sh`" + ` (` + "`go run ./
 this page): the command (run in a directory holding the fixtures the script
 writes), the first line of fragprof's message, and the exit status: 0 success, 1 a
 failure, 2 a usage error, 128+N the profiled program killed by signal N (as a shell
-reports it), otherwise the program's own status passed through. The script fails
-when a run hangs, panics, accepts bad input with status 0, loses the counts of a
-program that crashed, or overwrites one of the user's files.
+reports it), 130 and 143 fragprof itself stopped by SIGINT (Ctrl-C) or SIGTERM,
+otherwise the program's own status passed through. A command marked "# SIGINT to
+fragprof once prog runs" was sent that signal (to fragprof's pid, or to its whole
+process group as Ctrl-C does) once a process of that name ran under it. The script
+fails when a run hangs (outlives its timeout, or ends more than 2 s after a signal),
+panics, accepts bad input with status 0, loses the counts of a program that
+crashed or was interrupted, or overwrites one of the user's files.
 
 | category | command | message | exit | verdict |
 | --- | --- | --- | --- | --- |
@@ -342,6 +408,9 @@ program that crashed, or overwrites one of the user's files.
 			}
 			if len(r.c.env) > 0 {
 				cmd = strings.Join(r.c.env, " ") + " " + cmd
+			}
+			if r.c.sig != 0 {
+				cmd += fmt.Sprintf("  # %s once %s runs", sigName(r.c), r.c.after)
 			}
 			if r.c.stdin != "" {
 				cmd = fmt.Sprintf("echo %q | %s", strings.TrimSuffix(r.c.stdin, "\n"), cmd)

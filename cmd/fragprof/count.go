@@ -91,6 +91,8 @@ Examples:
 				return err
 			}
 			defer cleanup()
+			intr := catchInterrupts()
+			defer intr.stop()
 			bin := binary
 			if bin == "" {
 				if timeout > 0 || pf.continuous {
@@ -105,19 +107,17 @@ Examples:
 				spec.ExactFaults = true
 				tc, err := toolchain()
 				if err != nil {
-					return err
+					return intr.failed(e, "count", "finding clang", err)
 				}
 				bin = filepath.Join(dir, "prog")
-				if _, err := tc.Build(bg(), e.stderr, spec, dir, bin); err != nil {
-					return err
+				if _, err := tc.Build(intr.ctx, e.stderr, spec, dir, bin); err != nil {
+					return intr.failed(e, "count", "building the program", err)
 				}
 			} else if err := checkBinary(binary); err != nil {
 				return err
 			} else if abs, err := filepath.Abs(binary); err == nil {
 				bin = abs
 			}
-			intr := catchInterrupts()
-			defer intr.stop()
 			name := binary
 			if name == "" {
 				name = strings.Join(srcs, " ")
@@ -144,7 +144,11 @@ Examples:
 				fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
 			}
 			if st.Lingering {
-				fmt.Fprintf(e.stderr, "fragprof: warning: processes the program started were still running %v after it ended: their counts are not included\n", exec.Linger)
+				waited := fmt.Sprintf("%v after it ended", exec.Linger)
+				if intr.caught() != 0 {
+					waited = fmt.Sprintf("%v after the %s", exec.InterruptLinger, unix.SignalName(intr.caught()))
+				}
+				fmt.Fprintf(e.stderr, "fragprof: warning: processes the program started were still running %s: their counts are not included\n", waited)
 			}
 			if st.Vanished > 0 {
 				fmt.Fprintf(e.stderr, "fragprof: warning: %d forked process(es) of the program ended without writing their counts (killed by SIGKILL, an exit system call of their own, or an exec of a program not built by fragprof): the counts of what they ran after the fork are missing\n", st.Vanished)

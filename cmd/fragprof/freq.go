@@ -122,7 +122,8 @@ is left out, tallied by cause and listed with the command that replays it
 status 1; when every trial fails it is an error. Trials that exit non-zero but are
 used are tallied in the report with a warning. Progress (trials, the block that
 decides the budget, the trials and time it projects) is shown on stderr when it is
-a terminal; Ctrl-C stops and prints the partial result.
+a terminal; Ctrl-C stops and prints the partial result, marked "interrupted", and
+fragprof exits 130 (SIGTERM: "terminated", 143), during the build too.
 
 Shards. --profile FILE also writes the run as a profile file: every block's and
 edge's count summed over the trials used (runs = trials), plus the statistics
@@ -280,6 +281,9 @@ func (f *freqFlags) checkArgs(c *cobra.Command, args []string) (shard, shards ui
 		}
 	} else if f.binary == "" && len(args) == 0 {
 		return 0, 0, 0, usagef("freq: name the C files to build, or --binary PROG")
+	}
+	if f.jobs < 1 {
+		return 0, 0, 0, usagef("freq: --jobs %d: want at least 1 (the trials run in parallel; the default is one per CPU, %d here)", f.jobs, runtime.NumCPU())
 	}
 	if f.shardSpec != "" {
 		if shard, shards, err = parseShard(f.shardSpec); err != nil {

@@ -11,16 +11,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
@@ -51,6 +51,11 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if limit := maxJobsPerCPU * runtime.NumCPU(); f.jobs > limit {
+		fmt.Fprintf(e.stderr, "fragprof freq: note: --jobs %d is more than %d per CPU: running %d jobs (%d CPUs here); each job is a process of its own, and more only wait for the CPUs\n",
+			f.jobs, maxJobsPerCPU, limit, runtime.NumCPU())
+		f.jobs = limit
+	}
 	first, share, err := f.cl.task(c, shard, shards, f.profFile)
 	if err != nil {
 		return err
@@ -72,6 +77,8 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		return err
 	}
 	defer cleanup()
+	intr := catchInterrupts()
+	defer intr.stop()
 	var h *harness.Harness
 	if f.fn != "" {
 		if f.binary != "" {
@@ -86,13 +93,13 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 			// added later, would run a body specialised for main's arguments.
 			return usagef("freq: --func and --simplified do not go together: the simplification may specialise the function for its callers in the program, which the harness's calls are not")
 		}
-		if h, err = functionHarness(e, &f.build, args, f.fn, model, dir); err != nil {
-			return err
+		if h, err = functionHarness(intr.ctx, e, &f.build, args, f.fn, model, dir); err != nil {
+			return intr.failed(e, "freq", "building the harness", err)
 		}
 	}
-	bin, counters, err := buildOrBinary(e, &f.build, args, f.binary, dir)
+	bin, counters, err := buildOrBinary(intr.ctx, e, &f.build, args, f.binary, dir)
 	if err != nil {
-		return err
+		return intr.failed(e, "freq", "building the program", err)
 	}
 	if f.cl.engine != "local" {
 		return f.cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &f.in, rule: rule,
@@ -108,10 +115,9 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		prog.Encode = h.Encode
 	}
 	if f.replay >= 0 {
-		return replayTrial(e, prog, uint64(f.replay))
+		return replayTrial(e, intr, prog, uint64(f.replay))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := intr.ctx
 	cfg := montecarlo.Config{
 		Rule: rule, MaxTrials: f.maxTrials, MaxTime: f.maxTime, Jobs: f.jobs, NewWorker: prog.NewWorker,
 		Shard: shard, Shards: shards, MaxFailRate: f.maxFail, Only: f.only, Unit: uint64(f.unit),
@@ -125,6 +131,13 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	}
 	res, err := montecarlo.Run(ctx, cfg)
 	progress.clear()
+	if err != nil && intr.caught() != 0 {
+		return intr.failed(e, "freq", "running the trials, before any had ended", err)
+	}
+	interrupted := res != nil && res.Stopped == "interrupted" && intr.caught() != 0
+	if interrupted {
+		res.Stopped = intr.mark() // "terminated" after SIGTERM
+	}
 	replay := "fragprof freq ... --seed " + fmt.Sprint(f.in.seed) + " --replay %d"
 	if nt := (*montecarlo.NoTrialsError)(nil); errors.As(err, &nt) {
 		printCauses(e, nt.Causes, replay)
@@ -172,11 +185,16 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		printCauses(e, res.Causes, replay)
 		return fmt.Errorf("freq: stopped early: %s; the estimates above are from the %d trials that succeeded", res.Stopped, res.Trials)
 	}
-	if ctx.Err() != nil && res.Stopped == "interrupted" {
-		return exitError{130} // the partial result is out; say it was interrupted
+	if code := intr.code(); interrupted {
+		return exitError{code} // the partial result is out; say it was interrupted
 	}
 	return nil
 }
+
+// maxJobsPerCPU bounds freq's --jobs: a trial that waits for input or output can
+// let a CPU run another, but thousands of fork servers only cost their start (about
+// 60 a second) and their memory.
+const maxJobsPerCPU = 8
 
 // printCauses prints the tally of failed trials by cause, with a command that
 // replays the first trial of each.
@@ -298,7 +316,7 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 // functionHarness plans the driver of --func: it compiles the sources to IR, binds
 // the inputs to the function's parameters and the program's globals, and adds the
 // driver and the edit that sets the unit's main aside to the build.
-func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *dist.File, dir string) (*harness.Harness, error) {
+func functionHarness(ctx context.Context, e *env, bf *buildFlags, srcs []string, fn string, model *dist.File, dir string) (*harness.Harness, error) {
 	spec, err := bf.spec(srcs)
 	if err != nil {
 		return nil, err
@@ -310,8 +328,8 @@ func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *di
 	var missing error
 	for i, src := range srcs {
 		ll := filepath.Join(dir, fmt.Sprintf("func-%d.ll", i))
-		if err := tc.EmitIR(bg(), e.stderr, src, ll, spec.CFlags); err != nil {
-			return nil, fmt.Errorf("%s: %v", src, err)
+		if err := tc.EmitIR(ctx, e.stderr, src, ll, spec.CFlags); err != nil {
+			return nil, fmt.Errorf("%s: %w", src, err)
 		}
 		m, err := tc.ReadIR(ll, spec.CFlags)
 		if err != nil {
@@ -342,7 +360,7 @@ func functionHarness(e *env, bf *buildFlags, srcs []string, fn string, model *di
 
 // buildOrBinary builds the sources into dir, or checks --binary, and returns the
 // program and its number of counters.
-func buildOrBinary(e *env, bf *buildFlags, srcs []string, binary, dir string) (string, int, error) {
+func buildOrBinary(ctx context.Context, e *env, bf *buildFlags, srcs []string, binary, dir string) (string, int, error) {
 	if binary != "" {
 		abs, err := filepath.Abs(binary)
 		if err != nil {
@@ -362,7 +380,7 @@ func buildOrBinary(e *env, bf *buildFlags, srcs []string, binary, dir string) (s
 		return "", 0, err
 	}
 	bin := filepath.Join(dir, "prog")
-	units, err := tc.Build(bg(), e.stderr, spec, dir, bin)
+	units, err := tc.Build(ctx, e.stderr, spec, dir, bin)
 	if err != nil {
 		return "", 0, err
 	}
@@ -383,7 +401,7 @@ func inputLines(f *dist.File) []string {
 
 // replayTrial runs trial i once with its inputs, the program's output passed through,
 // and prints the inputs and the exact counts of that run.
-func replayTrial(e *env, p *montecarlo.Program, i uint64) error {
+func replayTrial(e *env, intr *interrupts, p *montecarlo.Program, i uint64) error {
 	in, err := p.TrialInputs(i)
 	if err != nil {
 		return err
@@ -410,7 +428,12 @@ func replayTrial(e *env, p *montecarlo.Program, i uint64) error {
 		defer cancel()
 	}
 	d, st, err := exec.Run(ctx, exec.Command{Path: p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
-		Stdout: e.stdout, Stderr: e.stderr, WorkDir: wd})
+		Stdout: e.stdout, Stderr: e.stderr, WorkDir: wd, Interrupt: intr.ctx})
+	intr.settle(st.Signal)
+	if code := intr.code(); code != 0 {
+		fmt.Fprintf(e.stderr, "fragprof freq: trial %d %s (%s): it ended with %s\n", i, intr.mark(), unix.SignalName(intr.caught()), st)
+		return exitError{code}
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		fmt.Fprintf(e.stderr, "fragprof freq: trial %d timed out after %v (--trial-timeout) and was killed\n", i, p.Timeout)
 		return exitError{124}

@@ -5,11 +5,18 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	osexec "os/exec"
 	"os/signal"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fragprof/fragprof/internal/exec"
 )
 
 // interrupts catches SIGINT and SIGTERM while a command runs programs. A Ctrl-C at a
@@ -17,8 +24,8 @@ import (
 // so fragprof must not die of it: it lets the program end (its runtime writes the
 // counts so far), reports what it has, marked, and exits 130 (143 after SIGTERM).
 type interrupts struct {
-	ctx    context.Context // ended by the first SIGINT or SIGTERM
-	cancel context.CancelFunc
+	ctx    context.Context // ended by the first SIGINT or SIGTERM, with an exec.SignalCause
+	cancel context.CancelCauseFunc
 	ch     chan os.Signal
 	sig    atomic.Int32
 }
@@ -26,12 +33,12 @@ type interrupts struct {
 // catchInterrupts starts catching SIGINT and SIGTERM; stop ends it.
 func catchInterrupts() *interrupts {
 	i := &interrupts{ch: make(chan os.Signal, 4)}
-	i.ctx, i.cancel = context.WithCancel(context.Background())
+	i.ctx, i.cancel = context.WithCancelCause(context.Background())
 	signal.Notify(i.ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		for s := range i.ch {
 			i.sig.CompareAndSwap(0, int32(s.(syscall.Signal)))
-			i.cancel()
+			i.cancel(exec.SignalCause{Signal: i.caught()})
 		}
 	}()
 	return i
@@ -41,7 +48,7 @@ func catchInterrupts() *interrupts {
 func (i *interrupts) stop() {
 	signal.Stop(i.ch)
 	close(i.ch)
-	i.cancel()
+	i.cancel(nil)
 }
 
 // settle waits, when the program was killed by SIGINT or SIGTERM and fragprof has
@@ -83,4 +90,26 @@ func (i *interrupts) mark() string {
 		return "terminated"
 	}
 	return ""
+}
+
+// failed returns err, the failure of a step before or between runs (a build), as
+// the command's error — unless a SIGINT or SIGTERM explains it: one caught, or one
+// that killed clang (a Ctrl-C reaches the whole process group) and reaches fragprof
+// within settle's wait. Then it says that the command was interrupted while doing
+// what, and returns the exit status 128 + signal.
+func (i *interrupts) failed(e *env, cmd, doing string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *osexec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			i.settle(ws.Signal())
+		}
+	}
+	if i.caught() == 0 {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "fragprof %s: %s (%s) while %s; no report was written\n", cmd, i.mark(), unix.SignalName(i.caught()), doing)
+	return exitError{i.code()}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	fpexec "github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
 )
 
@@ -89,8 +90,8 @@ func hasChild(pid int, comm string) bool {
 // program, as Ctrl-C at a terminal does, while count, time, trace and sample run a
 // program that waits to be stopped (testdata/kill.c): fragprof must outlive the
 // program, report what it has, marked, and exit 130. Before, count died of the
-// SIGINT with the program and printed nothing, and trace failed on the fork server's
-// death.
+// SIGINT with the program and printed nothing, trace failed on the fork server's
+// death, and count warned of processes still running that the program never started.
 func TestInterruptGroup(t *testing.T) {
 	fp := fragprofBinary(t)
 	dir := t.TempDir()
@@ -103,15 +104,16 @@ func TestInterruptGroup(t *testing.T) {
 		args  []string
 		child string   // the program's command name, a child of fragprof
 		want  []string // in stderr
+		not   string   // not in stderr
 	}{
 		{"count", []string{"count", "testdata/kill.c"}, "prog",
-			[]string{"interrupted (SIGINT): the program was killed by SIGINT", "step  (testdata/kill.c:6)  calls 1000"}},
+			[]string{"interrupted (SIGINT): the program was killed by SIGINT", "step  (testdata/kill.c:6)  calls 1000"}, "still running"},
 		{"time", []string{"time", "testdata/kill.c", "--fragment", "func:step", "--reps", "5"}, "prog",
-			[]string{"interrupted: the measurement stopped early"}},
+			[]string{"interrupted: the measurement stopped early"}, ""},
 		{"trace", []string{"trace", "testdata/kill.c", "--trials", "5", "-o", filepath.Join(dir, "traces")}, "prog",
-			[]string{"fragprof trace: interrupted: the traces so far are kept"}},
+			[]string{"fragprof trace: interrupted: the traces so far are kept"}, ""},
 		{"sample", []string{"sample", "-o", filepath.Join(dir, "s.batches"), "--", plain}, "kill",
-			[]string{"fragprof sample: interrupted: the batches so far are kept"}},
+			[]string{"fragprof sample: interrupted: the batches so far are kept"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,7 +127,7 @@ func TestInterruptGroup(t *testing.T) {
 			}
 			// The program says "ready" once it has called step 1000 times and waits;
 			// it is a child of fragprof, or of the fork server fragprof started.
-			for !hasDescendant(cmd.Process.Pid, tc.child) {
+			for !fpexec.HasDescendant(cmd.Process.Pid, tc.child) {
 				if ctx.Err() != nil {
 					t.Fatalf("the program never started\n%s", stderr.String())
 				}
@@ -146,26 +148,11 @@ func TestInterruptGroup(t *testing.T) {
 					t.Errorf("%s: the report lacks %q:\n%s", tc.name, w, stderr.String())
 				}
 			}
+			if tc.not != "" && strings.Contains(stderr.String(), tc.not) {
+				t.Errorf("%s: the report says %q:\n%s", tc.name, tc.not, stderr.String())
+			}
 		})
 	}
-}
-
-// hasDescendant reports whether process pid has a descendant named comm.
-func hasDescendant(pid int, comm string) bool {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	for _, t := range tasks {
-		data, _ := os.ReadFile(t)
-		for _, c := range strings.Fields(string(data)) {
-			if name, err := os.ReadFile("/proc/" + c + "/comm"); err == nil && strings.TrimSpace(string(name)) == comm {
-				return true
-			}
-			var k int
-			if _, err := fmt.Sscan(c, &k); err == nil && hasDescendant(k, comm) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // TestInterruptSettle checks that a report made as soon as the program died of

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // env is what every command reads and writes instead of the process globals, so that
@@ -72,6 +73,9 @@ and be writable.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			if err := checkDurations(c); err != nil {
+				return err
+			}
 			if err := checkOutputs(c, args); err != nil {
 				return err
 			}
@@ -96,6 +100,18 @@ and be writable.`,
 	}
 	addProgramOutput(root)
 	return root
+}
+
+// checkDurations refuses a negative value of any duration flag set: a timeout, a
+// budget or an interval below zero means nothing, and was taken as "no limit".
+func checkDurations(c *cobra.Command) error {
+	var err error
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if err == nil && f.Value.Type() == "duration" && strings.HasPrefix(f.Value.String(), "-") {
+			err = usagef("--%s %s: a duration cannot be negative; want one such as 10s, 500ms or 2m", f.Name, f.Value)
+		}
+	})
+	return err
 }
 
 // run executes fragprof with args and returns the process exit status.

@@ -82,7 +82,8 @@ exact dynamic CFG (machine blocks split at every observed branch target, edges w
 transition counts, the instruction total) is written to -o (default exact.cfg) as
 JSON: the reference for 'fragprof hotcfg --compare'. It is slow by nature (about
 5-10 µs per instruction on a VM); --max-instructions bounds it, after which the
-program is detached and finishes on its own.
+program is detached and, if fragprof started it, ended with SIGTERM (SIGKILL 1 s
+later).
 
 Stepping (--stepping), ptrace: 'breakpoints' runs each straight-line block to a
 temporary int3 planted at its successors; 'singlestep' uses PTRACE_SINGLESTEP per
@@ -101,7 +102,9 @@ Address-space randomisation is turned off for started programs (unless --aslr) s
 that runs of a program compare directly. The program's stdin, stdout and stderr pass
 through; the report goes to stderr and fragprof exits with the program's status.
 Ctrl-C keeps what was collected (under ptrace it detaches and passes the interrupt
-on; in process the program receives it and ends as it would).
+on; in process the program receives it and ends as it would) and exits 130; a
+SIGINT or SIGTERM (143) sent to fragprof alone is passed on to a program it
+started, which gets SIGKILL a second later if it is still running.
 
 --overhead SHARE (e.g. 5%) bounds the sampler's direct cost. In process each
 thread's mean gap becomes at least its mean burst cost (the CPU time from a burst's
@@ -512,18 +515,25 @@ Examples:
 				// milliseconds the start and the mappings are most of the cost.
 				// fragprof's own CPU time and that of the other commands it ran
 				// are added: the share is of everything it adds to the process tree.
-				if _, _, err := startCost(); err != nil {
-					return err
+				// A Ctrl-C waits for no calibration: what is not yet measured on this
+				// machine is left out of an interrupted run's estimate.
+				if intr.caught() == 0 || startRead {
+					if _, _, err := startCost(); err != nil {
+						return err
+					}
 				}
 				inProgram := total.SelfCost + total.SetupCost + time.Duration(inProcessRuns)*start.Cost
 				var runs time.Duration // every run of the program, sampled, thinned and plain
 				for _, r := range append(append([]sample.PlainRun(nil), traced...), plain...) {
 					runs += r.CPU
 				}
-				exit, err := exitCost(e)
-				if err != nil {
-					// A calibration that failed does not fail the sampling.
-					fmt.Fprintf(e.stderr, "fragprof sample: %v: the cost below leaves fragprof's exit out\n", err)
+				var exit sample.StartCostResult
+				if intr.caught() == 0 {
+					var err error
+					if exit, err = exitCost(e); err != nil {
+						// A calibration that failed does not fail the sampling.
+						fmt.Fprintf(e.stderr, "fragprof sample: %v: the cost below leaves fragprof's exit out\n", err)
+					}
 				}
 				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", wholeCost(total, inProgram, runs+rusageCPU(children0), inProcessRuns, start, exit))
 			}
@@ -576,7 +586,7 @@ Examples:
 	fl.StringVarP(&out, "output", "o", "", "output file (default sample.batches, or exact.cfg with --exact)")
 	fl.IntVar(&pid, "pid", 0, "attach to this running process instead of starting one")
 	fl.BoolVar(&exact, "exact", false, "trace every instruction and write the exact CFG")
-	fl.Uint64Var(&maxInsns, "max-instructions", 0, "with --exact: stop (detach) after this many instructions; 0: no bound")
+	fl.Uint64Var(&maxInsns, "max-instructions", 0, "with --exact: stop (detach, and end a program fragprof started) after this many instructions; 0: no bound")
 	fl.StringVar(&stepping, "stepping", "auto", "auto, breakpoints or singlestep")
 	fl.BoolVar(&overhead, "measure-overhead", false, "also run the program unsampled, alternating, and report the CPU-time and wall-time ratios")
 	fl.IntVar(&repeat, "repeat", 1, "run the program this many times (batches accumulate)")
@@ -779,7 +789,7 @@ func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns 
 	own := rusageCPU(self) + exit.Cost
 	others := max(rusageCPU(children)-runs, 0)
 	program := max(total.CPU-inProgram, 1)
-	how := "not measured: no preloadable true(1)"
+	how := "not measured: the run was interrupted, or no true(1) can be preloaded"
 	switch {
 	case start.OK && start.Measured:
 		how = fmt.Sprintf("%.0f µs a run, measured now on true(1) and kept in %s", float64(start.Cost.Nanoseconds())/1e3, start.File)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	fpexec "github.com/fragprof/fragprof/internal/exec"
 )
 
 // TestSIGKILLLeavesNothing kills `fragprof count` and `fragprof freq` (a fork server
@@ -36,7 +38,7 @@ func TestSIGKILLLeavesNothing(t *testing.T) {
 			}
 			defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever is left, if the test fails
 			var progs []int
-			for len(progs) == 0 || !hasDescendant(cmd.Process.Pid, "prog") {
+			for len(progs) == 0 || !fpexec.HasDescendant(cmd.Process.Pid, "prog") {
 				if ctx.Err() != nil {
 					t.Fatalf("the program never started\n%s", stderr.String())
 				}

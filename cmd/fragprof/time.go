@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
@@ -78,11 +79,53 @@ func (p *protocolFlags) config(cmd string) (timing.Config, error) {
 	case p.isolation != "fork" && p.isolation != "exec":
 		return c, usagef("%s: --isolation %q: want fork or exec", cmd, p.isolation)
 	}
+	if err := checkCPU(cmd, p.cpu); err != nil {
+		return c, err
+	}
 	c.Timer, c.Reps, c.Warmup, c.RelEps, c.MaxReps, c.CPU = t, p.reps, p.warmup, p.relEps, p.maxReps, p.cpu
 	c.Stats = stats.TimingOptions{TailK: p.tailK, Confidence: p.gamma, Alpha: p.alpha}
 	c.Exec = p.isolation == "exec"
 	c.Timeout = p.timeout
 	return c, nil
+}
+
+// checkCPU refuses --cpu N unless fragprof may run on CPU N (sched_getaffinity) or
+// N is -1 (no pinning): the program could not pin itself there, and its times would
+// be those of an unpinned run, reported as pinned.
+func checkCPU(cmd string, cpu int) error {
+	if cpu == -1 {
+		return nil
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return fmt.Errorf("%s: --cpu %d: cannot read the CPUs this process may run on: %v", cmd, cpu, err)
+	}
+	if cpu < 0 || !set.IsSet(cpu) {
+		return usagef("%s: --cpu %d: fragprof may run on CPUs %s only; name one of them, or -1 not to pin", cmd, cpu, cpuList(&set))
+	}
+	return nil
+}
+
+// cpuList writes the CPUs of set as ranges: "0-3,6".
+func cpuList(set *unix.CPUSet) string {
+	var parts []string
+	n := len(set) * 64
+	for i := 0; i < n; i++ {
+		if !set.IsSet(i) {
+			continue
+		}
+		j := i
+		for j+1 < n && set.IsSet(j+1) {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", i, j))
+		} else {
+			parts = append(parts, fmt.Sprint(i))
+		}
+		i = j
+	}
+	return strings.Join(parts, ",")
 }
 
 // inputsFor returns the input model with the default stdin: without --stdin, --arg or
@@ -116,9 +159,12 @@ func measureProgram(ctx context.Context, timeout time.Duration, e *env, cmd stri
 	if err != nil {
 		return nil, "", false, err
 	}
-	bin, name, err := timedBinary(e, cmd, bf, srcs, binary, frags, pf.counted, dir, edits)
+	bin, name, err := timedBinary(ctx, e, cmd, bf, srcs, binary, frags, pf.counted, dir, edits)
 	if err != nil {
 		return nil, "", false, err
+	}
+	if err := timing.CheckRegions(bin, name, frags); err != nil {
+		return nil, "", false, fmt.Errorf("%s: %v", cmd, err)
 	}
 	cfg.Binary = bin
 	cfg.Fragments = frags
@@ -153,7 +199,7 @@ func measureProgram(ctx context.Context, timeout time.Duration, e *env, cmd stri
 
 // timedBinary builds the sources with timers on the func: fragments, or checks
 // --binary (which can time regions and the program only).
-func timedBinary(e *env, cmd string, bf *buildFlags, srcs []string, binary string, frags []timing.Fragment, counted bool, dir string, edits []build.Edit) (string, string, error) {
+func timedBinary(ctx context.Context, e *env, cmd string, bf *buildFlags, srcs []string, binary string, frags []timing.Fragment, counted bool, dir string, edits []build.Edit) (string, string, error) {
 	if binary != "" {
 		for _, f := range frags {
 			if f.Kind == timing.FuncFrag {
@@ -179,7 +225,7 @@ func timedBinary(e *env, cmd string, bf *buildFlags, srcs []string, binary strin
 		return "", "", err
 	}
 	bin := filepath.Join(dir, "prog")
-	if err := timing.Build(bg(), tc, e.stderr, spec, frags, counted, dir, bin); err != nil {
+	if err := timing.Build(ctx, tc, e.stderr, spec, frags, counted, dir, bin); err != nil {
 		return "", "", err
 	}
 	return bin, strings.Join(srcs, " "), nil
@@ -297,11 +343,7 @@ Examples:
 			defer intr.stop()
 			res, name, timedOut, err := measureProgram(intr.ctx, timeout, e, "time", &bf, &pf, &in, c, args, binary, frags, cfg, dir)
 			if err != nil {
-				if code := intr.code(); code != 0 {
-					fmt.Fprintf(e.stderr, "fragprof: %v\n", err)
-					return exitError{code}
-				}
-				return err
+				return intr.failed(e, "time", "building or running the program", err)
 			}
 			t := &report.Time{Result: res, Program: name, System: timing.ReadSystem(), CPU: pf.cpu}
 			code := intr.code()

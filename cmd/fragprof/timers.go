@@ -56,6 +56,9 @@ Examples:
 			if slices < 2 || sliceMs < 1 {
 				return usagef("timers: --slices must be at least 2 and --slice-ms at least 1")
 			}
+			if err := checkCPU("timers", cpu); err != nil {
+				return err
+			}
 			tc, err := toolchain()
 			if err != nil {
 				return err

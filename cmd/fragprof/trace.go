@@ -164,6 +164,8 @@ Examples:
 				return err
 			}
 			defer cleanup()
+			intr := catchInterrupts()
+			defer intr.stop()
 			bin := binary
 			program := binary
 			if binary != "" {
@@ -189,15 +191,13 @@ Examples:
 				}
 				tc, err := toolchain()
 				if err != nil {
-					return err
+					return intr.failed(e, "trace", "finding clang", err)
 				}
 				bin = filepath.Join(dir, "prog")
-				if _, err := tc.Build(bg(), e.stderr, spec, dir, bin); err != nil {
-					return err
+				if _, err := tc.Build(intr.ctx, e.stderr, spec, dir, bin); err != nil {
+					return intr.failed(e, "trace", "building the program", err)
 				}
 			}
-			intr := catchInterrupts()
-			defer intr.stop()
 			ctx := intr.ctx
 			col := &trace.Collector{
 				Binary: bin, Program: program, Inputs: model, Seed: in.seed, Timeout: trialTimeout,

@@ -208,7 +208,7 @@ func (t *Toolchain) CCStdio(ctx context.Context, args []string, s Stdio) error {
 		// The IR carries debug information for fragprof's positions; the object
 		// carries it only if the user asked for it, as clang's own would.
 		if err := lowPeak(func() error {
-			_, err := t.instrumentFile(ll, fll, front, o, !WantsDebug(front))
+			_, err := t.instrumentFile(ctx, ll, fll, front, o, !WantsDebug(front))
 			return err
 		}); err != nil {
 			return err

@@ -47,24 +47,25 @@ type Edit func(m *llvmir.Module, u *instrument.Unit) error
 
 // InstrumentFile reads the IR at in (printed by EmitIR with cflags), instruments it,
 // applies the further edits and writes it to out.
-func (t *Toolchain) InstrumentFile(in, out string, cflags []string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
-	return t.instrumentFile(in, out, cflags, opt, false, edits...)
+// It stops, with ctx's error, once ctx has ended.
+func (t *Toolchain) InstrumentFile(ctx context.Context, in, out string, cflags []string, opt instrument.Options, edits ...Edit) (*instrument.Unit, error) {
+	return t.instrumentFile(ctx, in, out, cflags, opt, false, edits...)
 }
 
 // instrumentFile is InstrumentFile; with strip, the IR written leaves out the debug
 // information that EmitIR asked clang for (llvmir.Module.StripDebug), which fragprof
 // reads but a build without -g should not pay for in clang's back end.
-func (t *Toolchain) instrumentFile(in, out string, cflags []string, opt instrument.Options, strip bool, edits ...Edit) (*instrument.Unit, error) {
+func (t *Toolchain) instrumentFile(ctx context.Context, in, out string, cflags []string, opt instrument.Options, strip bool, edits ...Edit) (*instrument.Unit, error) {
 	if opt.Simplified {
-		if err := t.Simplify(context.Background(), in); err != nil {
+		if err := t.Simplify(ctx, in); err != nil {
 			return nil, fmt.Errorf("%s: %v", opt.Source, err)
 		}
 	}
-	m, err := t.ReadIR(in, cflags)
+	m, err := await(ctx, func() (*llvmir.Module, error) { return t.ReadIR(in, cflags) })
 	if err != nil {
 		return nil, IRError(opt.Source, err)
 	}
-	u, err := instrument.Module(m, opt)
+	u, err := await(ctx, func() (*instrument.Unit, error) { return instrument.ModuleContext(ctx, m, opt) })
 	if err != nil {
 		return nil, IRError(opt.Source, err)
 	}
@@ -76,14 +77,42 @@ func (t *Toolchain) instrumentFile(in, out string, cflags []string, opt instrume
 	if strip {
 		m.StripDebug() // false: something refers to the debug information; it stays
 	}
-	err = atomicfile.WriteWith(out, func(w io.Writer) error {
-		_, err := m.WriteTo(w)
-		return err
+	_, err = await(ctx, func() (bool, error) {
+		return true, atomicfile.WriteWith(out, func(w io.Writer) error {
+			_, err := m.WriteTo(w)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return u, nil
+}
+
+// await returns f's result, or ctx's error as soon as ctx ends: the steps fragprof
+// runs itself on a module (parsing, instrumenting, writing) take seconds each on a
+// file of 20,000 functions, which a Ctrl-C must not wait for. f then runs on
+// unobserved, and its result is dropped.
+func await[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	if ctx.Done() == nil {
+		return f()
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 // WantsDebug reports whether clang flags ask for debug information: a -g option

@@ -82,17 +82,17 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		base := fmt.Sprintf("%d-%s", i, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
 		ll := filepath.Join(dir, base+".ll")
 		if err := t.EmitIR(ctx, stderr, src, ll, spec.CFlags); err != nil {
-			return nil, fmt.Errorf("%s: %v", src, err)
+			return nil, fmt.Errorf("%s: %w", src, err)
 		}
 		o := spec.instrOptions(src)
-		u, err := t.InstrumentFile(ll, filepath.Join(dir, base+".fp.ll"), spec.CFlags, o, spec.Edits...)
+		u, err := t.InstrumentFile(ctx, ll, filepath.Join(dir, base+".fp.ll"), spec.CFlags, o, spec.Edits...)
 		if err != nil {
 			return nil, err
 		}
 		units = append(units, u)
 		obj := filepath.Join(dir, base+".o")
 		if err := t.CompileIR(ctx, stderr, filepath.Join(dir, base+".fp.ll"), obj, append([]string{opt}, t.IRReaderFlags(spec.CFlags)...)); err != nil {
-			return nil, fmt.Errorf("%s: compiling instrumented IR: %v", src, err)
+			return nil, fmt.Errorf("%s: compiling instrumented IR: %w", src, err)
 		}
 		objs = append(objs, obj)
 	}
@@ -103,7 +103,7 @@ func (t *Toolchain) Build(ctx context.Context, stderr io.Writer, spec Spec, dir,
 		obj := filepath.Join(dir, fmt.Sprintf("extra%d.o", i))
 		args := []string{"-c", "-O2", "-g", x, "-o", obj, "-Wno-override-module"}
 		if err := t.C().run(ctx, stderr, args...); err != nil {
-			return nil, fmt.Errorf("%s: %v", x, err)
+			return nil, fmt.Errorf("%s: %w", x, err)
 		}
 		objs = append(objs, obj)
 	}

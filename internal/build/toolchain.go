@@ -18,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/fragprof/fragprof/internal/llvmir"
 	"github.com/fragprof/fragprof/internal/tmpdir"
 )
@@ -126,7 +128,7 @@ func FindToolchain() (*Toolchain, error) {
 func NewToolchain(path string) (*Toolchain, error) {
 	out, err := exec.Command(path, "--version").Output()
 	if err != nil {
-		return nil, fmt.Errorf("%s --version: %v", path, err)
+		return nil, fmt.Errorf("%s --version: %w", path, err)
 	}
 	first, _, _ := bytes.Cut(out, []byte("\n"))
 	m := reVersion.FindSubmatch(first)
@@ -162,10 +164,19 @@ func (t *Toolchain) runPeak(ctx context.Context, stderr io.Writer, args ...strin
 			peak = int64(ru.Maxrss) << 10 // kilobytes on Linux
 		}
 	}
-	if err != nil {
-		return peak, fmt.Errorf("clang failed (%v)", err)
+	switch {
+	case err == nil:
+		return peak, nil
+	case ctx.Err() != nil:
+		return peak, fmt.Errorf("clang was stopped: %w", context.Cause(ctx))
 	}
-	return peak, nil
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return peak, fmt.Errorf("clang was killed by %s: %w", unix.SignalName(ws.Signal()), err)
+		}
+	}
+	return peak, fmt.Errorf("clang failed (%w)", err)
 }
 
 // OpaquePointers reports whether the IR this clang prints with flags writes pointers

@@ -77,7 +77,7 @@ func (s Status) ShellCode() int {
 
 func (s Status) String() string {
 	if s.Signal != 0 {
-		return "killed by signal " + s.Signal.String()
+		return "killed by " + unix.SignalName(s.Signal)
 	}
 	return fmt.Sprintf("exit status %d", s.Code)
 }
@@ -110,8 +110,26 @@ type Command struct {
 	// program has it too: its runtime writes the counts so far and it dies of it. Run
 	// waits for that; a program still running 200 ms later (fragprof alone was
 	// signalled, or the program handles SIGINT) gets a SIGINT of its own, then
-	// SIGKILL after Grace.
+	// SIGKILL after Grace. The signal forwarded is the one the context's cause
+	// names (context.Cause, a SignalCause): SIGTERM for a fragprof terminated,
+	// otherwise SIGINT.
 	Interrupt context.Context
+}
+
+// A SignalCause is the cause (context.WithCancelCause) of a Command.Interrupt ended
+// by a signal: Run forwards that signal to a program that outlives it.
+type SignalCause struct{ Signal syscall.Signal }
+
+func (s SignalCause) Error() string { return "stopped by " + s.Signal.String() }
+
+// interruptSignal is the signal Run forwards when ctx has ended: its SignalCause's,
+// or SIGINT.
+func interruptSignal(ctx context.Context) syscall.Signal {
+	var sc SignalCause
+	if errors.As(context.Cause(ctx), &sc) && sc.Signal != 0 {
+		return sc.Signal
+	}
+	return syscall.SIGINT
 }
 
 // Linger is how long Run waits, after the program's first process has ended, for
@@ -287,10 +305,21 @@ func (l *live) said(line string) {
 	}
 }
 
-// await waits, up to linger or until interrupt ends, for the end of file, and
-// reports whether it came. What the processes said can be read once it returns.
+// InterruptLinger bounds the wait for the rest of the run once it is interrupted:
+// the program was signalled, and processes it started that the same Ctrl-C reached
+// end as quickly; fragprof must not keep a user who pressed Ctrl-C waiting for the
+// others.
+const InterruptLinger = time.Second
+
+// await waits, up to linger (InterruptLinger once interrupt has ended), for the end
+// of file, and reports whether it came. What the processes said can be read once it
+// returns.
 func (l *live) await(linger time.Duration, interrupt context.Context) bool {
-	l.f.SetReadDeadline(time.Now().Add(linger))
+	if interrupt != nil && interrupt.Err() != nil {
+		linger = min(linger, InterruptLinger)
+	}
+	end := time.Now().Add(linger)
+	l.f.SetReadDeadline(end)
 	var stop <-chan struct{}
 	if interrupt != nil {
 		stop = interrupt.Done()
@@ -299,9 +328,11 @@ func (l *live) await(linger time.Duration, interrupt context.Context) bool {
 	case ok := <-l.done:
 		return ok
 	case <-stop:
-		l.f.SetReadDeadline(time.Now()) // ends the reader
-		<-l.done
-		return false
+		// Interrupted while waiting: the rest get InterruptLinger more, no longer.
+		if t := time.Now().Add(InterruptLinger); t.Before(end) {
+			l.f.SetReadDeadline(t)
+		}
+		return <-l.done
 	}
 }
 
@@ -337,7 +368,7 @@ func wait(cmd *osexec.Cmd, c Command, st *Status) error {
 			forward = time.After(200 * time.Millisecond)
 		case <-forward:
 			forward = nil
-			cmd.Process.Signal(syscall.SIGINT)
+			cmd.Process.Signal(interruptSignal(c.Interrupt))
 			if kill == nil {
 				kill = time.After(Grace)
 			}

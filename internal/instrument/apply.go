@@ -4,6 +4,7 @@
 package instrument
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -157,6 +158,13 @@ func (u *Unit) NumCounters() int {
 // constructor that registers both with the runtime. It refuses a module that is
 // already instrumented.
 func Module(m *llvmir.Module, opt Options) (*Unit, error) {
+	return ModuleContext(context.Background(), m, opt)
+}
+
+// ModuleContext is Module that checks ctx between functions and returns its error
+// once it has ended: a file of 20,000 functions takes minutes to instrument, which a
+// Ctrl-C must not wait for.
+func ModuleContext(ctx context.Context, m *llvmir.Module, opt Options) (*Unit, error) {
 	for _, l := range m.Lines {
 		if strings.Contains(l, "@__fragprof_register") {
 			return nil, fmt.Errorf("%s: module is already instrumented by fragprof", opt.Source)
@@ -179,6 +187,9 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		m.Internalize(name) // a C++ inline function's callers are then all in this unit
 	}
 	for _, f := range m.Funcs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if strings.Contains(m.Lines[f.Line], " available_externally ") {
 			continue // its code is discarded after optimisation; the counts would be wrong
 		}
@@ -203,6 +214,9 @@ func Module(m *llvmir.Module, opt Options) (*Unit, error) {
 		w.helpers = leafHelpers(m, irFuncs, u.Funcs, bases)
 	}
 	for i, p := range u.Funcs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if err := w.function(irFuncs[i], p, bases[i]); err != nil {
 			return nil, err
 		}

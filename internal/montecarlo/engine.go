@@ -230,6 +230,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if c.MaxTrials == 0 {
 		c.MaxTrials = math.MaxUint64
 	}
+	c.Jobs = int(min(uint64(c.Jobs), c.MaxTrials)) // no more workers than trials
 	if c.MaxFailRate == 0 {
 		c.MaxFailRate = 0.1
 	}
@@ -267,7 +268,8 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	var limit atomic.Uint64 // trials at and above limit are not started
 	limit.Store(c.MaxTrials)
 	var wg sync.WaitGroup
-	for k := 0; k < c.Jobs; k++ {
+	// None started once ctx has ended (Ctrl-C while fork servers start).
+	for k := 0; k < c.Jobs && runCtx.Err() == nil; k++ {
 		w, err := c.NewWorker(k)
 		if err != nil {
 			cancel()

@@ -5,14 +5,15 @@ package sample
 
 import (
 	"sync/atomic"
+	"syscall"
 
 	"github.com/fragprof/fragprof/hotcfg"
 )
 
 // ExactOptions configure an exact run.
 type ExactOptions struct {
-	// MaxInstructions stops tracing (and detaches, letting the program finish) after
-	// about this many instructions; 0 means no bound.
+	// MaxInstructions stops tracing after about this many instructions: the tracer
+	// detaches and ends a program it started (endOwn, SIGTERM); 0 means no bound.
 	MaxInstructions uint64
 	Stepping        Stepping
 }
@@ -104,7 +105,11 @@ func Exact(t Target, o ExactOptions, cancel *atomic.Bool) (*hotcfg.Graph, *Stats
 		for len(tr.threads) > 0 {
 			if tr.cancel.Load() || o.MaxInstructions > 0 && trace.Instructions >= o.MaxInstructions {
 				s.Interrupted = true
-				tr.notef("stopped after %d instructions: detached", trace.Instructions)
+				if tr.halt.CompareAndSwap(0, int32(syscall.SIGTERM)) && tr.cmd != nil {
+					tr.notef("stopped after %d instructions (--max-instructions): detached, and the program ended with SIGTERM", trace.Instructions)
+				} else {
+					tr.notef("stopped after %d instructions: detached", trace.Instructions)
+				}
 				for _, x := range st {
 					x.close(trace)
 				}

@@ -227,7 +227,7 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 	// Ctrl-C goes to the whole foreground process group: the program decides what
 	// to do with it; we wait for it and keep what it recorded.
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(ch)
 	run, err := runPlain(t)
 	if err != nil {
@@ -235,13 +235,13 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 	}
 	s := &Stats{Wall: run.Wall, CPU: run.CPU, ExitCode: run.ExitCode, Exited: true}
 	select {
-	case <-ch:
+	case sig := <-ch:
 		s.Interrupted = true
-		s.Notes = append(s.Notes, "interrupted: the program ended on Ctrl-C; the bursts it recorded are kept")
+		s.Notes = append(s.Notes, fmt.Sprintf("interrupted by %s: the program ended; the bursts it recorded are kept", unix.SignalName(sig.(syscall.Signal))))
 	default:
 	}
 	if run.Signal != 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("program killed by %v", run.Signal))
+		s.Notes = append(s.Notes, fmt.Sprintf("program killed by %s", unix.SignalName(run.Signal)))
 	}
 	data, err := readUsed(f.Name())
 	if err != nil {
@@ -504,11 +504,23 @@ func runPlain(t Target) (PlainRun, error) {
 			personality(old | addrNoRandomize)
 			defer personality(old)
 		}
+		// A SIGINT or SIGTERM to fragprof alone (kill PID, not Ctrl-C) would leave
+		// the program running: it gets it too (endOwn).
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(ch)
 		start := time.Now()
 		if err := cmd.Start(); err != nil {
 			return err
 		}
-		err := cmd.Wait()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case s := <-ch:
+			err = endOwn(cmd.Process, s.(syscall.Signal), done)
+		}
 		r.Wall = time.Since(start)
 		if cmd.ProcessState != nil {
 			r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()

@@ -88,25 +88,50 @@ func locked(f func() error) error {
 	return <-done
 }
 
-// newTracer prepares a tracer and a cancellation flag set by SIGINT (and by the
-// caller through cancel, when not nil).
+// newTracer prepares a tracer and a cancellation flag set by SIGINT or SIGTERM (and
+// by the caller through cancel, when not nil); the signal is the one a program the
+// tracer started is then stopped with (tracer.finish).
 func newTracer(t Target, cancel *atomic.Bool) (*tracer, func()) {
 	if cancel == nil {
 		cancel = new(atomic.Bool)
 	}
 	tr := &tracer{t: t, procs: map[int]*proc{}, threads: map[int]*thread{}, cancel: cancel, pidfd: -1}
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	stop := make(chan struct{})
 	go func() {
 		select {
-		case <-ch:
+		case s := <-ch:
+			tr.halt.CompareAndSwap(0, int32(s.(syscall.Signal)))
 			cancel.Store(true)
 		case <-stop:
 		}
 	}()
 	return tr, func() { signal.Stop(ch); close(stop) }
 }
+
+// endOwn ends p, a program fragprof started, once the run has stopped early (Ctrl-C,
+// --max-instructions), and waits for done, its Wait: unless it ends by itself within
+// 200 ms (the same Ctrl-C may have reached it), it gets sig, then SIGKILL after
+// ownGrace. A user who pressed Ctrl-C waits 1.2 s at most.
+func endOwn(p *os.Process, sig syscall.Signal, done <-chan error) error {
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.Signal(sig)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(ownGrace):
+	}
+	p.Kill()
+	return <-done
+}
+
+// ownGrace is how long a program stopped by endOwn has to end after its signal.
+const ownGrace = time.Second
 
 // begin starts or attaches to the target.
 func (tr *tracer) begin() error {

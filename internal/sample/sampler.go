@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -97,6 +98,7 @@ func Sample(t Target, o Options, sink Sink, cancel *atomic.Bool) (*Stats, error)
 		for len(tr.threads) > 0 {
 			if tr.cancel.Load() {
 				s.Interrupted = true
+				tr.halt.CompareAndSwap(0, int32(syscall.SIGINT)) // the caller's cancel
 				tr.notef("interrupted: detached")
 				tr.detachAll()
 				break

@@ -64,12 +64,16 @@ type thread struct {
 
 // A tracer owns the tracees. All methods run on one locked OS thread.
 type tracer struct {
-	t        Target
-	cmd      *exec.Cmd
-	root     int
-	procs    map[int]*proc
-	threads  map[int]*thread
-	cancel   *atomic.Bool
+	t       Target
+	cmd     *exec.Cmd
+	root    int
+	procs   map[int]*proc
+	threads map[int]*thread
+	cancel  *atomic.Bool
+	// halt is the signal a program the tracer started gets when the run stops before
+	// it ends (finish): the SIGINT or SIGTERM that set cancel, or SIGTERM when
+	// --max-instructions did; 0 while the run goes on.
+	halt     atomic.Int32
 	notes    []string
 	exitCode int
 	exited   bool
@@ -351,7 +355,7 @@ func (tr *tracer) gone(t *thread, ws unix.WaitStatus) {
 			tr.exitCode = ws.ExitStatus()
 		} else {
 			tr.exitCode = 128 + int(ws.Signal())
-			tr.notef("program killed by %v", ws.Signal())
+			tr.notef("program killed by %s", unix.SignalName(ws.Signal()))
 		}
 	}
 	tr.drop(t)
@@ -478,10 +482,19 @@ func (tr *tracer) kill() {
 }
 
 // finish releases what exec.Cmd holds (its I/O goroutines) after the program ended.
+// A program the tracer started and detached from early (halt) is ended as endOwn
+// says, so that it never outlives a Ctrl-C or --max-instructions.
 func (tr *tracer) finish() {
-	if tr.cmd != nil {
-		tr.cmd.Wait() // the child is already reaped: only the I/O copies are awaited
+	if tr.cmd == nil {
+		return
 	}
+	done := make(chan error, 1)
+	go func() { done <- tr.cmd.Wait() }() // reaped already when it ended traced: only the I/O copies are awaited
+	if sig := syscall.Signal(tr.halt.Load()); sig != 0 && !tr.exited {
+		endOwn(tr.cmd.Process, sig, done)
+		return
+	}
+	<-done
 }
 
 // watch makes p's code cache re-read p's mappings when it decodes an address that

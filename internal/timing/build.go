@@ -55,7 +55,7 @@ func buildUncounted(ctx context.Context, tc *build.Toolchain, stderr io.Writer, 
 		base := fmt.Sprintf("%d-%s", i, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
 		ll := filepath.Join(dir, base+".ll")
 		if err := tc.EmitIR(ctx, stderr, src, ll, spec.CFlags); err != nil {
-			return fmt.Errorf("%s: %v", src, err)
+			return fmt.Errorf("%s: %w", src, err)
 		}
 		m, err := tc.ReadIR(ll, spec.CFlags)
 		if err != nil {
@@ -79,7 +79,7 @@ func buildUncounted(ctx context.Context, tc *build.Toolchain, stderr io.Writer, 
 		}
 		obj := filepath.Join(dir, base+".o")
 		if err := tc.CompileIR(ctx, stderr, tll, obj, append([]string{opt}, tc.IRReaderFlags(spec.CFlags)...)); err != nil {
-			return fmt.Errorf("%s: compiling the timed IR: %v", src, err)
+			return fmt.Errorf("%s: compiling the timed IR: %w", src, err)
 		}
 		objs = append(objs, obj)
 	}
