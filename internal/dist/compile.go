@@ -111,7 +111,7 @@ func (c *compiler) expr(x expr) (compiled, *Error) {
 			return compiled{}, c.errAt(x.p, didYouMean(x.name, builtinNames), "unknown distribution '%s'", x.name)
 		}
 		if x.semi != nil && x.name != "choice" && x.name != "file" {
-			return compiled{}, c.errAt(*x.semi, "", "only choice takes weights after ';' (and file the option weight = size)")
+			return compiled{}, c.errAt(*x.semi, "", "only choice takes weights after ';'")
 		}
 		if b.params != nil && len(x.args) != len(b.params) {
 			plural := "s"
