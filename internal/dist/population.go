@@ -337,3 +337,24 @@ func (c *compiler) lines(x *call) (compiled, *Error) {
 	g.pop = population{n: len(g.lines), digest: digest, source: s.val}
 	return compiled{g: g}, nil
 }
+
+// Items describes the population items s holds, one "name = item" per
+// population input, separated by "; ": a file's path, a line's number and
+// file, a row's number and file. It is "" when the model has no population.
+// It names the file or record behind a trial, for a failure's report.
+func (s *Sample) Items() string {
+	var parts []string
+	for k, g := range s.model.gens {
+		v := s.Values[k]
+		name := s.model.Inputs[k].Name
+		switch g := g.(type) {
+		case *fileGen:
+			parts = append(parts, sprintf("%s = file %q", name, g.paths[v.Int]))
+		case *linesGen:
+			parts = append(parts, sprintf("%s = line %d of %q", name, v.Int+1, g.pop.source))
+		case *rowGen:
+			parts = append(parts, sprintf("%s = row %d of %q (line %d)", name, v.Int, g.pop.source, v.Int+1))
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -3,8 +3,8 @@ package dist
 import (
 	"math"
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -123,7 +123,6 @@ func TestFileWeightSize(t *testing.T) {
 		}
 	}
 }
-
 
 func TestPopulationErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
