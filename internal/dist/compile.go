@@ -55,6 +55,7 @@ func init() {
 		"file":        {[]string{"pattern"}, (*compiler).file},
 		"lines":       {[]string{"file"}, (*compiler).lines},
 		"rows":        {[]string{"file"}, (*compiler).rows},
+		"grammar":     {[]string{"file", "start", "maxdepth"}, (*compiler).grammar},
 	}
 	for name := range builtins {
 		builtinNames = append(builtinNames, name)
