@@ -6,7 +6,9 @@ package dist
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -195,6 +197,9 @@ func (c *compiler) file(x *call) (compiled, *Error) {
 	}
 	pattern := c.resolve(s.val)
 	paths, gerr := glob(pattern)
+	if errors.Is(gerr, fs.ErrNotExist) {
+		return compiled{}, c.errAt(s.p, "", "file pattern %s matches no file: its directory does not exist", strconv.Quote(s.val))
+	}
 	if gerr != nil {
 		return compiled{}, c.errAt(s.p, "", "file %s: %v", strconv.Quote(s.val), gerr)
 	}
@@ -261,10 +266,7 @@ func glob(pattern string) ([]string, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	return out, nil
+	return out, err
 }
 
 // matchElems matches path elements against pattern elements, "**" matching

@@ -127,7 +127,7 @@ func TestFileWeightSize(t *testing.T) {
 func TestPopulationErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{`f = file("corpus/**/*.c")`, `file pattern "corpus/**/*.c" matches no file at 1:10`},
-		{`f = file("nowhere/*.sql")`, `file "nowhere/*.sql"`},
+		{`f = file("nowhere/*.sql")`, `file pattern "nowhere/*.sql" matches no file: its directory does not exist`},
 		{`f = file("corpus/*.sql"; weight = 2)`, `file weight must be size, got 2`},
 		{`f = file("corpus/*.sql"; size)`, `file takes only the option weight = size`},
 		{`q = lines("missing.txt")`, `lines: cannot read "missing.txt"`},
@@ -232,5 +232,39 @@ func TestPopulationDigest(t *testing.T) {
 	}
 	if d3 := digest(); d3 == d1 {
 		t.Fatal("changing a file's contents left the digest unchanged")
+	}
+}
+
+// A model file's populations are taken from its directory, and its templates
+// use file parts and columns.
+func TestPopulationModelFile(t *testing.T) {
+	f, err := ParseFile("testdata/corpus.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Model.String(); got != "f = file(\"corpus/**/*.sql\")\ncall = rows(\"calls.csv\")\n" {
+		t.Fatalf("model %q", got)
+	}
+	if n := f.Model.FinitePopulation(); n != 0 {
+		t.Errorf("two populations: FinitePopulation = %d, want 0 (their product is not drawn without replacement)", n)
+	}
+	s, err := f.Model.Draw(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := string(f.Args[0].Append(nil, s))
+	data, err := os.ReadFile(path)
+	if err != nil || string(f.Files[0].Template.Append(nil, s)) != string(data) {
+		t.Fatalf("{f} = %q (%v) and {f:contents} disagree", path, err)
+	}
+	if n := string(f.Args[1].Append(nil, s)); n != "-n=10" && n != "-n=200" && n != "-n=3" {
+		t.Errorf("-n={n} rendered %q", n)
+	}
+	if !strings.Contains(s.Items(), `f = file "`+path+`"`) || !strings.Contains(s.Items(), `call = row `) {
+		t.Errorf("Items() = %q, want the file and the row", s.Items())
+	}
+	if _, err := ParseTOML([]byte("[inputs]\nf = 'file(\"nothing/*.x\")'\n"), Options{File: "m.toml", Dir: "testdata"}); err == nil ||
+		!strings.Contains(err.Error(), `m.toml:2: inputs.f: file pattern "nothing/*.x" matches no file: its directory does not exist`) {
+		t.Errorf("empty glob in a model file: %v", err)
 	}
 }
