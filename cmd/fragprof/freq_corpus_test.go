@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +71,41 @@ func TestFreqCorpusFailureNamesFile(t *testing.T) {
 				t.Errorf("block %s exact with a failed trial", b.Label)
 			}
 		}
+	}
+}
+
+// TestFreqCorpusChanged: profiles of runs on a corpus that changed in between
+// do not merge: the population's digest, kept in each profile, differs.
+func TestFreqCorpusChanged(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "c")
+	if err := os.MkdirAll(corpus, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(corpus, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.txt", "x\n")
+	write("b.txt", "x\ny\n")
+	prof := func(name string) string {
+		p := filepath.Join(dir, name)
+		if _, code, stderr := freq(t, "testdata/wc.c", "--input", `f = file("`+corpus+`/*.txt")`, "--arg", "{f}", "--profile", p); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		return p
+	}
+	a1, a2 := prof("a1.fpp"), prof("a2.fpp")
+	write("b.txt", "x\ny\nz\n")
+	b := prof("b.fpp")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"merge", a1, a2, "-o", filepath.Join(dir, "same.fpp")}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("merging two runs on one corpus: exit %d: %s", code, stderr.String())
+	}
+	stderr.Reset()
+	code := run([]string{"merge", a1, b, "-o", filepath.Join(dir, "mixed.fpp")}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "the corpus or records changed between the runs") {
+		t.Fatalf("merging runs on a changed corpus: exit %d: %s", code, stderr.String())
 	}
 }

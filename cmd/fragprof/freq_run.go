@@ -160,6 +160,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 			return fmt.Errorf("freq: --profile: %v", err)
 		}
 		p.Identity = programIdentity(bin, args)
+		p.Identity.Inputs = strings.Join(populationLines(model.Model), "\n")
 		if err := p.WriteFile(f.profFile); err != nil {
 			return fmt.Errorf("freq: writing the profile: %w", err)
 		}
@@ -391,7 +392,14 @@ func inputLines(f *dist.File) []string {
 	for _, in := range f.Model.Inputs {
 		out = append(out, in.Name+" = "+in.Dist)
 	}
-	for _, p := range f.Model.Populations() {
+	return append(out, populationLines(f.Model)...)
+}
+
+// populationLines names the model's finite populations, one line each with the
+// population's size and digest; a profile keeps them (profile.Identity.Inputs).
+func populationLines(m *dist.Model) []string {
+	var out []string
+	for _, p := range m.Populations() {
 		how := "drawn without replacement"
 		if p.Weighted {
 			how = "drawn with replacement, weighted"
