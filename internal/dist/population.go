@@ -228,9 +228,10 @@ func (c *compiler) file(x *call) (compiled, *Error) {
 	return compiled{g: g}, nil
 }
 
-// glob returns the regular files that match pattern, sorted: '*', '?' and
-// '[…]' match within one path element as in filepath.Match, and an element
-// "**" matches any number of directories, none included.
+// glob returns the regular files (or symbolic links to them) that match
+// pattern, sorted: '*', '?' and '[…]' match within one path element as in
+// filepath.Match, and an element "**" matches any number of directories, none
+// included (symbolic links to directories are not followed).
 func glob(pattern string) ([]string, error) {
 	abs, err := filepath.Abs(pattern)
 	if err != nil {
@@ -257,7 +258,11 @@ func glob(pattern string) ([]string, error) {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
+		if d.Type()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+				return nil
+			}
+		} else if !d.Type().IsRegular() {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)

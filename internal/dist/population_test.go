@@ -215,7 +215,14 @@ func TestPopulationDigest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A symbolic link to a file is a file of the corpus.
+	if err := os.Symlink(filepath.Join(dir, "x/a.txt"), filepath.Join(dir, "x/y/link.txt")); err != nil {
+		t.Fatal(err)
+	}
 	text := `f = file("x/**/*.txt")`
+	if m, err := ParseOptions(text, Options{Dir: dir}); err != nil || m.Populations()[0].Size != 3 {
+		t.Fatalf("a.txt, b.txt and the link: %v", err)
+	}
 	digest := func() string {
 		m, err := ParseOptions(text, Options{Dir: dir})
 		if err != nil {
