@@ -27,6 +27,11 @@ type Identity struct {
 	// BuildID is the GNU build-id of the instrumented binary, in hex; empty when the
 	// binary had none or the profile did not come from a binary.
 	BuildID string
+	// Inputs names the finite populations the runs drew their inputs from (a
+	// corpus, a file of recorded rows or lines), one line each with the
+	// population's digest, as `fragprof freq` writes them; empty when none.
+	// Merge refuses sources whose Inputs differ: the corpus changed between them.
+	Inputs string
 }
 
 // Hash returns the program hash: FNV-1a (64 bits) over the name, source file and CFG
@@ -83,12 +88,31 @@ type ProgramMismatchError struct {
 	DescA, DescB string
 }
 
+// describeInputs names an Identity.Inputs for a message.
+func describeInputs(s string) string {
+	if s == "" {
+		return "no recorded population"
+	}
+	return "[" + strings.ReplaceAll(s, "\n", "; ") + "]"
+}
+
+// An InputsMismatchError is two sources of a merge whose runs drew from different
+// populations (Identity.Inputs): a corpus or a file of records changed between them.
+type InputsMismatchError struct {
+	A, B             int
+	InputsA, InputsB string
+}
+
+func (e *InputsMismatchError) Error() string {
+	return fmt.Sprintf("source %d drew its inputs from %s and source %d from %s: the population changed between the runs", e.A, e.InputsA, e.B, e.InputsB)
+}
+
 func (e *ProgramMismatchError) Error() string {
 	return fmt.Sprintf("source %d is a profile of %s and source %d of %s: they share no function", e.A, e.DescA, e.B, e.DescB)
 }
 
-// mergeIdentity combines the identities of merged sources: a name or build-id
-// is kept when every source agrees; differing names (a forced merge of different
+// mergeIdentity combines the identities of merged sources: a name, build-id or
+// inputs is kept when every source agrees; differing names (a forced merge of different
 // programs) are joined with " + " in sorted order, so that merging stays commutative
 // and associative; differing build-ids become unknown.
 func mergeIdentity(srcs []*Profile) Identity {
@@ -97,6 +121,9 @@ func mergeIdentity(srcs []*Profile) Identity {
 	for _, p := range srcs {
 		if p.Identity.BuildID != id.BuildID {
 			id.BuildID = ""
+		}
+		if p.Identity.Inputs != srcs[0].Identity.Inputs {
+			id.Inputs = ""
 		}
 		if p.Identity.Name != "" {
 			for _, n := range strings.Split(p.Identity.Name, " + ") {
@@ -114,11 +141,15 @@ func mergeIdentity(srcs []*Profile) Identity {
 }
 
 // encodeIdentity is the identity section: the program hash (u64, for readers that do
-// not compute it; Parse checks it), then the name and the build-id, each a uvarint
-// length and its bytes.
+// not compute it; Parse checks it), then the name, the build-id and, when not empty,
+// the inputs, each a uvarint length and its bytes.
 func (p *Profile) encodeIdentity() []byte {
 	b := le.AppendUint64(nil, p.Hash())
-	for _, s := range []string{p.Identity.Name, p.Identity.BuildID} {
+	strs := []string{p.Identity.Name, p.Identity.BuildID}
+	if p.Identity.Inputs != "" {
+		strs = append(strs, p.Identity.Inputs)
+	}
+	for _, s := range strs {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
@@ -135,8 +166,11 @@ func (p *Profile) parseIdentity(data []byte, off int) error {
 		return bad(off, "identity section's program hash %016x is not the functions' hash %016x", h, p.Hash())
 	}
 	at := 8
-	var strs [2]string
+	var strs [3]string
 	for i := range strs {
+		if i == 2 && at == len(data) {
+			break // no inputs
+		}
 		n, k := binary.Uvarint(data[at:])
 		if k <= 0 || n > uint64(len(data)-at-k) {
 			return bad(off+at, "identity section: string %d truncated", i)
@@ -145,7 +179,7 @@ func (p *Profile) parseIdentity(data []byte, off int) error {
 		strs[i] = string(data[at : at+int(n)])
 		at += int(n)
 	}
-	p.Identity = Identity{Name: strs[0], BuildID: strs[1]}
+	p.Identity = Identity{Name: strs[0], BuildID: strs[1], Inputs: strs[2]}
 	return nil
 }
 

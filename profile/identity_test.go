@@ -115,3 +115,38 @@ func TestMergeDifferentPrograms(t *testing.T) {
 		t.Errorf("merge of an edited program: %v, want a MismatchError", err)
 	}
 }
+
+// TestIdentityInputs: the populations a run drew from are written and read back,
+// absent they leave the section as before, and merging runs on different
+// populations is refused (a changed corpus) unless forced.
+func TestIdentityInputs(t *testing.T) {
+	p := testProgram()
+	walk(p, rand.New(rand.NewSource(3)), 2)
+	p.Identity = Identity{Name: "prog.c", BuildID: "5f1e0c"}
+	without := encode(t, p)
+	p.Identity.Inputs = "f: population of 4 items of \"corpus/*.sql\", drawn without replacement, sha256 ab12"
+	q := mustParse(t, encode(t, p))
+	if q.Identity != p.Identity {
+		t.Fatalf("identity %+v after round trip, want %+v", q.Identity, p.Identity)
+	}
+	if r := mustParse(t, without); r.Identity.Inputs != "" || r.Identity.Name != "prog.c" {
+		t.Errorf("identity without inputs read as %+v", r.Identity)
+	}
+	other := testProgram()
+	walk(other, rand.New(rand.NewSource(4)), 2)
+	other.Identity = p.Identity
+	other.Identity.Inputs = strings.Replace(p.Identity.Inputs, "ab12", "cd34", 1)
+	_, _, err := MergeWith([]*Profile{p, other}, MergeOptions{})
+	var im *InputsMismatchError
+	if !errors.As(err, &im) || !strings.Contains(err.Error(), "sha256 ab12") || !strings.Contains(err.Error(), "sha256 cd34") {
+		t.Fatalf("merge of runs on different populations: %v", err)
+	}
+	m, _, err := MergeWith([]*Profile{p, other}, MergeOptions{Force: true})
+	if err != nil || m.Identity.Inputs != "" {
+		t.Fatalf("forced merge: %v, inputs %q; want merged with the inputs unknown", err, m.Identity.Inputs)
+	}
+	other.Identity.Inputs = p.Identity.Inputs
+	if m, _, err := MergeWith([]*Profile{p, other}, MergeOptions{}); err != nil || m.Identity.Inputs != p.Identity.Inputs {
+		t.Fatalf("merge on one population: %v, inputs %q", err, m.Identity.Inputs)
+	}
+}

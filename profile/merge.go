@@ -19,7 +19,8 @@ type MergeOptions struct {
 	// from every source, instead of failing; MergeWith reports each one it dropped.
 	SkipMismatched bool
 	// Force merges profiles of different programs (DifferentPrograms), which is
-	// otherwise a *ProgramMismatchError.
+	// otherwise a *ProgramMismatchError, and of runs on different populations
+	// (Identity.Inputs), otherwise an *InputsMismatchError.
 	Force bool
 }
 
@@ -100,6 +101,9 @@ func MergeWith(srcs []*Profile, opt MergeOptions) (*Profile, []*MismatchError, e
 		for i := 1; i < len(srcs); i++ {
 			if DifferentPrograms(srcs[0], srcs[i]) {
 				return nil, nil, &ProgramMismatchError{A: 0, B: i, DescA: srcs[0].Describe(), DescB: srcs[i].Describe()}
+			}
+			if a, b := srcs[0].Identity.Inputs, srcs[i].Identity.Inputs; a != b {
+				return nil, nil, &InputsMismatchError{A: 0, B: i, InputsA: describeInputs(a), InputsB: describeInputs(b)}
 			}
 		}
 	}

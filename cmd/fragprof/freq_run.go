@@ -125,6 +125,13 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if share > 0 {
 		cfg.First, cfg.MaxTrials, cfg.Exhaust = first, share, true
 	}
+	pop := uint64(0)
+	if shards <= 1 && share == 0 {
+		if rule, pop, err = finitePopulation(rule, model.Model, &cfg); err != nil {
+			return err
+		}
+		cfg.Rule = rule
+	}
 	progress := newProgressLine(e.stderr)
 	if progress != nil {
 		cfg.Progress = progress.show
@@ -157,12 +164,21 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if shards > 1 {
 		res.Stopped = fmt.Sprintf("shard %d/%d: %s (the stopping rule judged this shard alone)", shard, shards, res.Stopped)
 	}
+	if pop > 0 {
+		if res.Trials == pop && res.Converged {
+			res.Stopped = fmt.Sprintf("every block decided: each of the population's %d items drawn once, the estimates are exact", pop)
+		} else if len(res.Failures) > 0 && uint64(len(res.Failures))+res.Trials >= pop {
+			res.Stopped = fmt.Sprintf("each of the population's %d items drawn once, but %d trials failed: the estimates are of the others, not exact", pop, len(res.Failures))
+		}
+		nameItems(prog, res.Failures)
+	}
 	if f.profFile != "" {
 		p, err := res.Profile(counters)
 		if err != nil {
 			return fmt.Errorf("freq: --profile: %v", err)
 		}
 		p.Identity = programIdentity(bin, args)
+		p.Identity.Inputs = strings.Join(populationLines(model.Model), "\n")
 		if err := p.WriteFile(f.profFile); err != nil {
 			return fmt.Errorf("freq: writing the profile: %w", err)
 		}
@@ -391,12 +407,61 @@ func buildOrBinary(ctx context.Context, e *env, bf *buildFlags, srcs []string, b
 	return bin, n, nil
 }
 
+// inputLines describes the inputs for a report: one "NAME = DIST" line each, then
+// one line per finite population with its size and digest, so that a corpus that
+// changed between two runs shows in their reports.
 func inputLines(f *dist.File) []string {
 	var out []string
 	for _, in := range f.Model.Inputs {
 		out = append(out, in.Name+" = "+in.Dist)
 	}
+	return append(out, populationLines(f.Model)...)
+}
+
+// populationLines names the model's finite populations, one line each with the
+// population's size and digest; a profile keeps them (profile.Identity.Inputs).
+func populationLines(m *dist.Model) []string {
+	var out []string
+	for _, p := range m.Populations() {
+		how := "drawn without replacement"
+		if p.Weighted {
+			how = "drawn with replacement, weighted"
+		}
+		out = append(out, fmt.Sprintf("%s: population of %d items of %q, %s, sha256 %s", p.Input, p.Size, p.Source, how, p.Digest))
+	}
 	return out
+}
+
+// nameItems adds to the first failures' reasons the population items their trials
+// drew (the file or record behind each), as the text report lists them.
+func nameItems(p *montecarlo.Program, fails []montecarlo.Failure) {
+	for k := range fails[:min(len(fails), 10)] {
+		if in, err := p.TrialInputs(fails[k].Trial); err == nil && in.Items != "" {
+			fails[k].Reason += " [" + in.Items + "]"
+		}
+	}
+}
+
+// finitePopulation returns the rule for a model whose trials draw a finite
+// population of N items without replacement (dist.Model.FinitePopulation): the
+// rule with the finite-population correction and the exact state at n = N, and
+// a trial budget of at most N, since the N-th trial completes the population. It
+// returns rule and 0 for any other model.
+func finitePopulation(rule stopping.Rule, m *dist.Model, cfg *montecarlo.Config) (stopping.Rule, uint64, error) {
+	n := uint64(m.FinitePopulation())
+	if n == 0 {
+		return rule, 0, nil
+	}
+	th := rule.Thresholds()
+	th.Population = n
+	r, err := stopping.New(rule.Name(), th)
+	if err != nil {
+		return nil, 0, err
+	}
+	if cfg.MaxTrials == 0 || cfg.MaxTrials > n {
+		cfg.MaxTrials = n
+	}
+	return r, n, nil
 }
 
 // replayTrial runs trial i once with its inputs, the program's output passed through,

@@ -88,6 +88,11 @@ Examples:
 				return fmt.Errorf("merge: %s and %s are profiles of different programs: %s is of %s, %s of %s; they share no function (--force merges them anyway)",
 					args[pm.A], args[pm.B], args[pm.A], pm.DescA, args[pm.B], pm.DescB)
 			}
+			var im *profile.InputsMismatchError
+			if errors.As(err, &im) {
+				return fmt.Errorf("merge: %s and %s are runs on different inputs: %s drew from %s, %s from %s; the corpus or records changed between the runs (--force merges them anyway)",
+					args[im.A], args[im.B], args[im.A], im.InputsA, args[im.B], im.InputsB)
+			}
 			if errors.As(err, &me) {
 				return fmt.Errorf("merge: function %s (%s) differs between %s and %s: the program changed between the runs (use --skip-mismatched to drop it)",
 					me.Func, me.File, args[me.A], args[me.B])

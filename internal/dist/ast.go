@@ -58,19 +58,49 @@ type ranged struct {
 	lo, hi *numLit
 }
 
+// option is a named argument, NAME = x, as in file("…"; weight = size).
+type option struct {
+	p    pos
+	name string
+	x    expr
+}
+
+// columnRef is the value of one column of the row a rows() input drew: the
+// definition of a column input, made when the rows file is read.
+type columnRef struct {
+	p   pos
+	row string // the rows input
+	col *column
+}
+
 // def is one definition NAME = x.
 type def struct {
 	name string
 	p    pos // position of the name
 	x    expr
 	org  origin
+	// column is true for the definition of a column of a rows() input, made
+	// from the file's header rather than written.
+	column bool
 }
 
-func (n *numLit) exprPos() pos  { return n.p }
-func (s *strLit) exprPos() pos  { return s.p }
-func (r *nameRef) exprPos() pos { return r.p }
-func (c *call) exprPos() pos    { return c.p }
-func (r *ranged) exprPos() pos  { return r.x.exprPos() }
+func (n *numLit) exprPos() pos    { return n.p }
+func (s *strLit) exprPos() pos    { return s.p }
+func (r *nameRef) exprPos() pos   { return r.p }
+func (c *call) exprPos() pos      { return c.p }
+func (r *ranged) exprPos() pos    { return r.x.exprPos() }
+func (o *option) exprPos() pos    { return o.p }
+func (c *columnRef) exprPos() pos { return c.p }
+
+func (o *option) format(b *strings.Builder) {
+	b.WriteString(o.name)
+	b.WriteString(" = ")
+	o.x.format(b)
+}
+
+func (c *columnRef) format(b *strings.Builder) {
+	b.WriteString("column '" + c.col.name + "' of rows input " + c.row)
+}
 
 func (n *numLit) format(b *strings.Builder) { b.WriteString(formatNumber(n)) }
 func (s *strLit) format(b *strings.Builder) { b.WriteString(strconv.Quote(s.val)) }

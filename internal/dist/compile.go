@@ -52,6 +52,10 @@ func init() {
 		"array":       {[]string{"len", "dist"}, (*compiler).array},
 		"string":      {[]string{"len", "alphabet"}, (*compiler).str},
 		"empirical":   {[]string{"file"}, (*compiler).empirical},
+		"file":        {[]string{"pattern"}, (*compiler).file},
+		"lines":       {[]string{"file"}, (*compiler).lines},
+		"rows":        {[]string{"file"}, (*compiler).rows},
+		"grammar":     {[]string{"file", "start", "maxdepth"}, (*compiler).grammar},
 	}
 	for name := range builtins {
 		builtinNames = append(builtinNames, name)
@@ -61,9 +65,10 @@ func init() {
 
 // compiler compiles the definitions of one model, in dependency order.
 type compiler struct {
-	m     *Model
-	org   origin // of the definition being compiled
-	files map[string]*empirical
+	m      *Model
+	org    origin // of the definition being compiled
+	files  map[string]*empirical
+	tables map[*call]*table // the files of rows() calls, read by link
 }
 
 func (c *compiler) errAt(p pos, hint, format string, args ...any) *Error {
@@ -97,12 +102,16 @@ func (c *compiler) expr(x expr) (compiled, *Error) {
 		return compiled{g: aliasGen{ref: j, k: c.m.Inputs[j].Kind}}, nil
 	case *ranged:
 		return c.restrict(x)
+	case *option:
+		return compiled{}, c.errAt(x.p, "", "'%s = …' is an option of file() only", x.name)
+	case *columnRef:
+		return compiled{g: &columnGen{row: c.m.index[x.row], col: x.col}}, nil
 	case *call:
 		b, ok := builtins[x.name]
 		if !ok {
 			return compiled{}, c.errAt(x.p, didYouMean(x.name, builtinNames), "unknown distribution '%s'", x.name)
 		}
-		if x.semi != nil && x.name != "choice" {
+		if x.semi != nil && x.name != "choice" && x.name != "file" {
 			return compiled{}, c.errAt(*x.semi, "", "only choice takes weights after ';'")
 		}
 		if b.params != nil && len(x.args) != len(b.params) {

@@ -9,7 +9,10 @@
 // where DIST is one of uniform(a, b), uniform_int(a, b), normal(mu, sigma),
 // lognormal(mu, sigma), exponential(rate), poisson(l), binomial(n, p),
 // bernoulli(p), geometric(p), choice(v1, v2, ... [; w1, w2, ...]), const(v),
-// array(len, dist), string(len, alphabet) or empirical("file"); a bare number
+// array(len, dist), string(len, alphabet), empirical("file"), or one of the
+// finite populations file("glob" [; weight = size]), lines("file") and
+// rows("file.csv") (population.go, rows.go), or grammar("file.ebnf", start,
+// maxdepth), a random sentence of a grammar (grammar.go); a bare number
 // or quoted string stands for const, and a bare input name copies that
 // input's value. The range "in [lo, hi]" restricts a numeric scalar
 // distribution to [lo, hi] exactly (the conditional distribution given

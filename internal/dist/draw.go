@@ -21,10 +21,11 @@ type Sample struct {
 	model       *Model
 	pcg, subPCG rand.PCG
 	rng, subRng *rand.Rand
-	cur         int    // index of the input being drawn
-	key         uint64 // its stream key
-	unit        int    // trials per Latin hypercube unit (SetUnit); ≤ 1: independent
-	perm        []int  // the current unit's permutation (latin.go)
+	cur         int         // index of the input being drawn
+	key         uint64      // its stream key
+	unit        int         // trials per Latin hypercube unit (SetUnit); ≤ 1: independent
+	perm        []int       // the current unit's permutation (latin.go)
+	perms       []permCache // per input: its population's permutation (population.go)
 }
 
 // NewSample returns an empty Sample for m's values, to be filled by DrawInto.
@@ -115,13 +116,19 @@ func (s *Sample) Get(name string) (Value, bool) {
 }
 
 // String returns the values one per line, "name = value", in definition
-// order: the inputs of the trial, for a report or a replay.
+// order: the inputs of the trial, for a report or a replay. A file() input
+// shows the file's path and size rather than its contents.
 func (s *Sample) String() string {
 	var b strings.Builder
 	for k, in := range s.model.Inputs {
 		b.WriteString(in.Name)
 		b.WriteString(" = ")
-		b.WriteString(s.Values[k].String())
+		if g, ok := s.model.gens[k].(*fileGen); ok {
+			v := s.Values[k]
+			b.WriteString(sprintf("file %q (%d bytes)", g.paths[v.Int], len(v.Bytes)))
+		} else {
+			b.WriteString(s.Values[k].String())
+		}
 		b.WriteByte('\n')
 	}
 	return b.String()

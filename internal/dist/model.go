@@ -51,6 +51,10 @@ type Input struct {
 	// Dist is the definition in canonical form, e.g. "normal(0, 1) in
 	// [-3.0, 3.0]": the form Model.String prints and Parse reads back.
 	Dist string
+	// Column, for a column of a rows() input, names that input; Dist then
+	// describes the column, and String leaves the input out (reading the rows
+	// definition back makes it again).
+	Column string
 	// Deps are the inputs whose values this one reads (an array's length,
 	// a copied input), in the order they appear.
 	Deps []string
@@ -102,15 +106,31 @@ func (m *Model) With(text string, opt Options) (*Model, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	merged := append([]*def(nil), m.defs...)
+	merged := m.written()
+	at := map[string]int{}
+	for k, d := range merged {
+		at[d.name] = k
+	}
 	for _, d := range defs {
-		if k, ok := m.index[d.name]; ok {
+		if k, ok := at[d.name]; ok {
 			merged[k] = d
 		} else {
 			merged = append(merged, d)
 		}
 	}
 	return link(merged)
+}
+
+// written returns m's definitions as written: without the columns of rows()
+// inputs, which linking makes again from their files.
+func (m *Model) written() []*def {
+	var out []*def
+	for _, d := range m.defs {
+		if !d.column {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Lookup returns the index in Inputs of the named input.
@@ -133,6 +153,9 @@ func (m *Model) Names() []string {
 func (m *Model) String() string {
 	var b strings.Builder
 	for _, in := range m.Inputs {
+		if in.Column != "" {
+			continue // made again from the rows file
+		}
 		b.WriteString(in.Name)
 		b.WriteString(" = ")
 		b.WriteString(in.Dist)
@@ -155,20 +178,27 @@ func duplicate(d, first *def) *Error {
 			where = first.org.file + ":" + where
 		}
 	}
-	return d.org.errorAt(d.p, "first defined at "+where, "duplicate input '%s'", d.name)
+	hint := "first defined at " + where
+	if cr, ok := first.x.(*columnRef); ok {
+		hint = "first defined as a column of rows input " + cr.row + " at " + where
+	}
+	return d.org.errorAt(d.p, hint, "duplicate input '%s'", d.name)
 }
 
 // link checks defs as a whole and compiles them into a Model: duplicate
 // names, names that refer to no input, cycles of references, then each
 // definition in dependency order. An input whose dependencies failed is
 // not compiled, so one mistake gives one error.
-func link(defs []*def) (*Model, error) {
+func link(written []*def) (*Model, error) {
+	defs, tables, errs := expandRows(written)
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	m := &Model{
 		defs:   defs,
 		index:  make(map[string]int, len(defs)),
 		maxLen: MaxLen,
 	}
-	var errs ErrorList
 	for k, d := range defs {
 		if first, ok := m.index[d.name]; ok {
 			errs = append(errs, duplicate(d, defs[first]))
@@ -191,6 +221,9 @@ func link(defs []*def) (*Model, error) {
 	for k, d := range defs {
 		in := &m.Inputs[k]
 		*in = Input{Name: d.name, Dist: exprString(d.x), File: d.org.file, Key: d.org.key, Line: d.p.line, Col: d.p.col}
+		if cr, ok := d.x.(*columnRef); ok {
+			in.Column = cr.row
+		}
 		for _, r := range refs(d.x, true, nil) {
 			j, ok := m.index[r.name]
 			if !ok {
@@ -250,7 +283,7 @@ func link(defs []*def) (*Model, error) {
 	}
 
 	// Compile in dependency order.
-	c := &compiler{m: m, files: map[string]*empirical{}}
+	c := &compiler{m: m, files: map[string]*empirical{}, tables: tables}
 	m.gens = make([]gen, len(defs))
 	m.keys = make([]uint64, len(defs))
 	cerrs := make([]*Error, len(defs))
@@ -296,6 +329,8 @@ func refs(x expr, top bool, list []*nameRef) []*nameRef {
 		if top {
 			list = append(list, x)
 		}
+	case *columnRef:
+		list = append(list, &nameRef{p: x.p, name: x.row})
 	case *call:
 		if (x.name == "array" || x.name == "string") && len(x.args) > 0 {
 			list = refs(x.args[0], true, list)

@@ -117,7 +117,8 @@ func (p *parser) trailing(want string) *Error {
 //
 //	expr    = primary [ "in" "[" number "," number "]" ] .
 //	primary = number | STRING | NAME | NAME "(" [ args ] ")" .
-//	args    = expr { "," expr } [ ";" expr { "," expr } ] .
+//	args    = arg { "," arg } [ ";" arg { "," arg } ] .
+//	arg     = expr | NAME "=" expr .
 //	number  = [ "-" | "+" ] ( NUMBER | "inf" ) .
 func (p *parser) parseExpr() (expr, *Error) {
 	x, err := p.parsePrimary()
@@ -223,6 +224,14 @@ func (p *parser) parsePrimary() (expr, *Error) {
 		a, err := p.parseExpr()
 		if err != nil {
 			return nil, err
+		}
+		if r, ok := a.(*nameRef); ok && p.tok.kind == tAssign {
+			p.advance()
+			v, err := p.parseExpr()
+			if err != nil {
+				return nil, err
+			}
+			a = &option{p: r.p, name: r.name, x: v}
 		}
 		*list = append(*list, a)
 		switch p.tok.kind {

@@ -4,6 +4,8 @@
 package dist
 
 import (
+	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,6 +40,10 @@ func (e Escapes) String() string {
 //	{name:%.3f}     the value formatted by a printf verb, an array element by element
 //	{{ and }}       a literal { and }
 //
+// A file("glob") input has its own fields: {f} and {f:path} the file's absolute
+// path, {f:name} its last element, {f:size} its size in bytes, {f:contents} its
+// bytes.
+//
 // A format is one verb with optional flags, width and precision,
 // %[+- #0][width][.prec]verb (width at most 1000, precision at most 100), and the
 // verb must suit the input's kind:
@@ -55,9 +61,44 @@ type Template struct {
 
 // tmplPart is literal text followed by a field.
 type tmplPart struct {
-	lit []byte
-	in  int // index of the input
-	f   *format
+	lit  []byte
+	in   int // index of the input
+	f    *format
+	file *fileGen // the input's generator when it is a file() input
+	part filePart
+}
+
+// filePart is what a field of a file() input shows.
+type filePart int8
+
+const (
+	filePath     filePart = iota // {f}, {f:path}: the absolute path
+	fileName                     // {f:name}: the last element of the path
+	fileSize                     // {f:size}: the size in bytes, in decimal
+	fileContents                 // {f:contents}: the bytes of the file
+)
+
+// filePartOf returns the part spec names, or -1.
+func filePartOf(spec string) filePart {
+	for p, n := range []string{"path", "name", "size", "contents"} {
+		if spec == n {
+			return filePart(p)
+		}
+	}
+	return -1
+}
+
+// appendFilePart appends part p of the file v holds.
+func appendFilePart(dst []byte, g *fileGen, p filePart, v *Value) []byte {
+	switch p {
+	case fileName:
+		return append(dst, filepath.Base(g.paths[v.Int])...)
+	case fileSize:
+		return strconv.AppendInt(dst, int64(len(v.Bytes)), 10)
+	case fileContents:
+		return append(dst, v.Bytes...)
+	}
+	return append(dst, g.paths[v.Int]...)
 }
 
 // ParseTemplate parses text as a template of m's inputs, reading
@@ -153,6 +194,20 @@ func (sc *tmplScanner) field(m *Model, org origin) (tmplPart, *Error) {
 		return tmplPart{}, org.errorAt(namePos, didYouMean(name, m.Names()), "unknown input '%s' in template", name)
 	}
 	part := tmplPart{in: k}
+	if g, ok := m.gens[k].(*fileGen); ok {
+		part.file = g
+		part.part = filePath
+		if hasSpec {
+			part.part = filePartOf(spec)
+			if part.part < 0 {
+				return tmplPart{}, org.errorAt(sc.pos(open+1+len(name)+1), "a file input's fields are {"+name+"}, {"+name+":path}, {"+name+":name}, {"+name+":size} and {"+name+":contents}", "unknown part '%s' of file input %s", spec, name)
+			}
+		}
+		return part, nil
+	}
+	if hasSpec && filePartOf(spec) >= 0 {
+		return tmplPart{}, org.errorAt(sc.pos(open+1+len(name)+1), "", "':%s' is a part of a file() input, but %s is %s", spec, name, m.Inputs[k].Dist)
+	}
 	if hasSpec {
 		f, msg, hint := parseFormat(spec, m.Inputs[k])
 		if msg != "" {
@@ -222,6 +277,10 @@ func (t *Template) Append(dst []byte, s *Sample) []byte {
 		p := &t.parts[i]
 		dst = append(dst, p.lit...)
 		v := &s.Values[p.in]
+		if p.file != nil {
+			dst = appendFilePart(dst, p.file, p.part, v)
+			continue
+		}
 		if p.f == nil {
 			dst = v.AppendText(dst)
 			continue

@@ -80,6 +80,9 @@ type TrialInputs struct {
 	Files map[string][]byte
 	// Values describes the drawn values, for reports and replay.
 	Values string
+	// Items names the population items drawn (dist.Sample.Items): the file or
+	// record behind the trial; "" without a population input.
+	Items string
 }
 
 // TrialInputs draws and renders the inputs of trial i.
@@ -95,6 +98,7 @@ func (p *Program) render(s *dist.Sample, i uint64) (TrialInputs, error) {
 		return in, fmt.Errorf("trial %d: drawing inputs: %v", i, err)
 	}
 	in.Values = s.String()
+	in.Items = s.Items()
 	if p.Encode != nil {
 		in.Stdin = p.Encode(nil, s)
 	} else if t := p.Inputs.Stdin; t != nil {

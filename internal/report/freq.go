@@ -333,7 +333,8 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 	}
 	fmt.Fprintf(tw, "\nstates: converged = mean known to the precision at γ; constant = same count in every trial;\n")
 	fmt.Fprintf(tw, "unseen = ran in no trial (bound: the rule of three); rare = ran in too few trials to estimate (bound: Clopper–Pearson);\n")
-	fmt.Fprintf(tw, "inadequate = Berry–Esseen cannot be met (FreqSys rules); unconverged = budget spent.\n")
+	fmt.Fprintf(tw, "inadequate = Berry–Esseen cannot be met (FreqSys rules); unconverged = budget spent;\n")
+	fmt.Fprintf(tw, "exact = every item of a finite population drawn once: the population's mean, no sampling error.\n")
 	return tw.Flush()
 }
 

@@ -34,9 +34,13 @@ const (
 	// probability that it runs is below 1 − (1 − γ)^{1/n} at confidence γ (≈ 3/n
 	// at 95 %, the rule of three: [RuleOfThree]).
 	Unseen
+	// Exact: the trials drew every item of a finite population once
+	// (Thresholds.Population), so the mean is the population's mean, with no
+	// sampling error: x̄ ± 0.
+	Exact
 )
 
-var stateNames = [...]string{"unconverged", "converged", "constant", "inadequate", "rare", "unseen"}
+var stateNames = [...]string{"unconverged", "converged", "constant", "inadequate", "rare", "unseen", "exact"}
 
 // Decided reports whether a block in state s no longer holds the run: every state
 // but Unconverged.
@@ -106,6 +110,12 @@ type Thresholds struct {
 	// stop holding the run: it is reported Rare. Used by the rules of package
 	// stopping, not by FreqSys's.
 	IgnoreRare float64
+	// Population, when positive, is the size N of the finite population the trials
+	// draw from without replacement (dist.Model.FinitePopulation): the rules of
+	// package stopping then shrink the default rule's interval by the
+	// finite-population correction and call every block Exact at n = N. 0: an
+	// infinite population. FreqSys's rules ignore it.
+	Population uint64
 }
 
 // DefaultThresholds are the defaults: γ = 0.95, n_min = 30, C0 = 0.4748,

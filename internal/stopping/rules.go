@@ -56,6 +56,10 @@ import (
 // A block that runs at most once per trial gets the exact Clopper–Pearson interval
 // instead (see the package comment). With Plain ("clt-plain", for the laboratory
 // only) the rule is Chow and Robbins's bare: the normal quantile at γ, no guard.
+//
+// On a finite population of N items drawn without replacement the half-width is
+// t·s'/√n'·√(1 − n'/N) ([FPC]); the guard's fallback and the exact binomial interval
+// keep the infinite population's, which are wider.
 type CLT struct {
 	base
 	Plain bool
@@ -110,7 +114,8 @@ func (r *CLT) Decide(s stats.Summary) stats.Decision {
 		level = r.Level
 	}
 	k := studentCoefficient(level, s.N-1)
-	hw := k * d.StdDev / math.Sqrt(n)
+	fpc := FPC(n, r.t.Population)
+	hw := k * d.StdDev / math.Sqrt(n) * fpc
 	g := s.Skewness()
 	tol := r.alpha / 10
 	if r.Naive {
@@ -120,7 +125,7 @@ func (r *CLT) Decide(s stats.Summary) stats.Decision {
 		tol = r.Tol
 	}
 	// Trials for the width, and for the guard at t: E(t) falls like 1/n.
-	need := max(math.Floor(sq(k*d.StdDev/d.Eps))+1, math.Ceil(SkewError(k, g, 1)/tol))
+	need := max(FiniteNeed(math.Floor(sq(k*d.StdDev/d.Eps))+1, r.t.Population), math.Ceil(SkewError(k, g, 1)/tol))
 	if SkewError(k, g, n) <= tol {
 		r.symmetric(&d, hw, need, true)
 		return d
@@ -142,6 +147,33 @@ func (r *CLT) Decide(s stats.Summary) stats.Decision {
 	}
 	r.symmetric(&d, hw, need, false)
 	return d
+}
+
+// FPC returns the finite-population correction of the standard error of a mean of
+// n draws without replacement from a population of N items,
+//
+//	√(1 − n/N),
+//
+// from Var(ȳ) = (S²/n)·(1 − n/N), S² the population variance with divisor N − 1,
+// of which the sample variance s² is unbiased (W. G. Cochran, "Sampling
+// Techniques", 3rd ed., Wiley 1977, §2.4, Theorems 2.1–2.2 and eq. 2.12, with the
+// t interval of §2.5). It is 1 for N = 0 (an infinite population) and for n ≥ N,
+// where the draws repeat items (and n = N is exact: [stats.Exact]).
+func FPC(n float64, N uint64) float64 {
+	if N == 0 || n >= float64(N) {
+		return 1
+	}
+	return math.Sqrt(1 - n/float64(N))
+}
+
+// FiniteNeed returns the sample size a population of N items needs for what n0
+// draws with replacement achieve: n0/(1 + n0/N) (Cochran 1977, §4.4, with the
+// correction as in [FPC]); n0 for N = 0.
+func FiniteNeed(n0 float64, N uint64) float64 {
+	if N == 0 {
+		return n0
+	}
+	return math.Ceil(n0 / (1 + n0/float64(N)))
 }
 
 // AnytimeTarget is the number of trials t* at which the confidence sequence of the

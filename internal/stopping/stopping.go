@@ -26,6 +26,11 @@
 // running is below --ignore-rare) [stats.Rare], with the Clopper–Pearson interval of
 // its probability of running.
 //
+// On a finite population of N items drawn without replacement
+// (stats.Thresholds.Population) every rule calls a block [stats.Exact] at n = N,
+// and the default rule's interval carries the finite-population correction (see
+// [FPC]).
+//
 // The coverage laboratory (package lab) measures every rule: it replicates the whole
 // sequential procedure on populations of known mean and compares the trials each
 // rule spends with the least fixed number of trials that would have covered.
@@ -137,6 +142,12 @@ func (b *base) start(s stats.Summary) (d stats.Decision, done bool) {
 		d.Eps = t.RelEps * math.Abs(s.Mean)
 	}
 	d.StdDev = s.StdDev()
+	if t.Population > 0 && s.N == t.Population {
+		// Every item drawn once: the population's mean itself.
+		d.State, d.Need = stats.Exact, float64(s.N)
+		d.HalfWidth, d.Lo, d.Hi = 0, s.Mean, s.Mean
+		return d, true
+	}
 	if s.N <= t.NMin {
 		return d, true
 	}
@@ -204,8 +215,16 @@ func (b *base) symmetric(d *stats.Decision, hw, need float64, ok bool) {
 // steps (a program whose blocks are all constant stops early); from the minimum on,
 // after every trial for 1,000 trials, then every 0.1 %, so that a run overshoots the
 // point where it could have stopped by at most 0.1 %. It depends on n only, so the
-// stopping point does not depend on how the trials were scheduled.
+// stopping point does not depend on how the trials were scheduled. A run on a finite
+// population of N items is always consulted at n = N, where every block is Exact.
 func NextCheck(n uint64, r Rule) uint64 {
+	if pop := r.Thresholds().Population; n < pop {
+		return min(nextCheck(n, r), pop)
+	}
+	return nextCheck(n, r)
+}
+
+func nextCheck(n uint64, r Rule) uint64 {
 	nmin, least := r.Thresholds().NMin, r.MinTrials()
 	switch {
 	case n <= nmin:

@@ -2,6 +2,7 @@ package stopping
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -239,5 +240,122 @@ func TestNeedFarOut(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("need did not return within 10 s")
+	}
+}
+
+// TestFinitePopulation checks the finite-population correction against the
+// worked example above: with N = 100 the half-width t·s'/√n'·√(1 − n'/N) is
+// 0.47389·√(1 − 41/100) = 0.36400, so ε = 0.4 converges; with ε = 0.3 the block
+// needs n0 = ⌊(t·s'/ε)²⌋ + 1 = ⌊(3.03437/0.3)²⌋ + 1 = 103 trials with replacement,
+// n0/(1 + n0/N) = 50.74, so 51 without. At n = N the block is Exact.
+func TestFinitePopulation(t *testing.T) {
+	var xs []uint64
+	for range 8 {
+		xs = append(xs, 2, 4, 4, 4, 6)
+	}
+	s := summaryOf(xs...)
+	decide := func(eps float64, pop uint64) stats.Decision {
+		th := stats.DefaultThresholds
+		th.Eps, th.NMin, th.Population = eps, 30, pop
+		r, err := New("clt", th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Decide(s)
+	}
+	if d := decide(0.4, 0); d.State != stats.Unconverged {
+		t.Fatalf("infinite population, ε = 0.4: %v, want unconverged", d.State)
+	}
+	d := decide(0.4, 100)
+	if d.State != stats.Converged || math.Abs(d.HalfWidth-0.36400) > 5e-5 {
+		t.Fatalf("N = 100, ε = 0.4: %v ± %.5f, want converged ± 0.36400", d.State, d.HalfWidth)
+	}
+	if d := decide(0.3, 100); d.State != stats.Unconverged || d.Need != 51 {
+		t.Fatalf("N = 100, ε = 0.3: %v needing %v, want unconverged needing 51", d.State, d.Need)
+	}
+	for _, name := range []string{"clt", "anytime", "bernstein"} {
+		th := stats.DefaultThresholds
+		th.Eps, th.Population = 1e-9, 40
+		r, _ := New(name, th)
+		d := r.Decide(s)
+		if d.State != stats.Exact || d.HalfWidth != 0 || d.Mean != 4 || d.Lo != 4 || d.Hi != 4 {
+			t.Errorf("%s at n = N = 40: %v %v ± %v [%v, %v], want exact 4 ± 0", name, d.State, d.Mean, d.HalfWidth, d.Lo, d.Hi)
+		}
+	}
+	th := stats.DefaultThresholds
+	th.Population = 4002
+	r, _ := New("clt", th)
+	if got := NextCheck(4000, r); got != 4002 {
+		t.Errorf("NextCheck(4000) with N = 4002 = %d, want 4002 (the check at n = N)", got)
+	}
+	if got := NextCheck(5000, r); got != 5005 {
+		t.Errorf("NextCheck(5000) with N = 4002 = %d, want 5005 (as without N)", got)
+	}
+	if FPC(25, 100) != math.Sqrt(0.75) || FPC(25, 0) != 1 || FPC(100, 100) != 1 {
+		t.Errorf("FPC(25, 100) = %v, FPC(25, 0) = %v, FPC(100, 100) = %v", FPC(25, 100), FPC(25, 0), FPC(100, 100))
+	}
+}
+
+// TestFinitePopulationCoverage runs the default rule to its stopping point on
+// draws without replacement from finite populations (a skewed trip count; a
+// rare class of large counts) and checks that the intervals cover the
+// population's mean at least γ − 0.01 of the time. (No rule that judges from the
+// sample covers a class it has not drawn: with 8 files of count 400 among 400 of
+// counts 10–16, the rule stops before drawing any in about half the runs.)
+func TestFinitePopulationCoverage(t *testing.T) {
+	const reps = 1000
+	rng := rand.New(rand.NewPCG(1, 2))
+	worlds := map[string][]uint64{}
+	var skewed, rare []uint64
+	for i := range 400 {
+		skewed = append(skewed, uint64(math.Floor(math.Exp(1+0.8*rng.NormFloat64()))))
+		x := uint64(10 + i%7)
+		if i%10 == 0 {
+			x = 40 // a class of 40 large files among 400
+		}
+		rare = append(rare, x)
+	}
+	worlds["skewed"], worlds["rare"] = skewed, rare
+	for name, pop := range worlds {
+		mean := 0.0
+		for _, x := range pop {
+			mean += float64(x)
+		}
+		mean /= float64(len(pop))
+		th := stats.DefaultThresholds
+		th.RelEps, th.Eps, th.Population = 0.08, 0, uint64(len(pop))
+		r, err := New("clt", th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		covered, exact, trials := 0, 0, 0
+		for range reps {
+			perm := rng.Perm(len(pop))
+			var d stats.CountDist
+			next := NextCheck(0, r)
+			for n := 1; n <= len(pop); n++ {
+				d.Add(pop[perm[n-1]])
+				if uint64(n) < next {
+					continue
+				}
+				next = NextCheck(uint64(n), r)
+				dec := r.Decide(d.Summary())
+				if dec.State == stats.Converged || dec.State == stats.Exact {
+					if math.Abs(dec.Mean-mean) <= dec.HalfWidth+1e-9 {
+						covered++
+					}
+					if dec.State == stats.Exact {
+						exact++
+					}
+					trials += n
+					break
+				}
+			}
+		}
+		cov := float64(covered) / reps
+		t.Logf("%s: N = %d, coverage %.3f, exact in %d of %d runs, mean trials %.0f", name, len(pop), cov, exact, reps, float64(trials)/reps)
+		if cov < th.Gamma-0.01 {
+			t.Errorf("%s: coverage %.3f < γ − 0.01 = %.2f", name, cov, th.Gamma-0.01)
+		}
 	}
 }
