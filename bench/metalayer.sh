@@ -4,7 +4,7 @@
 #
 # bench/metalayer.sh [CALLS [REPS [KMAX]]]   (CALLS 24, REPS 3, KMAX 800)
 #   Traces examples/predict/brusselator.c (K ∈ {1, 2, 3, 4, 6, 8, 16, 32}, 24
-#   trials), builds its model and compiles it into two programs:
+#   trials, thread CPU time), builds its model and compiles it into two programs:
 #   - bench/metalayer/query_cost.c: the cost of a query (one transition, the
 #     region row → end, Amdahl's decision) at K = 1, 100 and 800, the model
 #     compiled in and loaded from its .fpm, against a plain function call in
@@ -23,7 +23,7 @@ CC=${CC:-cc}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 "$FP" trace examples/predict/brusselator.c --input 'K = choice(1,2,3,4,6,8,16,32)' --stdin '{K}\n' \
-	--trials 24 -o "$OUT/traces" 2>/dev/null
+	--trials 24 --clock thread -o "$OUT/traces" 2>/dev/null
 "$FP" model build "$OUT/traces" -o "$OUT/bru.model" 2>/dev/null
 "$FP" model compile "$OUT/bru.model" -o "$OUT/bru_model.c" --name bru 2>/dev/null
 "$FP" model compile "$OUT/bru.model" -o "$OUT/bru.fpm" 2>/dev/null

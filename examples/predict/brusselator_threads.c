@@ -4,7 +4,7 @@
  * compiled in:
  *
  *   fragprof trace examples/predict/brusselator.c --input 'K = choice(1,2,3,4,6,8,16,32)' \
- *       --stdin '{K}\n' --trials 24 -o traces/
+ *       --stdin '{K}\n' --trials 24 --clock thread -o traces/
  *   fragprof model build traces/ -o bru.model
  *   fragprof model compile bru.model -o bru_model.c --name bru
  *   fragprof model lib -d fpmodel/
