@@ -286,6 +286,19 @@ func TestModelCAPIErrors(t *testing.T) {
 		!strings.Contains(string(out), "after row 100: end (p = 1)") || !strings.Contains(string(out), "the rows on 2 threads: ") {
 		t.Errorf("examples/predict/query_model.c: %v\n%s", err, out)
 	}
+	// So does the program that decides per sweep whether 2 threads pay: a short
+	// workload (4 sweeps, K ≤ 8) runs every way with equal sums, and the model
+	// is asked for each sweep.
+	threads := filepath.Join(dir, "bru_threads")
+	capiBuild(t, "cc", "-O2", "-Wall", "-Werror", "-I", dir, filepath.Join("..", "..", "examples", "predict", "brusselator_threads.c"), bruC,
+		filepath.Join(dir, "libfragprof_model.a"), "-lm", "-pthread", "-o", threads)
+	if out, err := exec.Command(threads, "4", "1", "1", "8").CombinedOutput(); err != nil || !strings.Contains(string(out), "K    8 serial ") ||
+		!strings.Contains(string(out), "total_ns serial ") || strings.Contains(string(out), "differ") {
+		t.Errorf("examples/predict/brusselator_threads.c: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(threads, "1").CombinedOutput(); err == nil || !strings.Contains(string(out), "usage: bru_threads") {
+		t.Errorf("brusselator_threads 1: want a usage error, got %v\n%s", err, out)
+	}
 	if all := num("region_all", 1); !sameNumber(all, p.Graph) {
 		t.Errorf("region START → END: %v, model predict's graph time %v", all, p.Graph)
 	}

@@ -1715,6 +1715,14 @@ static const char *feature_name(const fp_model *m, int f, char *buf, size_t cap)
 	return buf;
 }
 
+/* all_given says whether every value of idx[0..k) (−1: none) was given. O(k). */
+static int all_given(const int *idx, int k, const char *given) {
+	for (int i = 0; i < k; i++)
+		if (idx[i] >= 0 && !given[idx[i]])
+			return 0;
+	return 1;
+}
+
 static int need(const fp_model *m, const int *idx, int k, const char *given, const char *what) {
 	for (int i = 0; i < k; i++)
 		if (idx[i] >= 0 && !given[idx[i]]) {
@@ -1742,18 +1750,23 @@ int fp_model_predict_time(const fp_model *m, const char *from, const char *to, c
 	if (ai < 0)
 		return fpm_fail(FP_MODEL_ENAME, "%s: no transition %s → %s was seen in the traces the model was learned from",
 		                m->name, from, to);
-	double *st = calloc((size_t)m->F, sizeof *st + 1);
+	double small[64]; /* the state on the stack when it fits: no allocation in the common query */
+	size_t bytes = (size_t)m->F * (sizeof(double) + 1);
+	double *st = bytes <= sizeof small ? small : malloc(bytes);
 	if (!st)
 		return fpm_fail(FP_MODEL_ENOMEM, "out of memory");
+	memset(st, 0, bytes);
 	char *given = (char *)(st + m->F);
 	const fpm_arc *a = &m->arcs[ai];
-	char what[600];
-	snprintf(what, sizeof what, "the time of %s → %s", from, to);
 	rc = state_arg(m, state, n, st, given);
-	if (rc == FP_MODEL_OK)
+	if (rc == FP_MODEL_OK && (!all_given(a->time.idx, a->time.nv, given) ||
+	                          (a->body >= 0 && !all_given(m->arcs[a->body].time.idx, m->arcs[a->body].time.nv, given)))) {
+		char what[600]; /* formatted only for the message: a query's cost is the formula's */
+		snprintf(what, sizeof what, "the time of %s → %s", from, to);
 		rc = need(m, a->time.idx, a->time.nv, given, what);
-	if (rc == FP_MODEL_OK && a->body >= 0)
-		rc = need(m, m->arcs[a->body].time.idx, m->arcs[a->body].time.nv, given, what);
+		if (rc == FP_MODEL_OK && a->body >= 0)
+			rc = need(m, m->arcs[a->body].time.idx, m->arcs[a->body].time.nv, given, what);
+	}
 	if (rc == FP_MODEL_OK) {
 		double t = eval(&a->time, st);
 		if (a->body >= 0)
@@ -1767,7 +1780,8 @@ int fp_model_predict_time(const fp_model *m, const char *from, const char *to, c
 		est->hi = dt + 2 * sqrt(v);
 		est->level = 0.95;
 	}
-	free(st);
+	if (st != small)
+		free(st);
 	return rc;
 }
 
