@@ -33,7 +33,7 @@ test: deps build
 # reported as that race and does not fail the target.
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
-	internal/dist:FuzzParse internal/dist:FuzzTemplate internal/dist:FuzzParseTOML \
+	internal/dist:FuzzParse internal/dist:FuzzTemplate internal/dist:FuzzParseTOML internal/dist:FuzzGrammar \
 	profile:FuzzParse internal/trace:FuzzParse internal/predict:FuzzParse \
 	internal/report/html:FuzzDecode hotcfg:FuzzBatchReader hotcfg:FuzzReadJSON \
 	internal/llvmir:FuzzParse internal/instrument:FuzzModule internal/dump:FuzzParse

@@ -144,6 +144,9 @@ up() {
     fi
     $sudo cat "$mpid" | $sudo tee "$dir/munged.pid" >/dev/null
     alive "$dir/munged.pid" || die "munged did not start (see /var/log/munge/munged.log)"
+  elif ! alive "$dir/munged.pid"; then
+    # A munged this script did not start (or no longer names): not ours to stop.
+    $sudo rm -f "$dir/munged.pid"
   fi
   if ! alive "$dir/slurmctld.pid"; then
     port_free "$port" slurmctld

@@ -366,7 +366,10 @@ func TestModelLearnOnline(t *testing.T) {
 		if after < 1 || after > limit {
 			t.Errorf("window %s, change run %s: after the work doubled the interval held the new row time from row %d, want 1…%d (%v)", c.window, c.run, after, limit, kv)
 		}
-		if f := strings.Fields(kv["stats"]); len(f) != 5 || f[0] != "601" || f[1] != "601" || f[2] != "0" || f[3] != "600" || f[4] == "0" {
+		// Every row → row transition is a row of the window; the first, start → row,
+		// is one too when the learnt model's time for it is positive (it is learnt
+		// from real runs, so that varies).
+		if f := strings.Fields(kv["stats"]); len(f) != 5 || f[0] != "601" || f[1] != "601" || f[2] != "0" || (f[3] != "600" && f[3] != "599") || f[4] == "0" {
 			t.Errorf("learner stats (appended processed dropped rows changes): %q", kv["stats"])
 		}
 		t.Logf("window %s, change run %s: held from row %d; after the change from row %d; %s", c.window, c.run, held, after, kv["at_600"])

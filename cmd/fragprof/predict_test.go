@@ -141,7 +141,7 @@ func TestTraceModelCLI(t *testing.T) {
 		{[]string{"model", "advise", model, "--set", "K=3", "--procs", "1"}, 2, "at least 2"},
 		{[]string{"model", "advise", model, "--set", "K=3", "--overhead", "soon"}, 2, "--overhead"},
 		{[]string{"model", "show", filepath.Join(dir, "missing.model")}, 1, "missing.model"},
-		{[]string{"trace", "../../examples/predict/brusselator.c", "--stop-after", "-1s", "-o", dir}, 2, "--stop-after must not be negative"},
+		{[]string{"trace", "../../examples/predict/brusselator.c", "--stop-after", "-1s", "-o", dir}, 2, "--stop-after -1s: a duration cannot be negative"},
 		{[]string{"model", "predict", model, "--set", "K=50", "--probe", probe}, 1, "the probe ran K = 100, the prediction is for K = 50"},
 		{[]string{"model", "build", probe, "-o", model + ".x"}, 1, "usable traces"},
 		{[]string{"model", "show", filepath.Join(traces, "trial-000000.fpt")}, 1, "trial-000000.fpt: not a valid model file"},

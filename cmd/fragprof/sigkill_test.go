@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,18 +14,28 @@ import (
 	fpexec "github.com/fragprof/fragprof/internal/exec"
 )
 
-// TestSIGKILLLeavesNothing kills `fragprof count` and `fragprof freq` (a fork server
-// and its trial) with SIGKILL, which no cleanup survives, while their program waits
-// to be stopped (testdata/kill.c): the program dies with fragprof (a parent-death
-// signal), and the temporary directories left in TMPDIR are removed by the next
-// fragprof that makes one. Before, the program ran on as an orphan and the
-// directories stayed.
+// TestSIGKILLLeavesNothing kills `fragprof count`, `fragprof freq` (a fork server
+// and its trial), `fragprof time` and `fragprof sample` with SIGKILL, which no cleanup survives, while
+// their program waits to be stopped (testdata/kill.c): the program dies with
+// fragprof (a parent-death signal), and the temporary directories left in TMPDIR are
+// removed by the next fragprof that makes one.
 func TestSIGKILLLeavesNothing(t *testing.T) {
 	fp := fragprofBinary(t)
-	for _, args := range [][]string{
-		{"count", "testdata/kill.c"},
-		{"freq", "testdata/kill.c", "--max-trials", "3"},
+	plain := filepath.Join(t.TempDir(), "kill")
+	if out, err := exec.Command("clang", "-O2", "-g", "testdata/kill.c", "-o", plain).CombinedOutput(); err != nil {
+		t.Fatalf("clang: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		args  []string
+		child string // the program's command name
+		temp  bool   // fragprof makes a temporary directory
+	}{
+		{[]string{"count", "testdata/kill.c"}, "prog", true},
+		{[]string{"freq", "testdata/kill.c", "--max-trials", "3"}, "prog", true},
+		{[]string{"time", "testdata/kill.c", "--fragment", "func:step", "--reps", "5"}, "prog", true},
+		{[]string{"sample", "-o", filepath.Join(t.TempDir(), "s.batches"), "--", plain}, "kill", false},
 	} {
+		args := tc.args
 		t.Run(args[0], func(t *testing.T) {
 			tmp := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -38,7 +49,7 @@ func TestSIGKILLLeavesNothing(t *testing.T) {
 			}
 			defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever is left, if the test fails
 			var progs []int
-			for len(progs) == 0 || !fpexec.HasDescendant(cmd.Process.Pid, "prog") {
+			for len(progs) == 0 || !fpexec.HasDescendant(cmd.Process.Pid, tc.child) {
 				if ctx.Err() != nil {
 					t.Fatalf("the program never started\n%s", stderr.String())
 				}
@@ -58,6 +69,9 @@ func TestSIGKILLLeavesNothing(t *testing.T) {
 					t.Errorf("process %d of the program still runs 10 s after fragprof was killed", p)
 					syscall.Kill(p, syscall.SIGKILL)
 				}
+			}
+			if !tc.temp {
+				return
 			}
 			left, _ := filepath.Glob(filepath.Join(tmp, "fragprof-*"))
 			if len(left) == 0 {

@@ -147,9 +147,6 @@ Examples:
 					return usagef("trace: --vary %s: no input of that name (inputs: %s)", v, strings.Join(model.Model.Names(), ", "))
 				}
 			}
-			if stopAfter < 0 {
-				return usagef("trace: --stop-after must not be negative")
-			}
 			if firstRep < 0 {
 				return usagef("trace: --first-rep must be at least 0")
 			}

@@ -93,7 +93,7 @@ func (s *Server) start() error {
 	cmd.ExtraFiles = []*os.File{reqR, repW}
 	cmd.Stdout, cmd.Stderr = o.Stdout, o.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := start(cmd); err != nil {
+	if err := Start(cmd); err != nil {
 		reqR.Close()
 		reqW.Close()
 		repR.Close()

@@ -186,7 +186,10 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	}
 	st.Lingering = !said.await(linger, c.Interrupt) && cmd.Process != nil
 	st.Lost, st.NLost = firstLoss(said.losses, cmd.Process)
-	st.Vanished = len(said.open)
+	if !st.Lingering {
+		// Those still running are Lingering's, not ended without their counts.
+		st.Vanished = len(said.open)
+	}
 	// A run killed while the runtime wrote a new dump file leaves its temporary file,
 	// counts.fpd.PID.tmp (counts.fpd.tmp from an older fragprof's runtime).
 	os.Remove(out + ".tmp")
@@ -338,7 +341,7 @@ func (l *live) await(linger time.Duration, interrupt context.Context) bool {
 
 // wait starts cmd and waits for it, stopping it as c.Timeout and c.Interrupt say.
 func wait(cmd *osexec.Cmd, c Command, st *Status) error {
-	if err := start(cmd); err != nil {
+	if err := Start(cmd); err != nil {
 		return err
 	}
 	done := make(chan error, 1)

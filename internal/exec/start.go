@@ -7,13 +7,13 @@ import (
 	"syscall"
 )
 
-// start starts cmd with the parent-death signal SIGKILL (prctl PR_SET_PDEATHSIG), so
+// Start starts cmd with the parent-death signal SIGKILL (prctl PR_SET_PDEATHSIG), so
 // that a fragprof killed by SIGKILL, which runs no cleanup, leaves no program running
 // as an orphan. The kernel sends that signal when the thread that started the
 // process ends, not the process, and Go ends a thread whose locked goroutine returns
 // (internal/sample's tracer does): so every program is started from one goroutine
 // locked to a thread of its own for the life of fragprof.
-func start(cmd *osexec.Cmd) error {
+func Start(cmd *osexec.Cmd) error {
 	starterOnce.Do(func() { go starter() })
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -34,7 +34,7 @@ var (
 	starts      = make(chan startReq)
 )
 
-// starter starts the programs start is given, on its own thread, which it never
+// starter starts the programs Start is given, on its own thread, which it never
 // gives back.
 func starter() {
 	runtime.LockOSThread()

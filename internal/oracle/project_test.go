@@ -55,9 +55,11 @@ func TestCXXProject(t *testing.T) {
 	}
 	made := countRun(t, filepath.Join(mk, "wordstats"), mk, input)
 
-	// cmake -DCMAKE_CXX_COMPILER="fragprof;c++" (the compiler and its first argument).
+	// cmake -DCMAKE_CXX_COMPILER="fragprof;c++" (the compiler and its first argument),
+	// with the Makefile's flags: fragprof c++ follows the build's own -O, and CMake
+	// without a build type passes none (-O0).
 	cm := filepath.Join(dir, "cmake")
-	if out, err := runIn(dir, env, "cmake", "-S", proj, "-B", cm, "-DCMAKE_CXX_COMPILER="+fp+";c++"); err != nil {
+	if out, err := runIn(dir, env, "cmake", "-S", proj, "-B", cm, "-DCMAKE_CXX_COMPILER="+fp+";c++", "-DCMAKE_CXX_FLAGS=-O2 -g"); err != nil {
 		t.Fatalf("cmake: %v\n%s", err, out)
 	}
 	if out, err := runIn(dir, env, "cmake", "--build", cm); err != nil {

@@ -499,6 +499,9 @@ func runPlain(t Target) (PlainRun, error) {
 		cmd.Args[0] = t.Path
 		cmd.Env = t.Env
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = t.Stdin, t.Stdout, t.Stderr
+		// Killed with fragprof, even by SIGKILL: the parent-death signal follows this
+		// locked thread, which lives until the program has been waited for.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if !t.ASLR {
 			old := personality(0xffffffff)
 			personality(old | addrNoRandomize)

@@ -504,7 +504,7 @@ func (m *measurer) runExec(ctx context.Context, i int, in montecarlo.TrialInputs
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, out, out
 	var timer *time.Timer
 	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := exec.Start(cmd); err != nil { // killed with fragprof, even by SIGKILL
 		return rep{}, fmt.Errorf("starting %s: %v", m.c.Binary, err)
 	}
 	if m.c.Timeout > 0 {
