@@ -68,7 +68,7 @@ test-large: deps build
 test-short: build
 	$(GO) test -short ./...
 
-# More than 60 bad inputs (files, flags, distributions, profiles, programs that crash,
+# More than 150 bad inputs (files, flags, distributions, profiles, programs that crash,
 # hang or fork), each under a timeout: a table, and 0 hangs, panics, exit-0 failures
 # and lost counts, or it fails. 'bench/badinput.sh -md docs/errors.md' rewrites the doc.
 badinput: deps

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# badinput.sh: tries fragprof on more than 120 bad inputs — missing and malformed
+# badinput.sh: tries fragprof on more than 150 bad inputs — missing and malformed
 # files, bad flags, malformed distributions and models, damaged and mismatched
 # profiles, programs that crash, hang, fork, exit non-zero or print nothing, SIGINT
 # and SIGTERM while fragprof builds or runs — each under a timeout, and prints a
