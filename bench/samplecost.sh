@@ -22,6 +22,7 @@ set -eu
 PAIRS=${1:-10}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/fragprof-bench-samplecost.XXXXXX)}
+mkdir -p "$OUT"
 FP=${FRAGPROF:-$OUT/fragprof}
 [ -n "${FRAGPROF:-}" ] || (cd "$ROOT" && go build -o "$FP" ./cmd/fragprof)
 cc -O2 -o "$OUT/treecpu" "$ROOT/bench/treecpu.c"
