@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +33,7 @@ func TestFreqInterrupt(t *testing.T) {
 	// Wait until trials run — a fork server (the built program, "prog") is a child
 	// of fragprof — then interrupt.
 	deadline := time.Now().Add(60 * time.Second)
-	for !hasChild(cmd.Process.Pid, "prog") {
+	for !fpexec.HasDescendant(cmd.Process.Pid, "prog") {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("no trials started within 60 s")
@@ -66,24 +65,6 @@ func TestFreqInterrupt(t *testing.T) {
 	if r.Stopped != "interrupted" || r.Trials == 0 || r.States["unconverged"] == 0 {
 		t.Errorf("partial result: stopped %q after %d trials, states %v", r.Stopped, r.Trials, r.States)
 	}
-}
-
-// hasChild reports whether process pid has a child whose command name is comm. A
-// child belongs to the thread that forked it, so every thread's list is read.
-func hasChild(pid int, comm string) bool {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	for _, t := range tasks {
-		data, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		for _, c := range strings.Fields(string(data)) {
-			if name, err := os.ReadFile("/proc/" + c + "/comm"); err == nil && strings.TrimSpace(string(name)) == comm {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // TestInterruptGroup sends SIGINT to the whole process group of fragprof and its

@@ -54,10 +54,10 @@ func TestSIGKILLLeavesNothing(t *testing.T) {
 					t.Fatalf("the program never started\n%s", stderr.String())
 				}
 				time.Sleep(50 * time.Millisecond)
-				progs = descendants(cmd.Process.Pid)
+				progs = fpexec.Descendants(cmd.Process.Pid)
 			}
 			time.Sleep(200 * time.Millisecond)
-			progs = descendants(cmd.Process.Pid)
+			progs = fpexec.Descendants(cmd.Process.Pid)
 			cmd.Process.Kill()
 			cmd.Wait()
 			deadline := time.Now().Add(10 * time.Second)
@@ -93,22 +93,6 @@ func TestSIGKILLLeavesNothing(t *testing.T) {
 			}
 		})
 	}
-}
-
-// descendants returns the process ids of every descendant of pid.
-func descendants(pid int) []int {
-	var all []int
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	for _, t := range tasks {
-		data, _ := os.ReadFile(t)
-		for _, c := range strings.Fields(string(data)) {
-			var k int
-			if _, err := fmt.Sscan(c, &k); err == nil {
-				all = append(append(all, k), descendants(k)...)
-			}
-		}
-	}
-	return all
 }
 
 // alive reports whether process pid exists and is no zombie.

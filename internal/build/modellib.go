@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/fragprof/fragprof/internal/atomicfile"
+	"github.com/fragprof/fragprof/internal/cachedir"
 	fpruntime "github.com/fragprof/fragprof/runtime"
 )
 
@@ -27,7 +28,7 @@ var modelLibMu sync.Mutex
 func (t *Toolchain) ModelLib(ctx context.Context) (string, error) {
 	modelLibMu.Lock()
 	defer modelLibMu.Unlock()
-	d, err := cacheDir()
+	d, err := cachedir.Dir()
 	if err != nil {
 		return "", err
 	}

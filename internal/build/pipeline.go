@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/fragprof/fragprof/internal/atomicfile"
+	"github.com/fragprof/fragprof/internal/cachedir"
 	"github.com/fragprof/fragprof/internal/instrument"
 	"github.com/fragprof/fragprof/internal/llvmir"
 	fpruntime "github.com/fragprof/fragprof/runtime"
@@ -156,19 +157,6 @@ func (t *Toolchain) CompileIR(ctx context.Context, stderr io.Writer, ll, obj str
 	return t.run(ctx, stderr, args...)
 }
 
-// cacheDir returns fragprof's cache directory, creating it.
-func cacheDir() (string, error) {
-	d := os.Getenv("FRAGPROF_CACHE")
-	if d == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		d = filepath.Join(base, "fragprof")
-	}
-	return d, os.MkdirAll(d, 0o755)
-}
-
 // key hashes the toolchain and the runtime sources.
 func (t *Toolchain) key() string {
 	h := sha256.New()
@@ -188,7 +176,7 @@ func (t *Toolchain) key() string {
 
 // IncludeDir returns a directory holding fragprof.h.
 func (t *Toolchain) IncludeDir() (string, error) {
-	d, err := cacheDir()
+	d, err := cachedir.Dir()
 	if err != nil {
 		return "", err
 	}
@@ -214,7 +202,7 @@ var runtimeMu sync.Mutex
 func (t *Toolchain) Runtime(ctx context.Context) (string, error) {
 	runtimeMu.Lock()
 	defer runtimeMu.Unlock()
-	d, err := cacheDir()
+	d, err := cachedir.Dir()
 	if err != nil {
 		return "", err
 	}

@@ -9,21 +9,30 @@ import (
 	"strings"
 )
 
-// HasDescendant reports whether process pid has a descendant (a child, or one of its
-// descendants) whose command name (/proc/PID/comm) is comm. A child belongs to the
-// thread that forked it, so every thread's list of children is read.
-func HasDescendant(pid int, comm string) bool {
+// Descendants returns the process ids of every descendant of pid (its children and
+// theirs), read from /proc. A child belongs to the thread that forked it, so every
+// thread's list of children is read.
+func Descendants(pid int) []int {
+	var all []int
 	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
 	for _, t := range tasks {
 		data, _ := os.ReadFile(t)
 		for _, c := range strings.Fields(string(data)) {
-			if name, err := os.ReadFile("/proc/" + c + "/comm"); err == nil && strings.TrimSpace(string(name)) == comm {
-				return true
-			}
 			var k int
-			if _, err := fmt.Sscan(c, &k); err == nil && HasDescendant(k, comm) {
-				return true
+			if _, err := fmt.Sscan(c, &k); err == nil {
+				all = append(append(all, k), Descendants(k)...)
 			}
+		}
+	}
+	return all
+}
+
+// HasDescendant reports whether process pid has a descendant whose command name
+// (/proc/PID/comm) is comm.
+func HasDescendant(pid int, comm string) bool {
+	for _, k := range Descendants(pid) {
+		if name, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", k)); err == nil && strings.TrimSpace(string(name)) == comm {
+			return true
 		}
 	}
 	return false

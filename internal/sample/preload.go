@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/hotcfg"
+	"github.com/fragprof/fragprof/internal/cachedir"
 	"github.com/fragprof/fragprof/internal/stats"
 )
 
@@ -62,7 +63,7 @@ var preloadFlags = []string{"-O2", "-fPIC", "-shared", "-fno-stack-protector", "
 func PreloadLib() (string, error) {
 	preloadMu.Lock()
 	defer preloadMu.Unlock()
-	dir, err := cacheDir()
+	dir, err := cachedir.Dir()
 	if err != nil {
 		return "", err
 	}
@@ -102,24 +103,6 @@ func PreloadLib() (string, error) {
 func preloadLibName() string {
 	sum := sha256.Sum256(append([]byte(strings.Join(preloadFlags, " ")+"\n"), preloadSource...))
 	return "fragprof_sample-" + hex.EncodeToString(sum[:])[:16] + ".so"
-}
-
-// cacheDir returns fragprof's cache directory, creating it: $FRAGPROF_CACHE, else
-// fragprof under the user's cache directory ($XDG_CACHE_HOME, else ~/.cache), else
-// under the temporary directory.
-func cacheDir() (string, error) {
-	dir := os.Getenv("FRAGPROF_CACHE")
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		dir = filepath.Join(base, "fragprof")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("sample: fragprof's cache directory %s: %v (set FRAGPROF_CACHE or XDG_CACHE_HOME to a writable directory)", dir, err)
-	}
-	return dir, nil
 }
 
 // Preloadable reports whether the program at path can take the in-process sampler:

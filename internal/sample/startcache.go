@@ -9,6 +9,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/cachedir"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +50,7 @@ func CachedStartCost(pairs int, note func(file string)) (StartCostResult, error)
 // and not kept.
 func CachedCost(name, key string, note func(file string), measure func() (time.Duration, bool, error)) (StartCostResult, error) {
 	var r StartCostResult
-	dir, err := cacheDir()
+	dir, err := cachedir.Dir()
 	if err != nil {
 		return r, err
 	}
