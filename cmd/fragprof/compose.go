@@ -19,8 +19,6 @@ import (
 	"github.com/fragprof/fragprof/internal/timing"
 )
 
-func init() { register(newComposeCmd) }
-
 func newComposeCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var in inputFlags

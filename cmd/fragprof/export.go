@@ -15,8 +15,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newExportCmd) }
-
 func newExportCmd(e *env) *cobra.Command {
 	var format, fn, outFile string
 	c := &cobra.Command{

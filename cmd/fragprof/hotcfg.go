@@ -20,8 +20,6 @@ import (
 	"github.com/fragprof/fragprof/internal/sample"
 )
 
-func init() { register(newHotcfgCmd) }
-
 func newHotcfgCmd(e *env) *cobra.Command {
 	var (
 		algo, compare, format, out string

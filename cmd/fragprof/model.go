@@ -18,8 +18,6 @@ import (
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
-func init() { register(newModelCmd) }
-
 func newModelCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "model",

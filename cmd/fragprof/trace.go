@@ -18,8 +18,6 @@ import (
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
-func init() { register(newTraceCmd) }
-
 func newTraceCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var in inputFlags
