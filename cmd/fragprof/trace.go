@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/fragprof/fragprof/internal/textout"
 	"os"
 	"path/filepath"
 	"slices"
@@ -276,13 +277,13 @@ func (s *traceSummary) budget(e *env, size, runs, max int64) error {
 	if s.bytes >= max {
 		return fmt.Errorf("trace: stopped after %d of %d runs: their trace files take %s, the --max-size budget (%s); the files written are kept. "+
 			"Fewer --trials, a larger --max-size, --max-events, or checkpoints outside the innermost loops",
-			s.files, runs, fmtBytes(s.bytes), fmtBytes(max))
+			s.files, runs, textout.Bytes(float64(s.bytes)), textout.Bytes(float64(max)))
 	}
 	if projected := s.bytes * runs / s.files; projected > max && !s.warned {
 		s.warned = true
 		fmt.Fprintf(e.stderr, "fragprof trace: warning: at %s a run, the %d runs' trace files would take about %s, over the --max-size budget of %s: "+
 			"the run stops when it is reached (lower --trials, raise --max-size, or mark fewer checkpoints in hot loops)\n",
-			fmtBytes(s.bytes/s.files), runs, fmtBytes(projected), fmtBytes(max))
+			textout.Bytes(float64(s.bytes/s.files)), runs, textout.Bytes(float64(projected)), textout.Bytes(float64(max)))
 	}
 	return nil
 }
@@ -350,10 +351,10 @@ func (s *traceSummary) print(e *env, dir string) {
 	fmt.Fprintf(e.stderr, "fragprof trace: %s → %s: %d events at %d checkpoints (%s)",
 		runs, dir, s.events, len(names), strings.Join(shown, ", "))
 	if s.trials > 0 {
-		fmt.Fprintf(e.stderr, "; traced time %s … %s", fmtNs(float64(s.minNs)), fmtNs(float64(s.maxNs)))
+		fmt.Fprintf(e.stderr, "; traced time %s … %s", textout.Ns(float64(s.minNs)), textout.Ns(float64(s.maxNs)))
 	}
 	if s.files > 0 {
-		fmt.Fprintf(e.stderr, "; %s of trace files", fmtBytes(s.bytes))
+		fmt.Fprintf(e.stderr, "; %s of trace files", textout.Bytes(float64(s.bytes)))
 	}
 	fmt.Fprintln(e.stderr)
 	if s.bad > 0 {
@@ -372,21 +373,4 @@ func (s *traceSummary) print(e *env, dir string) {
 	if s.stopped > 0 {
 		fmt.Fprintf(e.stderr, "fragprof trace: %d of %d runs were probes stopped by their budget (for model predict --probe; model build learns nothing from them)\n", s.stopped, s.trials)
 	}
-}
-
-// fmtNs prints a duration given in ns with a sensible unit.
-func fmtNs(ns float64) string {
-	a := ns
-	if a < 0 {
-		a = -a
-	}
-	switch {
-	case a >= 1e9:
-		return fmt.Sprintf("%.4g s", ns/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.4g ms", ns/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.4g µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.4g ns", ns)
 }
