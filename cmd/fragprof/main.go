@@ -48,7 +48,7 @@ var commands = []func(*env) *cobra.Command{
 	newTraceCmd,   // trace.go: checkpoint traces for the models
 	newModelCmd,   // model*.go: build, predict, advise, check, compile
 	newShowCmd,    // show.go: a profile as text
-	newCfgCmd,     // cfgcmd.go: a function's CFG
+	newCfgCmd,     // cfgcmd.go: the CFG of every function
 	newDiffCmd,    // diff.go: two profiles compared
 	newMergeCmd,   // merge.go: profiles merged
 	newExportCmd,  // export.go: a profile in other formats
