@@ -5,12 +5,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fragprof/fragprof/hotcfg"
+	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/sample"
 )
 
@@ -146,28 +147,21 @@ Examples:
 					100*x.Similarity, x.Common, x.HotEdges, 100*x.Precision, 100*x.Weighted, 100*x.SampledFraction)
 			}
 			g.Symbolize(files)
-			w := e.stdout
-			var f *os.File
-			if out != "" {
-				if f, err = os.Create(out); err != nil {
-					return err
+			render := func(w io.Writer) error {
+				switch {
+				case top > 0:
+					return writeTop(w, g, data.Batches, files, top)
+				case format == "pprof":
+					return hotcfg.WritePprof(w, data.Batches, code, files, data.Maps)
+				case format == "dot":
+					return g.WriteDot(w)
 				}
-				defer f.Close()
-				w = f
+				return g.WriteJSON(w, cmp, files.Lines)
 			}
-			if top > 0 {
-				err = writeTop(w, g, data.Batches, files, top)
-			} else if format == "pprof" {
-				err = hotcfg.WritePprof(w, data.Batches, code, files, data.Maps)
-			} else if format == "dot" {
-				err = g.WriteDot(w)
-			} else {
-				err = g.WriteJSON(w, cmp, files.Lines)
+			if out != "" {
+				return atomicfile.WriteWith(out, render) // a failed run leaves no half-written graph
 			}
-			if err == nil && f != nil {
-				err = f.Close()
-			}
-			return err
+			return render(e.stdout)
 		},
 	}
 	fl := c.Flags()
