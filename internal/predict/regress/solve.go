@@ -9,59 +9,27 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// solveSym solves the n×n symmetric system A x = b (A row-major, overwritten) by
-// Gaussian elimination with partial pivoting, after adding a ridge of 1e-12 of the
-// largest diagonal element so that a rank-deficient design still has a solution.
+// solveSym solves the n×n symmetric system A x = b (A row-major, the normal
+// equations of a least-squares fit) by LU decomposition with partial pivoting
+// (gonum/mat, LAPACK's dgetrf), after adding a ridge of 1e-12 of the largest
+// diagonal element so that a rank-deficient design still has a solution. A system
+// that is singular even so (every element zero) has the solution 0.
 func solveSym(A, b []float64, n int) []float64 {
-	M := make([]float64, n*(n+1))
 	dmax := 0.0
 	for i := 0; i < n; i++ {
 		dmax = math.Max(dmax, math.Abs(A[i*n+i]))
 	}
-	ridge := 1e-12 * dmax
+	M := mat.NewDense(n, n, append([]float64(nil), A[:n*n]...))
 	for i := 0; i < n; i++ {
-		copy(M[i*(n+1):i*(n+1)+n], A[i*n:i*n+n])
-		M[i*(n+1)+i] += ridge
-		M[i*(n+1)+n] = b[i]
+		M.Set(i, i, M.At(i, i)+1e-12*dmax)
 	}
-	w := n + 1
-	for c := 0; c < n; c++ {
-		p := c
-		for r := c + 1; r < n; r++ {
-			if math.Abs(M[r*w+c]) > math.Abs(M[p*w+c]) {
-				p = r
-			}
-		}
-		if p != c {
-			for j := 0; j < w; j++ {
-				M[c*w+j], M[p*w+j] = M[p*w+j], M[c*w+j]
-			}
-		}
-		piv := M[c*w+c]
-		if piv == 0 {
-			continue
-		}
-		for r := c + 1; r < n; r++ {
-			f := M[r*w+c] / piv
-			if f == 0 {
-				continue
-			}
-			for j := c; j < w; j++ {
-				M[r*w+j] -= f * M[c*w+j]
-			}
+	var x mat.VecDense
+	if err := x.SolveVec(M, mat.NewVecDense(n, append([]float64(nil), b[:n]...))); err != nil {
+		if _, illConditioned := err.(mat.Condition); !illConditioned {
+			return make([]float64, n)
 		}
 	}
-	x := make([]float64, n)
-	for i := n - 1; i >= 0; i-- {
-		s := M[i*w+n]
-		for j := i + 1; j < n; j++ {
-			s -= M[i*w+j] * x[j]
-		}
-		if M[i*w+i] != 0 {
-			x[i] = s / M[i*w+i]
-		}
-	}
-	return x
+	return x.RawVector().Data
 }
 
 // lstsq solves min ‖A c − y‖ for the design of terms over s's columns by a thin SVD
