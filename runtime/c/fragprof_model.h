@@ -161,6 +161,14 @@ int fp_model_predict_region(const fp_model *m, const fp_model_value *inputs, int
 int fp_model_predict_time(const fp_model *m, const char *from, const char *to, const fp_model_value *state,
                           int n, fp_model_estimate *est);
 
+/* fp_model_predict_value predicts the value of the recorded variable var just
+ * after the transition from → to, at the given state: the model's data formula
+ * for var on that transition (a variable the transition does not record keeps
+ * the value given for it), as the interpreter applies it. A value the formula
+ * reads and is not given is FP_MODEL_EMISSING, naming it. O(formula size). */
+int fp_model_predict_value(const fp_model *m, const char *from, const char *to, const char *var,
+                           const fp_model_value *state, int n, double *value);
+
 /* fp_model_next_arcs gives the arcs that leave checkpoint at, in the given
  * state, with their probabilities: the first condition of its rule that holds
  * (probability 1), its trip rule (the trip count computed from the state given),
