@@ -127,13 +127,28 @@ func TestJacobiBlocks(t *testing.T) {
 			t.Errorf("k = %s: relative L2 error %g with the model's extrapolation, %g with the last row: want < 1e-4 and below the last row's\n%s", k, m, s, out)
 		}
 	}
-	// fp_model_predict_value against Model.PredictValue.
-	m, err := predict.ReadFile(model)
-	if err != nil {
-		t.Fatal(err)
+	// fp_model_predict_value against Model.PredictValue, on the model and on
+	// one of GMDH formulas learnt from the same traces.
+	gmdh := filepath.Join(dir, "gmdh.model")
+	if _, stderr, code := runFragprof(t, "model", "build", filepath.Join(dir, "traces"), "-o", gmdh, "--time-model", "gmdh"); code != 0 {
+		t.Fatalf("model build --time-model gmdh: exit %d\n%s", code, stderr)
 	}
 	vbin := filepath.Join(dir, "value")
 	capiBuild(t, "clang", "-O2", "-Wall", "-Werror", "-I", dir, filepath.Join("testdata", "capi", "value.c"), filepath.Join(dir, "libfragprof_model.a"), "-lm", "-pthread", "-o", vbin)
+	for _, file := range []string{model, gmdh} {
+		predictValueSame(t, file, vbin)
+	}
+}
+
+// predictValueSame checks that fp_model_predict_value (the program vbin,
+// testdata/capi/value.c) answers as Model.PredictValue does on the model of
+// jacobi_blocks.c in file, to a relative 1e-9, with the same errors.
+func predictValueSame(t *testing.T, file, vbin string) {
+	t.Helper()
+	m, err := predict.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
 	full := map[string]float64{"a": 0.012, "da": 1.5e-4, "b": 0.031, "db": 2.5e-4, "#exchange": 120, "#start": 1, "#end": 0, "$H": 30, "$W": 150, "$S": 400}
 	none := map[string]float64{}
 	queries := []struct {
@@ -144,7 +159,7 @@ func TestJacobiBlocks(t *testing.T) {
 		{"exchange", "exchange", "b", full}, {"start", "exchange", "a", nil}, {"exchange", "end", "a", full},
 		{"exchange", "exchange", "da", none}, {"exchange", "exchange", "nothing", full}, {"end", "exchange", "a", full},
 	}
-	args := []string{model}
+	args := []string{file}
 	for _, q := range queries {
 		var kv []string
 		for k, v := range q.st {
@@ -167,13 +182,14 @@ func TestJacobiBlocks(t *testing.T) {
 		got, _ := strconv.ParseFloat(f[2], 64)
 		switch {
 		case gerr != nil && rc == 0, gerr == nil && rc != 0:
-			t.Errorf("%s → %s, %s: Go %v (%v), C rc %d: %s", q.from, q.to, q.v, want, gerr, rc, lines[i])
+			t.Errorf("%s: %s → %s, %s: Go %v (%v), C rc %d: %s", filepath.Base(file), q.from, q.to, q.v, want, gerr, rc, lines[i])
 		case gerr == nil && !sameNumber(got, want):
-			t.Errorf("%s → %s, %s: C %v, Go %v", q.from, q.to, q.v, got, want)
+			t.Errorf("%s: %s → %s, %s: C %v, Go %v", filepath.Base(file), q.from, q.to, q.v, got, want)
 		}
 	}
 	if !strings.HasPrefix(lines[6], "value -6 ") || !strings.Contains(lines[6], "which was not given") ||
 		!strings.HasPrefix(lines[7], "value -5 ") || !strings.HasPrefix(lines[8], "value -5 ") {
-		t.Errorf("errors: want EMISSING naming a value, ENAME, ENAME:\n%s", strings.Join(lines[6:], "\n"))
+		t.Errorf("%s: errors: want EMISSING naming a value, ENAME, ENAME:\n%s", filepath.Base(file), strings.Join(lines[6:], "\n"))
 	}
+	t.Logf("%s: da after exchange → exchange at the test state %s", filepath.Base(file), strings.Fields(lines[0])[2])
 }
