@@ -2,7 +2,8 @@
  *
  * A program asks its own model (docs/predict.md, "In the program"): how long a
  * run, a region from checkpoint A to checkpoint B, or one transition takes for
- * given values, with an interval; the run's final variables; the probabilities
+ * given values, with an interval; the run's final variables; a recorded
+ * variable's value after a transition at a given state; the probabilities
  * of a checkpoint's next arcs; and whether running a region on N workers pays
  * (Amdahl's condition). fp_model_load opens the model file `fragprof model
  * build` writes, or its compiled form (`fragprof model compile MODEL -o
