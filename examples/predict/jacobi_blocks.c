@@ -18,9 +18,10 @@
  * exchange before (a regression over previous exchanges). In place of an
  * exchange, a block asks the model for the change of its ghost row's mean
  * (fp_model_predict_value of da, or db, at the last exchange's state) and
- * moves each ghost cell by its own last change scaled by the ratio of the
- * predicted change of the mean to its last change: one query per skipped
- * exchange, no waiting for the other block.
+ * moves each ghost cell from the last row received by its change per step
+ * between the last two rows received, times the ratio of the predicted change
+ * of the mean to its last change: one query per skipped exchange, no waiting
+ * for the other block.
  *
  * Trace mode reads "H W S" on stdin (S steps, every exchange made):
  *
@@ -29,6 +30,7 @@
  *       --trials 30 --clock thread -o traces/
  *   fragprof model build traces/ -o jacobi.model
  *   fragprof model compile jacobi.model -o jacobi_model.c --name jacobi
+ *   fragprof model lib -d fpmodel/
  *   cc -O2 -I fpmodel -I runtime/c jacobi_blocks.c jacobi_model.c fpmodel/libfragprof_model.a -lm -pthread -o jacobi
  *   ./jacobi compare 40 200 500 5 0 8 4 2
  *
@@ -56,7 +58,8 @@
  * absent from the traced build, which does not ask a model. */
 int fp_model_open_jacobi(fp_model **out) __attribute__((weak));
 
-enum { EXACT, MODEL, STALE };
+/* What replaces an exchange. */
+enum { MODEL, STALE };
 
 /* A run's settings, shared by both blocks. */
 struct setup {
