@@ -2,18 +2,18 @@
 # choice.sh: choosing an algorithm from a predicted state variable, measured
 # (docs/predict.md, "What it is for, measured").
 #
-# bench/choice.sh [CASES [REPS [SEED]]]   (CASES 30, REPS 5, SEED 1)
+# bench/choice.sh [CASES [REPS [SEED]]]   (CASES 30, REPS 9, SEED 1)
 #   Traces examples/predict/search_choice.c (90 runs: n from 2000 to 200000,
 #   keys of three families drawn from the seed s, binary or interpolation
 #   search, thread CPU time), builds its model, compiles it into the program
 #   and runs `search_choice choose CASES SEED REPS`: CASES new data sets, each
 #   searched by binary search, by interpolation search and as the model's
-#   predicted probes say, REPS times interleaved; the totals against the
+#   predicted probes say, REPS times interleaved (each way's minimum); the totals against the
 #   oracle (the faster search per data set, both measured).
 #   FRAGPROF (./fragprof) is the binary used, CC (cc) the compiler.
 set -eu
 CASES=${1:-30}
-REPS=${2:-5}
+REPS=${2:-9}
 SEED=${3:-1}
 FP=${FRAGPROF:-./fragprof}
 CC=${CC:-cc}

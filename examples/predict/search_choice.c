@@ -26,18 +26,22 @@
  *   fragprof model compile search.model -o search_model.c --name search
  *   fragprof model lib -d fpmodel/
  *   cc -O2 -I fpmodel -I runtime/c search_choice.c search_model.c fpmodel/libfragprof_model.a -lm -pthread -o search
- *   ./search choose 30 1 5
+ *   ./search choose 30 1 9
  *
  * Choose mode ("choose CASES SEED REPS [NMIN NMAX]", the model compiled in):
  * CASES data sets, the families in turn, n drawn log-uniformly from [NMIN,
  * NMAX] (2000, 200000) and the data from SEED (not the training runs' data).
  * For each, the program computes dev and asks the model for each search's
  * probes per lookup at n and dev (fp_model_predict_value), and takes the one
- * with fewer, an interpolation probe counted as INTERP_PROBE_COST binary ones. Every data set is searched
+ * with fewer. Every data set is searched
  * three ways — binary, interpolation, and as the model says (dev, the two
  * queries and the chosen search, timed together) — REPS times in an order
- * that rotates, on the thread's CPU clock; a way's time is the median of its
- * REPS. The oracle takes the faster of binary and interpolation per data set.
+ * that rotates, on the thread's CPU clock; a way's time is the minimum of its
+ * REPS, the estimate of a run's own time least moved by other programs on a
+ * loaded machine (Chen & Revels, "Robust benchmarking in noisy environments",
+ * 2016): their time only adds. The oracle takes the faster of binary and
+ * interpolation per data set; the decision's own time (dev and the queries)
+ * is also timed alone.
  * It prints a line per data set ("case" ...), unless QUIET is set, then the
  * totals.
  */
@@ -196,15 +200,12 @@ static double cpu_ns(void) {
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-static double median(double *t, int n) {
-	qsort(t, (size_t)n, sizeof *t, cmp);
-	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+static double minimum(const double *t, int n) {
+	double m = t[0];
+	for (int i = 1; i < n; i++)
+		m = fmin(m, t[i]);
+	return m;
 }
-
-/* An interpolation probe costs about two binary probes: a division and a
- * load whose address depends on it, where binary search's next address is one
- * of two the processor can fetch ahead. */
-#define INTERP_PROBE_COST 2.0
 
 /* A choice: the model's predicted probes per lookup of each search. */
 struct choice {
@@ -213,9 +214,10 @@ struct choice {
 };
 
 /* choose computes dev and asks the model, for each search, for its probes per
- * lookup at n and dev (fp_model_predict_value of probes at alg → alg_half)
- * and takes interpolation when its predicted probes, at INTERP_PROBE_COST
- * each, are fewer than binary search's. A failed query is an error: the
+ * lookup at n and dev (fp_model_predict_value of probes at alg → alg_half),
+ * and takes the search with fewer (a probe of either costs about the same,
+ * 5–6 ns in the runs of docs/predict.md: interpolation's division against
+ * binary search's extra cache misses). A failed query is an error: the
  * program says why and stops. */
 static void choose(const fp_model *m, const double *a, long n, struct choice *c) {
 	static const char *from[2] = {"binary", "interp"}, *half[2] = {"binary_half", "interp_half"};
@@ -226,14 +228,14 @@ static void choose(const fp_model *m, const double *a, long n, struct choice *c)
 			fprintf(stderr, "n = %ld, dev = %g: %s\n", n, dev, fp_model_errmsg());
 			exit(1);
 		}
-	c->alg = INTERP_PROBE_COST * c->probes[1] < c->probes[0];
+	c->alg = c->probes[1] < c->probes[0];
 }
 
 static int choose_run(int argc, char **argv) {
 	long cases = argc > 2 ? atol(argv[2]) : 30, nmin = argc > 5 ? atol(argv[5]) : 2000,
 	     nmax = argc > 6 ? atol(argv[6]) : 200000;
 	unsigned long long seed = argc > 3 ? strtoull(argv[3], 0, 10) : 1;
-	int reps = argc > 4 ? atoi(argv[4]) : 5;
+	int reps = argc > 4 ? atoi(argv[4]) : 9;
 	if (argc > 7 || cases < 1 || reps < 1 || reps > 64 || nmin < 2 || nmax < nmin) {
 		fprintf(stderr, "usage: search_choice choose [CASES ≥ 1 [SEED [REPS 1..64 [NMIN ≥ 2 [NMAX ≥ NMIN]]]]]\n");
 		return 2;
@@ -250,13 +252,13 @@ static int choose_run(int argc, char **argv) {
 	}
 	int quiet = getenv("QUIET") != 0;
 	double *a = malloc(sizeof(double) * (size_t)nmax), *keys = malloc(sizeof(double) * LOOKUPS);
-	double *t = malloc(sizeof(double) * 3 * (size_t)reps);
+	double *t = malloc(sizeof(double) * 4 * (size_t)reps); /* t[way·reps + rep]; way 3: the decision alone */
 	if (!a || !keys || !t)
 		return 3;
-	double total[3] = {0, 0, 0}, oracle = 0, chosen_at_measured = 0;
+	double total[4] = {0, 0, 0, 0}, oracle = 0, chosen_at_measured = 0;
 	long wrong = 0, picked_interp = 0;
 	unsigned long long st = seed;
-	printf("%ld data sets, n from %ld to %ld, seed %llu, each way %d times (median, thread CPU time)\n", cases, nmin,
+	printf("%ld data sets, n from %ld to %ld, seed %llu, each way %d times (minimum, thread CPU time)\n", cases, nmin,
 	       nmax, seed, reps);
 	for (long c = 0; c < cases; c++) {
 		int family = (int)(c % FAMILIES);
@@ -269,8 +271,10 @@ static int choose_run(int argc, char **argv) {
 			for (int r = 0; r < 3; r++) {
 				int way = (int)((c + rep + r) % 3);
 				double probes, t0 = cpu_ns();
-				if (way == 2)
+				if (way == 2) {
 					choose(m, a, n, &ch);
+					t[3 * reps + rep] = cpu_ns() - t0;
+				}
 				sum[way] = search(a, n, keys, 0, LOOKUPS, way == 2 ? ch.alg : way, &probes);
 				t[way * reps + rep] = cpu_ns() - t0;
 			}
@@ -278,23 +282,23 @@ static int choose_run(int argc, char **argv) {
 			fprintf(stderr, "case %ld: the searches disagree: %ld %ld %ld\n", c, sum[0], sum[1], sum[2]);
 			return 1;
 		}
-		double med[3];
-		for (int w = 0; w < 3; w++)
-			total[w] += med[w] = median(&t[w * reps], reps);
-		int best = med[1] < med[0];
-		oracle += med[best];
-		chosen_at_measured += med[ch.alg];
+		double tm[4];
+		for (int w = 0; w < 4; w++)
+			total[w] += tm[w] = minimum(&t[w * reps], reps);
+		int best = tm[1] < tm[0];
+		oracle += tm[best];
+		chosen_at_measured += tm[ch.alg];
 		wrong += ch.alg != best;
 		picked_interp += ch.alg;
 		if (!quiet)
 			printf("case %ld %s n %ld dev %.4f predicted_probes binary %.1f interp %.1f "
 			       "choice %s measured binary %.0f interp %.0f model %.0f\n",
 			       c, family_name[family], n, deviation(a, n), ch.probes[0], ch.probes[1],
-			       ch.alg ? "interp" : "binary", med[0], med[1], med[2]);
+			       ch.alg ? "interp" : "binary", tm[0], tm[1], tm[2]);
 	}
 	printf("the model chose interpolation for %ld data sets, the slower search for %ld\n", picked_interp, wrong);
-	printf("total_ns binary %.0f interp %.0f model %.0f oracle %.0f model_choices_at_measured %.0f\n", total[0],
-	       total[1], total[2], oracle, chosen_at_measured);
+	printf("total_ns binary %.0f interp %.0f model %.0f oracle %.0f model_choices_at_measured %.0f decisions %.0f\n",
+	       total[0], total[1], total[2], oracle, chosen_at_measured, total[3]);
 	printf("model/oracle %.4f binary/oracle %.4f interp/oracle %.4f\n", total[2] / oracle, total[0] / oracle,
 	       total[1] / oracle);
 	free(a);
