@@ -19,6 +19,7 @@ import (
 type checkReport struct {
 	Model     string              `json:"model"`
 	Gamma     float64             `json:"gamma"`
+	Absolute  bool                `json:"absolute,omitempty"`
 	Runs      []*predict.RunCheck `json:"runs"`
 	Deviating int                 `json:"deviating"`
 	Arcs      map[string]int      `json:"arcs_named"` // deviating runs per arc or rule named
@@ -26,7 +27,7 @@ type checkReport struct {
 
 func newModelCheckCmd(e *env) *cobra.Command {
 	var gamma float64
-	var jsonOut bool
+	var jsonOut, absolute bool
 	c := &cobra.Command{
 		Use:   "check MODEL RUN...",
 		Short: "Check runs of a changed build against the model: new transitions, broken rules, times out of their intervals",
@@ -83,9 +84,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			rep := checkReport{Model: args[0], Gamma: gamma, Arcs: map[string]int{}}
+			rep := checkReport{Model: args[0], Gamma: gamma, Absolute: absolute, Arcs: map[string]int{}}
 			for _, t := range runs {
-				rc, err := m.CheckRun(t, gamma)
+				rc, err := m.CheckRun(t, predict.CheckOptions{Gamma: gamma, Absolute: absolute})
 				if err != nil {
 					return err
 				}
@@ -94,6 +95,10 @@ Examples:
 					rep.Deviating++
 				}
 				for _, d := range rc.Deviations {
+					if d.Kind == "speed" {
+						rep.Arcs["speed of the run"]++
+						continue
+					}
 					rep.Arcs[d.Kind+" "+d.From+" → "+d.To]++
 				}
 			}
@@ -114,6 +119,7 @@ Examples:
 	}
 	c.Flags().Float64Var(&gamma, "gamma", 0, "confidence γ: a run of the unchanged program is flagged for its times with probability at most 1 − γ (default: the model's interval level, 0.9)")
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the verdicts as JSON")
+	c.Flags().BoolVar(&absolute, "absolute", false, "test the whole run's speed as well: a run slower or faster on all its timed arcs alike (the machine, or a change everywhere) deviates")
 	return c
 }
 
@@ -150,8 +156,18 @@ func writeCheckText(e *env, rep *checkReport) {
 		if rc.Deviates() {
 			verdict = fmt.Sprintf("DEVIATES (%d)", len(rc.Deviations))
 		}
-		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; arcs timed: %d, each at α′ = %.2g\n",
-			rc.Run, verdict, rc.Events, predict.FmtNs(rc.TimeNs), rc.ArcsTested, rc.Alpha)
+		alone := 0
+		for _, d := range rc.Times {
+			if !d.Relative {
+				alone++
+			}
+		}
+		speed := ""
+		if rc.Speed != nil {
+			speed = fmt.Sprintf("; speed %.3g× the usual (p = %.2g)", rc.Speed.Ratio, rc.Speed.P)
+		}
+		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; time tests: %d (%d arcs against the rest of the run, %d alone), each at α′ = %.2g%s\n",
+			rc.Run, verdict, rc.Events, predict.FmtNs(rc.TimeNs), rc.ArcsTested, len(rc.Times)-alone, alone, rc.Alpha, speed)
 		for _, d := range rc.Deviations {
 			fmt.Fprintf(e.stdout, "  %s\n", d.String())
 		}

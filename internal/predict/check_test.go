@@ -105,7 +105,7 @@ func TestCheckRun(t *testing.T) {
 	}
 	check := func(tr *trace.Trace) *RunCheck {
 		t.Helper()
-		rc, err := m.CheckRun(tr, 0.9)
+		rc, err := m.CheckRun(tr, CheckOptions{Gamma: 0.9})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestCheckRun(t *testing.T) {
 	// A model of an older fragprof, without the calibration.
 	cal := m.CheckCal
 	m.CheckCal = nil
-	if _, err := m.CheckRun(checkRun(106, 8, 8, 2000, rng).done(), 0.9); err == nil || !strings.Contains(err.Error(), "build it again with fragprof model build") {
+	if _, err := m.CheckRun(checkRun(106, 8, 8, 2000, rng).done(), CheckOptions{Gamma: 0.9}); err == nil || !strings.Contains(err.Error(), "build it again with fragprof model build") {
 		t.Errorf("a model without calibration: %v", err)
 	}
 	m.CheckCal = cal
@@ -168,7 +168,7 @@ func TestCheckRun(t *testing.T) {
 	} {
 		tr := checkRun(105, 8, 8, 2000, rng).done()
 		c.edit(tr)
-		_, err := m.CheckRun(tr, 0.9)
+		_, err := m.CheckRun(tr, CheckOptions{Gamma: 0.9})
 		var mm *RunMismatch
 		if !errors.As(err, &mm) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want a RunMismatch with %q", err, c.want)

@@ -1,0 +1,120 @@
+// This file separates, for model check, a run's own speed from the time of
+// each of its arcs: a machine that runs the whole program slower moves every
+// arc of the run alike, a change to one loop body moves its arc alone.
+
+package predict
+
+import "math"
+
+// logRatios is d of every arc of a replayed run (logRatio), NaN where it is
+// not defined.
+func (rp *replay) logRatios() []float64 {
+	d := make([]float64, len(rp.ratios))
+	for ai := range d {
+		var ok bool
+		if d[ai], ok = rp.logRatio(ai); !ok {
+			d[ai] = math.NaN()
+		}
+	}
+	return d
+}
+
+// centred returns d̃_a = d_a − c_a, a run's d of each arc less the training
+// runs' median of it (ArcSpread.Center): 0 for a run at the training runs'
+// usual time on the arc.
+func (c *CheckCalibration) centred(d []float64) []float64 {
+	dc := make([]float64, len(d))
+	for ai, x := range d {
+		dc[ai] = x - c.Arcs[ai].Center
+	}
+	return dc
+}
+
+// timed reports whether model check tests the time of arc ai: at least
+// MinCheckRuns training runs took it, for at least MinCheckShare of their
+// time.
+func (c *CheckCalibration) timed(ai int) bool {
+	a := &c.Arcs[ai]
+	return a.Runs >= MinCheckRuns && a.Share >= MinCheckShare
+}
+
+// meanOver is the weighted mean Σ w_b d̃_b / Σ w_b over the timed arcs b with
+// keep(b) that the run took (d̃_b not NaN), each weighted by its share of the
+// training runs' time w_b (ArcSpread.Share); ok is false when there is none.
+// With d̃_b = ln(t_b/p_b) − c_b for the run's time t_b on the arc and the
+// model's p_b, it is the log of a geometric mean of the arcs' time ratios,
+// weighted as the arcs weigh in a run's time.
+func (m *Model) meanOver(dc []float64, keep func(b int) bool) (float64, bool) {
+	var sw, swd float64
+	for b, x := range dc {
+		if math.IsNaN(x) || !m.CheckCal.timed(b) || !keep(b) {
+			continue
+		}
+		w := m.CheckCal.Arcs[b].Share
+		sw += w
+		swd += w * x
+	}
+	if sw == 0 {
+		return 0, false
+	}
+	return swd / sw, true
+}
+
+// runSpeed is the run's speed v: the weighted mean of d̃ over its timed arcs
+// (meanOver). e^v is how much slower than the training runs' usual the run
+// went on the arcs that carry its time: the machine's speed while it ran, and
+// any change of the program's.
+func (m *Model) runSpeed(dc []float64) (float64, bool) {
+	return m.meanOver(dc, func(int) bool { return true })
+}
+
+// reference is r_a, the rest of the run's speed for arc a, leaving out arc
+// skip as well (−1: none): the weighted mean of d̃ (meanOver) over the timed
+// arcs other than a that do not leave a's checkpoint. An arc that leaves the
+// same checkpoint runs the same code after it until the two part — the exit
+// of a loop whose checkpoint heads its body runs the body once more — so a
+// change to a's code would move it too. z_a = d̃_a − r_a is then a's time
+// against the rest of the run: the machine's speed, common to all the arcs
+// of the run, cancels, and a change to a's code alone moves z_a by as much
+// as it moves d_a. Where a carries most of the run's time, leaving it out
+// is what keeps it from being its own reference.
+func (m *Model) reference(dc []float64, a, skip int) (float64, bool) {
+	from := m.Arcs[a].From
+	return m.meanOver(dc, func(b int) bool { return b != a && b != skip && m.Arcs[b].From != from })
+}
+
+// explainedBy picks, among the arcs flagged against the rest of their run
+// (flagged, indices of arcs), the one whose change alone best explains the
+// others, and says which of the others it explains. The time test compares
+// each arc with the rest of the run, so one arc's slowdown also moves the
+// others' z the other way: in a run of two timed arcs z₁ = −z₂ up to the
+// centres, and the run cannot say which of the two changed. The arc named is
+// the j whose reference r_j — the run's speed were j the only arc changed —
+// is the most usual speed for a training run (the smallest |r_j − c_v| over
+// the Speed spread's centre c_v: the machine's speed moves less, in most
+// runs, than a change); an other flagged arc a is explained by it when,
+// with j left out of its reference as well, its z has p > alpha, or when
+// nothing but j was its reference. This picks a name; it does not test:
+// every flagged arc has p ≤ alpha whatever it picks, and the run is flagged
+// all the same.
+func (m *Model) explainedBy(dc []float64, flagged []int, alpha float64) (j int, explained []bool) {
+	c := m.CheckCal
+	best := math.Inf(1)
+	for _, a := range flagged {
+		if r, ok := m.reference(dc, a, -1); ok {
+			if s := math.Abs(r - c.Speed.Center); s < best {
+				best, j = s, a
+			}
+		}
+	}
+	explained = make([]bool, len(flagged))
+	for i, a := range flagged {
+		if a == j {
+			continue
+		}
+		r, ok := m.reference(dc, a, j)
+		rel := c.Arcs[a].Relative
+		explained[i] = !ok || rel.PValue(math.Abs(dc[a]-r-rel.Center)) > alpha
+	}
+	return j, explained
+}
