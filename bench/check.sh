@@ -7,9 +7,13 @@
 # the source under the same file name with every line where it was (so that the
 # checkpoints are the model's):
 #   base    the example unchanged;
-#   slow    one loop body given about 10% more work: a volatile loop appended to
-#           a line of the body (sed below; SLOW_<prog> overrides its divisor or
-#           length);
+#   slow    one loop body given about 10% more work: a chain of dependent
+#           multiply-adds on a volatile double (about 5 ns a step on the test
+#           VM) appended to a line of the body (sed below; SLOW_<prog>
+#           overrides the divisor or length of the chain) — after a phase's
+#           loop nest or after each row's; a volatile counter alone
+#           costs about a cycle a step on this AMD machine, and a short loop
+#           of it runs in the shadow of the loop's own work;
 #   branch  one branch condition changed (a loop bound, a tolerance).
 # heat, kmeans and frames spend their time in two or three phases of a loop, each
 # between its own checkpoints, and the slowed one is one of them; matmul,
@@ -47,6 +51,9 @@ PROGRAMS=${*:-heat kmeans frames matmul brusselator solver}
 FP=$OUT/fragprof
 (cd "$ROOT" && go build -o "$FP" ./cmd/fragprof)
 
+# chain N: the C statement of the slowdown, N steps of a dependent chain.
+chain() { echo "{ volatile double z = 1; for (long q = 0; q < $1; q++) z = z * 0.999 + 0.001; }"; }
+
 # Per program: its inputs and stdin, the line and text of the slowdown, the
 # slowed arc, the changed line (sed), and the checkpoint whose rule it breaks.
 setup() {
@@ -54,36 +61,36 @@ setup() {
 	heat)
 		INPUTS='n = uniform_int(40, 100)
 T = uniform_int(20, 60)'; STDIN='{n} {T}\n'
-		SLOW_LINE=35; SLOW_WORK="for (volatile long q = 0; q < n / ${SLOW_heat:-15}; q++) ;"
+		SLOW_LINE=36; SLOW_WORK=$(chain "n * n / ${SLOW_heat:-60}")
 		SLOW_ARC='sweep → residual'
 		BRANCH_SED='31s/t < T;/t + 1 < T;/'; BRANCH_NODE=residual ;;
 	kmeans)
 		INPUTS='n = uniform_int(2000, 6000)
 T = uniform_int(10, 30)
 s = uniform_int(1, 1000000)'; STDIN='{n} {T} {s}\n'
-		SLOW_LINE=55; SLOW_WORK="for (volatile long q = 0; q < n / ${SLOW_kmeans:-3}; q++) ;"
+		SLOW_LINE=55; SLOW_WORK=$(chain "n / ${SLOW_kmeans:-18}")
 		SLOW_ARC='assign → update'
 		BRANCH_SED='44s/t < T;/t + 1 < T;/'; BRANCH_NODE=update ;;
 	frames)
 		INPUTS='W = uniform_int(48, 128)
 F = uniform_int(8, 24)'; STDIN='{W} {F}\n'
-		SLOW_LINE=51; SLOW_WORK="for (volatile long q = 0; q < W / ${SLOW_frames:-10}; q++) ;"
+		SLOW_LINE=52; SLOW_WORK=$(chain "W * W / ${SLOW_frames:-33}")
 		SLOW_ARC='edges → histogram'
 		BRANCH_SED='32s/f < F;/f + 1 < F;/'; BRANCH_NODE=histogram ;;
 	matmul)
 		INPUTS='n = uniform_int(60, 160)'; STDIN='{n}\n'
-		SLOW_LINE=34; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_matmul:-9}; v++) ;"
+		SLOW_LINE=35; SLOW_WORK=$(chain "n * n / ${SLOW_matmul:-50}")
 		SLOW_ARC='row → row'
 		BRANCH_SED='28s/i < n;/i < n - 1;/'; BRANCH_NODE=row ;;
 	brusselator)
 		INPUTS='K = uniform_int(8, 24)'; STDIN='{K}\n'
-		SLOW_LINE=47; SLOW_WORK="for (volatile int v = 0; v < ${SLOW_brusselator:-2800}; v++) ;"
+		SLOW_LINE=48; SLOW_WORK=$(chain "K * ${SLOW_brusselator:-160}")
 		SLOW_ARC='row → row'
 		BRANCH_SED='42s/i < K;/i + 1 < K;/'; BRANCH_NODE=row ;;
 	solver)
 		INPUTS='n = uniform_int(20000, 60000)
 w = uniform(0.3, 1.7)'; STDIN='{n} {w:%.17g}\n'
-		SLOW_LINE=42; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_solver:-10}; v++) ;"
+		SLOW_LINE=42; SLOW_WORK=$(chain "n / ${SLOW_solver:-170}")
 		SLOW_ARC='iter → iter'
 		BRANCH_SED='38s/fabs(e) < TOL/fabs(e) < 1e-8/'; BRANCH_NODE=iter ;;
 	*) echo "check.sh: no setup for $1" >&2; exit 2 ;;

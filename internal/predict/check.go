@@ -64,7 +64,9 @@ type ArcSpread struct {
 	Share float64 `json:"share"`
 	// Relative is the scatter of z = d̃ − r, the arc's centred d against the
 	// rest of the run's (Model.reference): nil where no training run had
-	// another timed arc to compare it with.
+	// another timed arc to compare it with, or where z scattered as much as d
+	// or more (median score): the rest of the run is then a worse reference
+	// than none, and the arc is tested alone.
 	Relative *Spread `json:"relative,omitempty"`
 }
 
@@ -396,8 +398,7 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 		}
 	}
 	for ai, z := range rel {
-		if len(z) > 0 {
-			s := spreadOf(z)
+		if s := spreadOf(z); len(z) > 0 && s.scatter() < c.Arcs[ai].scatter() {
 			c.Arcs[ai].Relative = &s
 		}
 	}
@@ -512,7 +513,8 @@ type CheckOptions struct {
 // centred d less the weighted mean of the other timed arcs' — the machine's
 // speed, which moves every arc of a run alike, cancels. Where the run has no
 // such other arc (a program whose time is one loop, or an arc whose training
-// runs never had one), the arc is tested alone, on d, and a note says so.
+// runs never had one), or where z scattered as much as d or more over the
+// training runs (ArcSpread.Relative), the arc is tested alone, on d.
 // Either statistic x gets the conformal p-value of its score |x − c| among
 // the training runs' scores (Spread.PValue), and the arc deviates when p ≤
 // α′ = (1 − γ)/k over the k tests. With opt.Absolute the run's speed v
@@ -588,11 +590,9 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 				relative = true
 				continue
 			}
+			rc.Notes = append(rc.Notes, fmt.Sprintf("time of %s tested alone: the run took no other timed arc to compare it with", m.arcName(ai)))
 		}
 		tests = append(tests, test{ai, dc[ai] + s.Center, &s.Spread, false})
-		if m.hasReference(ai) {
-			rc.Notes = append(rc.Notes, fmt.Sprintf("time of %s tested alone: no other timed arc of the run to compare it with", m.arcName(ai)))
-		}
 	}
 	speed, hasSpeed := m.runSpeed(dc)
 	testSpeed := opt.Absolute && relative && hasSpeed
@@ -657,17 +657,6 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 		rc.Deviations = append(rc.Deviations, *rc.Speed)
 	}
 	return rc, nil
-}
-
-// hasReference reports whether arc ai has a reference in the model: another
-// timed arc that does not leave its checkpoint.
-func (m *Model) hasReference(ai int) bool {
-	for b := range m.Arcs {
-		if b != ai && m.CheckCal.timed(b) && m.Arcs[b].From != m.Arcs[ai].From {
-			return true
-		}
-	}
-	return false
 }
 
 // DefaultGamma is the confidence model check uses unless told: the level of

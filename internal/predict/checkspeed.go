@@ -4,7 +4,11 @@
 
 package predict
 
-import "math"
+import (
+	"math"
+
+	"github.com/fragprof/fragprof/internal/stats"
+)
 
 // logRatios is d of every arc of a replayed run (logRatio), NaN where it is
 // not defined.
@@ -39,18 +43,15 @@ func (c *CheckCalibration) timed(ai int) bool {
 }
 
 // meanOver is the weighted mean Σ w_b d̃_b / Σ w_b over the timed arcs b with
-// keep(b) that the run took (d̃_b not NaN), each weighted by its share of the
-// training runs' time w_b (ArcSpread.Share); ok is false when there is none.
-// With d̃_b = ln(t_b/p_b) − c_b for the run's time t_b on the arc and the
-// model's p_b, it is the log of a geometric mean of the arcs' time ratios,
-// weighted as the arcs weigh in a run's time.
-func (m *Model) meanOver(dc []float64, keep func(b int) bool) (float64, bool) {
+// keep(b) that the run took (d̃_b not NaN), weighted by weight(b); ok is false
+// when there is none.
+func (m *Model) meanOver(dc []float64, keep func(b int) bool, weight func(b int) float64) (float64, bool) {
 	var sw, swd float64
 	for b, x := range dc {
 		if math.IsNaN(x) || !m.CheckCal.timed(b) || !keep(b) {
 			continue
 		}
-		w := m.CheckCal.Arcs[b].Share
+		w := weight(b)
 		sw += w
 		swd += w * x
 	}
@@ -60,27 +61,51 @@ func (m *Model) meanOver(dc []float64, keep func(b int) bool) (float64, bool) {
 	return swd / sw, true
 }
 
-// runSpeed is the run's speed v: the weighted mean of d̃ over its timed arcs
-// (meanOver). e^v is how much slower than the training runs' usual the run
-// went on the arcs that carry its time: the machine's speed while it ran, and
-// any change of the program's.
+// runSpeed is the run's speed v: the mean of d̃ over its timed arcs, each
+// weighted by its share of the training runs' time (ArcSpread.Share). With
+// d̃_b = ln(t_b/p_b) − c_b for the run's time t_b on arc b and the model's
+// p_b, e^v is a geometric mean of the arcs' time ratios, weighted as the arcs
+// weigh in a run's time: how much slower than the training runs' usual the
+// run went on the arcs that carry its time — the machine's speed while it
+// ran, and any change of the program's.
 func (m *Model) runSpeed(dc []float64) (float64, bool) {
-	return m.meanOver(dc, func(int) bool { return true })
+	c := m.CheckCal
+	return m.meanOver(dc, func(int) bool { return true }, func(b int) float64 { return c.Arcs[b].Share })
 }
 
+// MinCheckScatter is the least scatter s_b an arc's weight in a reference
+// assumes (reference): an arc whose d never moved in training would
+// otherwise weigh without bound.
+const MinCheckScatter = 1e-3
+
 // reference is r_a, the rest of the run's speed for arc a, leaving out arc
-// skip as well (−1: none): the weighted mean of d̃ (meanOver) over the timed
-// arcs other than a that do not leave a's checkpoint. An arc that leaves the
-// same checkpoint runs the same code after it until the two part — the exit
-// of a loop whose checkpoint heads its body runs the body once more — so a
-// change to a's code would move it too. z_a = d̃_a − r_a is then a's time
-// against the rest of the run: the machine's speed, common to all the arcs
-// of the run, cancels, and a change to a's code alone moves z_a by as much
-// as it moves d_a. Where a carries most of the run's time, leaving it out
-// is what keeps it from being its own reference.
+// skip as well (−1: none): the mean of d̃ over the timed arcs other than a that
+// do not leave a's checkpoint, each weighted by 1/s_b², s_b the median of its
+// training scores |d_b − c_b| (at least MinCheckScatter). An arc that leaves
+// the same checkpoint runs the same code after it until the two part — the
+// exit of a loop whose checkpoint heads its body runs the body once more — so
+// a change to a's code would move it too. The weights are those of the
+// inverse-variance estimate of a common shift from independent measurements
+// of it: d̃_b scatters by the machine's speed, common to the run's arcs, and
+// by the arc's own noise, so an arc of one transition a run (a loop's entry)
+// weighs little beside a loop's many. z_a = d̃_a − r_a is then a's time
+// against the rest of the run: the machine's speed cancels, and a change to
+// a's code alone moves z_a by as much as it moves d_a. Where a carries most
+// of the run's time, leaving it out is what keeps it from being its own
+// reference.
 func (m *Model) reference(dc []float64, a, skip int) (float64, bool) {
+	c := m.CheckCal
 	from := m.Arcs[a].From
-	return m.meanOver(dc, func(b int) bool { return b != a && b != skip && m.Arcs[b].From != from })
+	return m.meanOver(dc, func(b int) bool { return b != a && b != skip && m.Arcs[b].From != from },
+		func(b int) float64 { s := max(c.Arcs[b].scatter(), MinCheckScatter); return 1 / (s * s) })
+}
+
+// scatter is the median of the training runs' scores, 0 when there are none.
+func (s *Spread) scatter() float64 {
+	if len(s.Devs) == 0 {
+		return 0
+	}
+	return stats.Median(s.Devs)
 }
 
 // explainedBy picks, among the arcs flagged against the rest of their run
