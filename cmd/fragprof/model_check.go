@@ -50,16 +50,29 @@ is noted and checked).
 Times: for each arc the run took, d is the median over its transitions of
 ln(t/p), t the transition's time and p the model's at the state the run was
 in (the median: a shared machine's interrupts and stalls land in single
-transitions). model build measured d over its training runs: their median c
-and their scores |d − c|. The run's score |d − c| gets the conformal p-value
-(1 + #{training scores ≥ it}) / (R + 1); the arc deviates when p ≤ (1 − γ)/k
-over the k arcs tested (Bonferroni): a run of the unchanged program on the
-same machine is flagged with probability at most 1 − γ. Arcs that fewer than
-10 training runs took are not tested, and an arc can be flagged only when
-(1 − γ)/k ≥ 1/(R + 1): train with enough runs. Where the model found that the
-runs' speed probe tracks the machine's speed (model show: "machine speed"),
-times are taken at the normal speed. Rules are checked at the nodes whose rule
-chose as every training run did.
+transitions), and d̃ = d − c, c its median over the training runs. A machine
+that runs slower slows every arc of the run, so each arc is tested against
+the rest of the run: z = d̃ − β·r, r the mean of d̃ over the run's other
+timed arcs (weighted by 1/s², s an arc's median |d̃| in training; arcs that
+leave the same checkpoint, which run the same code, left out) and β the
+slope of d̃ on r over the training runs. Where the run has no other timed arc
+— a program whose time is one loop — or z scattered more than d in training,
+the arc is tested alone, on d. model build measured either statistic x over
+its training runs: their median c and their scores |x − c|. The run's score
+gets the conformal p-value (1 + #{training scores ≥ it}) / (R + 1); the arc
+deviates when p ≤ (1 − γ)/k over the k tests (Bonferroni): a run of the
+unchanged program on the same machine is flagged with probability at most
+1 − γ. When several arcs deviate against the rest of the run, the one whose
+change alone explains the others is named, the others noted. The run's speed,
+the mean of d̃ over its timed arcs weighted by their share of the time, is
+reported against the training runs' ("speed 1.12× the usual"); --absolute
+makes it one more test, so that a run slower on all its arcs alike deviates.
+Arcs that fewer than 10 training runs took, or that took less than 5% of
+their time, are not tested, and an arc can be flagged only when (1 − γ)/k ≥
+1/(R + 1): train with enough runs. Where the model found that the runs' speed
+probe tracks the machine's speed (model show: "machine speed"), times are
+taken at the normal speed. Rules are checked at the nodes whose rule chose as
+every training run did.
 
 Exit status: 0 when every run agrees with the model, 1 when one deviates (or
 cannot be checked), 2 on a usage error — for a CI gate.

@@ -174,12 +174,13 @@ func TestModelCheckCLI(t *testing.T) {
 
 // TestModelCheckRelative runs model check on real builds of heat, whose loop
 // has two phases, a sweep and a residual, each between its own checkpoints: a
-// build whose sweep does about twice its work (a chain of dependent
-// multiply-adds, n²/6 of them, after the sweep's loop nest) is
-// flagged, sweep → residual named with its lines, slower against the rest of
-// the run; residual → sweep, which the change moves the other way against the
-// rest of the run, is noted, not named; the unchanged build's runs are tested
-// arc against arc and keep to the model.
+// build whose sweep does about half again its work or more (a chain of
+// dependent multiply-adds, n²/6 of them, after the sweep's loop nest) is
+// flagged, sweep → residual named with its lines, slower; residual → sweep,
+// which the change moves the other way against the rest of the run, is not
+// named; the unchanged build's runs keep to the model, each arc tested
+// against the rest of the run (its ratio alone reported) or alone — which,
+// model build decides from how the training runs scattered.
 func TestModelCheckRelative(t *testing.T) {
 	dir := t.TempDir()
 	orig, err := os.ReadFile("../../examples/predict/heat.c")
@@ -209,7 +210,7 @@ func TestModelCheckRelative(t *testing.T) {
 			t.Fatalf("trace %s: exit %d\n%s", build, code, stderr)
 		}
 	}
-	trace("base", "train", "1", "10", "3")
+	trace("base", "train", "1", "10", "4")
 	trace("base", "same", "2", "3", "1")
 	trace("slow", "slow", "2", "3", "1")
 	model := filepath.Join(dir, "heat.model")
@@ -231,8 +232,8 @@ func TestModelCheckRelative(t *testing.T) {
 
 	// The unchanged build: both phases tested, each against the other (and
 	// residual → end, the last residual, against the sweeps, where it takes 5%
-	// of the time). At γ = 0.99 no time can be flagged with 30 training runs
-	// (1/31 > 0.01/2): the exit status does not depend on this machine's load.
+	// of the time). At γ = 0.99 no time can be flagged with 40 training runs
+	// (1/41 > 0.01/2): the exit status does not depend on this machine's load.
 	for _, extra := range [][]string{nil, {"--absolute"}} {
 		rep, out, code := check("same", append([]string{"--gamma", "0.99"}, extra...)...)
 		if code != 0 || rep.Deviating != 0 || len(rep.Runs) != 3 {
@@ -247,14 +248,18 @@ func TestModelCheckRelative(t *testing.T) {
 				t.Errorf("%s %v: %d times, %d tests, speed %+v", rc.Run, extra, len(rc.Times), rc.ArcsTested, rc.Speed)
 			}
 			for _, d := range rc.Times {
-				if !d.Relative || !(d.Ratio > 0.5 && d.Ratio < 2) || !(d.Alone > 0) {
-					t.Errorf("%s: %+v, want tested against the rest of the run", rc.Run, d)
+				if !(d.Ratio > 0.5 && d.Ratio < 2) || d.Relative != (d.Alone > 0) {
+					t.Errorf("%s: %+v", rc.Run, d)
 				}
 			}
 		}
 	}
 
-	// The sweep about twice as slow: flagged at γ = 0.9, sweep → residual named.
+	// The sweep half again slower or more: flagged at γ = 0.9, sweep →
+	// residual named, slower. (Another arc's time may be flagged too, where
+	// it is tested alone: at γ = 0.9 a run of the unchanged program is, one
+	// time in ten; but not residual → sweep as faster against the rest of the
+	// run, which the sweep's change explains.)
 	rep, out, code := check("slow")
 	if code != 1 || rep.Deviating != 3 {
 		t.Fatalf("slowed sweep: exit %d, %d of %d runs deviate\n%s", code, rep.Deviating, len(rep.Runs), out)
@@ -262,21 +267,19 @@ func TestModelCheckRelative(t *testing.T) {
 	for _, rc := range rep.Runs {
 		named := 0
 		for _, d := range rc.Deviations {
-			if d.Kind != "time" || !d.Relative || !sweep(d) || d.Ratio < 1.2 {
+			switch {
+			case sweep(d) && d.Kind == "time" && d.Ratio > 1.2:
+				named++
+			case d.Kind != "time" || d.Relative && d.Ratio < 1:
 				t.Errorf("%s: %s", rc.Run, d.String())
 			}
-			named++
 		}
-		noted := false
-		for _, n := range rc.Notes {
-			noted = noted || strings.Contains(n, "time of residual → sweep") && strings.Contains(n, "as a change of sweep → residual alone makes it: not named")
-		}
-		if named != 1 || !noted {
+		if named != 1 {
 			t.Errorf("%s: deviations %+v, notes %q", rc.Run, rc.Deviations, rc.Notes)
 		}
 	}
 	text, _, _ := runFragprof(t, "model", "check", model, filepath.Join(dir, "slow"))
-	if !strings.Contains(text, "3 of 3 runs deviate") || !strings.Contains(text, "/heat.c:32) → residual (") || !strings.Contains(text, "the usual against the rest of the run") {
+	if !strings.Contains(text, "3 of 3 runs deviate") || !strings.Contains(text, "/heat.c:32) → residual (") || !strings.Contains(text, "time tests: ") {
 		t.Errorf("slowed sweep, the text:\n%s", text)
 	}
 }

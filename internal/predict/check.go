@@ -62,12 +62,18 @@ type ArcSpread struct {
 	// Share is the arc's part of the training runs' time: the sum of its
 	// transitions' times over the sum of the runs' times.
 	Share float64 `json:"share"`
-	// Relative is the scatter of z = d̃ − r, the arc's centred d against the
+	// Relative is the scatter of z = d̃ − β·r, the arc's centred d against the
 	// rest of the run's (Model.reference): nil where no training run had
 	// another timed arc to compare it with, or where z scattered as much as d
 	// or more (median score): the rest of the run is then a worse reference
-	// than none, and the arc is tested alone.
+	// than none, and the arc is tested alone. Beta is β, how much the arc's
+	// time moves with the rest of the run's: the least-squares slope through
+	// the origin of d̃ on r over the training runs, Σ d̃·r / Σ r² — a slow
+	// spell of a shared machine slows memory-bound code more than the rest
+	// (kmeans' update by 10–25% where its assignment slowed by 3–7%), so
+	// that the arcs of one run move together but not alike.
 	Relative *Spread `json:"relative,omitempty"`
+	Beta     float64 `json:"beta,omitempty"`
 }
 
 // MinCheckShare is the part of the training runs' time an arc must take for
@@ -381,7 +387,9 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 		}
 	}
 	m.CheckCal = c
-	rel := make([][]float64, len(m.Arcs))
+	// Per arc the training runs' (d̃, r), for β and the scores of z.
+	type pair struct{ d, r float64 }
+	pairs := make([][]pair, len(m.Arcs))
 	var speeds []float64
 	for _, d := range runs {
 		dc := c.centred(d)
@@ -393,13 +401,26 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 				continue
 			}
 			if r, ok := m.reference(dc, ai, -1); ok {
-				rel[ai] = append(rel[ai], dc[ai]-r)
+				pairs[ai] = append(pairs[ai], pair{dc[ai], r})
 			}
 		}
 	}
-	for ai, z := range rel {
-		if s := spreadOf(z); len(z) > 0 && s.scatter() < c.Arcs[ai].scatter() {
-			c.Arcs[ai].Relative = &s
+	for ai, ps := range pairs {
+		var srr, sdr float64
+		for _, p := range ps {
+			srr += p.r * p.r
+			sdr += p.d * p.r
+		}
+		if len(ps) == 0 || srr == 0 {
+			continue
+		}
+		beta := sdr / srr
+		z := make([]float64, len(ps))
+		for i, p := range ps {
+			z[i] = p.d - beta*p.r
+		}
+		if s := spreadOf(z); s.scatter() < c.Arcs[ai].scatter() {
+			c.Arcs[ai].Relative, c.Arcs[ai].Beta = &s, beta
 		}
 	}
 	sp := spreadOf(speeds)
@@ -509,9 +530,10 @@ type CheckOptions struct {
 //
 // The time test. Each arc taken in the run that at least MinCheckRuns
 // training runs took, for at least MinCheckShare of their time, is tested on
-// its time against the rest of the run: z = d̃ − r (reference), the arc's
-// centred d less the weighted mean of the other timed arcs' — the machine's
-// speed, which moves every arc of a run alike, cancels. Where the run has no
+// its time against the rest of the run: z = d̃ − β·r (reference,
+// ArcSpread.Beta), the arc's centred d less the weighted mean of the other
+// timed arcs', times how much the arc moved with it in training — the
+// machine's speed, which moves every arc of a run together, cancels. Where the run has no
 // such other arc (a program whose time is one loop, or an arc whose training
 // runs never had one), or where z scattered as much as d or more over the
 // training runs (ArcSpread.Relative), the arc is tested alone, on d.
@@ -586,7 +608,7 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 		}
 		if s.Relative != nil && s.Relative.Runs >= MinCheckRuns {
 			if r, ok := m.reference(dc, ai, -1); ok {
-				tests = append(tests, test{ai, dc[ai] - r, s.Relative, true})
+				tests = append(tests, test{ai, dc[ai] - s.Beta*r, s.Relative, true})
 				relative = true
 				continue
 			}

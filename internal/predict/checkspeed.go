@@ -112,24 +112,23 @@ func (s *Spread) scatter() float64 {
 // (flagged, indices of arcs), the one whose change alone best explains the
 // others, and says which of the others it explains. The time test compares
 // each arc with the rest of the run, so one arc's slowdown also moves the
-// others' z the other way: in a run of two timed arcs z₁ = −z₂ up to the
-// centres, and the run cannot say which of the two changed. The arc named is
-// the j whose reference r_j — the run's speed were j the only arc changed —
-// is the most usual speed for a training run (the smallest |r_j − c_v| over
-// the Speed spread's centre c_v: the machine's speed moves less, in most
-// runs, than a change); an other flagged arc a is explained by it when,
-// with j left out of its reference as well, its z has p > alpha, or when
-// nothing but j was its reference. This picks a name; it does not test:
-// every flagged arc has p ≤ alpha whatever it picks, and the run is flagged
-// all the same.
+// others' z the other way: in a run of two timed arcs z₁ and z₂ move
+// together, and the run cannot say which of the two changed. The arc named
+// is the j whose time alone is the most unusual for the training runs — the
+// smallest p-value of |d̃_j| among its training scores (ArcSpread), the first
+// such — since were j the only arc changed, the others' times alone would be
+// as usual as the machine's speed lets them; an other flagged arc a is
+// explained by it when, with j left out of its reference as well, its z =
+// d̃_a − β_a·r has p > alpha (a heuristic: its β and scores are those of the
+// whole reference), or when nothing but j was its reference. This picks a
+// name; it does not test: every flagged arc has p ≤ alpha whatever it picks,
+// and the run is flagged all the same.
 func (m *Model) explainedBy(dc []float64, flagged []int, alpha float64) (j int, explained []bool) {
 	c := m.CheckCal
 	best := math.Inf(1)
 	for _, a := range flagged {
-		if r, ok := m.reference(dc, a, -1); ok {
-			if s := math.Abs(r - c.Speed.Center); s < best {
-				best, j = s, a
-			}
+		if p := c.Arcs[a].PValue(math.Abs(dc[a])); p < best {
+			best, j = p, a
 		}
 	}
 	explained = make([]bool, len(flagged))
@@ -139,7 +138,7 @@ func (m *Model) explainedBy(dc []float64, flagged []int, alpha float64) (j int, 
 		}
 		r, ok := m.reference(dc, a, j)
 		rel := c.Arcs[a].Relative
-		explained[i] = !ok || rel.PValue(math.Abs(dc[a]-r-rel.Center)) > alpha
+		explained[i] = !ok || rel.PValue(math.Abs(dc[a]-c.Arcs[a].Beta*r-rel.Center)) > alpha
 	}
 	return j, explained
 }
