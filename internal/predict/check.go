@@ -545,8 +545,8 @@ type CheckOptions struct {
 // inequality, which holds whatever the dependence between the tests of one
 // run, a run of the unchanged program exchangeable with the training runs
 // raises a time alarm with probability at most 1 − γ. When several arcs are
-// flagged against the rest of the run, the one whose change alone explains
-// the others is named (explainedBy) and the others noted. A mismatch of
+// flagged, some against the rest of the run, the one whose change alone
+// explains the others is named (explainedBy) and those it explains noted. A mismatch of
 // checkpoints is an error (*RunMismatch).
 func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 	if m.CheckCal == nil || m.CheckCal.Speed == nil {
@@ -638,7 +638,8 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 		dv := scored(Deviation{Kind: "speed"}, speed, m.CheckCal.Speed)
 		rc.Speed = &dv
 	}
-	var flagged []int // arcs flagged against the rest of the run
+	var flagged []int  // arcs flagged
+	var relFlag []bool // … against the rest of the run
 	for _, ts := range tests {
 		a := &m.Arcs[ts.ai]
 		dv := scored(Deviation{Kind: "time", From: m.Nodes[a.From].Name, To: m.Nodes[a.To].Name,
@@ -649,16 +650,14 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 		}
 		rc.Times = append(rc.Times, dv)
 		if dv.P <= rc.Alpha {
-			if ts.rel {
-				flagged = append(flagged, ts.ai)
-			}
+			flagged, relFlag = append(flagged, ts.ai), append(relFlag, ts.rel)
 		}
 	}
 	var named int
 	explained := map[int]bool{}
-	if len(flagged) > 1 {
+	if len(flagged) > 1 && slices.Contains(relFlag, true) {
 		var ex []bool
-		named, ex = m.explainedBy(dc, flagged, rc.Alpha)
+		named, ex = m.explainedBy(dc, flagged, relFlag, rc.Alpha)
 		for i, a := range flagged {
 			explained[a] = ex[i]
 		}

@@ -108,9 +108,10 @@ func (s *Spread) scatter() float64 {
 	return stats.Median(s.Devs)
 }
 
-// explainedBy picks, among the arcs flagged against the rest of their run
-// (flagged, indices of arcs), the one whose change alone best explains the
-// others, and says which of the others it explains. The time test compares
+// explainedBy picks, among the arcs flagged (flagged, indices of arcs;
+// relative[i] when flagged[i] was tested against the rest of its run), the
+// one whose change alone best explains the others, and says which of those
+// tested against the rest of the run it explains. The time test compares
 // each arc with the rest of the run, so one arc's slowdown also moves the
 // others' z the other way: in a run of two timed arcs z₁ and z₂ move
 // together, and the run cannot say which of the two changed. The arc named
@@ -123,7 +124,7 @@ func (s *Spread) scatter() float64 {
 // whole reference), or when nothing but j was its reference. This picks a
 // name; it does not test: every flagged arc has p ≤ alpha whatever it picks,
 // and the run is flagged all the same.
-func (m *Model) explainedBy(dc []float64, flagged []int, alpha float64) (j int, explained []bool) {
+func (m *Model) explainedBy(dc []float64, flagged []int, relative []bool, alpha float64) (j int, explained []bool) {
 	c := m.CheckCal
 	best := math.Inf(1)
 	for _, a := range flagged {
@@ -133,7 +134,7 @@ func (m *Model) explainedBy(dc []float64, flagged []int, alpha float64) (j int, 
 	}
 	explained = make([]bool, len(flagged))
 	for i, a := range flagged {
-		if a == j {
+		if a == j || !relative[i] {
 			continue
 		}
 		r, ok := m.reference(dc, a, j)
