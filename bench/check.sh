@@ -21,7 +21,9 @@
 # can only test alone.
 # In ROUNDS rounds (10), one after the other, each round traces TRAIN (10) base
 # trials (seed 1: the training runs), then CHECK (10) base trials and the same
-# CHECK trials of the slow build (seed 2: the runs checked) — trace
+# CHECK trials of the slow build (seed CHECK_SEED, 2: the runs checked, at
+# other inputs than the training runs; CHECK_SEED=1 checks at the training
+# runs' inputs, as a CI job that traces base and change alike would) — trace
 # --first-rep r, so that the training runs and the runs checked are spread
 # over the same minutes of the machine, as in a CI job that traces the base
 # commit and the change side by side. Then a model is built from the training
@@ -47,6 +49,7 @@ TRAIN=${TRAIN:-10}
 CHECK=${CHECK:-10}
 BRANCH=${BRANCH:-10}
 GAMMA=${GAMMA:-0.9}
+CHECK_SEED=${CHECK_SEED:-2}
 PROGRAMS=${*:-heat kmeans frames matmul brusselator solver}
 FP=$OUT/fragprof
 (cd "$ROOT" && go build -o "$FP" ./cmd/fragprof)
@@ -137,8 +140,8 @@ for P in $PROGRAMS; do
 	[ -n "${REUSE:-}" ] && r=$ROUNDS
 	while [ $r -lt "$ROUNDS" ]; do
 		trace base 1 "$TRAIN" $r train
-		trace base 2 "$CHECK" $r same
-		trace slow 2 "$CHECK" $r slow
+		trace base "$CHECK_SEED" "$CHECK" $r same
+		trace slow "$CHECK_SEED" "$CHECK" $r slow
 		r=$((r + 1))
 	done
 	[ -n "${REUSE:-}" ] || trace branch 2 "$BRANCH" 0 branch
