@@ -323,3 +323,34 @@ func (m *Model) arcIndex(from, to string) int {
 	}
 	return -1
 }
+
+// TestCheckExplained: the arc named among several flagged, and those it
+// explains, on a loop of three timed arcs x → y → z → x (scatter 0.1 each,
+// so equal weights; z's training scores 0.01, 0.02, 0.03 about 0, β = 1) at
+// α = 0.3 — a score beyond 0.03 has p = 1/4.
+func TestCheckExplained(t *testing.T) {
+	m := &Model{Arcs: []ModelArc{{From: 2, To: 3}, {From: 3, To: 4}, {From: 4, To: 2}}}
+	rel := Spread{Runs: 20, Devs: []float64{0.01, 0.02, 0.03}}
+	arc := ArcSpread{Spread: Spread{Runs: 20, Devs: []float64{0.1}}, Share: 0.3, Relative: &rel, Beta: 1}
+	m.CheckCal = &CheckCalibration{Arcs: []ArcSpread{arc, arc, arc}}
+	all := []bool{true, true, true}
+	// x → y 0.2 slower: the others' z are −0.1, flagged, but with x → y left
+	// out their reference is the third arc, at 0: explained.
+	j, ex := m.explainedBy([]float64{0.2, 0, 0}, []int{0, 1, 2}, all, 0.3)
+	if j != 0 || ex[0] || !ex[1] || !ex[2] {
+		t.Errorf("one arc slower: named %d, explained %v", j, ex)
+	}
+	// x → y and y → z both 0.2 slower: the first of the two most unusual
+	// alone (p = 1/2) is named; y → z against z → x alone is still 0.2 off,
+	// z → x against y → z alone −0.2: neither explained.
+	j, ex = m.explainedBy([]float64{0.2, 0.2, 0}, []int{0, 1, 2}, all, 0.3)
+	if j != 0 || ex[1] || ex[2] {
+		t.Errorf("two arcs slower: named %d, explained %v", j, ex)
+	}
+	// An arc flagged alone is named when its time alone is the most unusual,
+	// and is never explained itself.
+	j, ex = m.explainedBy([]float64{0, 0.2, 0}, []int{0, 1}, []bool{false, true}, 0.3)
+	if j != 1 || ex[0] || ex[1] {
+		t.Errorf("mixed: named %d, explained %v", j, ex)
+	}
+}
