@@ -1,27 +1,42 @@
 #!/bin/sh
 # check.sh: how fragprof model check does on changed builds of the examples.
 #
-# bench/check.sh [PROGRAMS]   (default: matmul brusselator solver)
+# bench/check.sh [PROGRAMS]   (default: heat kmeans frames matmul brusselator solver)
 #
 # Per example of examples/predict, three builds with `fragprof cc`, each a copy of
 # the source under the same file name with every line where it was (so that the
 # checkpoints are the model's):
 #   base    the example unchanged;
-#   slow    one loop body given about 10% more work: a volatile loop appended to
-#           a line of the body (sed below; SLOW_<prog> overrides its length);
+#   slow    one loop body given about 10% more work: a chain of dependent
+#           multiply-adds on a volatile double (about 5 ns a step on the test
+#           VM) appended to a line of the body (sed below; SLOW_<prog>
+#           overrides the divisor or length of the chain) — after a phase's
+#           loop nest or after each row's; a volatile counter alone
+#           costs about a cycle a step on this AMD machine, and a short loop
+#           of it runs in the shadow of the loop's own work;
 #   branch  one branch condition changed (a loop bound, a tolerance).
+# heat, kmeans and frames spend their time in two or three phases of a loop, each
+# between its own checkpoints, and the slowed one is one of them; matmul,
+# brusselator and solver spend 94–99% of theirs on one arc, which model check
+# can only test alone.
 # In ROUNDS rounds (10), one after the other, each round traces TRAIN (10) base
 # trials (seed 1: the training runs), then CHECK (10) base trials and the same
-# CHECK trials of the slow build (seed 2: the runs checked) — trace
+# CHECK trials of the slow build (seed CHECK_SEED, 2: the runs checked, at
+# other inputs than the training runs; CHECK_SEED=1 checks at the training
+# runs' inputs, as a CI job that traces base and change alike would) — trace
 # --first-rep r, so that the training runs and the runs checked are spread
 # over the same minutes of the machine, as in a CI job that traces the base
 # commit and the change side by side. Then a model is built from the training
 # runs (--holdout 0), and `model check --gamma GAMMA` (0.9) is run on
 #   - the base runs: the share flagged is the false-alarm rate (at most 1 − γ);
-#   - the slow runs: the share flagged, and the share that names the slowed
-#     arc as a time deviation;
+#   - the slow runs: the share flagged, the share that names the slowed arc as
+#     a time deviation (slower), and the share that names another arc's time;
 #   - BRANCH (10) runs of the branch build: the share that names the changed
 #     checkpoint's rule as broken.
+# Each "new / alone" pair puts the time test of model check (each arc against
+# the rest of its run, where it has one) beside the test of each arc's time
+# alone against the training runs' (its p-value alone_p, at (1 − γ)/k over the
+# k arcs), on the same runs and the same model: the peer.
 # --clock thread throughout. Prints Markdown; the traces and reports stay in $OUT.
 # REUSE=1 OUT=DIR builds the models and checks again from the traces a run
 # left in DIR (the builds are redone, the traces kept): a change to model
@@ -34,28 +49,51 @@ TRAIN=${TRAIN:-10}
 CHECK=${CHECK:-10}
 BRANCH=${BRANCH:-10}
 GAMMA=${GAMMA:-0.9}
-PROGRAMS=${*:-matmul brusselator solver}
+CHECK_SEED=${CHECK_SEED:-2}
+PROGRAMS=${*:-heat kmeans frames matmul brusselator solver}
 FP=$OUT/fragprof
 (cd "$ROOT" && go build -o "$FP" ./cmd/fragprof)
+
+# chain N: the C statement of the slowdown, N steps of a dependent chain.
+chain() { echo "{ volatile double z = 1; for (long q = 0; q < $1; q++) z = z * 0.999 + 0.001; }"; }
 
 # Per program: its inputs and stdin, the line and text of the slowdown, the
 # slowed arc, the changed line (sed), and the checkpoint whose rule it breaks.
 setup() {
 	case $1 in
+	heat)
+		INPUTS='n = uniform_int(40, 100)
+T = uniform_int(20, 60)'; STDIN='{n} {T}\n'
+		SLOW_LINE=36; SLOW_WORK=$(chain "n * n / ${SLOW_heat:-60}")
+		SLOW_ARC='sweep → residual'
+		BRANCH_SED='31s/t < T;/t + 1 < T;/'; BRANCH_NODE=residual ;;
+	kmeans)
+		INPUTS='n = uniform_int(2000, 6000)
+T = uniform_int(10, 30)
+s = uniform_int(1, 1000000)'; STDIN='{n} {T} {s}\n'
+		SLOW_LINE=55; SLOW_WORK=$(chain "n / ${SLOW_kmeans:-18}")
+		SLOW_ARC='assign → update'
+		BRANCH_SED='44s/t < T;/t + 1 < T;/'; BRANCH_NODE=update ;;
+	frames)
+		INPUTS='W = uniform_int(48, 128)
+F = uniform_int(8, 24)'; STDIN='{W} {F}\n'
+		SLOW_LINE=52; SLOW_WORK=$(chain "W * W / ${SLOW_frames:-33}")
+		SLOW_ARC='edges → histogram'
+		BRANCH_SED='32s/f < F;/f + 1 < F;/'; BRANCH_NODE=histogram ;;
 	matmul)
 		INPUTS='n = uniform_int(60, 160)'; STDIN='{n}\n'
-		SLOW_LINE=34; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_matmul:-9}; v++) ;"
+		SLOW_LINE=35; SLOW_WORK=$(chain "n * n / ${SLOW_matmul:-50}")
 		SLOW_ARC='row → row'
 		BRANCH_SED='28s/i < n;/i < n - 1;/'; BRANCH_NODE=row ;;
 	brusselator)
 		INPUTS='K = uniform_int(8, 24)'; STDIN='{K}\n'
-		SLOW_LINE=47; SLOW_WORK="for (volatile int v = 0; v < ${SLOW_brusselator:-2800}; v++) ;"
+		SLOW_LINE=48; SLOW_WORK=$(chain "K * ${SLOW_brusselator:-160}")
 		SLOW_ARC='row → row'
 		BRANCH_SED='42s/i < K;/i + 1 < K;/'; BRANCH_NODE=row ;;
 	solver)
 		INPUTS='n = uniform_int(20000, 60000)
 w = uniform(0.3, 1.7)'; STDIN='{n} {w:%.17g}\n'
-		SLOW_LINE=42; SLOW_WORK="for (volatile long v = 0; v < n / ${SLOW_solver:-10}; v++) ;"
+		SLOW_LINE=42; SLOW_WORK=$(chain "n / ${SLOW_solver:-170}")
 		SLOW_ARC='iter → iter'
 		BRANCH_SED='38s/fabs(e) < TOL/fabs(e) < 1e-8/'; BRANCH_NODE=iter ;;
 	*) echo "check.sh: no setup for $1" >&2; exit 2 ;;
@@ -71,8 +109,18 @@ trace() {
 # count JSON JQ-FILTER: the runs of a model check report that satisfy the filter.
 count() { jq "[.runs[] | select($2)] | length" "$1"; }
 
-echo "| program | training runs | unchanged runs flagged | slowdown | slowed runs flagged | slowed arc named | branch runs with the rule named |"
-echo "|---|---|---|---|---|---|---|"
+# The jq definitions over a model check report: oldflag(a) says whether a time
+# entry is flagged by the test of the arc alone at level a; old(γ) whether the
+# run is flagged by that test (or by a transition, rule or run deviation).
+JQDEF='def a1(g): (1 - g) / ([.times[]] | length);
+def oldflag(a): (if .relative then .alone_p else .p end) <= a;
+def old(g): a1(g) as $a | any(.deviations[]; .kind != "time" and .kind != "speed") or any(.times[]; oldflag($a));'
+
+# count JSON JQ-FILTER: the runs of a model check report that satisfy the filter.
+count() { jq "$JQDEF [.runs[] | select($2)] | length" "$1"; }
+
+echo "| program | arcs timed: against the rest / alone | training runs | slowdown | unchanged runs flagged: new / alone | slowed runs flagged: new / alone | slowed arc named: new / alone | another arc named (slowed runs) | branch runs with the rule named |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for P in $PROGRAMS; do
 	setup "$P"
 	W=$OUT/$P
@@ -92,8 +140,8 @@ for P in $PROGRAMS; do
 	[ -n "${REUSE:-}" ] && r=$ROUNDS
 	while [ $r -lt "$ROUNDS" ]; do
 		trace base 1 "$TRAIN" $r train
-		trace base 2 "$CHECK" $r same
-		trace slow 2 "$CHECK" $r slow
+		trace base "$CHECK_SEED" "$CHECK" $r same
+		trace slow "$CHECK_SEED" "$CHECK" $r slow
 		r=$((r + 1))
 	done
 	[ -n "${REUSE:-}" ] || trace branch 2 "$BRANCH" 0 branch
@@ -101,22 +149,28 @@ for P in $PROGRAMS; do
 	for set in same slow branch; do
 		"$FP" model check "$W/$P.model" "$W/$set" --gamma "$GAMMA" --json >"$W/$set.json" || true
 	done
+	from=${SLOW_ARC% → *}; to=${SLOW_ARC#* → }
+	arc=".from == \"$from\" and .to == \"$to\""
 	n_same=$(jq '.runs | length' "$W/same.json")
 	fa=$(count "$W/same.json" '.deviations | length > 0')
+	fa_old=$(count "$W/same.json" "old($GAMMA)")
 	n_slow=$(jq '.runs | length' "$W/slow.json")
 	caught=$(count "$W/slow.json" '.deviations | length > 0')
-	from=${SLOW_ARC% → *}; to=${SLOW_ARC#* → }
-	named=$(count "$W/slow.json" "any(.deviations[]; .kind == \"time\" and .from == \"$from\" and .to == \"$to\")")
-	ratio=$(jq "[.runs[].deviations[] | select(.kind == \"time\" and .from == \"$from\" and .to == \"$to\") | .ratio] | if length > 0 then (add / length * 1000 | round / 1000) else \"–\" end" "$W/slow.json")
+	caught_old=$(count "$W/slow.json" "old($GAMMA)")
+	named=$(count "$W/slow.json" "any(.deviations[]; .kind == \"time\" and $arc and .ratio > 1)")
+	named_old=$(count "$W/slow.json" "a1($GAMMA) as \$a | any(.times[]; $arc and oldflag(\$a) and (if .relative then .alone else .ratio end) > 1)")
+	other=$(count "$W/slow.json" "any(.deviations[]; .kind == \"time\" and ($arc | not))")
+	rel=$(jq "[.runs[0].times[] | select(.relative)] | length" "$W/same.json")
+	alone=$(jq "[.runs[0].times[] | select(.relative | not)] | length" "$W/same.json")
 	# The slowdown as measured: the median over the slow runs of the slowed
-	# arc's time against the model's (model check's ratio), over the same for
-	# the unchanged runs.
-	arcmed="[.runs[].times[] | select(.from == \"$from\" and .to == \"$to\") | .ratio] | sort | .[length / 2 | floor]"
+	# arc's ratio (against the rest of the run where it is so tested), over
+	# the same for the unchanged runs.
+	arcmed="[.runs[].times[] | select($arc) | .ratio] | sort | .[length / 2 | floor]"
 	slowdown=$(jq -n --slurpfile a "$W/same.json" --slurpfile b "$W/slow.json" "((\$b[0] | $arcmed) / (\$a[0] | $arcmed)) * 1000 | round / 1000")
 	n_branch=$(jq '.runs | length' "$W/branch.json")
 	rule=$(count "$W/branch.json" "any(.deviations[]; .kind == \"rule\" and .from == \"$BRANCH_NODE\")")
 	runs=$(jq .training.runs "$W/$P.model")
-	echo "| $P | $runs | $fa/$n_same | ${slowdown}× ($SLOW_ARC) | $caught/$n_slow | $named/$n_slow (mean ratio flagged $ratio) | $rule/$n_branch ($BRANCH_NODE) |"
+	echo "| $P | $rel / $alone | $runs | ${slowdown}× ($SLOW_ARC) | $fa / $fa_old of $n_same | $caught / $caught_old of $n_slow | $named / $named_old of $n_slow | $other | $rule/$n_branch ($BRANCH_NODE) |"
 done
 echo
 echo "γ = $GAMMA; traces, models and reports in $OUT"

@@ -20,6 +20,7 @@ import (
 type checkReport struct {
 	Model     string              `json:"model"`
 	Gamma     float64             `json:"gamma"`
+	Absolute  bool                `json:"absolute,omitempty"`
 	Runs      []*predict.RunCheck `json:"runs"`
 	Deviating int                 `json:"deviating"`
 	Arcs      map[string]int      `json:"arcs_named"` // deviating runs per arc or rule named
@@ -27,7 +28,7 @@ type checkReport struct {
 
 func newModelCheckCmd(e *env) *cobra.Command {
 	var gamma float64
-	var jsonOut bool
+	var jsonOut, absolute bool
 	c := &cobra.Command{
 		Use:   "check MODEL RUN...",
 		Short: "Check runs of a changed build against the model: new transitions, broken rules, times out of their intervals",
@@ -50,16 +51,29 @@ is noted and checked).
 Times: for each arc the run took, d is the median over its transitions of
 ln(t/p), t the transition's time and p the model's at the state the run was
 in (the median: a shared machine's interrupts and stalls land in single
-transitions). model build measured d over its training runs: their median c
-and their scores |d − c|. The run's score |d − c| gets the conformal p-value
-(1 + #{training scores ≥ it}) / (R + 1); the arc deviates when p ≤ (1 − γ)/k
-over the k arcs tested (Bonferroni): a run of the unchanged program on the
-same machine is flagged with probability at most 1 − γ. Arcs that fewer than
-10 training runs took are not tested, and an arc can be flagged only when
-(1 − γ)/k ≥ 1/(R + 1): train with enough runs. Where the model found that the
-runs' speed probe tracks the machine's speed (model show: "machine speed"),
-times are taken at the normal speed. Rules are checked at the nodes whose rule
-chose as every training run did.
+transitions), and d̃ = d − c, c its median over the training runs. A machine
+that runs slower slows every arc of the run, so each arc is tested against
+the rest of the run: z = d̃ − β·r, r the mean of d̃ over the run's other
+timed arcs (weighted by 1/s², s an arc's median |d̃| in training; arcs that
+leave the same checkpoint, which run the same code, left out) and β the
+slope of d̃ on r over the training runs. Where the run has no other timed arc
+— a program whose time is one loop — or z scattered more than d in training,
+the arc is tested alone, on d. model build measured either statistic x over
+its training runs: their median c and their scores |x − c|. The run's score
+gets the conformal p-value (1 + #{training scores ≥ it}) / (R + 1); the arc
+deviates when p ≤ (1 − γ)/k over the k tests (Bonferroni): a run of the
+unchanged program on the same machine is flagged with probability at most
+1 − γ. When several arcs deviate against the rest of the run, the one whose
+change alone explains the others is named, the others noted. The run's speed,
+the mean of d̃ over its timed arcs weighted by their share of the time, is
+reported against the training runs' ("speed 1.12× the usual"); --absolute
+makes it one more test, so that a run slower on all its arcs alike deviates.
+Arcs that fewer than 10 training runs took, or that took less than 5% of
+their time, are not tested, and an arc can be flagged only when (1 − γ)/k ≥
+1/(R + 1): train with enough runs. Where the model found that the runs' speed
+probe tracks the machine's speed (model show: "machine speed"), times are
+taken at the normal speed. Rules are checked at the nodes whose rule chose as
+every training run did.
 
 Exit status: 0 when every run agrees with the model, 1 when one deviates (or
 cannot be checked), 2 on a usage error — for a CI gate.
@@ -84,9 +98,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			rep := checkReport{Model: args[0], Gamma: gamma, Arcs: map[string]int{}}
+			rep := checkReport{Model: args[0], Gamma: gamma, Absolute: absolute, Arcs: map[string]int{}}
 			for _, t := range runs {
-				rc, err := m.CheckRun(t, gamma)
+				rc, err := m.CheckRun(t, predict.CheckOptions{Gamma: gamma, Absolute: absolute})
 				if err != nil {
 					return err
 				}
@@ -95,6 +109,10 @@ Examples:
 					rep.Deviating++
 				}
 				for _, d := range rc.Deviations {
+					if d.Kind == "speed" {
+						rep.Arcs["speed of the run"]++
+						continue
+					}
 					rep.Arcs[d.Kind+" "+d.From+" → "+d.To]++
 				}
 			}
@@ -115,6 +133,7 @@ Examples:
 	}
 	c.Flags().Float64Var(&gamma, "gamma", 0, "confidence γ: a run of the unchanged program is flagged for its times with probability at most 1 − γ (default: the model's interval level, 0.9)")
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the verdicts as JSON")
+	c.Flags().BoolVar(&absolute, "absolute", false, "test the whole run's speed as well: a run slower or faster on all its timed arcs alike (the machine, or a change everywhere) deviates")
 	return c
 }
 
@@ -151,8 +170,18 @@ func writeCheckText(e *env, rep *checkReport) {
 		if rc.Deviates() {
 			verdict = fmt.Sprintf("DEVIATES (%d)", len(rc.Deviations))
 		}
-		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; arcs timed: %d, each at α′ = %.2g\n",
-			rc.Run, verdict, rc.Events, textout.Ns(rc.TimeNs), rc.ArcsTested, rc.Alpha)
+		alone := 0
+		for _, d := range rc.Times {
+			if !d.Relative {
+				alone++
+			}
+		}
+		speed := ""
+		if rc.Speed != nil {
+			speed = fmt.Sprintf("; speed %.3g× the usual (p = %.2g)", rc.Speed.Ratio, rc.Speed.P)
+		}
+		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; time tests: %d (%d arcs against the rest of the run, %d alone), each at α′ = %.2g%s\n",
+			rc.Run, verdict, rc.Events, textout.Ns(rc.TimeNs), rc.ArcsTested, len(rc.Times)-alone, alone, rc.Alpha, speed)
 		for _, d := range rc.Deviations {
 			fmt.Fprintf(e.stdout, "  %s\n", d.String())
 		}

@@ -171,3 +171,115 @@ func TestModelCheckCLI(t *testing.T) {
 		t.Errorf("model check of a missing run: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestModelCheckRelative runs model check on real builds of heat, whose loop
+// has two phases, a sweep and a residual, each between its own checkpoints: a
+// build whose sweep does about half again its work or more (a chain of
+// dependent multiply-adds, n²/6 of them, after the sweep's loop nest) is
+// flagged, sweep → residual named with its lines, slower; residual → sweep,
+// which the change moves the other way against the rest of the run, is not
+// named; the unchanged build's runs keep to the model, each arc tested
+// against the rest of the run (its ratio alone reported) or alone — which,
+// model build decides from how the training runs scattered.
+func TestModelCheckRelative(t *testing.T) {
+	dir := t.TempDir()
+	orig, err := os.ReadFile("../../examples/predict/heat.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sweepEnd = "\t\t}\n\t\tFP_POINT(\"residual\");"
+	if !strings.Contains(string(orig), sweepEnd) {
+		t.Fatalf("heat.c has no %q", sweepEnd)
+	}
+	for name, src := range map[string]string{
+		"base": string(orig),
+		"slow": strings.Replace(string(orig), sweepEnd, "\t\t} { volatile double z = 1; for (long q = 0; q < n * n / 6; q++) z = z * 0.999 + 0.001; }\n\t\tFP_POINT(\"residual\");", 1),
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "heat.c"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trace := func(build, out, seed, trials, reps string) {
+		t.Helper()
+		_, stderr, code := runFragprof(t, "trace", filepath.Join(dir, build, "heat.c"), "--input", "n = uniform_int(30, 60)\nT = uniform_int(20, 40)",
+			"--stdin", `{n} {T}\n`, "--clock", "thread", "--seed", seed, "--trials", trials, "--repeat", reps, "-o", filepath.Join(dir, out))
+		if code != 0 {
+			t.Fatalf("trace %s: exit %d\n%s", build, code, stderr)
+		}
+	}
+	trace("base", "train", "1", "10", "4")
+	trace("base", "same", "2", "3", "1")
+	trace("slow", "slow", "2", "3", "1")
+	model := filepath.Join(dir, "heat.model")
+	if _, stderr, code := runFragprof(t, "model", "build", filepath.Join(dir, "train"), "--holdout", "0", "-o", model); code != 0 {
+		t.Fatalf("model build: exit %d\n%s", code, stderr)
+	}
+	check := func(set string, extra ...string) (checkReport, string, int) {
+		t.Helper()
+		out, stderr, code := runFragprof(t, append([]string{"model", "check", model, filepath.Join(dir, set), "--json"}, extra...)...)
+		var rep checkReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v\n%s%s", err, out, stderr)
+		}
+		return rep, out, code
+	}
+	sweep := func(d predict.Deviation) bool {
+		return d.From == "sweep" && d.To == "residual" && strings.HasSuffix(d.FromPlace, "/heat.c:32") && strings.HasSuffix(d.ToPlace, "/heat.c:37")
+	}
+
+	// The unchanged build: both phases tested, each against the other (and
+	// residual → end, the last residual, against the sweeps, where it takes 5%
+	// of the time). At γ = 0.99 no time can be flagged with 40 training runs
+	// (1/41 > 0.01/2): the exit status does not depend on this machine's load.
+	for _, extra := range [][]string{nil, {"--absolute"}} {
+		rep, out, code := check("same", append([]string{"--gamma", "0.99"}, extra...)...)
+		if code != 0 || rep.Deviating != 0 || len(rep.Runs) != 3 {
+			t.Fatalf("unchanged runs %v: exit %d\n%s", extra, code, out)
+		}
+		for _, rc := range rep.Runs {
+			want := len(rc.Times)
+			if extra != nil {
+				want++ // and the run's speed
+			}
+			if len(rc.Times) < 2 || rc.ArcsTested != want || rc.Speed == nil || !(rc.Speed.Ratio > 0) {
+				t.Errorf("%s %v: %d times, %d tests, speed %+v", rc.Run, extra, len(rc.Times), rc.ArcsTested, rc.Speed)
+			}
+			for _, d := range rc.Times {
+				if !(d.Ratio > 0.5 && d.Ratio < 2) || d.Relative != (d.Alone > 0) {
+					t.Errorf("%s: %+v", rc.Run, d)
+				}
+			}
+		}
+	}
+
+	// The sweep half again slower or more: flagged at γ = 0.9, sweep →
+	// residual named, slower. (Another arc's time may be flagged too, where
+	// it is tested alone: at γ = 0.9 a run of the unchanged program is, one
+	// time in ten; but not residual → sweep as faster against the rest of the
+	// run, which the sweep's change explains.)
+	rep, out, code := check("slow")
+	if code != 1 || rep.Deviating != 3 {
+		t.Fatalf("slowed sweep: exit %d, %d of %d runs deviate\n%s", code, rep.Deviating, len(rep.Runs), out)
+	}
+	for _, rc := range rep.Runs {
+		named := 0
+		for _, d := range rc.Deviations {
+			switch {
+			case sweep(d) && d.Kind == "time" && d.Ratio > 1.2:
+				named++
+			case d.Kind != "time" || d.Relative && d.Ratio < 1:
+				t.Errorf("%s: %s", rc.Run, d.String())
+			}
+		}
+		if named != 1 {
+			t.Errorf("%s: deviations %+v, notes %q", rc.Run, rc.Deviations, rc.Notes)
+		}
+	}
+	text, _, _ := runFragprof(t, "model", "check", model, filepath.Join(dir, "slow"))
+	if !strings.Contains(text, "3 of 3 runs deviate") || !strings.Contains(text, "/heat.c:32) → residual (") || !strings.Contains(text, "time tests: ") {
+		t.Errorf("slowed sweep, the text:\n%s", text)
+	}
+}

@@ -25,15 +25,30 @@ import (
 const MinCheckRuns = 10
 
 // CheckCalibration is how the training runs meet their own model, for model
-// check: per arc, the scatter of a run's time on the arc around the model's; per
+// check: per arc, the scatter of a run's time on the arc around the model's,
+// alone and against the rest of the run; the scatter of the run's speed; per
 // node, how often the rule chose another arc than a run took.
 type CheckCalibration struct {
 	Runs int         `json:"runs"` // training runs measured
 	Arcs []ArcSpread `json:"arcs"` // by arc
+	// Speed is the scatter of a run's speed v over the training runs
+	// (Model.runSpeed): nil in a model of an older fragprof.
+	Speed *Spread `json:"speed,omitempty"`
 	// Misses[n] counts the training runs in which node n's rule chose, with
 	// certainty, another arc than the run took at least once: such a rule is
 	// not held against a run.
 	Misses []int `json:"rule_misses"`
+}
+
+// A Spread is the scatter over the training runs of a statistic x of a run:
+// Center is the median of x over the runs and Devs the scores s = |x −
+// Center| of the runs, ascending (at most MaxCheckDevs: beyond, the largest
+// of each of MaxCheckDevs equal blocks, which errs toward larger p-values).
+// Runs is how many training runs had x.
+type Spread struct {
+	Runs   int       `json:"runs"`
+	Center float64   `json:"center"`
+	Devs   []float64 `json:"devs,omitempty"`
 }
 
 // An ArcSpread is the scatter over the training runs of a run's d on the arc:
@@ -42,17 +57,23 @@ type CheckCalibration struct {
 // median, because single transitions carry the interrupts and stalls of a
 // shared machine, which a loop of many transitions would otherwise sum; the
 // times at the machine's normal speed when the model measured it (Speed).
-// Center is the median of d over the runs and Devs the scores s = |d −
-// Center| of the runs, ascending (at most MaxCheckDevs: beyond, the largest
-// of each of MaxCheckDevs equal blocks, which errs toward larger p-values).
-// Runs is how many training runs took the arc.
 type ArcSpread struct {
-	Runs   int       `json:"runs"`
-	Center float64   `json:"center"`
-	Devs   []float64 `json:"devs,omitempty"`
+	Spread
 	// Share is the arc's part of the training runs' time: the sum of its
 	// transitions' times over the sum of the runs' times.
 	Share float64 `json:"share"`
+	// Relative is the scatter of z = d̃ − β·r, the arc's centred d against the
+	// rest of the run's (Model.reference): nil where no training run had
+	// another timed arc to compare it with, or where z scattered as much as d
+	// or more (median score): the rest of the run is then a worse reference
+	// than none, and the arc is tested alone. Beta is β, how much the arc's
+	// time moves with the rest of the run's: the least-squares slope through
+	// the origin of d̃ on r over the training runs, Σ d̃·r / Σ r² — a slow
+	// spell of a shared machine slows memory-bound code more than the rest
+	// (kmeans' update by 10–25% where its assignment slowed by 3–7%), so
+	// that the arcs of one run move together but not alike.
+	Relative *Spread `json:"relative,omitempty"`
+	Beta     float64 `json:"beta,omitempty"`
 }
 
 // MinCheckShare is the part of the training runs' time an arc must take for
@@ -65,7 +86,7 @@ type ArcSpread struct {
 // unchanged program, at a load of 10–27 on 2 cores).
 const MinCheckShare = 0.05
 
-// MaxCheckDevs bounds the scores an ArcSpread keeps.
+// MaxCheckDevs bounds the scores a Spread keeps.
 const MaxCheckDevs = 1000
 
 // PValue is the conformal p-value of score s among the training scores
@@ -79,7 +100,7 @@ const MaxCheckDevs = 1000
 // scores are measured against formulas fitted to the same runs, but for those
 // model build held out: if anything a little smaller than a new run's, which
 // makes p a little small.)
-func (a *ArcSpread) PValue(s float64) float64 {
+func (a *Spread) PValue(s float64) float64 {
 	ge := len(a.Devs) - sort.SearchFloat64s(a.Devs, s)
 	return float64(1+ge) / float64(len(a.Devs)+1)
 }
@@ -87,7 +108,7 @@ func (a *ArcSpread) PValue(s float64) float64 {
 // Limit is the largest score whose p-value is above alpha — a run's score
 // beyond it is flagged — or +Inf when no score can reach alpha (too few
 // training runs: 1/(R + 1) > alpha).
-func (a *ArcSpread) Limit(alpha float64) float64 {
+func (a *Spread) Limit(alpha float64) float64 {
 	j := int(math.Floor(alpha*float64(len(a.Devs)+1)+1e-9)) - 1 // scores ≥ s allowed
 	if j < 0 {
 		return math.Inf(1)
@@ -327,10 +348,13 @@ func (m *Model) atSpeed(t *trace.Trace, done bool) *trace.Trace {
 	return m.Speed.adjust([]*trace.Trace{t})[0]
 }
 
-// calibrateCheck measures the training runs against the model (CheckCalibration).
+// calibrateCheck measures the training runs against the model (CheckCalibration):
+// per arc the Spread of d, its Share, and the Spread of z against the rest of
+// the run (Model.reference); the Spread of the runs' speed (Model.runSpeed).
 func (m *Model) calibrateCheck(traces []*trace.Trace) {
 	c := &CheckCalibration{Arcs: make([]ArcSpread, len(m.Arcs)), Misses: make([]int, len(m.Nodes))}
 	ds := make([][]float64, len(m.Arcs))
+	var runs [][]float64 // per run, d by arc (NaN where the run did not take it)
 	arcTime := make([]float64, len(m.Arcs))
 	total := 0.0
 	for _, t := range traces {
@@ -342,6 +366,7 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 			continue
 		}
 		c.Runs++
+		runs = append(runs, rp.logRatios())
 		for ai := range m.Arcs {
 			if d, ok := rp.logRatio(ai); ok {
 				ds[ai] = append(ds[ai], d)
@@ -356,18 +381,56 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 		}
 	}
 	for ai, d := range ds {
-		c.Arcs[ai] = spreadOf(d)
+		c.Arcs[ai].Spread = spreadOf(d)
 		if total > 0 {
 			c.Arcs[ai].Share = arcTime[ai] / total
 		}
 	}
 	m.CheckCal = c
+	// Per arc the training runs' (d̃, r), for β and the scores of z.
+	type pair struct{ d, r float64 }
+	pairs := make([][]pair, len(m.Arcs))
+	var speeds []float64
+	for _, d := range runs {
+		dc := c.centred(d)
+		if v, ok := m.runSpeed(dc); ok {
+			speeds = append(speeds, v)
+		}
+		for ai := range m.Arcs {
+			if !c.timed(ai) || math.IsNaN(dc[ai]) {
+				continue
+			}
+			if r, ok := m.reference(dc, ai, -1); ok {
+				pairs[ai] = append(pairs[ai], pair{dc[ai], r})
+			}
+		}
+	}
+	for ai, ps := range pairs {
+		var srr, sdr float64
+		for _, p := range ps {
+			srr += p.r * p.r
+			sdr += p.d * p.r
+		}
+		if len(ps) == 0 || srr == 0 {
+			continue
+		}
+		beta := sdr / srr
+		z := make([]float64, len(ps))
+		for i, p := range ps {
+			z[i] = p.d - beta*p.r
+		}
+		if s := spreadOf(z); s.scatter() < c.Arcs[ai].scatter() {
+			c.Arcs[ai].Relative, c.Arcs[ai].Beta = &s, beta
+		}
+	}
+	sp := spreadOf(speeds)
+	c.Speed = &sp
 }
 
-// spreadOf is the ArcSpread of the runs' d.
-func spreadOf(d []float64) ArcSpread {
+// spreadOf is the Spread of the runs' statistics d.
+func spreadOf(d []float64) Spread {
 	if len(d) == 0 {
-		return ArcSpread{}
+		return Spread{}
 	}
 	center := stats.Median(d)
 	dev := make([]float64, len(d))
@@ -382,14 +445,16 @@ func spreadOf(d []float64) ArcSpread {
 		}
 		dev = thin
 	}
-	return ArcSpread{Runs: len(d), Center: center, Devs: dev}
+	return Spread{Runs: len(d), Center: center, Devs: dev}
 }
 
 // A Deviation is one way a run departs from its model.
 type Deviation struct {
 	// Kind is "arc" (a transition the model never saw), "rule" (a node's rule
 	// chose another arc than the run took), "time" (an arc's time outside its
-	// interval) or "run" (the run did not finish as a traced run should).
+	// interval), "speed" (the whole run's speed outside its interval: with
+	// CheckOptions.Absolute) or "run" (the run did not finish as a traced run
+	// should).
 	Kind      string `json:"kind"`
 	From      string `json:"from,omitempty"`
 	To        string `json:"to,omitempty"`
@@ -401,15 +466,23 @@ type Deviation struct {
 	// chose.
 	Rule     string `json:"rule,omitempty"`
 	Expected string `json:"expected,omitempty"`
-	// Ratio (kind time) is e^(d − Center): the run's time on the arc against
-	// the training runs' typical one, at the same states (ArcSpread); Lo and
-	// Hi the interval it had to lie in (absent when too few training runs took
-	// the arc to flag it at the level of the test), P its p-value
-	// (ArcSpread.PValue).
-	Ratio float64 `json:"ratio,omitempty"`
-	Lo    float64 `json:"lo,omitempty"`
-	Hi    float64 `json:"hi,omitempty"`
-	P     float64 `json:"p,omitempty"`
+	// Ratio (kinds time and speed) is e^(x − Center) for the statistic x
+	// tested and its Spread: the run's time on the arc against the training
+	// runs' typical one at the same states — against the rest of the run
+	// (x = z) when Relative, alone (x = d) otherwise — or the run's speed (x
+	// = v). Lo and Hi are the interval it had to lie in (absent when too few
+	// training runs had x to flag it at the level of the test), P its p-value
+	// (Spread.PValue).
+	Ratio    float64 `json:"ratio,omitempty"`
+	Relative bool    `json:"relative,omitempty"`
+	Lo       float64 `json:"lo,omitempty"`
+	Hi       float64 `json:"hi,omitempty"`
+	P        float64 `json:"p,omitempty"`
+	// Alone and AloneP (kind time, when Relative): the arc's time alone, e^(d
+	// − c), and the p-value of |d − c| (ArcSpread), for comparison: what the
+	// run's speed and the arc's change make together.
+	Alone  float64 `json:"alone,omitempty"`
+	AloneP float64 `json:"alone_p,omitempty"`
 	// Why (kind run): what went wrong.
 	Why string `json:"why,omitempty"`
 }
@@ -420,41 +493,70 @@ type RunCheck struct {
 	Inputs map[string]float64 `json:"inputs,omitempty"`
 	Events int                `json:"events"`
 	TimeNs float64            `json:"time_ns"`
-	// ArcsTested is k, the arcs whose time was tested; Alpha the level of
-	// each, (1 − γ)/k.
+	// ArcsTested is k, the tests of time — one per arc tested, and the run's
+	// speed with CheckOptions.Absolute; Alpha the level of each, (1 − γ)/k.
 	ArcsTested int         `json:"arcs_tested"`
 	Alpha      float64     `json:"alpha"`
 	Deviations []Deviation `json:"deviations"`
 	// Times are the arcs tested, each as a Deviation of kind "time", flagged or
 	// not.
 	Times []Deviation `json:"times"`
-	// Notes: checkpoints moved to other lines, rules not held against the run.
+	// Speed is the run's speed against the training runs' (kind "speed"),
+	// when the run took a timed arc: a deviation only with
+	// CheckOptions.Absolute.
+	Speed *Deviation `json:"speed,omitempty"`
+	// Notes: checkpoints moved to other lines, rules not held against the
+	// run, arcs tested alone, arcs whose time another arc's change explains.
 	Notes []string `json:"notes,omitempty"`
 }
 
 // Deviates reports whether the run departs from the model.
 func (r *RunCheck) Deviates() bool { return len(r.Deviations) > 0 }
 
-// CheckRun checks run t against the model at confidence gamma (0 < γ < 1):
-// transitions the model never saw, decisions the rules would have made
-// otherwise (at nodes whose rule chose as every training run did), and arc
-// times outside their intervals. The time test: for each arc taken in the run
-// that at least MinCheckRuns training runs took, for at least MinCheckShare of
-// their time, the score s = |d − Center|
-// (ArcSpread) and its conformal p-value; the arc deviates when p ≤ α′ = (1 −
-// γ)/k over the k arcs tested. By Bonferroni's inequality, which holds
-// whatever the dependence between the arcs of one run (they share its
-// machine's speed), a run of the unchanged program exchangeable with the
-// training runs raises a time alarm with probability at most 1 − γ. A
-// mismatch of checkpoints is an error (*RunMismatch).
-func (m *Model) CheckRun(t *trace.Trace, gamma float64) (*RunCheck, error) {
-	if m.CheckCal == nil {
-		return nil, fmt.Errorf("the model has no check calibration (built by an older fragprof): build it again with fragprof model build")
+// CheckOptions say how model check tests a run.
+type CheckOptions struct {
+	// Gamma is the confidence γ (0 < γ < 1): a run of the unchanged program
+	// raises a time alarm with probability at most 1 − γ.
+	Gamma float64
+	// Absolute makes a change of the whole run's speed a deviation: a test
+	// of the run's speed v joins the arcs' tests. Without it the speed is
+	// reported, not tested.
+	Absolute bool
+}
+
+// CheckRun checks run t against the model: transitions the model never saw,
+// decisions the rules would have made otherwise (at nodes whose rule chose
+// as every training run did), and arc times outside their intervals.
+//
+// The time test. Each arc taken in the run that at least MinCheckRuns
+// training runs took, for at least MinCheckShare of their time, is tested on
+// its time against the rest of the run: z = d̃ − β·r (reference,
+// ArcSpread.Beta), the arc's centred d less the weighted mean of the other
+// timed arcs', times how much the arc moved with it in training — the
+// machine's speed, which moves every arc of a run together, cancels. Where the run has no
+// such other arc (a program whose time is one loop, or an arc whose training
+// runs never had one), or where z scattered as much as d or more over the
+// training runs (ArcSpread.Relative), the arc is tested alone, on d.
+// Either statistic x gets the conformal p-value of its score |x − c| among
+// the training runs' scores (Spread.PValue), and the arc deviates when p ≤
+// α′ = (1 − γ)/k over the k tests. With opt.Absolute the run's speed v
+// (runSpeed) is one more test, where an arc was tested against the rest of
+// the run; otherwise it is reported (RunCheck.Speed). By Bonferroni's
+// inequality, which holds whatever the dependence between the tests of one
+// run, a run of the unchanged program exchangeable with the training runs
+// raises a time alarm with probability at most 1 − γ. When several arcs are
+// flagged, some against the rest of the run, the one whose change alone
+// explains the others is named (explainedBy) and those it explains noted. A mismatch of
+// checkpoints is an error (*RunMismatch).
+func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
+	if m.CheckCal == nil || m.CheckCal.Speed == nil {
+		return nil, fmt.Errorf("the model has no check calibration, or one without the runs' speed (built by an older fragprof): build it again with fragprof model build")
 	}
 	if c := m.CheckCal; len(c.Arcs) != len(m.Arcs) || len(c.Misses) != len(m.Nodes) {
 		return nil, fmt.Errorf("the model's check calibration has %d arcs and %d nodes where its graph has %d and %d: the file was altered; build it again with fragprof model build",
 			len(c.Arcs), len(c.Misses), len(m.Arcs), len(m.Nodes))
 	}
+	gamma := opt.Gamma
 	if !(gamma > 0 && gamma < 1) {
 		return nil, fmt.Errorf("confidence %v: want a number between 0 and 1", gamma)
 	}
@@ -487,31 +589,93 @@ func (m *Model) CheckRun(t *trace.Trace, gamma float64) (*RunCheck, error) {
 		}
 		rc.Deviations = append(rc.Deviations, d)
 	}
-	var tested []int
+
+	// The statistic of each arc tested: z against the rest of the run where
+	// it has a reference, d alone otherwise.
+	type test struct {
+		ai  int
+		x   float64
+		spr *Spread
+		rel bool
+	}
+	dc := m.CheckCal.centred(rp.logRatios())
+	var tests []test
+	relative := false
 	for ai := range m.Arcs {
-		if s := m.CheckCal.Arcs[ai]; s.Runs >= MinCheckRuns && s.Share >= MinCheckShare && len(rp.ratios[ai]) > 0 {
-			tested = append(tested, ai)
-		}
-	}
-	rc.ArcsTested = len(tested)
-	if len(tested) > 0 {
-		rc.Alpha = (1 - gamma) / float64(len(tested))
-	}
-	for _, ai := range tested {
 		s := &m.CheckCal.Arcs[ai]
-		d, _ := rp.logRatio(ai)
-		a := &m.Arcs[ai]
-		lim := s.Limit(rc.Alpha)
-		dv := Deviation{Kind: "time", From: m.Nodes[a.From].Name, To: m.Nodes[a.To].Name,
-			FromPlace: m.nodePlace(a.From), ToPlace: m.nodePlace(a.To), Count: int(rp.n[ai]),
-			Ratio: math.Exp(d - s.Center), P: s.PValue(math.Abs(d - s.Center))}
-		if !math.IsInf(lim, 1) { // else too few training runs to flag it at α′
+		if !m.CheckCal.timed(ai) || math.IsNaN(dc[ai]) {
+			continue
+		}
+		if s.Relative != nil && s.Relative.Runs >= MinCheckRuns {
+			if r, ok := m.reference(dc, ai, -1); ok {
+				tests = append(tests, test{ai, dc[ai] - s.Beta*r, s.Relative, true})
+				relative = true
+				continue
+			}
+			rc.Notes = append(rc.Notes, fmt.Sprintf("time of %s tested alone: the run took no other timed arc to compare it with", m.arcName(ai)))
+		}
+		tests = append(tests, test{ai, dc[ai] + s.Center, &s.Spread, false})
+	}
+	speed, hasSpeed := m.runSpeed(dc)
+	testSpeed := opt.Absolute && relative && hasSpeed
+	rc.ArcsTested = len(tests)
+	if testSpeed {
+		rc.ArcsTested++
+	}
+	if rc.ArcsTested > 0 {
+		rc.Alpha = (1 - gamma) / float64(rc.ArcsTested)
+	}
+	// scored fills a Deviation's ratio, interval and p-value for statistic x
+	// of spread s.
+	scored := func(dv Deviation, x float64, s *Spread) Deviation {
+		dv.Ratio, dv.P = math.Exp(x-s.Center), s.PValue(math.Abs(x-s.Center))
+		if lim := s.Limit(rc.Alpha); !math.IsInf(lim, 1) && rc.Alpha > 0 { // else too few training runs to flag it at α′
 			dv.Lo, dv.Hi = math.Exp(-lim), math.Exp(lim)
+		}
+		return dv
+	}
+	if hasSpeed {
+		dv := scored(Deviation{Kind: "speed"}, speed, m.CheckCal.Speed)
+		rc.Speed = &dv
+	}
+	var flagged []int  // arcs flagged
+	var relFlag []bool // … against the rest of the run
+	for _, ts := range tests {
+		a := &m.Arcs[ts.ai]
+		dv := scored(Deviation{Kind: "time", From: m.Nodes[a.From].Name, To: m.Nodes[a.To].Name,
+			FromPlace: m.nodePlace(a.From), ToPlace: m.nodePlace(a.To), Count: int(rp.n[ts.ai]), Relative: ts.rel}, ts.x, ts.spr)
+		if ts.rel {
+			s := &m.CheckCal.Arcs[ts.ai].Spread
+			dv.Alone, dv.AloneP = math.Exp(dc[ts.ai]), s.PValue(math.Abs(dc[ts.ai]))
 		}
 		rc.Times = append(rc.Times, dv)
 		if dv.P <= rc.Alpha {
-			rc.Deviations = append(rc.Deviations, dv)
+			flagged, relFlag = append(flagged, ts.ai), append(relFlag, ts.rel)
 		}
+	}
+	var named int
+	explained := map[int]bool{}
+	if len(flagged) > 1 && slices.Contains(relFlag, true) {
+		var ex []bool
+		named, ex = m.explainedBy(dc, flagged, relFlag, rc.Alpha)
+		for i, a := range flagged {
+			explained[a] = ex[i]
+		}
+	}
+	for k, ts := range tests {
+		dv := rc.Times[k]
+		if dv.P > rc.Alpha {
+			continue
+		}
+		if explained[ts.ai] {
+			rc.Notes = append(rc.Notes, fmt.Sprintf("time of %s: %.3g× against the rest of the run (p = %.2g), as a change of %s alone makes it: not named",
+				m.arcName(ts.ai), dv.Ratio, dv.P, m.arcName(named)))
+			continue
+		}
+		rc.Deviations = append(rc.Deviations, dv)
+	}
+	if testSpeed && rc.Speed.P <= rc.Alpha {
+		rc.Deviations = append(rc.Deviations, *rc.Speed)
 	}
 	return rc, nil
 }
@@ -541,9 +705,23 @@ func (d *Deviation) String() string {
 		return fmt.Sprintf("rule broken at %s: the run went to %s, the rule chose %s (%s; %s, first at event %d)",
 			at(d.From, d.FromPlace), at(d.To, d.ToPlace), d.Expected, d.Rule, times(d.Count), d.Event)
 	case "time":
-		return fmt.Sprintf("time of %s: %.3g× the usual over its %d transitions, outside ×%.3g–%.3g (p = %.2g)", arc, d.Ratio, d.Count, d.Lo, d.Hi, d.P)
+		against := "the usual"
+		if d.Relative {
+			against = fmt.Sprintf("the usual against the rest of the run (alone %.3g×)", d.Alone)
+		}
+		return fmt.Sprintf("time of %s: %.3g× %s over its %d transitions, %s (p = %.2g)", arc, d.Ratio, against, d.Count, d.interval(), d.P)
+	case "speed":
+		return fmt.Sprintf("speed of the run: %.3g× the usual time over its timed arcs, %s (p = %.2g)", d.Ratio, d.interval(), d.P)
 	}
 	return "the run " + d.Why
+}
+
+// interval says the interval a ratio had to lie in, or that none can flag it.
+func (d *Deviation) interval() string {
+	if d.Hi == 0 {
+		return "too few training runs to flag it"
+	}
+	return fmt.Sprintf("outside ×%.3g–%.3g", d.Lo, d.Hi)
 }
 
 // times says "once" or "n times".

@@ -86,7 +86,8 @@ func checkRun(trial uint64, k, rows int, rowNs float64, rng *rand.Rand) *synth {
 
 // TestCheckRun: synthetic runs of a loop against the model of 40 runs of it —
 // an unchanged run passes; one row fewer breaks row's rule, named with the
-// event; three times the row time is a time deviation of row → row; a
+// event; three times the row time is a time deviation of row → row, tested
+// alone (the loop's exit leaves row too, and nothing else is timed); a
 // transition never seen is named; a checkpoint moved to another line is noted;
 // another name, file or variable is a RunMismatch.
 func TestCheckRun(t *testing.T) {
@@ -105,7 +106,7 @@ func TestCheckRun(t *testing.T) {
 	}
 	check := func(tr *trace.Trace) *RunCheck {
 		t.Helper()
-		rc, err := m.CheckRun(tr, 0.9)
+		rc, err := m.CheckRun(tr, CheckOptions{Gamma: 0.9})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +131,7 @@ func TestCheckRun(t *testing.T) {
 	m.CheckCal.Misses[row] = 0
 	rc = check(checkRun(102, 12, 12, 6000, rng).done())
 	if len(rc.Deviations) != 1 || rc.Deviations[0].Kind != "time" || rc.Deviations[0].From != "row" || rc.Deviations[0].To != "row" ||
-		math.Abs(rc.Deviations[0].Ratio-3) > 0.3 || rc.Deviations[0].P > rc.Alpha || rc.Deviations[0].Count != 11 {
+		math.Abs(rc.Deviations[0].Ratio-3) > 0.3 || rc.Deviations[0].P > rc.Alpha || rc.Deviations[0].Count != 11 || rc.Deviations[0].Relative {
 		t.Errorf("rows three times slower: %+v", rc.Deviations)
 	}
 	// start → end: never seen, and start's rule ("always row") broken.
@@ -154,7 +155,7 @@ func TestCheckRun(t *testing.T) {
 	// A model of an older fragprof, without the calibration.
 	cal := m.CheckCal
 	m.CheckCal = nil
-	if _, err := m.CheckRun(checkRun(106, 8, 8, 2000, rng).done(), 0.9); err == nil || !strings.Contains(err.Error(), "build it again with fragprof model build") {
+	if _, err := m.CheckRun(checkRun(106, 8, 8, 2000, rng).done(), CheckOptions{Gamma: 0.9}); err == nil || !strings.Contains(err.Error(), "build it again with fragprof model build") {
 		t.Errorf("a model without calibration: %v", err)
 	}
 	m.CheckCal = cal
@@ -168,10 +169,188 @@ func TestCheckRun(t *testing.T) {
 	} {
 		tr := checkRun(105, 8, 8, 2000, rng).done()
 		c.edit(tr)
-		_, err := m.CheckRun(tr, 0.9)
+		_, err := m.CheckRun(tr, CheckOptions{Gamma: 0.9})
 		var mm *RunMismatch
 		if !errors.As(err, &mm) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want a RunMismatch with %q", err, c.want)
 		}
+	}
+}
+
+// TestCheckReference: the run's speed, a mean of the centred d over the timed
+// arcs weighted by their shares, and each arc's reference, the same weighted by
+// 1/s² over the other arcs that do not leave its checkpoint, against values
+// worked by hand. Arcs: 0 start → a (2% of the time: not timed), 1 a → b (50%,
+// scatter s = 0.1), 2 b → a (30%, s = 0.2), 3 b → end (10%, s = 0.05; it leaves
+// b as 2 does), 4 c → d (8%, but 5 training runs: not timed).
+func TestCheckReference(t *testing.T) {
+	m := &Model{Arcs: []ModelArc{{From: 0, To: 2}, {From: 2, To: 3}, {From: 3, To: 2}, {From: 3, To: 1}, {From: 4, To: 5}}}
+	m.CheckCal = &CheckCalibration{Arcs: []ArcSpread{
+		{Spread: Spread{Runs: 20, Devs: []float64{0.5}}, Share: 0.02},
+		{Spread: Spread{Runs: 20, Devs: []float64{0.05, 0.1, 0.3}}, Share: 0.5},
+		{Spread: Spread{Runs: 20, Devs: []float64{0.1, 0.3}}, Share: 0.3}, // median 0.2
+		{Spread: Spread{Runs: 20, Devs: []float64{0.05}}, Share: 0.1},
+		{Spread: Spread{Runs: 5, Devs: []float64{0.01}}, Share: 0.08},
+	}}
+	dc := []float64{0.5, 0.1, 0.2, -0.1, 0.9}
+	near := func(what string, got float64, ok bool, want float64) {
+		t.Helper()
+		if !ok || math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s = %v (%v), want %v", what, got, ok, want)
+		}
+	}
+	v, ok := m.runSpeed(dc)
+	near("speed", v, ok, (0.5*0.1+0.3*0.2+0.1*-0.1)/0.9) // 1/9
+	r, ok := m.reference(dc, 1, -1)
+	near("reference of a → b", r, ok, (25*0.2+400*-0.1)/425) // b → a (1/0.2²) and b → end (1/0.05²)
+	r, ok = m.reference(dc, 2, -1)
+	near("reference of b → a", r, ok, 0.1) // a → b alone: b → end leaves b too
+	r, ok = m.reference(dc, 3, -1)
+	near("reference of b → end", r, ok, 0.1)
+	r, ok = m.reference(dc, 1, 2)
+	near("reference of a → b without b → a", r, ok, -0.1)
+	dc[1] = math.NaN() // a run that did not take a → b
+	if r, ok := m.reference(dc, 2, -1); ok {
+		t.Errorf("reference of b → a without a → b: %v, want none", r)
+	}
+	v, ok = m.runSpeed(dc)
+	near("speed without a → b", v, ok, (0.3*0.2+0.1*-0.1)/0.4)
+	// An arc whose d never moved weighs 1/MinCheckScatter², not without bound.
+	m.CheckCal.Arcs[3].Devs = []float64{0, 0, 0}
+	dc[1] = 0.1
+	r, ok = m.reference(dc, 1, -1)
+	near("reference of a → b, b → end steady", r, ok, (25*0.2+1e6*-0.1)/(25+1e6))
+}
+
+// phaseRun traces a synthetic run of a loop of k iterations in two phases, a →
+// b of aNs and b → a of bNs, each transition times a noise of 2% drawn from
+// rng, the whole run times the machine's speed factor f.
+func phaseRun(trial uint64, k int, aNs, bNs, f float64, rng *rand.Rand) *trace.Trace {
+	s := newSynth(trial, "K", k)
+	noisy := func(ns float64) int64 { return int64(ns * f * (1 + 0.02*rng.NormFloat64())) }
+	s.point("start", 0)
+	s.point("a", int64(300*f), "i", 0)
+	for i := 0; i < k; i++ {
+		s.point("b", noisy(aNs))
+		if i+1 < k {
+			s.point("a", noisy(bNs), "i", i+1)
+		}
+	}
+	s.point("end", noisy(bNs))
+	return s.done()
+}
+
+// TestCheckRelative: runs of a loop in two phases, a → b (4 µs, 80% of the
+// time: the arc that dominates) and b → a (1 µs), on a machine whose speed
+// moves every run by a factor e^N(0, 0.15) — model check against the model of
+// 100 such runs. Each arc is tested against the other: a 10% slowdown of a → b
+// is caught and named in a run on a machine 10% slower than usual, where the
+// arc's time alone lies within its runs' scatter, and b → a, which the change
+// moves the other way against the rest of the run, is noted, not named; a run
+// 60% slower on both arcs is no deviation but its speed is reported, and
+// flagged with Absolute; over 300 unchanged runs the false alarms stay below
+// 1 − γ (within the binomial scatter), with or without Absolute.
+func TestCheckRelative(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	speed := func() float64 { return math.Exp(0.15 * rng.NormFloat64()) }
+	var train []*trace.Trace
+	for r := 0; r < 100; r++ {
+		train = append(train, phaseRun(uint64(r), 20+r%21, 4000, 1000, speed(), rng))
+	}
+	m := buildNoHoldout(t, train)
+	check := func(tr *trace.Trace, absolute bool) *RunCheck {
+		t.Helper()
+		rc, err := m.CheckRun(tr, CheckOptions{Gamma: 0.9, Absolute: absolute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rc
+	}
+	ab, ba := m.arcIndex("a", "b"), m.arcIndex("b", "a")
+	if c := m.CheckCal; !c.timed(ab) || !c.timed(ba) || c.Arcs[ab].Relative == nil || c.Arcs[ab].Relative.Runs != 100 || c.Speed.Runs != 100 {
+		t.Fatalf("calibration: a → b %+v, b → a %+v, speed %+v", c.Arcs[ab], c.Arcs[ba], c.Speed)
+	}
+
+	rc := check(phaseRun(1000, 30, 4400, 1000, 1.1, rng), false)
+	if len(rc.Deviations) != 1 || rc.ArcsTested != 2 || math.Abs(rc.Alpha-0.05) > 1e-12 {
+		t.Fatalf("a → b 10%% slower: %+v", rc)
+	}
+	d := rc.Deviations[0]
+	if d.Kind != "time" || d.From != "a" || d.To != "b" || !d.Relative || math.Abs(d.Ratio-1.1) > 0.03 || d.P > rc.Alpha || d.Count != 30 ||
+		math.Abs(d.Alone-1.1*1.1) > 0.05 || d.AloneP <= rc.Alpha {
+		t.Errorf("a → b 10%% slower: %+v", d)
+	}
+	if len(rc.Notes) != 1 || !strings.Contains(rc.Notes[0], "time of b → a: 0.9") || !strings.Contains(rc.Notes[0], "as a change of a → b alone makes it: not named") {
+		t.Errorf("b → a: notes %q", rc.Notes)
+	}
+	if rc.Speed == nil || rc.Speed.Kind != "speed" || math.Abs(rc.Speed.Ratio-1.1*math.Pow(1.1, 0.8)) > 0.06 {
+		t.Errorf("speed %+v, want about %.3g", rc.Speed, 1.1*math.Pow(1.1, 0.8))
+	}
+
+	slow := phaseRun(1001, 30, 4000, 1000, 1.6, rng)
+	if rc := check(slow, false); rc.Deviates() || rc.Speed == nil || rc.Speed.P > 0.05 || math.Abs(rc.Speed.Ratio-1.6) > 0.08 || rc.ArcsTested != 2 {
+		t.Errorf("a machine 60%% slower: %+v, speed %+v", rc, rc.Speed)
+	}
+	rc = check(slow, true)
+	if len(rc.Deviations) != 1 || rc.Deviations[0].Kind != "speed" || rc.ArcsTested != 3 || !strings.HasPrefix(rc.Deviations[0].String(), "speed of the run: 1.6") {
+		t.Errorf("a machine 60%% slower, Absolute: %+v", rc)
+	}
+
+	alarms, absAlarms := 0, 0
+	const n = 300
+	for r := 0; r < n; r++ {
+		tr := phaseRun(uint64(2000+r), 20+r%21, 4000, 1000, speed(), rng)
+		if check(tr, false).Deviates() {
+			alarms++
+		}
+		if check(tr, true).Deviates() {
+			absAlarms++
+		}
+	}
+	// 1 − γ = 10%: 30 of 300 expected at most, binomial sd 5.2.
+	if alarms > 40 || absAlarms > 40 {
+		t.Errorf("unchanged runs flagged: %d of %d, %d with Absolute; want at most about 10%%", alarms, n, absAlarms)
+	}
+	t.Logf("unchanged runs flagged: %d of %d, %d with Absolute", alarms, n, absAlarms)
+}
+
+// arcIndex is the index of the arc from → to, or −1.
+func (m *Model) arcIndex(from, to string) int {
+	for i, a := range m.Arcs {
+		if m.Nodes[a.From].Name == from && m.Nodes[a.To].Name == to {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestCheckExplained: the arc named among several flagged, and those it
+// explains, on a loop of three timed arcs x → y → z → x (scatter 0.1 each,
+// so equal weights; z's training scores 0.01, 0.02, 0.03 about 0, β = 1) at
+// α = 0.3 — a score beyond 0.03 has p = 1/4.
+func TestCheckExplained(t *testing.T) {
+	m := &Model{Arcs: []ModelArc{{From: 2, To: 3}, {From: 3, To: 4}, {From: 4, To: 2}}}
+	rel := Spread{Runs: 20, Devs: []float64{0.01, 0.02, 0.03}}
+	arc := ArcSpread{Spread: Spread{Runs: 20, Devs: []float64{0.1}}, Share: 0.3, Relative: &rel, Beta: 1}
+	m.CheckCal = &CheckCalibration{Arcs: []ArcSpread{arc, arc, arc}}
+	all := []bool{true, true, true}
+	// x → y 0.2 slower: the others' z are −0.1, flagged, but with x → y left
+	// out their reference is the third arc, at 0: explained.
+	j, ex := m.explainedBy([]float64{0.2, 0, 0}, []int{0, 1, 2}, all, 0.3)
+	if j != 0 || ex[0] || !ex[1] || !ex[2] {
+		t.Errorf("one arc slower: named %d, explained %v", j, ex)
+	}
+	// x → y and y → z both 0.2 slower: the first of the two most unusual
+	// alone (p = 1/2) is named; y → z against z → x alone is still 0.2 off,
+	// z → x against y → z alone −0.2: neither explained.
+	j, ex = m.explainedBy([]float64{0.2, 0.2, 0}, []int{0, 1, 2}, all, 0.3)
+	if j != 0 || ex[1] || ex[2] {
+		t.Errorf("two arcs slower: named %d, explained %v", j, ex)
+	}
+	// An arc flagged alone is named when its time alone is the most unusual,
+	// and is never explained itself.
+	j, ex = m.explainedBy([]float64{0, 0.2, 0}, []int{0, 1}, []bool{false, true}, 0.3)
+	if j != 1 || ex[0] || ex[1] {
+		t.Errorf("mixed: named %d, explained %v", j, ex)
 	}
 }
