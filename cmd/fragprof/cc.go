@@ -10,7 +10,7 @@ import (
 	"github.com/fragprof/fragprof/internal/build"
 )
 
-func init() { register(newCCCmd) }
+func init() { register("cc", newCCCmd) }
 
 func newCCCmd(e *env) *cobra.Command {
 	return &cobra.Command{

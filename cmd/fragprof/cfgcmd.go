@@ -12,7 +12,7 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newCfgCmd) }
+func init() { register("cfg", newCfgCmd) }
 
 func newCfgCmd(e *env) *cobra.Command {
 	var bf buildFlags

@@ -19,7 +19,7 @@ import (
 	"github.com/fragprof/fragprof/internal/timing"
 )
 
-func init() { register(newComposeCmd) }
+func init() { register("compose", newComposeCmd) }
 
 func newComposeCmd(e *env) *cobra.Command {
 	var bf buildFlags

@@ -20,7 +20,7 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newCountCmd) }
+func init() { register("count", newCountCmd) }
 
 func newCountCmd(e *env) *cobra.Command {
 	var bf buildFlags

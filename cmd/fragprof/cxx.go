@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newCXXCmd) }
+func init() { register("c++", newCXXCmd) }
 
 func newCXXCmd(e *env) *cobra.Command {
 	return &cobra.Command{

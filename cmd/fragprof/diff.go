@@ -12,7 +12,7 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newDiffCmd) }
+func init() { register("diff", newDiffCmd) }
 
 func newDiffCmd(e *env) *cobra.Command {
 	var top int

@@ -15,7 +15,7 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newExportCmd) }
+func init() { register("export", newExportCmd) }
 
 func newExportCmd(e *env) *cobra.Command {
 	var format, fn, outFile string

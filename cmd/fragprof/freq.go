@@ -18,7 +18,7 @@ import (
 	"github.com/fragprof/fragprof/internal/stopping"
 )
 
-func init() { register(newFreqCmd) }
+func init() { register("freq", newFreqCmd) }
 
 // freqFlags are the flags of freq.
 type freqFlags struct {

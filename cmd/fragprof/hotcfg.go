@@ -20,7 +20,7 @@ import (
 	"github.com/fragprof/fragprof/internal/sample"
 )
 
-func init() { register(newHotcfgCmd) }
+func init() { register("hotcfg", newHotcfgCmd) }
 
 func newHotcfgCmd(e *env) *cobra.Command {
 	var (

@@ -13,7 +13,7 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newMergeCmd) }
+func init() { register("merge", newMergeCmd) }
 
 func newMergeCmd(e *env) *cobra.Command {
 	var out, weights string

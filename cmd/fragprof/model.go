@@ -18,7 +18,7 @@ import (
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
-func init() { register(newModelCmd) }
+func init() { register("model", newModelCmd) }
 
 func newModelCmd(e *env) *cobra.Command {
 	c := &cobra.Command{

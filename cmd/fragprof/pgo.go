@@ -15,7 +15,7 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newPGOCmd) }
+func init() { register("pgo", newPGOCmd) }
 
 func newPGOCmd(e *env) *cobra.Command {
 	var bf buildFlags

@@ -28,7 +28,7 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newReportCmd) }
+func init() { register("report", newReportCmd) }
 
 func newReportCmd(e *env) *cobra.Command {
 	var out, addr, base, dot string

@@ -23,7 +23,7 @@ import (
 	"github.com/fragprof/fragprof/internal/stats"
 )
 
-func init() { register(newSampleCmd) }
+func init() { register("sample", newSampleCmd) }
 
 func newSampleCmd(e *env) *cobra.Command {
 	var (

@@ -13,7 +13,7 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newShowCmd) }
+func init() { register("show", newShowCmd) }
 
 func newShowCmd(e *env) *cobra.Command {
 	var fn, order, outFile string

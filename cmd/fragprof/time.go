@@ -22,7 +22,7 @@ import (
 	"github.com/fragprof/fragprof/internal/timing"
 )
 
-func init() { register(newTimeCmd) }
+func init() { register("time", newTimeCmd) }
 
 // protocolFlags are the measurement protocol's flags (time and compose).
 type protocolFlags struct {

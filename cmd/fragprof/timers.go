@@ -11,7 +11,7 @@ import (
 	"github.com/fragprof/fragprof/internal/timing"
 )
 
-func init() { register(newTimersCmd) }
+func init() { register("timers", newTimersCmd) }
 
 func newTimersCmd(e *env) *cobra.Command {
 	var jsonOut bool

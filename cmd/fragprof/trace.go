@@ -18,7 +18,7 @@ import (
 	"github.com/fragprof/fragprof/internal/trace"
 )
 
-func init() { register(newTraceCmd) }
+func init() { register("trace", newTraceCmd) }
 
 func newTraceCmd(e *env) *cobra.Command {
 	var bf buildFlags
