@@ -29,9 +29,11 @@ type elfFile struct {
 	fdes    frame.FrameDescriptionEntries // .eh_frame, parsed whole on first use (cfi)
 	cfiOnce sync.Once
 	// The table of .eh_frame_hdr (nil when none is usable), read on first use,
-	// and the entries parsed from it one at a time, by offset in .eh_frame (fdeFor).
+	// and the entries parsed from it one at a time, by offset in .eh_frame (fdeFor;
+	// an elfFile is shared by every Files of the process).
 	hdrOnce sync.Once
 	hdr     *fdeTable
+	fdeMu   sync.Mutex
 	fdeAt   map[uint64]*frame.FrameDescriptionEntry
 	progs   []*elf.Prog
 	// The symbols, and the files they and lines come from (the file, its separate

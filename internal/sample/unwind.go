@@ -51,6 +51,8 @@ func (e *elfFile) fdeFor(pc uint64) (*frame.FrameDescriptionEntry, error) {
 		return nil, errNoFDE
 	}
 	off := uint64(int64(t.hdrAddr)+int64(int32(binary.LittleEndian.Uint32(t.table[8*(lo-1)+4:])))) - t.frameAddr
+	e.fdeMu.Lock()
+	defer e.fdeMu.Unlock()
 	fde, ok := e.fdeAt[off]
 	if !ok {
 		if fde = e.parseFDE(off); fde != nil && !followable(fde) {
