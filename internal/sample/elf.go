@@ -35,6 +35,8 @@ type elfFile struct {
 	hdr     *fdeTable
 	fdeMu   sync.Mutex
 	fdeAt   map[uint64]*frame.FrameDescriptionEntry
+	rulesMu sync.Mutex
+	rules   map[uint64]frameRule // by PC (frameRule)
 	progs   []*elf.Prog
 	// The symbols, and the files they and lines come from (the file, its separate
 	// debug file), are read on first use (symbols): a sampled run that is only

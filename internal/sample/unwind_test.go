@@ -43,7 +43,7 @@ func TestStackWord(t *testing.T) {
 // frame description entry of the first, middle and last byte of every entry
 // of libc's and true(1)'s .eh_frame, and of the byte after each, and wants what
 // a linear search of the whole parsed .eh_frame finds: the same range and the
-// same rules there. (The whole parse is in file order, which is not address order
+// same rules there, and the same rules again from frameRule's cache. (The whole parse is in file order, which is not address order
 // in libc: a binary search of it, FDEForPC, misses entries.) EstablishFrame runs
 // on every entry of libc: it looped forever on those holding DW_CFA_GNU_args_size
 // before followable replaced it.
@@ -90,6 +90,20 @@ func TestFDEForMatchesWholeParse(t *testing.T) {
 				wf, werr := want.EstablishFrame(pc)
 				if (gerr == nil) != (werr == nil) || (gerr == nil && (!reflect.DeepEqual(gf.CFA, wf.CFA) || !reflect.DeepEqual(gf.Regs, wf.Regs) || gf.RetAddrReg != wf.RetAddrReg)) {
 					t.Fatalf("%s: pc %#x: rules differ: indexed %+v (%v), whole %+v (%v)", path, pc, gf, gerr, wf, werr)
+				}
+				r := e.frameRule(pc)
+				var ra frame.DWRule
+				usable := false
+				if werr == nil {
+					var raOK bool
+					ra, raOK = wf.Regs[wf.RetAddrReg]
+					usable = wf.CFA.Rule == frame.RuleCFA && raOK && ra.Rule == frame.RuleOffset
+				}
+				if !r.fde || r.usable != usable || (usable && (r.cfaReg != wf.CFA.Reg || r.cfaOff != wf.CFA.Offset || r.raOff != ra.Offset)) {
+					t.Fatalf("%s: pc %#x: cached rule %+v; established %+v", path, pc, r, wf)
+				}
+				if bpr, ok := wf.Regs[dwarfRBP]; usable && (ok != r.bpSet || (ok && (bpr.Rule != r.bpRule || bpr.Offset != r.bpOff))) {
+					t.Fatalf("%s: pc %#x: cached rbp rule %+v; established %+v", path, pc, r, bpr)
 				}
 				checked++
 			}
