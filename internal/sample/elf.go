@@ -26,8 +26,17 @@ import (
 type elfFile struct {
 	f       *elf.File
 	path    string
-	fdes    frame.FrameDescriptionEntries // .eh_frame, parsed on first use (cfi)
+	fdes    frame.FrameDescriptionEntries // .eh_frame, parsed whole on first use (cfi)
 	cfiOnce sync.Once
+	// The table of .eh_frame_hdr (nil when none is usable), read on first use,
+	// and the entries parsed from it one at a time, by offset in .eh_frame (fdeFor;
+	// an elfFile is shared by every Files of the process).
+	hdrOnce sync.Once
+	hdr     *fdeTable
+	fdeMu   sync.Mutex
+	fdeAt   map[uint64]*frame.FrameDescriptionEntry
+	rulesMu sync.Mutex
+	rules   map[uint64]frameRule // by PC (frameRule)
 	progs   []*elf.Prog
 	// The symbols, and the files they and lines come from (the file, its separate
 	// debug file), are read on first use (symbols): a sampled run that is only

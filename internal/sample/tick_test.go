@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestConfigHZ reads CONFIG_HZ from a plain and a gzip-compressed kernel
@@ -36,5 +38,27 @@ func TestConfigHZ(t *testing.T) {
 	}
 	if d := KernelTick(); d < 100*time.Microsecond || d > 10*time.Millisecond || time.Second%d != 0 {
 		t.Errorf("KernelTick() = %v: not 1/HZ for a plausible HZ", d)
+	}
+}
+
+// TestCoarseHZ wants the tick rate read from the coarse clock to be the one the
+// running kernel's configuration states, where it can be read (/proc/config.gz,
+// /boot/config-RELEASE), and a CONFIG_HZ a kernel can have everywhere.
+func TestCoarseHZ(t *testing.T) {
+	hz := coarseHZ()
+	switch hz {
+	case 100, 250, 300, 1000:
+	default:
+		t.Fatalf("coarseHZ() = %d: not a CONFIG_HZ of Linux", hz)
+	}
+	var u unix.Utsname
+	unix.Uname(&u)
+	for _, p := range []string{"/proc/config.gz", "/boot/config-" + unix.ByteSliceToString(u.Release[:])} {
+		if want := configHZ(p); want > 0 && hz != want {
+			t.Errorf("coarseHZ() = %d, but %s says CONFIG_HZ=%d", hz, p, want)
+		}
+	}
+	if d := KernelTick(); d != time.Second/time.Duration(hz) {
+		t.Errorf("KernelTick() = %v, want 1/%d s", d, hz)
 	}
 }

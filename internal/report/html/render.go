@@ -13,6 +13,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 )
 
 var (
@@ -44,40 +45,44 @@ type Options struct {
 // page's data.
 const DataID = "fragprof-data"
 
-var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num":   num,
-	"dur":   dur,
-	"lines": linesText,
-	"pct":   func(x float64) string { return fmt.Sprintf("%.3g%%", 100*x) },
-	"signed": func(x float64) string {
-		return fmt.Sprintf("%+g", round4(x))
-	},
-	"fill": fillOf,
-	"heatCell": func(c string, heat float64) template.CSS {
-		if !validColor(c) {
-			return ""
-		}
-		return template.CSS("background:" + c + ";color:" + textColor(heat))
-	},
-	"safeColor": func(c string) template.CSS {
-		if !validColor(c) {
-			return "transparent"
-		}
-		return template.CSS(c)
-	},
-	"deref":  func(x *float64) float64 { return *x },
-	"mul100": func(x float64) float64 { return 100 * x },
-	"join":   func(s []string) string { return strings.Join(s, " ") },
-	"blockLabel": func(v *view, ref string) string {
-		var fi, b int
-		if _, err := fmt.Sscanf(ref, "f%d-b%d", &fi, &b); err == nil {
-			if blk := v.ref(fi, b); blk != nil {
-				return blk.Label
+// tmpl is the page's template, parsed on first use: parsing it at start-up cost
+// every run of fragprof, most of which write no page, about 3,000 allocations.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"num":   num,
+		"dur":   dur,
+		"lines": linesText,
+		"pct":   func(x float64) string { return fmt.Sprintf("%.3g%%", 100*x) },
+		"signed": func(x float64) string {
+			return fmt.Sprintf("%+g", round4(x))
+		},
+		"fill": fillOf,
+		"heatCell": func(c string, heat float64) template.CSS {
+			if !validColor(c) {
+				return ""
 			}
-		}
-		return ref
-	},
-}).Parse(pageTemplate))
+			return template.CSS("background:" + c + ";color:" + textColor(heat))
+		},
+		"safeColor": func(c string) template.CSS {
+			if !validColor(c) {
+				return "transparent"
+			}
+			return template.CSS(c)
+		},
+		"deref":  func(x *float64) float64 { return *x },
+		"mul100": func(x float64) float64 { return 100 * x },
+		"join":   func(s []string) string { return strings.Join(s, " ") },
+		"blockLabel": func(v *view, ref string) string {
+			var fi, b int
+			if _, err := fmt.Sscanf(ref, "f%d-b%d", &fi, &b); err == nil {
+				if blk := v.ref(fi, b); blk != nil {
+					return blk.Label
+				}
+			}
+			return ref
+		},
+	}).Parse(pageTemplate))
+})
 
 // view is what the template reads.
 type view struct {
@@ -199,7 +204,7 @@ func Write(w io.Writer, p *Page, o Options) error {
 		}
 		v.Timing = append(v.Timing, tv)
 	}
-	return tmpl.Execute(w, v)
+	return tmpl().Execute(w, v)
 }
 
 func (p *Page) edgeView(fi int, e *Edge, other int) edgeView {
