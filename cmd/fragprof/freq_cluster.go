@@ -128,6 +128,8 @@ type clusterRun struct {
 	maxTrials uint64
 	maxFail   float64
 	report    map[string]string
+	// exhaustive runs every member of the population once (maxTrials = N).
+	exhaustive bool
 }
 
 // run starts a new run in --workdir and coordinates it to its end.
@@ -175,7 +177,7 @@ func (f *clusterFlags) run(e *env, c *cobra.Command, r clusterRun) error {
 	}
 	spec := cluster.Spec{Engine: "slurm", Slurm: eng,
 		TaskArgs: args, Counters: r.counters, Rule: r.rule.Name(), Thresholds: r.rule.Thresholds(), MaxTrials: r.maxTrials, Tasks: f.shards,
-		CPUs: cpus, Attempts: f.attempts, MaxFail: r.maxFail, Report: r.report}
+		CPUs: cpus, Attempts: f.attempts, MaxFail: r.maxFail, Report: r.report, Exhaustive: r.exhaustive}
 	if _, err := cluster.Create(dir, exe, r.bin, spec); err != nil {
 		return fmt.Errorf("freq: %v", err)
 	}
