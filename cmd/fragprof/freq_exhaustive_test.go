@@ -271,3 +271,30 @@ func TestFreqSlurmExhaustive(t *testing.T) {
 		t.Errorf("the report again: %d trials, stopped %q", again.Trials, again.Stopped)
 	}
 }
+
+// TestShardTrialsBelow: a shard's trials below N, by hand: of 13 trials, shard
+// 1/3 has 1, 4, 7, 10; in units of 4, shard 0/2 has units 0 and 2 (8 trials) and
+// shard 1/2 unit 1 and trial 12 of unit 3 (5).
+func TestShardTrialsBelow(t *testing.T) {
+	for _, c := range []struct{ n, i, k, m, want uint64 }{
+		{13, 1, 3, 1, 4}, {13, 1, 3, 4, 4}, {13, 0, 2, 4, 8}, {13, 1, 2, 4, 5}, {3, 5, 8, 1, 0},
+	} {
+		if got := shardTrialsBelow(c.n, c.i, c.k, c.m); got != c.want {
+			t.Errorf("shardTrialsBelow(%d, %d, %d, %d) = %d, want %d", c.n, c.i, c.k, c.m, got, c.want)
+		}
+	}
+}
+
+// TestFreqShardFinite: a shard of a sampling run on a finite population stops at
+// its last trial below N (past it, members repeat).
+func TestFreqShardFinite(t *testing.T) {
+	corpus := wcCorpus(t, 13)
+	r, code, stderr := freq(t, "testdata/wc.c", "--input", `f = file("`+corpus+`/*.txt")`, "--arg", "{f}", "--eps", "1e-6",
+		"--design", "independent", "--shard", "1/3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if r.Trials != 4 || !strings.Contains(r.Stopped, "trial budget (4) spent") {
+		t.Errorf("%d trials, stopped %q; want the shard's 4 trials below 13", r.Trials, r.Stopped)
+	}
+}

@@ -23,7 +23,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/build"
-	"github.com/fragprof/fragprof/internal/cluster"
 	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/harness"
@@ -144,18 +143,24 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		cfg.First, cfg.MaxTrials, cfg.Exhaust = first, share, true
 	}
 	pop := uint64(0)
-	if shards <= 1 && share == 0 {
+	if share == 0 {
 		if rule, pop, err = finitePopulation(rule, model.Model, &cfg.MaxTrials); err != nil {
 			return err
 		}
 		cfg.Rule = rule
+		if shards > 1 && pop > 0 {
+			// A shard's trials below N are a sample without replacement of the N
+			// items too: the rule keeps N, and the budget stops at the shard's last
+			// trial below N (past it, items repeat).
+			cfg.MaxTrials = min(cfg.MaxTrials, shardTrialsBelow(pop, shard, shards, uint64(max(f.unit, 1))))
+		}
 	}
 	var progress *progressLine
 	if members > 0 {
 		// Every member once: trials 0 … N−1, or this shard's share of them.
 		cfg.MaxTrials, cfg.Exhaust = members, true
 		if shards > 1 {
-			cfg.MaxTrials = cluster.ShareSize(0, members, shard, shards)
+			cfg.MaxTrials = shardTrialsBelow(members, shard, shards, 1)
 			if cfg.MaxTrials == 0 {
 				return usagef("freq: --exhaustive --shard %d/%d: the population's %d members leave this shard none", shard, shards, members)
 			}
@@ -561,6 +566,17 @@ func finitePopulation(rule stopping.Rule, m *dist.Model, maxTrials *uint64) (sto
 		*maxTrials = n
 	}
 	return r, n, nil
+}
+
+// shardTrialsBelow returns how many of shard i of k's trials are numbered below
+// n, when shards take units of m consecutive trials (montecarlo.Config.Unit):
+// units i, i+k, i+2k, ....
+func shardTrialsBelow(n, i, k, m uint64) uint64 {
+	var c uint64
+	for u := i; u*m < n; u += k {
+		c += min(m, n-u*m)
+	}
+	return c
 }
 
 // replayTrial runs trial i once with its inputs, the program's output passed through,
