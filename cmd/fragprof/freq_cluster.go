@@ -366,6 +366,12 @@ func coordinate(e *env, dir string, leave bool, retune func(*cluster.Spec)) erro
 		printCauses(e, out.Result.Causes, replay)
 		return fmt.Errorf("freq: stopped early: %s; the estimates above are from the %d trials that succeeded", out.Result.Stopped, out.Result.Trials)
 	}
+	if fails := out.Result.Failures; co.J.Spec.Exhaustive && len(fails) > 0 {
+		// The tasks named the members their failed trials drew.
+		printMembers(e, fails, replay)
+		return fmt.Errorf("freq: --exhaustive: %d of the %d members run failed (named above): the estimates and the profile are of the other %d, not exact",
+			len(fails), uint64(len(fails))+out.Result.Trials, out.Result.Trials)
+	}
 	return nil
 }
 

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fragprof/fragprof/internal/cluster"
+	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/profile"
 )
@@ -270,6 +272,16 @@ func TestFreqSlurmExhaustive(t *testing.T) {
 	if again := readJSON[report.JSONFreq](t, js); again.Trials != 13 || again.Stopped != r.Stopped {
 		t.Errorf("the report again: %d trials, stopped %q", again.Trials, again.Stopped)
 	}
+	// A member that fails on a node is named, as on one machine.
+	if err := os.WriteFile(filepath.Join(corpus, "empty.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = runFragprof(t, append(append([]string{"freq"}, in...), "--fail-nonzero", "--max-fail", "1", "--engine", "slurm", "--shards", "2",
+		"--workdir", filepath.Join(dir, "run2"), "--fragprof", fp, "-o", filepath.Join(dir, "r2.txt"))...)
+	if code != 1 || !strings.Contains(stderr, "member failed") || !strings.Contains(stderr, filepath.Join(corpus, "empty.txt")) ||
+		!strings.Contains(stderr, "1 of the 14 members run failed") {
+		t.Errorf("a failing member on Slurm: exit %d\n%s", code, stderr)
+	}
 }
 
 // TestShardTrialsBelow: a shard's trials below N, by hand: of 13 trials, shard
@@ -296,5 +308,27 @@ func TestFreqShardFinite(t *testing.T) {
 	}
 	if r.Trials != 4 || !strings.Contains(r.Stopped, "trial budget (4) spent") {
 		t.Errorf("%d trials, stopped %q; want the shard's 4 trials below 13", r.Trials, r.Stopped)
+	}
+}
+
+// TestMembersText: the progress line of an exhaustive run counts the failed
+// members as run, and projects the time left at the rate so far: 300 of 1,200
+// members in 6 s is 50/s, 18 s for the 900 left.
+func TestMembersText(t *testing.T) {
+	got := membersText(montecarlo.Progress{Trials: 298, Failed: 2, Elapsed: 6 * time.Second}, 1200)
+	want := "fragprof freq: 300/1200 members run (25.0 %), 50/s, 2 failed, ~18s left"
+	if got != want {
+		t.Errorf("progress line\n got %q\nwant %q", got, want)
+	}
+	if s := membersText(montecarlo.Progress{Trials: 1200, Elapsed: time.Second}, 1200); strings.Contains(s, "left") {
+		t.Errorf("all run: %q", s)
+	}
+	var log bytes.Buffer
+	p := newMembersProgress(&log, 10)
+	p.last = time.Now().Add(-time.Minute) // a log's line is due
+	p.show(montecarlo.Progress{Trials: 5, Elapsed: time.Second})
+	p.show(montecarlo.Progress{Trials: 6, Elapsed: time.Second}) // not due for 30 s
+	if log.String() != "fragprof freq: 5/10 members run (50.0 %), 5/s, ~1s left\n" {
+		t.Errorf("a log's progress: %q", log.String())
 	}
 }

@@ -184,6 +184,9 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	replay := "fragprof freq ... --seed " + fmt.Sprint(f.in.seed) + " --replay %d"
 	if nt := (*montecarlo.NoTrialsError)(nil); errors.As(err, &nt) {
 		printCauses(e, nt.Causes, replay)
+		if len(model.Model.Populations()) > 0 {
+			nameItems(prog, nt.Failures)
+		}
 		if f.cl.record != "" {
 			// A task's share that failed whole is a result: the coordinator judges
 			// the run's failures (--max-fail) and names their causes.
