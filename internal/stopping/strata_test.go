@@ -28,14 +28,18 @@ func TestStratifiedMean(t *testing.T) {
 	}
 }
 
-// TestStratifiedNext: the allocation of the next draw. A of 10 items with draws
-// {0, 100}, B of 30 with {4, 6, 8}, n = 5. Proportional: targets 6/4 = 1.5 and 4.5,
-// B is furthest below (1.5 against −0.5). Neyman, with the standard deviations
-// on one more draw at the largest (57.735 and 1.9149): A's share is
-// 577.35/(577.35 + 57.446) of 6 = 5.457, 3.457 above its 2 draws: A. A stratum
-// with one draw goes first; one drawn whole never.
+// TestStratifiedNext: the allocation of the next draw, worked by hand. A of 20
+// items with 10 draws {0, 100, 0, 100, ...}, B of 60 with 10 draws of 4, 6 and 8;
+// n = 20. Proportional: targets 21/4 = 5.25 and 15.75, B is furthest below (5.75
+// against −4.75). Neyman, with the standard deviations on one more draw at the
+// largest, 52.2233 and 1.6624, each at least half their average Σ N_h·S_h/N =
+// 14.3026: shares 20·52.2233 = 1044.47 and 60·7.1513 = 429.08, A's target
+// 1044.47/1473.54·21 = 14.885, 4.885 above its 10 draws: A. A stratum with fewer
+// than PilotDraws draws goes first; one drawn whole never.
 func TestStratifiedNext(t *testing.T) {
-	strata := []Stratum{{Size: 10, S: summaryOf(0, 100)}, {Size: 30, S: summaryOf(4, 6, 8)}}
+	a := summaryOf(0, 100, 0, 100, 0, 100, 0, 100, 0, 100)
+	b := summaryOf(4, 6, 8, 4, 6, 8, 4, 6, 8, 6)
+	strata := []Stratum{{Size: 20, S: a}, {Size: 60, S: b}}
 	th := stats.DefaultThresholds
 	prop, _ := NewStratified(th, Proportional)
 	ney, _ := NewStratified(th, Neyman)
@@ -49,16 +53,16 @@ func TestStratifiedNext(t *testing.T) {
 	if h := ney.Next(strata); h != 2 {
 		t.Errorf("a stratum with one draw: %d, want 2", h)
 	}
-	whole := []Stratum{{Size: 2, S: summaryOf(0, 100)}, {Size: 3, S: summaryOf(4, 6)}}
+	whole := []Stratum{{Size: 10, S: a}, {Size: 11, S: b}}
 	if h := ney.Next(whole); h != 1 {
 		t.Errorf("A drawn whole: %d, want 1", h)
 	}
-	whole[1].S = summaryOf(4, 6, 8)
+	whole[1].Size = 10
 	if h := ney.Next(whole); h != -1 {
 		t.Errorf("all drawn whole: %d, want -1", h)
 	}
-	if d := ney.Decide(whole); d.State != stats.Exact || d.HalfWidth != 0 || math.Abs(d.Mean-(2*50+3*6)/5.0) > 1e-12 {
-		t.Errorf("all drawn whole: %v %v ± %v, want exact 23.6 ± 0", d.State, d.Mean, d.HalfWidth)
+	if d := ney.Decide(whole); d.State != stats.Exact || d.HalfWidth != 0 || math.Abs(d.Mean-(50+6)/2.0) > 1e-12 {
+		t.Errorf("all drawn whole: %v %v ± %v, want exact 28 ± 0", d.State, d.Mean, d.HalfWidth)
 	}
 }
 
