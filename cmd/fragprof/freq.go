@@ -28,6 +28,7 @@ type freqFlags struct {
 	unit                               int
 	only                               []string
 	jsonOut, failNonZero, from         bool
+	exhaustive                         bool
 	eps, relEps, gamma, c0, ignoreRare float64
 	maxFail                            float64
 	nmin, maxTrials                    uint64
@@ -123,6 +124,23 @@ decides the budget, the trials and time it projects) is shown on stderr when it 
 a terminal; Ctrl-C stops and prints the partial result, marked "interrupted", and
 fragprof exits 130 (SIGTERM: "terminated", 143), during the build too.
 
+Exhaustive runs. --exhaustive runs trials 0 … N−1 of a finite population of N
+members (file("glob"), lines("file") or rows("file.csv"), drawn without
+replacement; docs/inputs.md), so each member runs exactly once, in the order of the
+seed's shuffle: the estimates are the population's means with no sampling error,
+every block's state is exact (± 0), and --profile writes the exact answer (the
+counts summed over the members). The inputs must have one such population and
+nothing drawn at random besides it (constants and the columns of its rows are
+fine): freq says which input is in the way. With --shard I/K a process runs the
+members of trials I, I+K, ... < N, and the K profiles merge into the exact one
+(freq --from on the merge says exact); with --engine slurm the members run as one
+round of --shards tasks, resumable (--resume), and the cluster's profile is, bit
+for bit, the local one. A member that fails is named (its file, line or row) with
+the command that replays it, and freq exits 1: the estimates and the profile are
+then of the other members only. A progress line counts the members done and the
+time left (on a terminal; otherwise a line every 30 s, and --engine slurm a line
+per task done).
+
 Shards. --profile FILE also writes the run as a profile file: every block's and
 edge's count summed over the trials used (runs = trials), plus the statistics
 section, each block's exact distribution of per-trial counts (docs/profile-format.md).
@@ -207,6 +225,7 @@ Examples:
 	markOutput(c, outputFile, "report", "profile")
 	fs.StringVar(&f.design, "design", "latin", "how the trials' inputs are drawn, the `DESIGN`: latin[:M] (Latin hypercube units of M trials, 16 by default) or independent (see above); the FreqSys, anytime and bernstein rules and --engine slurm draw independent trials unless told")
 	fs.StringVar(&f.shardSpec, "shard", "", "run only shard `I/K` of the trials: trials I, I+K, I+2K, ...; --max-trials and the stopping rule then apply to this shard alone")
+	fs.BoolVar(&f.exhaustive, "exhaustive", false, "run each member of the inputs' finite population (file(), lines(), rows()) once, and nothing else: the exact expected counts (see above)")
 	fs.BoolVar(&f.from, "from", false, "judge profiles written by freq --profile (the arguments, merged exactly) by the stopping rule, instead of running trials")
 	f.cl.add(c)
 	return c
@@ -315,6 +334,17 @@ func (f *freqFlags) checkArgs(c *cobra.Command, args []string) (shard, shards ui
 		// cluster's rounds, and the time-uniform rules, whose guarantee at every n
 		// is proven for one sequence of independent trials, not for the two ways
 		// to converge of stopping.Units.
+		f.unit = 1
+	}
+	if f.exhaustive {
+		for _, fl := range []string{"from", "max-trials", "max-time", "only", "trial-range", "replay"} {
+			if c.Flags().Changed(fl) {
+				return 0, 0, 0, usagef("freq: --exhaustive runs each member of the population once: --%s does not apply", fl)
+			}
+		}
+		if c.Flags().Changed("design") && f.unit != 1 {
+			return 0, 0, 0, usagef("freq: --exhaustive runs each member of the population once: --design %s does not apply (a population is drawn without replacement whatever the design)", f.design)
+		}
 		f.unit = 1
 	}
 	if f.from && c.Flags().Changed("design") {

@@ -128,6 +128,8 @@ type clusterRun struct {
 	maxTrials uint64
 	maxFail   float64
 	report    map[string]string
+	// exhaustive runs every member of the population once (maxTrials = N).
+	exhaustive bool
 }
 
 // run starts a new run in --workdir and coordinates it to its end.
@@ -175,7 +177,7 @@ func (f *clusterFlags) run(e *env, c *cobra.Command, r clusterRun) error {
 	}
 	spec := cluster.Spec{Engine: "slurm", Slurm: eng,
 		TaskArgs: args, Counters: r.counters, Rule: r.rule.Name(), Thresholds: r.rule.Thresholds(), MaxTrials: r.maxTrials, Tasks: f.shards,
-		CPUs: cpus, Attempts: f.attempts, MaxFail: r.maxFail, Report: r.report}
+		CPUs: cpus, Attempts: f.attempts, MaxFail: r.maxFail, Report: r.report, Exhaustive: r.exhaustive}
 	if _, err := cluster.Create(dir, exe, r.bin, spec); err != nil {
 		return fmt.Errorf("freq: %v", err)
 	}
@@ -363,6 +365,12 @@ func coordinate(e *env, dir string, leave bool, retune func(*cluster.Spec)) erro
 	if out.Result.FailedOut {
 		printCauses(e, out.Result.Causes, replay)
 		return fmt.Errorf("freq: stopped early: %s; the estimates above are from the %d trials that succeeded", out.Result.Stopped, out.Result.Trials)
+	}
+	if fails := out.Result.Failures; co.J.Spec.Exhaustive && len(fails) > 0 {
+		// The tasks named the members their failed trials drew.
+		printMembers(e, fails, replay)
+		return fmt.Errorf("freq: --exhaustive: %d of the %d members run failed (named above): the estimates and the profile are of the other %d, not exact",
+			len(fails), uint64(len(fails))+out.Result.Trials, out.Result.Trials)
 	}
 	return nil
 }

@@ -101,10 +101,27 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if err != nil {
 		return intr.failed(e, "freq", "building the program", err)
 	}
+	members := uint64(0) // the population's size N, for --exhaustive
+	if f.exhaustive {
+		p, err := model.Model.Exhaustive()
+		if err != nil {
+			return usagef("freq: --exhaustive: %v", err)
+		}
+		members = uint64(p.Size)
+	}
 	if f.cl.engine != "local" {
-		return f.cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &f.in, rule: rule,
-			maxTrials: f.maxTrials, maxFail: f.maxFail, report: map[string]string{"format": f.format, "output": f.outFile,
-				"profile": f.profFile, "report": f.htmlFile, "inputs": strings.Join(inputLines(model), "\n"),
+		// The coordinator judges all the trials: on a finite population, with its
+		// size in the rule and a budget of at most N trials, as on one machine.
+		maxTrials := f.maxTrials
+		if rule, _, err = finitePopulation(rule, model.Model, &maxTrials); err != nil {
+			return err
+		}
+		if members > 0 {
+			maxTrials = members
+		}
+		return f.cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &f.in, rule: rule, exhaustive: f.exhaustive,
+			maxTrials: maxTrials, maxFail: f.maxFail, report: map[string]string{"format": f.format, "output": f.outFile,
+				"profile": f.profFile, "report": f.htmlFile, "inputs": strings.Join(inputLines(model, f.in.seed), "\n"),
 				"program": programIdentity(bin, args).Name}})
 	}
 	prog := &montecarlo.Program{
@@ -126,13 +143,32 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		cfg.First, cfg.MaxTrials, cfg.Exhaust = first, share, true
 	}
 	pop := uint64(0)
-	if shards <= 1 && share == 0 {
-		if rule, pop, err = finitePopulation(rule, model.Model, &cfg); err != nil {
+	if share == 0 {
+		if rule, pop, err = finitePopulation(rule, model.Model, &cfg.MaxTrials); err != nil {
 			return err
 		}
 		cfg.Rule = rule
+		if shards > 1 && pop > 0 {
+			// A shard's trials below N are a sample without replacement of the N
+			// items too: the rule keeps N, and the budget stops at the shard's last
+			// trial below N (past it, items repeat).
+			cfg.MaxTrials = min(cfg.MaxTrials, shardTrialsBelow(pop, shard, shards, uint64(max(f.unit, 1))))
+		}
 	}
-	progress := newProgressLine(e.stderr)
+	var progress *progressLine
+	if members > 0 {
+		// Every member once: trials 0 … N−1, or this shard's share of them.
+		cfg.MaxTrials, cfg.Exhaust = members, true
+		if shards > 1 {
+			cfg.MaxTrials = shardTrialsBelow(members, shard, shards, 1)
+			if cfg.MaxTrials == 0 {
+				return usagef("freq: --exhaustive --shard %d/%d: the population's %d members leave this shard none", shard, shards, members)
+			}
+		}
+		progress = newMembersProgress(e.stderr, cfg.MaxTrials)
+	} else {
+		progress = newProgressLine(e.stderr)
+	}
 	if progress != nil {
 		cfg.Progress = progress.show
 	}
@@ -148,6 +184,9 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	replay := "fragprof freq ... --seed " + fmt.Sprint(f.in.seed) + " --replay %d"
 	if nt := (*montecarlo.NoTrialsError)(nil); errors.As(err, &nt) {
 		printCauses(e, nt.Causes, replay)
+		if len(model.Model.Populations()) > 0 {
+			nameItems(prog, nt.Failures)
+		}
 		if f.cl.record != "" {
 			// A task's share that failed whole is a result: the coordinator judges
 			// the run's failures (--max-fail) and names their causes.
@@ -161,16 +200,23 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if shards > 1 {
+	switch {
+	case members > 0 && shards > 1 && !interrupted:
+		res.Stopped = fmt.Sprintf("shard %d/%d of an exhaustive run: %d of the population's %d members (trials %d, %d, ... below %d); the %d shards' profiles merged are the exact answer",
+			shard, shards, cfg.MaxTrials, members, shard, shard+shards, members, shards)
+	case shards > 1:
 		res.Stopped = fmt.Sprintf("shard %d/%d: %s (the stopping rule judged this shard alone)", shard, shards, res.Stopped)
-	}
-	if pop > 0 {
-		if res.Trials == pop && res.Converged {
-			res.Stopped = fmt.Sprintf("every block decided: each of the population's %d items drawn once, the estimates are exact", pop)
-		} else if len(res.Failures) > 0 && uint64(len(res.Failures))+res.Trials >= pop {
-			res.Stopped = fmt.Sprintf("each of the population's %d items drawn once, but %d trials failed: the estimates are of the others, not exact", pop, len(res.Failures))
+	case pop > 0 && res.Trials == pop && res.Converged:
+		what := "every block decided"
+		if members > 0 {
+			what = "exhaustive run"
 		}
-		nameItems(prog, res.Failures)
+		res.Stopped = fmt.Sprintf("%s: each of the population's %d items drawn once, the estimates are exact", what, pop)
+	case pop > 0 && len(res.Failures) > 0 && uint64(len(res.Failures))+res.Trials >= pop:
+		res.Stopped = fmt.Sprintf("each of the population's %d items drawn once, but %d trials failed: the estimates are of the others, not exact", pop, len(res.Failures))
+	}
+	if len(model.Model.Populations()) > 0 {
+		nameItems(prog, res.Failures) // a task's too: the coordinator reports them
 	}
 	if f.profFile != "" {
 		p, err := res.Profile(counters)
@@ -178,7 +224,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 			return fmt.Errorf("freq: --profile: %v", err)
 		}
 		p.Identity = programIdentity(bin, args)
-		p.Identity.Inputs = strings.Join(populationLines(model.Model), "\n")
+		p.Identity.Inputs = strings.Join(populationLines(model.Model, f.in.seed), "\n")
 		if err := p.WriteFile(f.profFile); err != nil {
 			return fmt.Errorf("freq: writing the profile: %w", err)
 		}
@@ -189,7 +235,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	// With units the rule's guarantee at every n holds for each of stopping.Units's
 	// two judgements, not proven for their union: not claimed.
 	fr := &report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()) && f.unit <= 1,
-		Seed: f.in.seed, Counters: counters, Inputs: inputLines(model), Replay: replay}
+		Seed: f.in.seed, Counters: counters, Inputs: inputLines(model, f.in.seed), Replay: replay}
 	if err := writeFreq(fr); err != nil {
 		return err
 	}
@@ -204,8 +250,29 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if code := intr.code(); interrupted {
 		return exitError{code} // the partial result is out; say it was interrupted
 	}
+	if members > 0 && len(res.Failures) > 0 {
+		printMembers(e, res.Failures, replay)
+		return fmt.Errorf("freq: --exhaustive: %d of the %d members run failed (named above): the estimates%s are of the other %d, not exact",
+			len(res.Failures), uint64(len(res.Failures))+res.Trials, map[bool]string{true: " and the profile", false: ""}[f.profFile != ""], res.Trials)
+	}
 	return nil
 }
+
+// printMembers names the population members whose trials failed, each with the
+// command that replays it (at most maxNamed; the report lists them all).
+func printMembers(e *env, fails []montecarlo.Failure, replay string) {
+	for k, fl := range fails {
+		if k == maxNamed {
+			fmt.Fprintf(e.stderr, "fragprof freq: ... and %d more failed members (the report lists them)\n", len(fails)-k)
+			break
+		}
+		fmt.Fprintf(e.stderr, "fragprof freq: member failed, trial %d: %s; replay: %s\n", fl.Trial, fl.Reason, fmt.Sprintf(replay, fl.Trial))
+	}
+}
+
+// maxNamed bounds the failed trials whose population items are named (nameItems)
+// and listed (printMembers).
+const maxNamed = 100
 
 // maxJobsPerCPU bounds freq's --jobs: a trial that waits for input or output can
 // let a CPU run another, but thousands of fork servers only cost their start (about
@@ -303,6 +370,20 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 			return fmt.Errorf("freq: --from: %v", err)
 		}
 	}
+	if n := storedPopulation(p); n > 0 {
+		// The trials are a sample without replacement of the population (shards of
+		// one seed draw disjoint members): the rule takes its size, and all N
+		// members are the exact answer.
+		if uint64(p.Runs) > n {
+			return fmt.Errorf("freq: --from: the profiles hold %d trials of a population of %d members: some were run twice (a shard merged twice, or shards of different seeds)", p.Runs, n)
+		}
+		th := rule.Thresholds()
+		th.Population = n
+		var err error
+		if rule, err = stopping.New(rule.Name(), th); err != nil {
+			return fmt.Errorf("freq: --from: %v", err)
+		}
+	}
 	res, err := montecarlo.FromProfile(p, rule)
 	if err != nil {
 		return fmt.Errorf("freq: --from: %v", err)
@@ -316,6 +397,9 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 		}
 	}
 	verdict := "every block decided"
+	if n := rule.Thresholds().Population; n > 0 && res.Trials == n {
+		verdict = fmt.Sprintf("every one of the population's %d members, the estimates are exact", n)
+	}
 	if undecided > 0 {
 		verdict = fmt.Sprintf("%d blocks undecided", undecided)
 	}
@@ -410,17 +494,17 @@ func buildOrBinary(ctx context.Context, e *env, bf *buildFlags, srcs []string, b
 // inputLines describes the inputs for a report: one "NAME = DIST" line each, then
 // one line per finite population with its size and digest, so that a corpus that
 // changed between two runs shows in their reports.
-func inputLines(f *dist.File) []string {
+func inputLines(f *dist.File, seed uint64) []string {
 	var out []string
 	for _, in := range f.Model.Inputs {
 		out = append(out, in.Name+" = "+in.Dist)
 	}
-	return append(out, populationLines(f.Model)...)
+	return append(out, populationLines(f.Model, seed)...)
 }
 
 // populationLines names the model's finite populations, one line each with the
 // population's size and digest; a profile keeps them (profile.Identity.Inputs).
-func populationLines(m *dist.Model) []string {
+func populationLines(m *dist.Model, seed uint64) []string {
 	var out []string
 	for _, p := range m.Populations() {
 		how := "drawn without replacement"
@@ -429,13 +513,36 @@ func populationLines(m *dist.Model) []string {
 		}
 		out = append(out, fmt.Sprintf("%s: population of %d items of %q, %s, sha256 %s", p.Input, p.Size, p.Source, how, p.Digest))
 	}
+	if n := m.FinitePopulation(); n > 0 {
+		out = append(out, fmt.Sprintf(finiteLine, n, seed))
+	}
 	return out
+}
+
+// finiteLine is the line of populationLines that says that each trial draws one
+// member of a population of N without replacement, in the order of the seed's
+// shuffle, and nothing else at random: a profile's trials then are a sample of
+// the N members, and N of them all of them (freq --from reads it back:
+// storedPopulation). With the seed in it, profiles of different seeds, whose
+// members overlap, do not merge.
+const finiteLine = "finite population: N = %d, drawn without replacement by seed %d, nothing else random"
+
+// storedPopulation returns the N of a profile's finite population (finiteLine
+// in its Identity.Inputs), 0 when it has none.
+func storedPopulation(p *profile.Profile) uint64 {
+	for _, l := range strings.Split(p.Identity.Inputs, "\n") {
+		var n, seed uint64
+		if _, err := fmt.Sscanf(l, finiteLine, &n, &seed); err == nil && fmt.Sprintf(finiteLine, n, seed) == l {
+			return n
+		}
+	}
+	return 0
 }
 
 // nameItems adds to the first failures' reasons the population items their trials
 // drew (the file or record behind each), as the text report lists them.
 func nameItems(p *montecarlo.Program, fails []montecarlo.Failure) {
-	for k := range fails[:min(len(fails), 10)] {
+	for k := range fails[:min(len(fails), maxNamed)] {
 		if in, err := p.TrialInputs(fails[k].Trial); err == nil && in.Items != "" {
 			fails[k].Reason += " [" + in.Items + "]"
 		}
@@ -447,7 +554,7 @@ func nameItems(p *montecarlo.Program, fails []montecarlo.Failure) {
 // rule with the finite-population correction and the exact state at n = N, and
 // a trial budget of at most N, since the N-th trial completes the population. It
 // returns rule and 0 for any other model.
-func finitePopulation(rule stopping.Rule, m *dist.Model, cfg *montecarlo.Config) (stopping.Rule, uint64, error) {
+func finitePopulation(rule stopping.Rule, m *dist.Model, maxTrials *uint64) (stopping.Rule, uint64, error) {
 	n := uint64(m.FinitePopulation())
 	if n == 0 {
 		return rule, 0, nil
@@ -458,10 +565,21 @@ func finitePopulation(rule stopping.Rule, m *dist.Model, cfg *montecarlo.Config)
 	if err != nil {
 		return nil, 0, err
 	}
-	if cfg.MaxTrials == 0 || cfg.MaxTrials > n {
-		cfg.MaxTrials = n
+	if *maxTrials == 0 || *maxTrials > n {
+		*maxTrials = n
 	}
 	return r, n, nil
+}
+
+// shardTrialsBelow returns how many of shard i of k's trials are numbered below
+// n, when shards take units of m consecutive trials (montecarlo.Config.Unit):
+// units i, i+k, i+2k, ....
+func shardTrialsBelow(n, i, k, m uint64) uint64 {
+	var c uint64
+	for u := i; u*m < n; u += k {
+		c += min(m, n-u*m)
+	}
+	return c
 }
 
 // replayTrial runs trial i once with its inputs, the program's output passed through,
@@ -524,6 +642,11 @@ func replayTrial(e *env, intr *interrupts, p *montecarlo.Program, i uint64) erro
 type progressLine struct {
 	w     io.Writer
 	shown bool
+	total uint64 // an exhaustive run's members (0: a sampling run)
+	// every, when positive, prints a line (not overwritten) at most this often,
+	// for a log rather than a terminal; last is when the last was printed.
+	every time.Duration
+	last  time.Time
 }
 
 // newProgressLine returns nil when w is not a terminal: progress is only for people.
@@ -539,9 +662,47 @@ func newProgressLine(w io.Writer) *progressLine {
 	return &progressLine{w: w}
 }
 
+// newMembersProgress returns the progress of an exhaustive run of total
+// members: a self-overwriting line on a terminal, otherwise (a log) one line
+// every 30 s.
+func newMembersProgress(w io.Writer, total uint64) *progressLine {
+	p := newProgressLine(w)
+	if p == nil {
+		p = &progressLine{w: w, every: 30 * time.Second, last: time.Now()}
+	}
+	p.total = total
+	return p
+}
+
 func (p *progressLine) show(pr montecarlo.Progress) {
-	fmt.Fprintf(p.w, "\r%-110s", progressText(pr))
+	text := progressText(pr)
+	if p.total > 0 {
+		text = membersText(pr, p.total)
+	}
+	if p.every > 0 {
+		if time.Since(p.last) >= p.every {
+			p.last = time.Now()
+			fmt.Fprintln(p.w, text)
+		}
+		return
+	}
+	fmt.Fprintf(p.w, "\r%-110s", text)
 	p.shown = true
+}
+
+// membersText is the progress line of an exhaustive run: members run (failed
+// ones included) of total, their rate, and the time left at that rate.
+func membersText(pr montecarlo.Progress, total uint64) string {
+	done := pr.Trials + pr.Failed
+	rate := float64(done) / max(pr.Elapsed.Seconds(), 1e-9)
+	line := fmt.Sprintf("fragprof freq: %d/%d members run (%.1f %%), %.0f/s", done, total, 100*float64(done)/float64(total), rate)
+	if pr.Failed > 0 {
+		line += fmt.Sprintf(", %d failed", pr.Failed)
+	}
+	if done > 0 && done < total {
+		line += fmt.Sprintf(", ~%v left", (time.Duration(float64(total-done) / rate * float64(time.Second))).Round(time.Second))
+	}
+	return line
 }
 
 // progressText is the progress line: trials done and their rate, blocks decided,

@@ -88,8 +88,12 @@ Examples:
 			}
 			var im *profile.InputsMismatchError
 			if errors.As(err, &im) {
-				return fmt.Errorf("merge: %s and %s are runs on different inputs: %s drew from %s, %s from %s; the corpus or records changed between the runs (--force merges them anyway)",
-					args[im.A], args[im.B], args[im.A], im.InputsA, args[im.B], im.InputsB)
+				why := "the corpus or records changed between the runs"
+				if seedsOnly(srcs[im.A].Identity.Inputs, srcs[im.B].Identity.Inputs) {
+					why = "the same population drawn under different seeds: their members overlap (shards of one run share its seed)"
+				}
+				return fmt.Errorf("merge: %s and %s are runs on different inputs: %s drew from %s, %s from %s; %s (--force merges them anyway)",
+					args[im.A], args[im.B], args[im.A], im.InputsA, args[im.B], im.InputsB, why)
 			}
 			if errors.As(err, &me) {
 				return fmt.Errorf("merge: function %s (%s) differs between %s and %s: the program changed between the runs (use --skip-mismatched to drop it)",
@@ -114,4 +118,19 @@ Examples:
 	c.Flags().BoolVar(&force, "force", false, "merge profiles of different programs (that share no function) instead of refusing")
 	c.Flags().BoolVar(&skip, "skip-mismatched", false, "drop functions whose CFG differs between inputs, with a warning, instead of failing")
 	return c
+}
+
+// seedsOnly reports whether two profiles' Identity.Inputs differ only in the seed
+// of their finite population (finiteLine).
+func seedsOnly(a, b string) bool {
+	strip := func(s string) string {
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.HasPrefix(l, "finite population: ") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	return a != b && strip(a) == strip(b)
 }

@@ -52,6 +52,9 @@ type Spec struct {
 	MaxFail float64 `json:"max_fail,omitempty"`
 	// Report holds how the caller reports the result (its flags), for Resume.
 	Report map[string]string `json:"report,omitempty"`
+	// Exhaustive runs trials 0 … MaxTrials−1, every member of a finite
+	// population of MaxTrials once, in one round, whatever the rule says before.
+	Exhaustive bool `json:"exhaustive,omitempty"`
 }
 
 // Journal is the state of a run.

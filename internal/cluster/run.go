@@ -311,7 +311,9 @@ func (c *Coordinator) run(ctx context.Context) (*Outcome, error) {
 			// A finished run, resumed for its report again.
 		case failedOut != "":
 			j.Stopped = failedOut
-		case res != nil && res.Converged:
+		case j.Spec.Exhaustive && trials >= budget:
+			j.Stopped = fmt.Sprintf("every member of the population of %d run once", budget)
+		case res != nil && res.Converged && !j.Spec.Exhaustive:
 			j.Stopped = "every block decided"
 		case trials >= budget:
 			j.Stopped = fmt.Sprintf("trial budget (%d) spent", budget)
@@ -323,6 +325,9 @@ func (c *Coordinator) run(ctx context.Context) (*Outcome, error) {
 			return c.finish(merged, res)
 		}
 		size := nextRound(trials, need(res), j.Spec.Tasks, c.Judge.MinTrials, budget)
+		if j.Spec.Exhaustive {
+			size = budget - trials // every member, in one round
+		}
 		r := &Round{From: trials, To: trials + size}
 		// No task without a trial: a round below the budget's end may be smaller
 		// than the tasks.
@@ -430,6 +435,9 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, a
 				return false, err
 			}
 			t.Accepted, t.Failed, changed = true, len(rec.Failures), true
+			if j.Spec.Exhaustive {
+				c.progress(r)
+			}
 			if err := c.tooManyFailed(r); err != nil {
 				return false, errors.Join(err, j.save(c.Dir))
 			}
@@ -494,6 +502,28 @@ func (c *Coordinator) advance(ctx context.Context, r int, grace time.Duration, a
 	}
 	round.Merged = true
 	return true, j.save(c.Dir)
+}
+
+// progress logs how far an exhaustive run's round r is: the tasks and trials
+// accepted, and the time left at the rate so far.
+func (c *Coordinator) progress(r int) {
+	round := c.J.Rounds[r]
+	k := uint64(len(round.Tasks))
+	var tasks int
+	var trials uint64
+	for i, t := range round.Tasks {
+		if t.Accepted {
+			tasks++
+			trials += ShareSize(round.From, round.To, uint64(i), k)
+		}
+	}
+	line := fmt.Sprintf("round %d: %d/%d tasks done, %d/%d members run", r+1, tasks, len(round.Tasks), round.From+trials, round.To)
+	if len(round.Jobs) > 0 && tasks < len(round.Tasks) {
+		took := time.Since(round.Jobs[0].At)
+		left := time.Duration(float64(took) * float64(round.To-round.From-trials) / float64(trials))
+		line += fmt.Sprintf(", ~%v left", left.Round(time.Second))
+	}
+	c.logf("%s", line)
 }
 
 // share reads task i's record and profile of submission seq in round r.

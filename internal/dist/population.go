@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -70,31 +71,64 @@ func (m *Model) Populations() []Population {
 // population's mean exactly, and an interval may use the finite-population
 // correction. It returns 0 otherwise.
 func (m *Model) FinitePopulation() int {
-	n := 0
+	p, err := m.Exhaustive()
+	if err != nil {
+		return 0
+	}
+	return p.Size
+}
+
+// Exhaustive returns the population whose every item --exhaustive runs once:
+// the model's one population drawn without replacement, every other input
+// constant or read from its item (a column of its rows, a copy). Then trials
+// 0 … N−1 run each item exactly once, and the mean over them is the
+// population's mean. Otherwise it returns an error that names the input in the
+// way: no population at all, a weighted one (drawn with replacement), a second
+// population, or an input drawn anew in every trial (continuous, on infinitely
+// many values, or random among a few).
+func (m *Model) Exhaustive() (Population, error) {
+	pops := m.Populations()
+	if len(pops) == 0 {
+		return Population{}, fmt.Errorf("the inputs have no finite population to run through: name one with file(\"glob\"), lines(\"file\") or rows(\"file.csv\")")
+	}
+	if len(pops) > 1 {
+		return Population{}, fmt.Errorf("inputs %s and %s are two populations: each trial draws one item of every population, so there is no one list of members to run through", pops[0].Input, pops[1].Input)
+	}
+	p := pops[0]
+	if p.Weighted {
+		return Population{}, fmt.Errorf("input %s draws its %d items with replacement, weighted by size: running each once gives the unweighted mean; drop '; weight = size'", p.Input, p.Size)
+	}
 	for k, g := range m.gens {
+		in := m.Inputs[k]
+		what := ""
 		switch g := g.(type) {
-		case *columnGen:
-			continue
-		case aliasGen:
+		case *columnGen, aliasGen, *fileGen, *linesGen, *rowGen:
 			continue
 		case scalarGen:
-			if lo, hi := g.d.support(); lo == hi {
+			lo, hi := g.d.support()
+			switch {
+			case lo == hi:
 				continue
+			case g.d.kind() == KindFloat:
+				what = "a continuous input"
+			case math.IsInf(hi-lo, 0):
+				what = "an input on infinitely many values"
+			default:
+				what = "a random input"
 			}
-			return 0
 		case *stringChoiceGen:
 			if len(g.vals) == 1 {
 				continue
 			}
-			return 0
+			what = "a random input"
+		case *grammarGen:
+			what = "a grammar: an input on infinitely many values"
+		default:
+			what = "a random input"
 		}
-		p := popOf(m.gens[k])
-		if p == nil || p.cum != nil || n != 0 {
-			return 0
-		}
-		n = p.n
+		return Population{}, fmt.Errorf("input %s = %s is %s besides the population %s: a run through the %d members would still draw it at random, and its means would not be exact; make it a constant, or a column of the rows() file", in.Name, in.Dist, what, p.Input, p.Size)
 	}
-	return n
+	return p, nil
 }
 
 func popOf(g gen) *population {

@@ -275,3 +275,37 @@ func TestPopulationModelFile(t *testing.T) {
 		t.Errorf("empty glob in a model file: %v", err)
 	}
 }
+
+// TestExhaustive: a model --exhaustive can run through is one population drawn
+// without replacement with constants and its own columns beside it; every other
+// model is refused with the input in the way named.
+func TestExhaustive(t *testing.T) {
+	for _, c := range []struct {
+		model string
+		size  int
+		err   string // "" for a model that can be run through
+	}{
+		{`call = rows("calls.csv")`, 3, ""},
+		{"call = rows(\"calls.csv\")\nk = 7\nmode2 = choice(\"x\")", 3, ""},
+		{`f = file("corpus/**/*.sql")`, 3, ""},
+		{`q = lines("queries.txt")`, 4, ""},
+		{`x = uniform(0, 1)`, 0, "no finite population"},
+		{`f = file("corpus/**/*.sql"; weight = size)`, 0, "input f draws its 3 items with replacement, weighted by size"},
+		{"f = file(\"corpus/**/*.sql\")\nq = lines(\"queries.txt\")", 0, "inputs f and q are two populations"},
+		{"call = rows(\"calls.csv\")\nx = normal(0, 1)", 0, "input x = normal(0, 1) is a continuous input besides the population call"},
+		{"call = rows(\"calls.csv\")\nk = poisson(3)", 0, "input k = poisson(3) is an input on infinitely many values"},
+		{"call = rows(\"calls.csv\")\nk = uniform_int(1, 3)", 0, "input k = uniform_int(1, 3) is a random input"},
+	} {
+		m := mustParse(t, c.model)
+		p, err := m.Exhaustive()
+		switch {
+		case c.err == "" && (err != nil || p.Size != c.size):
+			t.Errorf("%q: %+v, %v; want a population of %d", c.model, p, err, c.size)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: error %v; want one saying %q", c.model, err, c.err)
+		}
+		if n := m.FinitePopulation(); n != c.size {
+			t.Errorf("%q: FinitePopulation = %d, want %d", c.model, n, c.size)
+		}
+	}
+}

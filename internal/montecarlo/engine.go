@@ -128,7 +128,8 @@ func (c *Config) trialNumber(i uint64) uint64 {
 
 // Progress is a snapshot for a progress line.
 type Progress struct {
-	Trials  uint64
+	Trials  uint64 // folded into the estimates
+	Failed  uint64 // failed, not folded
 	Elapsed time.Duration
 	Decided int
 	Blocks  int
@@ -951,7 +952,7 @@ func neverRan(d *stats.CountDist) bool {
 }
 
 func (f *folder) progress(start time.Time) Progress {
-	p := Progress{Trials: f.res.Trials, Elapsed: time.Since(start)}
+	p := Progress{Trials: f.res.Trials, Failed: uint64(len(f.failures)), Elapsed: time.Since(start)}
 	for fi, fn := range f.res.Prog.Funcs {
 		for b := range f.res.Blocks[fi] {
 			p.Blocks++

@@ -111,10 +111,11 @@ type Thresholds struct {
 	// stopping, not by FreqSys's.
 	IgnoreRare float64
 	// Population, when positive, is the size N of the finite population the trials
-	// draw from without replacement (dist.Model.FinitePopulation): the rules of
-	// package stopping then shrink the default rule's interval by the
-	// finite-population correction and call every block Exact at n = N. 0: an
-	// infinite population. FreqSys's rules ignore it.
+	// draw from without replacement (dist.Model.FinitePopulation): every rule then
+	// calls a block Exact at n = N, and the intervals that allow it carry the
+	// finite-population correction (FreqSys's: its CLT condition, see
+	// [Rule.Decide]; package stopping's rules: see there). 0: an infinite
+	// population.
 	Population uint64
 }
 
@@ -276,6 +277,17 @@ func (r *Rule) MinTrials() uint64 {
 // Under the absolute moment the bound is rigorous but sample-based: it uses the
 // estimates s and ρ̂ in place of σ and ρ, as the paper does. For a coarse CountDist
 // Summary.Abs3 is an upper bound, which keeps the rule conservative.
+//
+// On a finite population of N items drawn without replacement (Thresholds.Population)
+// the CLT condition carries the finite-population correction, Var(x̄) = (s²/n)(1 − n/N)
+// (W. G. Cochran, "Sampling Techniques", 3rd ed., Wiley 1977, §2.4, Theorem 2.2):
+// the half-width is u·s/√n·√(1 − n/N), the condition n > (u/ε)²·s²·(1 − n/N), and
+// NeedCLT = ⌈n₀/(1 + n₀/N)⌉ with n₀ the infinite population's (§4.4); at n = N
+// every block is Exact. The Berry–Esseen condition is kept as for independent
+// draws: for sampling without replacement the bound has n(1 − n/N) in place of n
+// and a constant of its own (B. Höglund, "Sampling from a finite population. A
+// remainder term estimate", Scand. J. Statist. 5(1), 1978), which the paper does
+// not give.
 func (r *Rule) Decide(s Summary) Decision {
 	t := r.t
 	nan := math.NaN()
@@ -294,7 +306,17 @@ func (r *Rule) Decide(s Summary) Decision {
 		d.Eps = t.RelEps * math.Abs(s.Mean)
 	}
 	d.StdDev = s.StdDev()
-	d.HalfWidth = d.U * d.StdDev / math.Sqrt(n)
+	if N := t.Population; N > 0 && s.N == N {
+		// Every item drawn once: the population's mean itself.
+		d.State, d.Need, d.NeedCLT, d.NeedBE = Exact, n, n, 0
+		d.HalfWidth, d.Lo, d.Hi = 0, s.Mean, s.Mean
+		return d
+	}
+	fpc2 := 1.0 // the squared finite-population correction, 1 − n/N
+	if N := t.Population; N > 0 && s.N < N {
+		fpc2 = 1 - n/float64(N)
+	}
+	d.HalfWidth = d.U * d.StdDev / math.Sqrt(n) * math.Sqrt(fpc2)
 	d.Lo, d.Hi = d.Mean-d.HalfWidth, d.Mean+d.HalfWidth
 	if s.M2 == 0 {
 		d.NeedCLT, d.NeedBE = 0, 0
@@ -306,6 +328,9 @@ func (r *Rule) Decide(s Summary) Decision {
 
 	cltBound := (d.U / d.Eps) * (d.U / d.Eps) * d.StdDev * d.StdDev
 	d.NeedCLT = math.Floor(cltBound) + 1
+	if N := t.Population; N > 0 {
+		d.NeedCLT = math.Ceil(d.NeedCLT / (1 + d.NeedCLT/float64(N)))
+	}
 
 	m3 := s.AbsThird()
 	if t.Moment == SignedMoment {
@@ -326,7 +351,7 @@ func (r *Rule) Decide(s Summary) Decision {
 	switch {
 	case s.N <= t.NMin:
 		d.State = Unconverged
-	case n > cltBound && d.BE <= d.BELimit:
+	case n > cltBound*fpc2 && d.BE <= d.BELimit:
 		d.State = Converged
 	case t.MaxTrials > 0 && d.NeedBE > float64(t.MaxTrials) && d.BE > d.BELimit:
 		d.State = Inadequate

@@ -54,6 +54,10 @@ func NewUnits(r Rule, m uint64) (*Units, error) {
 	t := r.Thresholds()
 	t.Eps *= float64(m)
 	t.MaxTrials = max(1, t.MaxTrials/m)
+	// The sums of units of a finite population are not a sample without
+	// replacement of N items: they are judged as from an infinite population
+	// (wider); the trials keep the correction.
+	t.Population = 0
 	u, err := New(r.Name(), t)
 	if err != nil {
 		return nil, fmt.Errorf("stopping: the rule for units: %v", err)

@@ -264,14 +264,48 @@ func (r *Anytime) need(sd, eps, n float64) float64 {
 // makes the bound hold at every n at once. R is the observed range max − min: the
 // bound is exact only when no count outside it can occur (a loop bounded by a
 // declared trip count); the laboratory shows what it costs.
+//
+// On a finite population of N items drawn without replacement the bound is R.
+// Bardenet and O.-A. Maillard's empirical Bernstein–Serfling inequality
+// ("Concentration inequalities for sampling without replacement", Bernoulli 21(3),
+// 2015, Theorem 3.5: one-sided at 1 − 5δ), two-sided and over n by the same
+// union, so with δ = δₙ/10:
+//
+//	|x̄ₙ − μ| ≤ s·√(2ρₙ ln(10/δₙ)/n) + κ·R·ln(10/δₙ)/n,   κ = 7/3 + 3/√2,
+//
+// ρₙ = 1 − (n − 1)/N for n ≤ N/2 and (1 − n/N)(1 + 1/n) above (the sample's s,
+// with divisor n − 1, is at least the paper's σ̂ with divisor n): the first term
+// carries the finite-population correction, and at n = N the block is Exact.
 type Bernstein struct{ base }
 
 // Name returns "bernstein".
 func (r *Bernstein) Name() string { return "bernstein" }
 
 func (r *Bernstein) radius(sd, rng, n float64) float64 {
+	if N := float64(r.t.Population); N > 0 {
+		if n >= N {
+			return 0
+		}
+		return SerflingRadius(sd, rng, n, N, r.alpha/(n*(n+1)))
+	}
 	l := math.Log(4 * n * (n + 1) / r.alpha)
 	return sd*math.Sqrt(2*l/n) + 7*rng*l/(3*(n-1))
+}
+
+// SerflingRadius returns the half-width of the two-sided empirical
+// Bernstein–Serfling interval at confidence 1 − δ for the mean of n < N draws
+// without replacement from N items of range rng, with sample standard deviation
+// sd (see [Bernstein]):
+//
+//	sd·√(2ρₙ ln(10/δ)/n) + κ·rng·ln(10/δ)/n,   κ = 7/3 + 3/√2.
+func SerflingRadius(sd, rng, n, N, delta float64) float64 {
+	rho := 1 - (n-1)/N
+	if n > N/2 {
+		rho = (1 - n/N) * (1 + 1/n)
+	}
+	l := math.Log(10 / delta)
+	kappa := 7.0/3 + 3/math.Sqrt2
+	return sd*math.Sqrt(2*rho*l/n) + kappa*rng*l/n
 }
 
 // Decide applies the rule to one block.
@@ -286,6 +320,9 @@ func (r *Bernstein) Decide(s stats.Summary) stats.Decision {
 	need := n
 	for need < 1e15 && r.radius(d.StdDev, rng, need) > d.Eps {
 		need *= 1.1
+	}
+	if N := float64(r.t.Population); N > 0 {
+		need = min(need, N)
 	}
 	r.symmetric(&d, hw, math.Ceil(need), true)
 	return d

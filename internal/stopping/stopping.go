@@ -28,8 +28,13 @@
 //
 // On a finite population of N items drawn without replacement
 // (stats.Thresholds.Population) every rule calls a block [stats.Exact] at n = N,
-// and the default rule's interval carries the finite-population correction (see
-// [FPC]).
+// and the intervals carry the finite-population correction where it is known to
+// hold: the default rule's t interval ([FPC]), FreqSys's CLT condition
+// ([stats.Rule.Decide]) and the Bernstein bound (Bardenet & Maillard's
+// Bernstein–Serfling inequality, [SerflingRadius]). The anytime rule keeps the
+// infinite population's confidence sequence, which is wider: sampling without
+// replacement is less spread than with it in the convex order (W. Hoeffding,
+// J. Amer. Statist. Assoc. 58, 1963, Theorem 4).
 //
 // The coverage laboratory (package lab) measures every rule: it replicates the whole
 // sequential procedure on populations of known mean and compares the trials each

@@ -359,3 +359,52 @@ func TestFinitePopulationCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestFinitePopulationRules checks the finite-population correction of FreqSys's
+// rule and of the Bernstein rule against values worked by hand. The sample is
+// 8 × (2, 4, 4, 4, 6): n = 40, x̄ = 4, s² = 64/39, s = 1.2810252, range 4; N = 100.
+//
+// FreqSys (signed moment, which is 0 here), ε = 0.35, u = 1.959964: (u/ε)²·s² =
+// 51.4607 > 40, unconverged without N; with N the condition is 40 > 51.4607·0.6 =
+// 30.876, converged, with half-width u·s/√40·√0.6 = 0.307504 and NeedCLT
+// ⌈52/(1 + 52/100)⌉ = 35.
+//
+// Bernstein–Serfling at n = 40 ≤ N/2: δ = 0.05/(40·41), ln(10/δ) = 12.70057,
+// ρ = 1 − 39/100 = 0.61, s·√(2·0.61·12.70057/40) + (7/3 + 3/√2)·4·12.70057/40 =
+// 0.797302 + 5.657753 = 6.455054; at n = 70 > N/2 with s = 1 and range 2,
+// ρ = 0.3·(1 + 1/70), radius 2.104108.
+func TestFinitePopulationRules(t *testing.T) {
+	var xs []uint64
+	for range 8 {
+		xs = append(xs, 2, 4, 4, 4, 6)
+	}
+	s := summaryOf(xs...)
+	freqsys := func(pop uint64) stats.Decision {
+		th := stats.DefaultThresholds
+		th.Eps, th.Population = 0.35, pop
+		r, err := New("freqsys-signed", th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Decide(s)
+	}
+	if d := freqsys(0); d.State != stats.Unconverged || d.NeedCLT != 52 {
+		t.Errorf("FreqSys, infinite population: %v needing %v, want unconverged needing 52", d.State, d.NeedCLT)
+	}
+	d := freqsys(100)
+	if d.State != stats.Converged || math.Abs(d.HalfWidth-0.307504) > 1e-6 || d.NeedCLT != 35 {
+		t.Errorf("FreqSys, N = 100: %v ± %.6f needing %v, want converged ± 0.307504 needing 35", d.State, d.HalfWidth, d.NeedCLT)
+	}
+	if d := freqsys(40); d.State != stats.Exact || d.HalfWidth != 0 || d.Mean != 4 {
+		t.Errorf("FreqSys at n = N: %v %v ± %v, want exact 4 ± 0", d.State, d.Mean, d.HalfWidth)
+	}
+	th := stats.DefaultThresholds
+	th.Eps, th.Population = 0.5, 100
+	r, _ := New("bernstein", th)
+	if d := r.Decide(s); math.Abs(d.HalfWidth-6.455054) > 1e-6 || d.State != stats.Unconverged || d.Need > 100 {
+		t.Errorf("Bernstein, N = 100: %v ± %.6f needing %v, want unconverged ± 6.455054 needing at most N", d.State, d.HalfWidth, d.Need)
+	}
+	if got := SerflingRadius(1, 2, 70, 100, 0.05/(70*71)); math.Abs(got-2.104108) > 1e-6 {
+		t.Errorf("SerflingRadius past N/2 = %.6f, want 2.104108", got)
+	}
+}
