@@ -82,19 +82,16 @@ typedef struct fp_model_arc {
 } fp_model_arc;
 
 /* Amdahl's condition for running a region of time t on N workers that cost P(N)
- * to start and join, e of them free to run at once (N unless measured): the
- * region takes t/e + P(N) on them, so it pays iff P(N) < (1 − 1/e)·t. */
+ * to start and join: it pays iff P(N) < ((N − 1)/N)·t. */
 typedef struct fp_model_decision {
 	fp_model_estimate time; /* t, the region's predicted sequential time */
 	double overhead_ns;     /* P(N), measured or given */
-	double bound_ns;        /* (1 − 1/e)·t */
-	double speedup;         /* t / (t/e + P(N)) */
+	double bound_ns;        /* ((N − 1)/N)·t */
+	double speedup;         /* t / (t/N + P(N)) */
 	int workers;            /* N */
 	int parallelise;        /* 1: it pays at t */
 	int certain;            /* 1: the answer is the same over all of [lo, hi] */
 	int measured;           /* 1: P(N) was measured here */
-	double effective;       /* the workers taken as free: N, or as fp_model_amdahl_now measured them */
-	int probed;             /* 1: fp_model_amdahl_now measured them for this decision */
 } fp_model_decision;
 
 /* fp_model_errmsg returns the message of the calling thread's last failed call
@@ -181,17 +178,17 @@ int fp_model_next_arcs(const fp_model *m, const char *at, const fp_model_value *
 int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
                     int workers, double p_n_ns, fp_model_decision *d);
 
-/* fp_model_amdahl_now is fp_model_amdahl for the workers free now, on a
- * machine that others share: when the region would pay on N free workers, it
- * measures how many of N threads run at once — the calling thread spins a
- * fixed work alone, then N threads spin it together, 3 rounds, e = N·t₁/t_N
- * (medians, at most N) — and decides for e workers. The measurement spends
- * about 1% of the region's predicted time (at most 20 ms) and is made only
- * when that is at least 20·P(N); a shorter region takes the process's last
- * measurement if under a second old, else all N as free. Cost: a prediction,
- * plus the measurement when made. */
+/* fp_model_amdahl_now is fp_model_amdahl with P(N) the expected cost of
+ * starting and joining N threads under the machine's load now: the mean, not
+ * the median, of 31 starts and joins — on a loaded machine a new thread waits
+ * for a core now and then for a scheduler period, milliseconds against tens
+ * of microseconds, and that tail is what the region pays on average. The
+ * measurement is the process's own: made at the first call (for N), and again
+ * when it is over a second old and costs (31·P(N)) under 1% of the region's
+ * predicted time; other calls take the last one. Cost: a prediction, plus the
+ * measurement when made. */
 int fp_model_amdahl_now(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
-                        int workers, double p_n_ns, fp_model_decision *d);
+                        int workers, fp_model_decision *d);
 
 /* fp_model_load_env is fp_model_load of the file named by the environment
  * variable FRAGPROF_MODEL (FP_MODEL_EIO when it is not set). Cost: as

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -2140,7 +2139,7 @@ static long long fpm_now(void) {
 
 /* measure_overhead is P(N) as `fragprof model advise` measures it: the median of
  * reps times starting and joining n threads that do nothing. */
-static int measure_overhead(int n, double *out) {
+static int measure_overhead(int n, double *out, double *mean) {
 	enum { REPS = 31 };
 	double d[REPS];
 	pthread_t *th = malloc(sizeof *th * (size_t)n);
@@ -2161,20 +2160,23 @@ static int measure_overhead(int n, double *out) {
 		d[r] = (double)(fpm_now() - t0);
 	}
 	free(th);
+	double sum = 0;
+	for (int r = 0; r < REPS; r++)
+		sum += d[r];
+	*mean = sum / REPS;
 	qsort(d, REPS, sizeof d[0], cmp_double);
 	*out = d[REPS / 2];
 	return FP_MODEL_OK;
 }
 
-/* amdahl_decide sets d's decision for eff workers free (Amdahl's law: the
- * region takes t/eff + P(N) on them): it pays iff P(N) < (1 − 1/eff)·t. */
-static void amdahl_decide(fp_model_decision *d, double eff) {
-	double frac = 1 - 1 / eff, t = d->time.value, p = d->overhead_ns;
-	d->effective = eff;
+/* amdahl_decide sets d's decision for N workers (Amdahl's law: the region
+ * takes t/N + P(N) on them): it pays iff P(N) < ((N − 1)/N)·t. */
+static void amdahl_decide(fp_model_decision *d, int workers) {
+	double frac = (double)(workers - 1) / workers, t = d->time.value, p = d->overhead_ns;
 	d->bound_ns = frac * t;
 	d->parallelise = p < frac * t;
 	d->certain = (p < frac * d->time.lo) == (p < frac * d->time.hi);
-	double den = t / eff + p;
+	double den = t / workers + p;
 	d->speedup = den > 0 ? t / den : 0;
 }
 
@@ -2212,7 +2214,8 @@ int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, cons
 	if (rc != FP_MODEL_OK)
 		return rc;
 	if (p_n_ns < 0) {
-		if ((rc = measure_overhead(workers, &p_n_ns)) != FP_MODEL_OK)
+		double mean;
+		if ((rc = measure_overhead(workers, &p_n_ns, &mean)) != FP_MODEL_OK)
 			return rc;
 		d->measured = 1;
 	}
@@ -2222,119 +2225,31 @@ int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, cons
 	return FP_MODEL_OK;
 }
 
-/* fpm_spin does w steps of dependent arithmetic that the compiler cannot drop. */
-static double fpm_spin(long w) {
-	volatile double seed = 1;
-	double y = seed;
-	for (long i = 0; i < w; i++)
-		y = y * 0.999999 + 1e-6;
-	return y;
-}
-
-static volatile double fpm_spin_sink;
-
-/* A probe thread: waits for the go, then spins w steps. */
-typedef struct {
-	_Atomic int *go;
-	long w;
-	long long t1;
-} fpm_probe;
-
-static void *fpm_probe_main(void *arg) {
-	fpm_probe *p = arg;
-	while (!atomic_load(p->go))
-		sched_yield();
-	fpm_spin_sink = fpm_spin(p->w);
-	p->t1 = fpm_now();
-	return 0;
-}
-
-/* The last measurement of the workers free (measure_workers), for queries too
- * short to pay for one: its value, its time (ns), and for how many workers. */
-static _Atomic double fpm_eff_value;
-static _Atomic long long fpm_eff_at;
-static _Atomic int fpm_eff_n;
-
-/* measure_workers measures how many of n threads run at once now, spending
- * about spend_ns: in each of 3 rounds, the calling thread spins a fixed work
- * alone (t1), then n threads, all started and waiting, spin it together (tn:
- * from the go to the last end); effective = n·median(t1)/median(tn), at most
- * n. */
-static int measure_workers(int n, double spend_ns, double *eff) {
-	enum { ROUNDS = 3 };
-	static _Atomic double steps_per_ns;
-	double spn = steps_per_ns;
-	if (spn <= 0) {
-		long long t0 = fpm_now();
-		fpm_spin_sink = fpm_spin(200000);
-		double dt = (double)(fpm_now() - t0);
-		spn = 200000 / (dt > 1 ? dt : 1);
-		steps_per_ns = spn;
-	}
-	long w = (long)(spn * spend_ns / (ROUNDS * 2.0));
-	if (w < 1000)
-		w = 1000;
-	pthread_t *th = malloc(sizeof *th * (size_t)n);
-	fpm_probe *pr = malloc(sizeof *pr * (size_t)n);
-	double t1[ROUNDS], tn[ROUNDS];
-	if (!th || !pr) {
-		free(th);
-		free(pr);
-		return fpm_fail(FP_MODEL_ENOMEM, "measuring the workers free: out of memory");
-	}
-	int rc = FP_MODEL_OK;
-	for (int r = 0; r < ROUNDS && rc == FP_MODEL_OK; r++) {
-		long long a = fpm_now();
-		fpm_spin_sink = fpm_spin(w);
-		t1[r] = (double)(fpm_now() - a);
-		_Atomic int go = 0;
-		int k;
-		for (k = 0; k < n; k++) {
-			pr[k] = (fpm_probe){&go, w, 0};
-			if (pthread_create(&th[k], 0, fpm_probe_main, &pr[k]) != 0)
-				break;
-		}
-		if (k < n)
-			rc = fpm_fail(FP_MODEL_ENOMEM, "measuring the workers free: pthread_create failed after %d threads", k);
-		long long start = fpm_now(), last = start;
-		atomic_store(&go, 1);
-		for (int j = 0; j < k; j++) {
-			pthread_join(th[j], 0);
-			if (pr[j].t1 > last)
-				last = pr[j].t1;
-		}
-		tn[r] = (double)(last - start);
-	}
-	free(th);
-	free(pr);
-	if (rc != FP_MODEL_OK)
-		return rc;
-	qsort(t1, ROUNDS, sizeof t1[0], cmp_double);
-	qsort(tn, ROUNDS, sizeof tn[0], cmp_double);
-	double e = tn[ROUNDS / 2] > 0 ? n * t1[ROUNDS / 2] / tn[ROUNDS / 2] : n;
-	*eff = e < n ? e : n;
-	return FP_MODEL_OK;
-}
+/* The expected cost of starting and joining N threads as last measured
+ * (fp_model_amdahl_now): its value (ns), its time (ns) and N. */
+static _Atomic double fpm_pn_mean;
+static _Atomic long long fpm_pn_at;
+static _Atomic int fpm_pn_n;
 
 int fp_model_amdahl_now(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
-                        int workers, double p_n_ns, fp_model_decision *d) {
-	int rc = fp_model_amdahl(m, inputs, n, from, to, workers, p_n_ns, d);
-	if (rc != FP_MODEL_OK || !d->parallelise)
-		return rc; /* it does not pay even with every worker free */
-	double spend = 0.01 * d->time.value, eff = -1;
-	if (spend > 20e6)
-		spend = 20e6;
-	if (spend >= 20 * d->overhead_ns) { /* the probe's threads cost 3·P(N) of it at most */
-		if ((rc = measure_workers(workers, spend, &eff)) != FP_MODEL_OK)
+                        int workers, fp_model_decision *d) {
+	int rc = fp_model_amdahl(m, inputs, n, from, to, workers, 0, d);
+	if (rc != FP_MODEL_OK)
+		return rc;
+	double p = fpm_pn_mean;
+	long long now = fpm_now();
+	int have = fpm_pn_n == workers;
+	if (!have || (now - fpm_pn_at > 1000000000LL && 31 * p <= 0.01 * d->time.value)) {
+		double med;
+		if ((rc = measure_overhead(workers, &med, &p)) != FP_MODEL_OK)
 			return rc;
-		fpm_eff_value = eff;
-		fpm_eff_n = workers;
-		fpm_eff_at = fpm_now();
-		d->probed = 1;
-	} else if (fpm_eff_n == workers && fpm_now() - fpm_eff_at < 1000000000LL)
-		eff = fpm_eff_value;
-	if (eff > 0)
-		amdahl_decide(d, eff);
+		fpm_pn_mean = p;
+		fpm_pn_n = workers;
+		fpm_pn_at = fpm_now();
+		d->measured = 1;
+	}
+	d->overhead_ns = p;
+	amdahl_decide(d, workers);
 	return FP_MODEL_OK;
 }
 
