@@ -10,9 +10,11 @@
 #     compiled in and loaded from its .fpm, against a plain function call in
 #     the same run;
 #   - examples/predict/brusselator_threads.c: CALLS sweeps of the grid, K from 1
-#     to KMAX (seed 1), each run serially, on 2 threads and as the model says,
+#     to KMAX (seed 1), each run serially, on 2 threads and as the model says
+#     (fp_model_amdahl_now: P(2) the expected start cost under the load now),
 #     REPS times interleaved; the totals against the oracle (the faster of
-#     serial and parallel for each sweep).
+#     serial and parallel for each sweep), and the model's choices timed by
+#     the same sweeps' measurements (model_paired).
 #   FRAGPROF (./fragprof) is the binary used, CC (cc) the compiler.
 set -eu
 CALLS=${1:-24}

@@ -24,17 +24,17 @@ type capiExample struct {
 
 var capiExamples = []capiExample{
 	{"brusselator", "brusselator.c", []string{"K = choice(1, 2, 4, 8, 16, 32)"}, `{K}\n`, "thread",
-		[]string{"K=8", "K=100"}, nil},
+		[]string{"K=8", "K=100", "K=100000000"}, nil},
 	{"matmul", "matmul.c", []string{"n = uniform_int(20, 60)"}, `{n}\n`, "thread",
-		[]string{"n=40", "n=200"}, nil},
+		[]string{"n=40", "n=200", "n=10000000"}, nil},
 	// GMDH formulas, the graph model chosen: its conformal interval.
 	{"matmul_gmdh", "matmul.c", []string{"n = uniform_int(20, 60)"}, `{n}\n`, "thread",
-		[]string{"n=40", "n=200"}, []string{"--time-model", "gmdh", "--predictor", "graph"}},
+		[]string{"n=40", "n=200", "n=1000000"}, []string{"--time-model", "gmdh", "--predictor", "graph"}},
 	// Probabilistic rules: 20 runs of random choices, clustered.
 	{"coin", "../../cmd/fragprof/testdata/capi/coin.c", []string{"n = uniform_int(20, 80)", "s = uniform_int(1, 100000)"}, `{n} {s}\n`, "thread",
 		[]string{"n=50,s=3", "n=300,s=4"}, []string{"--predictor", "graph"}},
 	{"insertion_sort", "insertion_sort.c", []string{"n = uniform_int(50, 250)", "s = uniform_int(1, 1000000)"}, `{n} {s}\n`, "thread",
-		[]string{"n=120,s=5", "n=600,s=77"}, nil},
+		[]string{"n=120,s=5", "n=600,s=77", "n=100000,s=5"}, nil},
 	{"euler_lag", "euler_lag.c", []string{"y0 = uniform(-1, 1)", "u = uniform(0, 2)", "a = uniform(0.001, 0.05)", "N = uniform_int(50, 400)"},
 		`{y0:%.17g} {u:%.17g} {a:%.17g} {N}\n`, "tsc", []string{"y0=0.5,u=1,a=0.01,N=200", "y0=-0.3,u=1.5,a=0.02,N=1000"}, nil},
 	{"solver", "solver.c", []string{"n = uniform_int(5000, 20000)", "w = uniform(0.1, 1.9)"}, `{n} {w:%.17g}\n`, "thread",
@@ -80,7 +80,8 @@ func sameNumber(a, b float64) bool {
 // checkpoints) and checks that the C API — the compiled form loaded at run
 // time by a clang build, and the C source compiled in by gcc and by g++ (the
 // header and the generated file as C++) — answers as `model predict --json`
-// does, to a relative 1e-9, inside and beyond the training range.
+// does, to a relative 1e-9, inside and beyond the training range — far beyond
+// it too (K = 10⁸ rows), where the loops are summed in closed form.
 func TestModelCompileCAPI(t *testing.T) {
 	dir := t.TempDir()
 	if _, stderr, code := runFragprof(t, "model", "lib", "-d", filepath.Join(dir, "clang"), "--cc", "clang"); code != 0 {
@@ -322,6 +323,15 @@ func TestModelCAPIErrors(t *testing.T) {
 	}
 	if s := num("amdahl_free", 4); !sameNumber(s, 2) {
 		t.Errorf("speedup on 2 workers at no cost: %v, want 2", s)
+	}
+	// P(2) under the load now: measured at the first call, taken again from
+	// it within the second; Amdahl's condition with it.
+	if p, tr := num("amdahl_now", 2), num("amdahl_now", 5); num("amdahl_now", 0) != 0 || num("amdahl_now", 1) != 1 || !(p > 0) ||
+		!sameNumber(num("amdahl_now", 4), tr/2) || (num("amdahl_now", 3) == 1) != (p < tr/2) {
+		t.Errorf("amdahl_now: %q: want P(2) measured, bound t/2, parallel iff P(2) < t/2", kv["amdahl_now"])
+	}
+	if num("amdahl_now_again", 0) != 0 || num("amdahl_now_again", 1) != 0 || num("amdahl_now_again", 2) != num("amdahl_now", 2) {
+		t.Errorf("amdahl_now again: %q, want the first call's P(2) %v, not measured again", kv["amdahl_now_again"], num("amdahl_now", 2))
 	}
 }
 

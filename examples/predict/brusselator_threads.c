@@ -17,11 +17,18 @@
  * in an order that rotates from one sweep to the next so that the machine's
  * load falls on all alike: serially, on 2 threads (started and joined for the sweep, rows
  * handed out from a shared counter), and as the model says
- * (fp_model_amdahl of the region row → end for that K, with P(2) measured once
- * at the start; the query's own time is counted). The oracle takes, for each
- * sweep, the faster of its serial and parallel times. A sweep's time each way
- * is the median of its REPS times. It prints one line per sweep (K, the three
- * times in ns, the model's choice) unless QUIET is set, then the totals.
+ * (fp_model_amdahl_now of the region row → end for that K: Amdahl's condition
+ * with P(2) the expected cost of starting and joining 2 threads under the load
+ * now, measured first at the start and again when over a second old and
+ * cheaper than 1% of the sweep; the query's own time, a measurement included,
+ * is counted). The oracle
+ * takes, for each sweep, the faster of its serial and parallel times. A
+ * sweep's time each way is the median of its REPS times. "model_paired" times
+ * the model's choices by the same sweep's serial or parallel median (plus the
+ * query's median time): the policy's cost without a third draw of the
+ * machine's noise. It prints one line per sweep (K, the three times in ns, the
+ * model's choices, the P(2) it took, the query's time) unless QUIET
+ * is set, then the totals.
  */
 #include "fragprof_model.h"
 
@@ -111,15 +118,17 @@ static double sweep_parallel(long K) {
 	return sum;
 }
 
-/* parallel_pays asks the model whether the sweep of K pays on WORKERS threads
- * that cost p_n ns to start and join; a failed query keeps the sweep serial. */
-static int parallel_pays(const fp_model *m, long K, double p_n) {
+/* parallel_pays asks the model whether the sweep of K pays on WORKERS threads,
+ * at their expected cost to start and join under the load now (*p_n: as the
+ * library last measured it); a failed query keeps the sweep serial. */
+static int parallel_pays(const fp_model *m, long K, double *p_n) {
 	fp_model_value in = {"K", (double)K};
 	fp_model_decision d;
-	if (fp_model_amdahl(m, &in, 1, "row", "end", WORKERS, p_n, &d) != FP_MODEL_OK) {
+	if (fp_model_amdahl_now(m, &in, 1, "row", "end", WORKERS, &d) != FP_MODEL_OK) {
 		fprintf(stderr, "K = %ld: %s\n", K, fp_model_errmsg());
 		return 0;
 	}
+	*p_n = d.overhead_ns;
 	return d.parallelise;
 }
 
@@ -155,12 +164,16 @@ static double median(double *t, int n) {
 }
 
 /* run_sweep runs the sweep of K by policy (0 serial, 1 parallel, 2 as the
- * model says, *choice set to its answer) and returns its time in ns, the
- * query's included, with its sum in *sum. */
-static double run_sweep(const fp_model *m, double p_n, long K, int policy, int *choice, double *sum) {
+ * model says, *choice set to its answer, *eff to the workers it took as free,
+ * *query to the query's time) and returns its time in ns, the query's
+ * included, with its sum in *sum. */
+static double run_sweep(const fp_model *m, long K, int policy, int *choice, double *p_n, double *query,
+                        double *sum) {
 	double t0 = now_ns();
-	if (policy == 2)
+	if (policy == 2) {
 		*choice = parallel_pays(m, K, p_n);
+		*query = now_ns() - t0;
+	}
 	*sum = policy == 1 || (policy == 2 && *choice) ? sweep_parallel(K) : sweep_serial(K);
 	return now_ns() - t0;
 }
@@ -183,16 +196,17 @@ int main(int argc, char **argv) {
 	fp_model_value one = {"K", 1};
 	fp_model_decision d;
 	if (fp_model_check_points(m, points, 3) != FP_MODEL_OK ||
-	    fp_model_amdahl(m, &one, 1, "row", "end", WORKERS, -1, &d) != FP_MODEL_OK) { /* P(2) measured once */
+	    fp_model_amdahl_now(m, &one, 1, "row", "end", WORKERS, &d) != FP_MODEL_OK) { /* P(2) measured first */
 		fprintf(stderr, "%s\n", fp_model_errmsg());
 		fp_model_free(m);
 		return 1;
 	}
 	double p_n = d.overhead_ns;
 	long *K = malloc((size_t)calls * sizeof *K);
-	int *choice = calloc((size_t)calls, sizeof *choice);
+	int *choice = calloc((size_t)calls * (size_t)reps, sizeof *choice); /* choice[c·reps + rep] */
 	double *t = malloc((size_t)calls * 3 * (size_t)reps * sizeof *t); /* t[(c·3 + policy)·reps + rep] */
-	if (!K || !choice || !t) {
+	double *pn = calloc((size_t)calls * (size_t)reps, sizeof *pn), *query = calloc((size_t)calls * (size_t)reps, sizeof *query);
+	if (!K || !choice || !t || !pn || !query) {
 		fprintf(stderr, "out of memory\n");
 		return 1;
 	}
@@ -203,7 +217,8 @@ int main(int argc, char **argv) {
 			double sum[3];
 			for (int r = 0; r < 3; r++) {
 				int policy = (int)((c + rep + r) % 3);
-				t[(c * 3 + policy) * reps + rep] = run_sweep(m, p_n, K[c], policy, &choice[c], &sum[policy]);
+				t[(c * 3 + policy) * reps + rep] = run_sweep(m, K[c], policy, &choice[c * reps + rep],
+				                                             &pn[c * reps + rep], &query[c * reps + rep], &sum[policy]);
 				if (r == 2 && (!same(sum[0], sum[1]) || !same(sum[0], sum[2]))) {
 					fprintf(stderr, "K = %ld: the sums differ: %.17g %.17g %.17g\n", K[c], sum[0], sum[1], sum[2]);
 					fp_model_free(m);
@@ -211,26 +226,38 @@ int main(int argc, char **argv) {
 				}
 			}
 		}
-	double total[3] = {0, 0, 0}, oracle = 0;
+	double total[3] = {0, 0, 0}, oracle = 0, paired = 0;
 	long chose_parallel = 0, chose_worse = 0;
-	printf("P(%d) = %.0f ns; %ld sweeps, K from 1 to %ld, each way %d times (median)\n", WORKERS, p_n, calls, kmax, reps);
+	printf("P(%d) = %.0f ns at the start (the mean of 31); %ld sweeps, K from 1 to %ld, each way %d times (median)\n", WORKERS, p_n, calls, kmax, reps);
 	for (long c = 0; c < calls; c++) {
 		double med[3];
 		for (int p = 0; p < 3; p++)
 			total[p] += med[p] = median(&t[(c * 3 + p) * reps], reps);
 		oracle += fmin(med[0], med[1]);
-		chose_parallel += choice[c];
-		chose_worse += choice[c] != (med[1] < med[0]);
+		/* The model's choices, each repetition's, timed by the same sweep's
+		 * serial or parallel median, plus the query's median time. */
+		int par = 0;
+		for (int rep = 0; rep < reps; rep++) {
+			par += choice[c * reps + rep];
+			paired += med[choice[c * reps + rep]] / reps;
+		}
+		paired += median(&query[c * reps], reps);
+		chose_parallel += par;
+		chose_worse += par * (med[1] >= med[0]) + (reps - par) * (med[1] < med[0]);
 		if (!quiet)
-			printf("K %4ld serial %.0f parallel %.0f model %.0f (%s)\n", K[c], med[0], med[1], med[2],
-			       choice[c] ? "parallel" : "serial");
+			printf("K %4ld serial %.0f parallel %.0f model %.0f (parallel %d of %d, P(2) %.0f ns, query %.0f ns)\n", K[c],
+			       med[0], med[1], med[2], par, reps, median(&pn[c * reps], reps), median(&query[c * reps], reps));
 	}
-	printf("the model chose parallel for %ld sweeps, the slower way for %ld\n", chose_parallel, chose_worse);
-	printf("total_ns serial %.0f parallel %.0f model %.0f oracle %.0f\n", total[0], total[1], total[2], oracle);
-	printf("model/oracle %.4f serial/oracle %.4f parallel/oracle %.4f\n", total[2] / oracle, total[0] / oracle,
-	       total[1] / oracle);
+	printf("the model chose parallel for %ld sweeps of %ld, the slower way for %ld\n", chose_parallel, calls * reps,
+	       chose_worse);
+	printf("total_ns serial %.0f parallel %.0f model %.0f oracle %.0f model_paired %.0f\n", total[0], total[1], total[2],
+	       oracle, paired);
+	printf("model/oracle %.4f serial/oracle %.4f parallel/oracle %.4f model_paired/oracle %.4f\n", total[2] / oracle,
+	       total[0] / oracle, total[1] / oracle, paired / oracle);
 	free(K);
 	free(choice);
+	free(pn);
+	free(query);
 	free(t);
 	fp_model_free(m);
 	return 0;

@@ -5,12 +5,10 @@
 // are run, atypical ones dropped by a one-dimensional clustering (the largest
 // cluster is kept), and the rest averaged.
 //
-// A loop whose body is one node and whose continuation depends only on the node's own
-// counter (a threshold such as "#k ≤ $n", or a trip rule) is not stepped through:
-// the interpreter jumps to the next counter value at which any condition could
-// change, adding the arc's (then constant) time once per skipped iteration. So a
-// model with checkpoints in inner loops predicts in time proportional to the outer
-// iterations, not to the events.
+// A self loop that changes the state only by constant steps (a counter, i := i + 1)
+// is not stepped through: its iterations up to the next change of decision are
+// added in closed form (fastforward.go), so a prediction costs the same whatever
+// the loop's length.
 
 package predict
 
@@ -25,7 +23,6 @@ import (
 	"time"
 
 	"github.com/fragprof/fragprof/internal/predict/graph"
-	"github.com/fragprof/fragprof/internal/predict/regress"
 	"github.com/fragprof/fragprof/internal/predict/selection"
 	"github.com/fragprof/fragprof/internal/stats"
 )
@@ -100,48 +97,6 @@ type Prediction struct {
 	// OtherMachine says that the model was built on a machine with other caches
 	// (Model.MachineNote; set by the command, which reads this machine's).
 	OtherMachine string `json:"other_machine,omitempty"`
-}
-
-// ffInfo says whether a node's self loop can be fast-forwarded.
-type ffInfo struct {
-	self int // the self arc, or -1
-	ok   bool
-}
-
-// prepareFastForward finds the nodes whose self loop the interpreter may skip
-// through: the self arc changes no variable (its data rules, if any, copy each
-// variable unchanged), its time does not depend on the node's counter, and every
-// condition on the counter is an interval or an equality.
-func (m *Model) prepareFastForward() {
-	sp := m.space
-	m.ff = make([]ffInfo, len(m.Nodes))
-	for n := range m.Nodes {
-		m.ff[n] = ffInfo{self: -1}
-		for _, ai := range m.outArcs[n] {
-			if m.Arcs[ai].To == n {
-				m.ff[n].self = ai
-			}
-		}
-		s := m.ff[n].self
-		if s < 0 {
-			continue
-		}
-		cnt := sp.CounterIndex(n)
-		a := &m.Arcs[s]
-		ok := !a.Time.Uses(cnt)
-		for _, d := range a.Data {
-			f := &d.Formula
-			ok = ok && f.Kind == regress.Copy && f.Vars[0] == d.Var
-		}
-		for _, c := range m.Rules[n].Conds {
-			if a, b := c.Expr.Features(); a == cnt || b == cnt {
-				for _, p := range c.Pieces {
-					ok = ok && (p.Kind == graph.Interval || p.Kind == graph.Equal)
-				}
-			}
-		}
-		m.ff[n].ok = ok
-	}
 }
 
 // runResult is one interpreted run.
@@ -262,21 +217,33 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64, marks []float6
 			}
 			trip[to] = math.Max(1, math.Round(t))
 		}
-		// Fast-forward through the rest of a self loop.
+		// Fast-forward through the rest of a self loop (fastforward.go).
 		if to == node && m.ff[node].ok {
-			k, f, err := m.skip(node, state, trip, rng)
+			k, f, poly, err := m.skip(node, state, trip, rng)
 			if err != nil {
 				return res, err
 			}
 			force = f
 			if k > 0 {
-				res.time += k * dt
+				scale := m.timeScale()
+				sum := clampedSum(poly, 0, k) * scale
+				t0, e0 := res.time, events
+				res.time += sum
 				res.arcN[ai] += k
-				res.arcTime[ai] += k * dt
-				state[ci] += k
+				res.arcTime[ai] += sum
+				m.ff[node].advance(state, k)
 				res.visits[to] += k
 				events += k
-				reach(dt)
+				// Marks passed: iteration i (from 0) arrives at event e0 + i + 1.
+				for ; mi < len(marks) && marks[mi] <= events; mi++ {
+					j := marks[mi] - e0
+					i := math.Floor(j)
+					at := t0 + clampedSum(poly, 0, i)*scale
+					if j > i {
+						at += (j - i) * math.Max(0, horner(poly, i)) * scale
+					}
+					res.at[mi] = at - t1
+				}
 			}
 		}
 		node = to
@@ -285,86 +252,6 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64, marks []float6
 		res.vars[k] = state[sp.VarIndex(k)]
 	}
 	return res, nil
-}
-
-// skip returns how many more times node n's self arc is taken in a row, now that the
-// counter c has its new value: up to the next counter value at which a condition on
-// the counter, or the trip count, may change the decision. When the decision at c is
-// a random choice of the residual rule (self with probability p), the number of
-// further self choices is drawn from its geometric distribution; force then says
-// that the choice after them must leave the loop.
-func (m *Model) skip(n int, state, trip []float64, rng *rand.Rand) (k float64, force bool, err error) {
-	sp := m.space
-	ci := sp.CounterIndex(n)
-	self := m.ff[n].self
-	c := state[ci]
-	next := math.Inf(1)
-	consider := func(b float64) {
-		if b > c && b < next {
-			next = b
-		}
-	}
-	for _, cond := range m.Rules[n].Conds {
-		ea, eb := cond.Expr.Features()
-		var sign, off float64 // expr = sign·c + off
-		switch {
-		case ea == ci && eb < 0:
-			sign, off = 1, 0
-		case ea == ci:
-			sign, off = 1, -state[eb]
-		case eb == ci:
-			sign, off = -1, state[ea]
-		default:
-			continue
-		}
-		for _, pc := range cond.Pieces {
-			var bounds []float64
-			switch pc.Kind {
-			case graph.Interval:
-				if pc.Lo != nil {
-					bounds = append(bounds, *pc.Lo)
-				}
-				if pc.Hi != nil {
-					bounds = append(bounds, *pc.Hi)
-				}
-			case graph.Equal:
-				bounds = append(bounds, pc.Value)
-			}
-			for _, b := range bounds {
-				x := (b - off) / sign // the counter at which the expression equals b
-				consider(math.Floor(x))
-				consider(math.Floor(x) + 1)
-				consider(math.Ceil(x))
-			}
-		}
-	}
-	if m.Rules[n].Trip != nil {
-		consider(trip[n])
-	}
-	// Decisions at c, c+1, …, next−1 are alike.
-	if arc, det := m.decideDet(n, state, trip); det {
-		if arc != self {
-			return 0, false, nil
-		}
-		if math.IsInf(next, 1) {
-			return 0, false, fmt.Errorf("%w: node %s loops on itself for ever (no rule ever leaves it)", ErrNoEnd, m.Nodes[n].Name)
-		}
-		return next - c, false, nil
-	}
-	p := 0.0
-	for _, s := range m.Rules[n].Residual {
-		if s.Arc == self {
-			p = s.P
-		}
-	}
-	if p == 0 {
-		return 0, false, nil
-	}
-	g := math.Floor(math.Log(1-rng.Float64()) / math.Log(p)) // self choices before the first exit
-	if g < next-c {
-		return g, true, nil
-	}
-	return next - c, false, nil
 }
 
 // decideDet returns the decision at node n when no random choice is involved.

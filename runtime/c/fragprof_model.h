@@ -187,6 +187,18 @@ int fp_model_next_arcs(const fp_model *m, const char *at, const fp_model_value *
 int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
                     int workers, double p_n_ns, fp_model_decision *d);
 
+/* fp_model_amdahl_now is fp_model_amdahl with P(N) the expected cost of
+ * starting and joining N threads under the machine's load now: the mean, not
+ * the median, of 31 starts and joins — on a loaded machine a new thread waits
+ * for a core now and then for a scheduler period, milliseconds against tens
+ * of microseconds, and that tail is what the region pays on average. The
+ * measurement is the process's own: made at the first call (for N), and again
+ * when it is over a second old and costs (31·P(N)) under 1% of the region's
+ * predicted time; other calls take the last one. Cost: a prediction, plus the
+ * measurement when made. */
+int fp_model_amdahl_now(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
+                        int workers, fp_model_decision *d);
+
 /* fp_model_load_env is fp_model_load of the file named by the environment
  * variable FRAGPROF_MODEL (FP_MODEL_EIO when it is not set). Cost: as
  * fp_model_load. */

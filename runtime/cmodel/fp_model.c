@@ -119,6 +119,10 @@ struct fp_model {
 	double mem_a, mem_b, mem_k, mem_min, mem_max, *caches;
 	/* derived */
 	int **out, *nout, *ff_self, *ff_ok, *trip_node, probabilistic;
+	/* fast-forward of self loops (fastforward.go's ffInfo): by node, each
+	 * feature's step per iteration and the features that move */
+	double **ff_delta;
+	int **ff_moving, *ff_nmoving;
 	/* online learning (fp_model_learn_start): the refitted arcs, published
 	 * once, and the learner that refits them */
 	struct fpm_arcfit *_Atomic fit;
@@ -506,14 +510,44 @@ void fp_model_free(fp_model *m) {
 	free(m->nout);
 	free(m->ff_self);
 	free(m->ff_ok);
+	for (int i = 0; m->ff_delta && i < m->nn; i++) {
+		free(m->ff_delta[i]);
+		free(m->ff_moving[i]);
+	}
+	free(m->ff_delta);
+	free(m->ff_moving);
+	free(m->ff_nmoving);
 	free(m->trip_node);
 	free(m);
 }
 
-static int formula_uses(const fpm_formula *f, int i) {
-	for (int k = 0; k < f->nv; k++)
-		if (f->idx[k] == i)
-			return 1;
+/* formula_polynomial is regress.Formula.Polynomial: a polynomial of degree at
+ * most FPM_ALONG_DEGREE wherever the features marked in moving change. */
+#define FPM_ALONG_DEGREE 3
+static int formula_polynomial(const fpm_formula *f, const char *moving) {
+	int moves = 0;
+	for (int i = 0; i < f->nv; i++)
+		moves |= moving[f->idx[i]];
+	if (!moves)
+		return 1;
+	switch (f->kind) {
+	case K_CONST:
+	case K_COPY:
+	case K_SHIFT:
+		return 1;
+	case K_POWER:
+		return f->exp == trunc(f->exp) && f->exp >= 0 && f->exp <= FPM_ALONG_DEGREE;
+	case K_POLY:
+		for (int k = 0; k < f->nterms; k++) {
+			int d = 0;
+			for (int v = 0; v < f->nv; v++)
+				if (moving[f->idx[v]])
+					d += f->terms[k * f->nv + v];
+			if (d > FPM_ALONG_DEGREE)
+				return 0;
+		}
+		return 1;
+	}
 	return 0;
 }
 
@@ -521,7 +555,8 @@ static int formula_uses(const fpm_formula *f, int i) {
 static int derive(fp_model *m, fpm_rd *r) {
 	int nn = m->nn;
 	if (!RD_ARRAY(r, m->out, nn) || !RD_ARRAY(r, m->nout, nn) || !RD_ARRAY(r, m->ff_self, nn) ||
-	    !RD_ARRAY(r, m->ff_ok, nn) || !RD_ARRAY(r, m->trip_node, nn))
+	    !RD_ARRAY(r, m->ff_ok, nn) || !RD_ARRAY(r, m->trip_node, nn) || !RD_ARRAY(r, m->ff_delta, nn) ||
+	    !RD_ARRAY(r, m->ff_moving, nn) || !RD_ARRAY(r, m->ff_nmoving, nn))
 		return 0;
 	for (int i = 0; i < m->na; i++) {
 		fpm_arc *a = &m->arcs[i];
@@ -574,17 +609,63 @@ static int derive(fp_model *m, fpm_rd *r) {
 		int s = m->ff_self[n];
 		if (s < 0)
 			continue;
-		int cnt = m->ni + m->nv + n;
+		int cnt = m->ni + m->nv + n, F = m->F;
 		fpm_arc *a = &m->arcs[s];
-		int ok = !formula_uses(&a->time, cnt);
-		for (int k = 0; k < a->ndata; k++)
-			ok = ok && a->data[k].kind == K_COPY && a->data[k].idx[0] == a->dvar[k];
-		for (int k = 0; k < ru->ncond; k++) {
-			fpm_cond *c = &ru->conds[k];
-			if (c->a == cnt || c->b == cnt)
+		int ok = !a->resets && a->body < 0;
+		double *delta;
+		char *moving = calloc((size_t)F + 1, 1);
+		if (!RD_ARRAY(r, m->ff_delta[n], F + 1) || !RD_ARRAY(r, m->ff_moving[n], F + 1) || !moving) {
+			free(moving);
+			return 0;
+		}
+		delta = m->ff_delta[n];
+		delta[cnt] = 1;
+		for (int k = 0; k < a->ndata; k++) {
+			const fpm_formula *f = &a->data[k];
+			if (f->kind == K_CONST)
+				continue;
+			if (f->kind != K_COPY && f->kind != K_SHIFT) {
+				ok = 0;
+				continue;
+			}
+			int src = f->idx[0], tgt = a->dvar[k], j = -1;
+			for (int q = 0; q < a->ndata; q++)
+				if (a->dvar[q] == src)
+					j = q;
+			if (src == tgt && f->kind == K_SHIFT)
+				delta[src] = f->value;
+			else if (src == tgt || src == cnt)
+				delta[tgt] = delta[src];
+			else if (j >= 0) {
+				const fpm_formula *g = &a->data[j];
+				if ((g->kind == K_SHIFT || g->kind == K_COPY) && g->idx[0] == a->dvar[j]) {
+					if (g->kind == K_SHIFT)
+						delta[tgt] = g->value;
+				} else
+					ok = 0;
+			}
+		}
+		for (int f = 0; f < F; f++)
+			if (delta[f] != 0) {
+				moving[f] = 1;
+				m->ff_moving[n][m->ff_nmoving[n]++] = f;
+				ok = ok && delta[f] == trunc(delta[f]) && !isinf(delta[f]);
+			}
+		ok = ok && formula_polynomial(&a->time, moving);
+		for (int t = 0; t < 2; t++) {
+			int nc = t ? (ru->has_trip ? ru->ntcond : 0) : ru->ncond;
+			const fpm_cond *cs = t ? ru->tconds : ru->conds;
+			for (int k = 0; k < nc; k++) {
+				const fpm_cond *c = &cs[k];
+				if (!moving[c->a] && !(c->b >= 0 && moving[c->b]))
+					continue;
+				if (c->ratio && c->b >= 0 && moving[c->b])
+					ok = 0;
 				for (int p = 0; p < c->npieces; p++)
 					ok = ok && (c->pieces[p].kind == P_INTERVAL || c->pieces[p].kind == P_EQUAL);
+			}
 		}
+		free(moving);
 		m->ff_ok[n] = ok;
 	}
 	return 1;
@@ -1023,53 +1104,221 @@ static int pick_exit(const fp_model *m, int n, fpm_pcg *rng) {
 	return a;
 }
 
-/* skip is Model.skip: how many more times node n's self arc is taken in a row. */
-static int skip(const fp_model *m, int n, const double *st, const double *trip, fpm_pcg *rng, double *k,
-                int *force) {
-	int ci = m->ni + m->nv + n, self = m->ff_self[n];
-	double c = st[ci], next = INFINITY;
-	const fpm_rule *r = &m->rules[n];
-#define CONSIDER(b)                                                                                                    \
-	do {                                                                                                               \
-		double b_ = (b);                                                                                               \
-		if (b_ > c && b_ < next)                                                                                       \
-			next = b_;                                                                                                 \
-	} while (0)
-	for (int i = 0; i < r->ncond; i++) {
-		const fpm_cond *cd = &r->conds[i];
-		double sign, off;
-		if (cd->a == ci && cd->b < 0)
-			sign = 1, off = 0;
-		else if (cd->a == ci)
-			sign = 1, off = -st[cd->b];
-		else if (cd->b == ci)
-			sign = -1, off = st[cd->a];
+/* poly_mul_linear sets p (of *len coefficients) to p·(a + b·j). */
+static void poly_mul_linear(double *p, int *len, double a, double b) {
+	p[*len] = 0;
+	for (int m = *len; m >= 0; m--)
+		p[m] = p[m] * a + (m > 0 ? p[m - 1] * b : 0);
+	(*len)++;
+}
+
+/* formula_along is regress.Formula.Along: the formula at st + j·delta, j = 0 …
+ * n−1, as a polynomial in j (c[0 .. *len), the constant first); 0 when none. */
+static int formula_along(const fpm_formula *f, const double *st, const double *delta, double n, double *c,
+                         int *len) {
+	int moves = 0;
+	for (int i = 0; i < f->nv; i++)
+		moves |= delta[f->idx[i]] != 0;
+	*len = 1;
+	if (!moves)
+		c[0] = eval(f, st);
+	else
+		switch (f->kind) {
+		case K_CONST:
+			c[0] = f->value;
+			break;
+		case K_COPY:
+			c[0] = st[f->idx[0]], c[1] = delta[f->idx[0]], *len = 2;
+			break;
+		case K_SHIFT:
+			c[0] = st[f->idx[0]] + f->value, c[1] = delta[f->idx[0]], *len = 2;
+			break;
+		case K_POWER: {
+			double x0 = st[f->idx[0]], d = delta[f->idx[0]], last = x0 + (n - 1) * d;
+			if (x0 <= 0 && last <= 0)
+				c[0] = f->value;
+			else if (x0 > 0 && last > 0 && f->exp == trunc(f->exp) && f->exp >= 0 && f->exp <= FPM_ALONG_DEGREE) {
+				c[0] = f->coef0;
+				for (int e = (int)f->exp; e > 0; e--)
+					poly_mul_linear(c, len, x0, d);
+				c[0] += f->value;
+			} else
+				return 0;
+			break;
+		}
+		case K_POLY:
+			c[0] = 0;
+			for (int k = 0; k < f->nterms; k++) {
+				double p[FPM_ALONG_DEGREE + 2] = {f->coefs[k]};
+				int pl = 1;
+				for (int v = 0; v < f->nv; v++) {
+					double x0 = st[f->idx[v]], d = delta[f->idx[v]];
+					for (int e = f->terms[k * f->nv + v]; e > 0; e--) {
+						if (d == 0) {
+							for (int q = 0; q < pl; q++)
+								p[q] *= x0;
+							continue;
+						}
+						if (pl > FPM_ALONG_DEGREE)
+							return 0;
+						poly_mul_linear(p, &pl, x0, d);
+					}
+				}
+				while (*len < pl)
+					c[(*len)++] = 0;
+				for (int q = 0; q < pl; q++)
+					c[q] += p[q];
+			}
+			break;
+		default:
+			return 0;
+		}
+	for (int q = 0; q < *len; q++)
+		if (isnan(c[q]) || isinf(c[q]))
+			return 0;
+	return 1;
+}
+
+static double horner(const double *c, int len, double x) {
+	double y = 0;
+	for (int m = len - 1; m >= 0; m--)
+		y = y * x + c[m];
+	return y;
+}
+
+/* poly_sum is polySum: Σ P(j) over the whole numbers j in [p, q). */
+static double poly_sum(const double *c, int len, double p, double q) {
+	double s[FPM_ALONG_DEGREE + 1];
+	memcpy(s, c, sizeof *s * (size_t)len);
+	for (int k = 0; k < len; k++)
+		for (int m = len - 2; m >= k; m--)
+			s[m] += p * s[m + 1];
+	double n = q - p, t = n * (n - 1) / 2;
+	double pw[4] = {n, t, (n - 1) * n * (2 * n - 1) / 6, t * t}, sum = 0;
+	for (int m = 0; m < len; m++)
+		sum += s[m] * pw[m];
+	return sum;
+}
+
+/* monotone_clamped_sum is monotoneClampedSum. */
+static double monotone_clamped_sum(const double *c, int len, double p, double q) {
+	int first = horner(c, len, p) >= 0, last = horner(c, len, q - 1) >= 0;
+	if (first && last)
+		return poly_sum(c, len, p, q);
+	if (!first && !last)
+		return 0;
+	double a = p, b = q - 1;
+	while (b - a > 1) {
+		double mid = floor(a + (b - a) / 2);
+		if ((horner(c, len, mid) >= 0) == first)
+			a = mid;
 		else
+			b = mid;
+	}
+	return first ? poly_sum(c, len, p, b) : poly_sum(c, len, b, q);
+}
+
+/* clamped_sum is clampedSum: Σ max(0, P(j)) over the whole numbers j in [p, q). */
+static double clamped_sum(const double *c, int len, double p, double q) {
+	while (len > 1 && c[len - 1] == 0)
+		len--;
+	if (q <= p)
+		return 0;
+	if (len == 1)
+		return fpm_max(0, c[0]) * (q - p);
+	double turns[3], d[3] = {0, 0, 0};
+	int nt = 0;
+	for (int m = 1; m < len; m++)
+		d[m - 1] = m * c[m];
+	if (d[2] != 0) {
+		double disc = d[1] * d[1] - 4 * d[2] * d[0];
+		if (disc >= 0) {
+			double sq = sqrt(disc), qq = -0.5 * (d[1] + copysign(sq, d[1]));
+			if (qq != 0)
+				turns[nt++] = qq / d[2], turns[nt++] = d[0] / qq;
+			else
+				turns[nt++] = 0;
+		}
+	} else if (d[1] != 0)
+		turns[nt++] = -d[0] / d[1];
+	if (nt == 2 && turns[1] < turns[0]) {
+		double t = turns[0];
+		turns[0] = turns[1], turns[1] = t;
+	}
+	turns[nt++] = q;
+	double sum = 0, lo = p;
+	for (int i = 0; i < nt; i++) {
+		double r = turns[i], hi = q;
+		if (r < q)
+			hi = floor(r) + 1;
+		if (!(hi > lo))
 			continue;
-		for (int p = 0; p < cd->npieces; p++) {
-			const fpm_piece *pc = &cd->pieces[p];
-			double bounds[2];
-			int nb = 0;
-			if (pc->kind == P_INTERVAL) {
-				if (pc->has_lo)
-					bounds[nb++] = pc->lo;
-				if (pc->has_hi)
-					bounds[nb++] = pc->hi;
-			} else if (pc->kind == P_EQUAL)
-				bounds[nb++] = pc->value;
-			for (int j = 0; j < nb; j++) {
-				double x = (bounds[j] - off) / sign;
-				CONSIDER(floor(x));
-				CONSIDER(floor(x) + 1);
-				CONSIDER(ceil(x));
+		sum += monotone_clamped_sum(c, len, lo, hi);
+		lo = hi;
+	}
+	return sum;
+}
+
+static const char *feature_name(const fp_model *m, int f, char *buf, size_t cap);
+
+/* skip is Model.skip: how many more times node n's self arc is taken in a row,
+ * and the arc's time along them as a polynomial in the iteration. */
+static int skip(const fp_model *m, int n, const double *st, const double *trip, fpm_pcg *rng, double *k,
+                int *force, double *poly, int *plen) {
+	int ci = m->ni + m->nv + n, self = m->ff_self[n];
+	const double *delta = m->ff_delta[n];
+	double next = INFINITY;
+	const fpm_rule *r = &m->rules[n];
+	*force = 0;
+	*k = 0;
+	for (int i = 0; i < m->ff_nmoving[n]; i++) {
+		double x = st[m->ff_moving[n][i]];
+		if (x != trunc(x) || fabs(x) > 9007199254740992.0)
+			return FP_MODEL_OK;
+	}
+#define CONSIDER(j)                                                                                                    \
+	do {                                                                                                               \
+		double j_ = (j);                                                                                               \
+		if (j_ > 0 && j_ < next)                                                                                       \
+			next = j_;                                                                                                 \
+	} while (0)
+	for (int t = 0; t < 2; t++) {
+		int nc = t ? (r->has_trip ? r->ntcond : 0) : r->ncond;
+		const fpm_cond *cs = t ? r->tconds : r->conds;
+		for (int i = 0; i < nc; i++) {
+			const fpm_cond *cd = &cs[i];
+			double e0, slope;
+			if (cd->b < 0)
+				e0 = st[cd->a], slope = delta[cd->a];
+			else if (cd->ratio)
+				e0 = st[cd->a] / st[cd->b], slope = delta[cd->a] / st[cd->b];
+			else
+				e0 = st[cd->a] - st[cd->b], slope = delta[cd->a] - delta[cd->b];
+			if (slope == 0)
+				continue;
+			for (int p = 0; p < cd->npieces; p++) {
+				const fpm_piece *pc = &cd->pieces[p];
+				double bounds[2];
+				int nb = 0;
+				if (pc->kind == P_INTERVAL) {
+					if (pc->has_lo)
+						bounds[nb++] = pc->lo;
+					if (pc->has_hi)
+						bounds[nb++] = pc->hi;
+				} else if (pc->kind == P_EQUAL)
+					bounds[nb++] = pc->value;
+				for (int j = 0; j < nb; j++) {
+					double x = (bounds[j] - e0) / slope;
+					CONSIDER(floor(x));
+					CONSIDER(floor(x) + 1);
+					CONSIDER(ceil(x));
+				}
 			}
 		}
 	}
 	if (r->has_trip)
-		CONSIDER(trip[n]);
+		CONSIDER(trip[n] - st[ci]);
 #undef CONSIDER
-	*force = 0;
-	*k = 0;
 	int arc;
 	if (decide_det(m, n, st, trip, &arc)) {
 		if (arc != self)
@@ -1078,22 +1327,38 @@ static int skip(const fp_model *m, int n, const double *st, const double *trip, 
 			return fpm_fail(FP_MODEL_ENOEND, "the model did not reach END: node %s loops on itself for ever (no rule "
 			                                 "ever leaves it)",
 			                m->nodes[n].name);
-		*k = next - c;
+		*k = next;
+	} else {
+		double p = 0;
+		for (int i = 0; i < r->nres; i++)
+			if (r->res[i].arc == self)
+				p = r->res[i].p;
+		if (p == 0)
+			return FP_MODEL_OK;
+		double g = floor(log(1 - fpm_float64(rng)) / log(p));
+		*k = next;
+		if (g < next)
+			*k = g, *force = 1;
+	}
+	if (!(*k > 0)) {
+		*k = 0;
 		return FP_MODEL_OK;
 	}
-	double p = 0;
-	for (int i = 0; i < r->nres; i++)
-		if (r->res[i].arc == self)
-			p = r->res[i].p;
-	if (p == 0)
-		return FP_MODEL_OK;
-	double g = floor(log(1 - fpm_float64(rng)) / log(p));
-	if (g < next - c) {
-		*k = g;
-		*force = 1;
+	for (int i = 0; i < m->ff_nmoving[n]; i++) {
+		int f = m->ff_moving[n][i];
+		if (fabs(st[f]) + *k * fabs(delta[f]) > 9007199254740992.0) {
+			char name[160];
+			*force = 0;
+			return fpm_fail(FP_MODEL_ENOEND,
+			                "the model did not reach END: node %s's loop would run %.4g more times, counting %s beyond "
+			                "2^53, where numbers no longer count one by one",
+			                m->nodes[n].name, *k, feature_name(m, f, name, sizeof name));
+		}
+	}
+	if (!formula_along(&m->arcs[self].time, st, delta, *k, poly, plen)) {
+		*k = 0, *force = 0;
 		return FP_MODEL_OK;
 	}
-	*k = next - c;
 	return FP_MODEL_OK;
 }
 
@@ -1192,21 +1457,32 @@ static int run_once(const fp_model *m, const double *in, fpm_pcg *rng, fpm_run *
 				T = 1;
 			trip[to] = fpm_max(1, round(T));
 		}
-		double k = 0;
+		double k = 0, dt0 = dt;
 		if (to == node && m->ff_ok[node]) {
-			int f;
-			if ((rc = skip(m, node, st, trip, rng, &k, &f)) != FP_MODEL_OK)
+			int f, plen = 0;
+			double poly[FPM_ALONG_DEGREE + 1];
+			if ((rc = skip(m, node, st, trip, rng, &k, &f, poly, &plen)) != FP_MODEL_OK)
 				break;
 			force = f;
 			if (k > 0) {
-				res->time += k * dt;
+				double fac = m->scale;
+				if (m->fit)
+					fac *= arc_fit(m, ai, 0, 0);
+				double sum = clamped_sum(poly, plen, 0, k) * m->scale;
+				if (m->fit)
+					sum *= arc_fit(m, ai, 0, 0);
+				dt0 = fpm_max(0, horner(poly, plen, 0)) * fac;
+				res->time += sum;
 				res->arcN[ai] += k;
-				res->arcTime[ai] += k * dt;
-				st[ci] += k;
+				res->arcTime[ai] += sum;
+				for (int q = 0; q < m->ff_nmoving[node]; q++) {
+					int f = m->ff_moving[node][q];
+					st[f] += k * m->ff_delta[node][f];
+				}
 				res->visits[to] += k;
 			}
 		}
-		region_arrive(res, to, t_first, res->time, ai, dt, k);
+		region_arrive(res, to, t_first, res->time, ai, dt0, k);
 		node = to;
 	}
 	for (int k = 0; k < nv; k++)
@@ -1913,7 +2189,7 @@ static long long fpm_now(void) {
 
 /* measure_overhead is P(N) as `fragprof model advise` measures it: the median of
  * reps times starting and joining n threads that do nothing. */
-static int measure_overhead(int n, double *out) {
+static int measure_overhead(int n, double *out, double *mean) {
 	enum { REPS = 31 };
 	double d[REPS];
 	pthread_t *th = malloc(sizeof *th * (size_t)n);
@@ -1934,9 +2210,24 @@ static int measure_overhead(int n, double *out) {
 		d[r] = (double)(fpm_now() - t0);
 	}
 	free(th);
+	double sum = 0;
+	for (int r = 0; r < REPS; r++)
+		sum += d[r];
+	*mean = sum / REPS;
 	qsort(d, REPS, sizeof d[0], cmp_double);
 	*out = d[REPS / 2];
 	return FP_MODEL_OK;
+}
+
+/* amdahl_decide sets d's decision for N workers (Amdahl's law: the region
+ * takes t/N + P(N) on them): it pays iff P(N) < ((N − 1)/N)·t. */
+static void amdahl_decide(fp_model_decision *d, int workers) {
+	double frac = (double)(workers - 1) / workers, t = d->time.value, p = d->overhead_ns;
+	d->bound_ns = frac * t;
+	d->parallelise = p < frac * t;
+	d->certain = (p < frac * d->time.lo) == (p < frac * d->time.hi);
+	double den = t / workers + p;
+	d->speedup = den > 0 ? t / den : 0;
 }
 
 int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
@@ -1973,18 +2264,42 @@ int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, cons
 	if (rc != FP_MODEL_OK)
 		return rc;
 	if (p_n_ns < 0) {
-		if ((rc = measure_overhead(workers, &p_n_ns)) != FP_MODEL_OK)
+		double mean;
+		if ((rc = measure_overhead(workers, &p_n_ns, &mean)) != FP_MODEL_OK)
 			return rc;
 		d->measured = 1;
 	}
-	double frac = (double)(workers - 1) / workers, t = d->time.value;
 	d->workers = workers;
 	d->overhead_ns = p_n_ns;
-	d->bound_ns = frac * t;
-	d->parallelise = p_n_ns < frac * t;
-	d->certain = (p_n_ns < frac * d->time.lo) == (p_n_ns < frac * d->time.hi);
-	double den = t / workers + p_n_ns;
-	d->speedup = den > 0 ? t / den : 0;
+	amdahl_decide(d, workers);
+	return FP_MODEL_OK;
+}
+
+/* The expected cost of starting and joining N threads as last measured
+ * (fp_model_amdahl_now): its value (ns), its time (ns) and N. */
+static _Atomic double fpm_pn_mean;
+static _Atomic long long fpm_pn_at;
+static _Atomic int fpm_pn_n;
+
+int fp_model_amdahl_now(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
+                        int workers, fp_model_decision *d) {
+	int rc = fp_model_amdahl(m, inputs, n, from, to, workers, 0, d);
+	if (rc != FP_MODEL_OK)
+		return rc;
+	double p = fpm_pn_mean;
+	long long now = fpm_now();
+	int have = fpm_pn_n == workers;
+	if (!have || (now - fpm_pn_at > 1000000000LL && 31 * p <= 0.01 * d->time.value)) {
+		double med;
+		if ((rc = measure_overhead(workers, &med, &p)) != FP_MODEL_OK)
+			return rc;
+		fpm_pn_mean = p;
+		fpm_pn_n = workers;
+		fpm_pn_at = fpm_now();
+		d->measured = 1;
+	}
+	d->overhead_ns = p;
+	amdahl_decide(d, workers);
 	return FP_MODEL_OK;
 }
 

@@ -151,6 +151,10 @@ int main(int argc, char **argv) {
 	rc = fp_model_amdahl(m, &k100, 1, "row", "end", 4, -1, &d);
 	printf("amdahl_measured %d %d %.17g %d\n", rc, d.measured, d.overhead_ns, d.workers);
 	report("amdahl_zero", fp_model_amdahl(m, &k100, 1, 0, 0, 0, 0, &d));
+	rc = fp_model_amdahl_now(m, &k100, 1, "row", "end", 2, &d);
+	printf("amdahl_now %d %d %.17g %d %.17g %.17g\n", rc, d.measured, d.overhead_ns, d.parallelise, d.bound_ns, d.time.value);
+	rc = fp_model_amdahl_now(m, &k100, 1, "row", "end", 2, &d);
+	printf("amdahl_now_again %d %d %.17g\n", rc, d.measured, d.overhead_ns);
 
 	/* Threads: every answer equal to the single-threaded one. */
 	shared = m;
