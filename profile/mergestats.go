@@ -16,45 +16,6 @@ import (
 // meaning (it would claim trials that were never run).
 var ErrWeightedStats = errors.New("profile: weights cannot be applied to profiles with statistics (a distribution of per-trial counts cannot be scaled); merge them without weights")
 
-// CountDist converts d to the exact count distribution fragprof's statistics work
-// on, sharing no memory. d should be valid (Parse checks every distribution it reads).
-func (d *Dist) CountDist() *stats.CountDist {
-	c := &stats.CountDist{Level: d.Level}
-	if len(d.Values) > 0 {
-		c.Values = make([]stats.ValueCount, len(d.Values))
-		for i, v := range d.Values {
-			c.Values[i] = stats.ValueCount{V: v.V, N: v.N}
-		}
-	}
-	if len(d.Buckets) > 0 {
-		c.Buckets = make([]stats.Bucket, len(d.Buckets))
-		for i, b := range d.Buckets {
-			c.Buckets[i] = stats.Bucket{Lo: b.Lo, N: b.N, Min: b.Min, Max: b.Max,
-				D1: stats.Wide(b.D1), D2: stats.Wide(b.D2), D3: stats.Wide(b.D3)}
-		}
-	}
-	return c
-}
-
-// DistOf converts an exact count distribution to its file form, sharing no memory.
-func DistOf(c *stats.CountDist) Dist {
-	d := Dist{Level: c.Level}
-	if len(c.Values) > 0 {
-		d.Values = make([]ValueCount, len(c.Values))
-		for i, v := range c.Values {
-			d.Values[i] = ValueCount{V: v.V, N: v.N}
-		}
-	}
-	if len(c.Buckets) > 0 {
-		d.Buckets = make([]Bucket, len(c.Buckets))
-		for i, b := range c.Buckets {
-			d.Buckets[i] = Bucket{Lo: b.Lo, N: b.N, Min: b.Min, Max: b.Max,
-				D1: [4]uint64(b.D1), D2: [4]uint64(b.D2), D3: [4]uint64(b.D3)}
-		}
-	}
-	return d
-}
-
 // MergeDists returns the distribution of the union of the trials of ds, exactly as
 // if every trial had been recorded in one distribution: the result does not depend
 // on the order or grouping of ds. Every Dist must be valid ([Dist.Validate]); the
@@ -71,9 +32,9 @@ func MergeDists(ds ...Dist) (Dist, error) {
 		if c != 0 {
 			return Dist{}, errors.New("profile: merged distribution has 2⁶⁴ or more trials")
 		}
-		acc.Merge(ds[i].CountDist())
+		acc.Merge(&ds[i])
 	}
-	return DistOf(acc), nil
+	return *acc, nil
 }
 
 // mergeStats merges the statistics of srcs into out (whose functions are final and

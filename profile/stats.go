@@ -20,9 +20,10 @@ package profile
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/bits"
+
+	"github.com/fragprof/fragprof/internal/stats"
 )
 
 // StatsVersion is the version of the statistics section's encoding that this
@@ -30,188 +31,27 @@ import (
 // (the section is ancillary, so readers that do not know it at all ignore it).
 const StatsVersion = 1
 
-// Limits of a Dist, the same as those of fragprof's internal count distribution
-// (internal/stats.CountDist): two distributions merge exactly only under the same
-// limits.
+// Limits of a Dist: two distributions merge exactly only under the same limits.
 const (
-	MaxExact   = 1024 // distinct values kept exactly
-	MaxBuckets = 512  // buckets of a coarse distribution
-	TopLevel   = 10   // the finest bucket level
+	MaxExact   = stats.MaxExact   // distinct values kept exactly
+	MaxBuckets = stats.MaxBuckets // buckets of a coarse distribution
+	TopLevel   = stats.TopLevel   // the finest bucket level
 )
 
 // Dist is the exact distribution of one block's execution count over the trials of
-// a Monte Carlo run: either the exact table of (count, trials) or, past [MaxExact]
-// distinct counts, log-linear buckets with exact integer sums. It mirrors the state
-// of fragprof's internal CountDist field for field (see docs/statistics.md for the
-// bucket layout and why merging is exact and order-independent).
-//
-// Invariants (Parse checks them): Values and Buckets are not both non-empty; Values
-// is sorted by V, strictly, with N ≥ 1 and at most MaxExact entries; Buckets, when
-// present, has 1..MaxBuckets entries at Level (0..TopLevel) sorted strictly by Lo,
-// each a level-Level bucket boundary, with Lo ≤ Min ≤ Max in the same bucket, N ≥ 1,
-// and D1, D2, D3 = Σd, Σd², Σd³ of the offsets d = x − Lo within their bounds
-// N·(Min−Lo)^k ≤ Dk ≤ N·(Max−Lo)^k; the trials total less than 2⁶⁴.
-type Dist struct {
-	Values  []ValueCount
-	Level   int
-	Buckets []Bucket
-}
-
-// A ValueCount says that the block ran exactly V times in N trials.
-type ValueCount struct {
-	V, N uint64
-}
-
-// A Bucket holds N trials whose counts x lie in the bucket starting at Lo, with
-// Min and Max the smallest and largest of them and Dk = Σ (x − Lo)^k, each a 256-bit
-// unsigned integer stored as four words, least significant first.
-type Bucket struct {
-	Lo       uint64
-	N        uint64
-	Min, Max uint64
-	D1       [4]uint64
-	D2       [4]uint64
-	D3       [4]uint64
-}
-
-// N returns the number of trials in d.
-func (d *Dist) N() uint64 {
-	var n uint64
-	for _, v := range d.Values {
-		n += v.N
-	}
-	for _, b := range d.Buckets {
-		n += b.N
-	}
-	return n
-}
-
-// Sum returns Σx, the total count of the block over d's trials, as a 128-bit number
-// (hi, lo). It is exact: for a profile written by `fragprof freq` it equals the
-// block's count.
-func (d *Dist) Sum() (hi, lo uint64) {
-	add := func(h, l uint64) {
-		var c uint64
-		lo, c = bits.Add64(lo, l, 0)
-		hi += h + c
-	}
-	for _, v := range d.Values {
-		add(bits.Mul64(v.V, v.N))
-	}
-	for _, b := range d.Buckets {
-		add(bits.Mul64(b.Lo, b.N))
-		add(b.D1[1], b.D1[0])
-	}
-	return hi, lo
-}
+// a Monte Carlo run, the very type the estimators work on (stats.CountDist): either
+// the exact table of (count, trials) or, past [MaxExact] distinct counts,
+// log-linear buckets with exact integer sums (see docs/statistics.md for the
+// bucket layout and why merging is exact and order-independent). Parse checks
+// every one it reads with Validate.
+type (
+	Dist       = stats.CountDist
+	ValueCount = stats.ValueCount
+	Bucket     = stats.Bucket
+)
 
 // HasStats reports whether p carries the statistics section.
 func (p *Profile) HasStats() bool { return p.Stats != nil }
-
-// Validate checks d's invariants (see [Dist]) without allocating.
-func (d *Dist) Validate() error {
-	if len(d.Values) > 0 && len(d.Buckets) > 0 {
-		return errors.New("both exact values and buckets")
-	}
-	if len(d.Values) > MaxExact {
-		return fmt.Errorf("%d exact values, limit %d", len(d.Values), MaxExact)
-	}
-	var total uint64
-	addN := func(n uint64) bool {
-		var c uint64
-		total, c = bits.Add64(total, n, 0)
-		return c == 0
-	}
-	for i, v := range d.Values {
-		if v.N == 0 {
-			return fmt.Errorf("value %d has no trials", v.V)
-		}
-		if i > 0 && d.Values[i-1].V >= v.V {
-			return fmt.Errorf("values not strictly increasing at %d", v.V)
-		}
-		if !addN(v.N) {
-			return errors.New("2⁶⁴ or more trials")
-		}
-	}
-	if len(d.Buckets) == 0 {
-		if d.Level != 0 {
-			return fmt.Errorf("exact table with bucket level %d", d.Level)
-		}
-		return nil
-	}
-	if d.Level < 0 || d.Level > TopLevel {
-		return fmt.Errorf("bucket level %d outside [0, %d]", d.Level, TopLevel)
-	}
-	if len(d.Buckets) > MaxBuckets {
-		return fmt.Errorf("%d buckets, limit %d", len(d.Buckets), MaxBuckets)
-	}
-	for i, b := range d.Buckets {
-		if i > 0 && d.Buckets[i-1].Lo >= b.Lo {
-			return fmt.Errorf("buckets not strictly increasing at lo %d", b.Lo)
-		}
-		if err := checkBucket(b, d.Level); err != nil {
-			return fmt.Errorf("bucket %d (lo %d): %v", i, b.Lo, err)
-		}
-		if !addN(b.N) {
-			return errors.New("2⁶⁴ or more trials")
-		}
-	}
-	return nil
-}
-
-func bucketLo(x uint64, level int) uint64 {
-	e := bits.Len64(x) - 1
-	if e < level {
-		return x
-	}
-	s := uint(e - level)
-	return x >> s << s
-}
-
-func checkBucket(b Bucket, level int) error {
-	if b.N == 0 {
-		return errors.New("no trials")
-	}
-	if bucketLo(b.Lo, level) != b.Lo {
-		return fmt.Errorf("not a level-%d bucket boundary", level)
-	}
-	if b.Min < b.Lo || b.Min > b.Max || bucketLo(b.Min, level) != b.Lo || bucketLo(b.Max, level) != b.Lo {
-		return fmt.Errorf("min %d and max %d do not fit the bucket", b.Min, b.Max)
-	}
-	lo, hi := wide{b.N}, wide{b.N} // N·(Min−Lo)^k and N·(Max−Lo)^k
-	for k, dk := range [][4]uint64{b.D1, b.D2, b.D3} {
-		lo, hi = lo.mul(b.Min-b.Lo), hi.mul(b.Max-b.Lo)
-		if wide(dk).less(lo) || hi.less(wide(dk)) {
-			return fmt.Errorf("sum of offsets to the power %d outside its bounds", k+1)
-		}
-	}
-	return nil
-}
-
-// wide is a 256-bit unsigned integer, least significant word first.
-type wide [4]uint64
-
-// mul returns w·m; the products checkBucket forms are at most 2⁶⁴·(2⁶⁴)³ < 2²⁵⁶.
-func (w wide) mul(m uint64) wide {
-	var r wide
-	var carry uint64
-	for i := range w {
-		hi, lo := bits.Mul64(w[i], m)
-		var c uint64
-		r[i], c = bits.Add64(lo, carry, 0)
-		carry = hi + c
-	}
-	return r
-}
-
-func (w wide) less(v wide) bool {
-	for i := 3; i >= 0; i-- {
-		if w[i] != v[i] {
-			return w[i] < v[i]
-		}
-	}
-	return false
-}
 
 // encodeStats returns the body of the statistics section of p.
 func (p *Profile) encodeStats() ([]byte, error) {
@@ -351,7 +191,7 @@ func (p *Profile) decodeStats(b []byte, off int) error {
 					bk.N = r.u()
 					bk.Min, c2 = bits.Add64(bk.Lo, r.u(), 0)
 					bk.Max, c3 = bits.Add64(bk.Min, r.u(), 0)
-					for _, w := range []*[4]uint64{&bk.D1, &bk.D2, &bk.D3} {
+					for _, w := range []*[4]uint64{(*[4]uint64)(&bk.D1), (*[4]uint64)(&bk.D2), (*[4]uint64)(&bk.D3)} {
 						nw := r.u()
 						if r.err == nil && nw > 4 {
 							return fail(k, "bucket %d: a sum of %d words, limit 4", j, nw)
@@ -434,28 +274,4 @@ func u128(hi, lo uint64) string {
 		return fmt.Sprint(lo)
 	}
 	return fmt.Sprintf("%d·2⁶⁴+%d", hi, lo)
-}
-
-// String prints d compactly: "n=N exact {v:n ...}" or "n=N level L [lo,min,max:n ...]".
-func (d *Dist) String() string {
-	var sb []byte
-	sb = fmt.Appendf(sb, "n=%d", d.N())
-	if len(d.Buckets) == 0 {
-		sb = append(sb, " exact {"...)
-		for i, v := range d.Values {
-			if i > 0 {
-				sb = append(sb, ' ')
-			}
-			sb = fmt.Appendf(sb, "%d:%d", v.V, v.N)
-		}
-		return string(append(sb, '}'))
-	}
-	sb = fmt.Appendf(sb, " level %d [", d.Level)
-	for i, b := range d.Buckets {
-		if i > 0 {
-			sb = append(sb, ' ')
-		}
-		sb = fmt.Appendf(sb, "%d,%d,%d:%d", b.Lo, b.Min, b.Max, b.N)
-	}
-	return string(append(sb, ']'))
 }

@@ -58,7 +58,7 @@ func statsProfile(trials [][]cfg.Counts) *Profile {
 	p.Stats = make([][]Dist, len(dists))
 	for i := range dists {
 		for _, d := range dists[i] {
-			p.Stats[i] = append(p.Stats[i], DistOf(d))
+			p.Stats[i] = append(p.Stats[i], *d.Clone())
 		}
 	}
 	return p

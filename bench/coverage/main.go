@@ -104,7 +104,7 @@ func resampled(p *profile.Profile, relEps float64) []lab.World {
 	for fi, fs := range p.Stats {
 		fn := p.Program.Funcs[fi]
 		for b := range fs {
-			d := fs[b].CountDist()
+			d := &fs[b]
 			s := d.Summary()
 			if s.M2 == 0 || !d.Exact() {
 				continue

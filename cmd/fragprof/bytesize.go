@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/fragprof/fragprof/internal/textout"
 	"strconv"
 	"strings"
 )
@@ -12,7 +13,7 @@ import (
 // (powers of 1024, an optional trailing "B" or "iB"); 0 means no limit.
 type byteSize int64
 
-func (b *byteSize) String() string { return fmtBytes(int64(*b)) }
+func (b *byteSize) String() string { return textout.Bytes(float64(int64(*b))) }
 
 func (b *byteSize) Type() string { return "size" }
 
@@ -41,19 +42,4 @@ func (b *byteSize) Set(s string) error {
 	}
 	*b = byteSize(v * float64(mult))
 	return nil
-}
-
-// fmtBytes prints a size with a binary unit: "1.5 GiB".
-func fmtBytes(n int64) string {
-	f := float64(n)
-	for _, u := range []string{"B", "KiB", "MiB", "GiB"} {
-		if f < 1024 {
-			if u == "B" {
-				return fmt.Sprintf("%d B", n)
-			}
-			return fmt.Sprintf("%.3g %s", f, u)
-		}
-		f /= 1024
-	}
-	return fmt.Sprintf("%.3g TiB", f)
 }

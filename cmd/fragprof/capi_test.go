@@ -41,6 +41,11 @@ var capiExamples = []capiExample{
 		`{y0:%.17g} {u:%.17g} {a:%.17g} {N}\n`, "tsc", []string{"y0=0.5,u=1,a=0.01,N=200", "y0=-0.3,u=1.5,a=0.02,N=1000"}, nil},
 	{"solver", "solver.c", []string{"n = uniform_int(5000, 20000)", "w = uniform(0.1, 1.9)"}, `{n} {w:%.17g}\n`, "thread",
 		[]string{"n=10000,w=0.5", "n=80000,w=1.3"}, nil},
+	// Data formulas on a self loop; the model of a data use (jacobi_blocks.c).
+	{"jacobi_blocks", "jacobi_blocks.c", []string{"H = uniform_int(8, 24)", "W = uniform_int(32, 96)", "S = uniform_int(50, 200)"},
+		`{H} {W} {S}\n`, "thread", []string{"H=16,W=64,S=120", "H=40,W=200,S=400"}, nil},
+	{"search_choice", "search_choice.c", []string{"n = choice(2000, 5000, 20000)", "s = uniform_int(1, 1000000)", "alg = choice(0, 1)"},
+		`{n} {s} {alg}\n`, "thread", []string{"n=10000,s=5,alg=1", "n=100000,s=7,alg=0"}, nil},
 	{"mergesort", "kernels/mergesort.c", []string{"n = uniform_int(2000, 9000)", "s = uniform_int(1, 1000)"}, `{n} {s}\n`, "thread",
 		[]string{"n=5000,s=3", "n=40000,s=9"}, nil},
 }

@@ -10,8 +10,6 @@ import (
 	"github.com/fragprof/fragprof/internal/build"
 )
 
-func init() { register(newCCCmd) }
-
 func newCCCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "cc [clang arguments...]",

@@ -12,8 +12,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newCfgCmd) }
-
 func newCfgCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var format, fn, outFile string

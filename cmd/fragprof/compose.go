@@ -19,8 +19,6 @@ import (
 	"github.com/fragprof/fragprof/internal/timing"
 )
 
-func init() { register(newComposeCmd) }
-
 func newComposeCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var in inputFlags
@@ -120,29 +118,9 @@ Examples:
 			case expr == "" || total == "":
 				return usagef("compose: give --scheme A|B|C, or --expr, --part and --total")
 			default:
-				e, err := timing.ParseExpr(expr)
-				if err != nil {
-					return usagef("compose: --expr: %v", err)
-				}
-				s = &timing.Scheme{Name: "total", Expr: e, Parts: map[string]timing.Fragment{}, Func: markov}
-				if s.Total, err = timing.ParseFragment(total); err != nil {
-					return usagef("compose: --total: %v", err)
-				}
-				for _, pt := range parts {
-					name, frag, ok := strings.Cut(pt, "=")
-					if !ok {
-						return usagef("compose: --part %q: want NAME=FRAGMENT", pt)
-					}
-					f, err := timing.ParseFragment(frag)
-					if err != nil {
-						return usagef("compose: --part %s: %v", name, err)
-					}
-					s.Parts[name] = f
-				}
-				for _, l := range e.Leaves() {
-					if _, ok := s.Parts[l]; !ok {
-						return usagef("compose: --expr names part %s, but no --part %s=FRAGMENT says what it is", l, l)
-					}
+				var err error
+				if s, err = timing.NewScheme(expr, total, parts, markov); err != nil {
+					return usagef("compose: %v", err)
 				}
 			}
 			if c.Flags().Changed("markov") {
@@ -152,15 +130,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			frags := []timing.Fragment{s.Total}
-			for _, l := range s.Expr.Leaves() {
-				frags = append(frags, s.Parts[l])
-			}
-			for _, f := range frags {
-				if f.Kind == timing.ProgramFrag {
-					return usagef("compose: the program fragment cannot be a part or the total; use a region")
-				}
-			}
+			frags := s.Fragments()
 			dir, cleanup, err := workDir(e)
 			if err != nil {
 				return err

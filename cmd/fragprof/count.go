@@ -20,8 +20,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newCountCmd) }
-
 func newCountCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var pf profileFlags

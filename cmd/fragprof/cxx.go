@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newCXXCmd) }
-
 func newCXXCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:     "c++ [clang++ arguments...]",

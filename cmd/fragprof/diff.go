@@ -12,8 +12,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newDiffCmd) }
-
 func newDiffCmd(e *env) *cobra.Command {
 	var top int
 	var outFile string

@@ -15,8 +15,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newExportCmd) }
-
 func newExportCmd(e *env) *cobra.Command {
 	var format, fn, outFile string
 	c := &cobra.Command{
@@ -75,13 +73,13 @@ Examples:
 				if format != "pprof" {
 					return usagef("export: %s is a batches file: only --format pprof applies (use 'fragprof hotcfg' for JSON and DOT)", args[0])
 				}
-				d, err := readBatchFiles(args[:1])
+				d, err := hotcfg.ReadBatchFiles(args[:1])
 				if err != nil {
 					return err
 				}
-				files := sample.NewFiles(d.maps)
+				files := sample.NewFiles(d.Maps)
 				render := func(w io.Writer) error {
-					return hotcfg.WritePprof(w, d.batches, hotcfg.Chain{d.code, files}, files, d.maps)
+					return hotcfg.WritePprof(w, d.Batches, hotcfg.Chain{d.Code, files}, files, d.Maps)
 				}
 				if outFile == "" {
 					return render(e.stdout)

@@ -18,8 +18,6 @@ import (
 	"github.com/fragprof/fragprof/internal/stopping"
 )
 
-func init() { register(newFreqCmd) }
-
 // freqFlags are the flags of freq.
 type freqFlags struct {
 	build                              buildFlags

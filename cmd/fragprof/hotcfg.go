@@ -3,24 +3,17 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fragprof/fragprof/hotcfg"
-	"github.com/fragprof/fragprof/internal/jsonerr"
+	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/sample"
 )
-
-func init() { register(newHotcfgCmd) }
 
 func newHotcfgCmd(e *env) *cobra.Command {
 	var (
@@ -121,57 +114,29 @@ Examples:
 			if first < 0 {
 				return usagef("hotcfg: --first must be positive")
 			}
-			data, err := readBatchFiles(args)
+			data, err := hotcfg.ReadBatchFiles(args)
 			if err != nil {
 				return err
 			}
-			if len(data.batches) == 0 {
+			if len(data.Batches) == 0 {
 				fmt.Fprintf(e.stderr, "fragprof: warning: hotcfg: %s hold no batches: the runs were too short to be sampled (sample with a shorter --interval or more --repeat)\n", strings.Join(args, ", "))
 			}
-			if first > 0 && first < len(data.batches) {
-				// The sampled share then counts the runs the kept batches span.
-				data.runs = max(1, int(float64(data.runs)*float64(first)/float64(len(data.batches))+0.5))
-				data.batches = data.batches[:first]
-			}
-			var exactG *hotcfg.Graph
+			data.Head(first)
+			files := sample.NewFiles(data.Maps)
+			code := hotcfg.Chain{data.Code, files}
+			b := &hotcfg.Builder{Samples: data, Code: code, Keep: keep, Infer: infer}
 			if compare != "" {
-				if exactG, err = readExact(compare); err != nil {
-					return err
+				if b.Exact, err = hotcfg.ReadExact(compare); err != nil {
+					return fmt.Errorf("hotcfg: %v", err)
 				}
-			}
-			files := sample.NewFiles(data.maps)
-			code := hotcfg.Chain{data.code, files}
-			build := func(algo string, p hotcfg.Params) *hotcfg.Graph {
-				var g *hotcfg.Graph
-				if algo == "gfc" {
-					b := hotcfg.NewGFC(p, data.code)
-					for _, bt := range data.batches {
-						b.AddBatch(bt)
-					}
-					g = b.Graph()
-				} else {
-					b := hotcfg.NewBursts(code)
-					b.Keep = keep
-					b.Infer = infer
-					for _, bt := range data.batches {
-						b.AddBatch(bt)
-					}
-					g = b.Graph()
-				}
-				g.Maps = data.maps
-				if exactG != nil {
-					// Each run executes the exact run's instructions.
-					g.Instructions = uint64(data.runs) * exactG.Instructions
-				}
-				return g
 			}
 			if sweep {
-				return printSweep(e.stdout, data, exactG, hot, build)
+				return b.WriteSweep(e.stdout, hot)
 			}
-			g := build(algo, p)
+			g := b.Graph(algo, p)
 			var cmp *hotcfg.Comparison
-			if exactG != nil {
-				x := hotcfg.Compare(g, exactG, hot)
+			if b.Exact != nil {
+				x := hotcfg.Compare(g, b.Exact, hot)
 				cmp = &x
 				if jsonOut {
 					enc := json.NewEncoder(e.stdout)
@@ -182,28 +147,21 @@ Examples:
 					100*x.Similarity, x.Common, x.HotEdges, 100*x.Precision, 100*x.Weighted, 100*x.SampledFraction)
 			}
 			g.Symbolize(files)
-			w := e.stdout
-			var f *os.File
-			if out != "" {
-				if f, err = os.Create(out); err != nil {
-					return err
+			render := func(w io.Writer) error {
+				switch {
+				case top > 0:
+					return writeTop(w, g, data.Batches, files, top)
+				case format == "pprof":
+					return hotcfg.WritePprof(w, data.Batches, code, files, data.Maps)
+				case format == "dot":
+					return g.WriteDot(w)
 				}
-				defer f.Close()
-				w = f
+				return g.WriteJSON(w, cmp, files.Lines)
 			}
-			if top > 0 {
-				err = writeTop(w, g, data.batches, files, top)
-			} else if format == "pprof" {
-				err = hotcfg.WritePprof(w, data.batches, code, files, data.maps)
-			} else if format == "dot" {
-				err = g.WriteDot(w)
-			} else {
-				err = g.WriteJSON(w, cmp, files.Lines)
+			if out != "" {
+				return atomicfile.WriteWith(out, render) // a failed run leaves no half-written graph
 			}
-			if err == nil && f != nil {
-				err = f.Close()
-			}
-			return err
+			return render(e.stdout)
 		},
 	}
 	fl := c.Flags()
@@ -224,111 +182,4 @@ Examples:
 	fl.StringVarP(&out, "output", "o", "", "write the graph to this file instead of stdout")
 	fl.IntVar(&top, "top", 0, "print the N hottest functions, blocks and edges as text instead of the graph")
 	return c
-}
-
-// batchData is the merged content of batches files.
-type batchData struct {
-	batches []hotcfg.Batch
-	code    hotcfg.InsnTable
-	maps    hotcfg.Maps
-	runs    int // program runs the batches came from (info runs, default 1 per file)
-}
-
-// readExact reads the exact graph of --compare, the JSON file 'fragprof sample
-// --exact' writes.
-func readExact(name string) (*hotcfg.Graph, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	const want = "--compare wants the exact graph 'fragprof sample --exact' writes"
-	if bytes.HasPrefix(data, []byte(hotcfg.Magic)) {
-		return nil, fmt.Errorf("hotcfg: --compare %s is a batches file, to be given as an argument: %s", name, want)
-	}
-	g, err := hotcfg.ReadJSON(bytes.NewReader(data))
-	if err != nil {
-		var je error = errors.Unwrap(err)
-		if je == nil {
-			je = err
-		}
-		return nil, fmt.Errorf("hotcfg: --compare %s: not an exact graph (%v): %s", name, jsonerr.Explain(data, je), want)
-	}
-	return g, nil
-}
-
-func readBatchFiles(names []string) (*batchData, error) {
-	d := &batchData{code: hotcfg.InsnTable{}}
-	for _, name := range names {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
-			f.Close()
-			return nil, fmt.Errorf("%s is empty: not a batches file (want the first line %q, as 'fragprof sample' writes)", name, hotcfg.Magic)
-		}
-		r := hotcfg.NewReader(f)
-		for r.Next() {
-			b := r.Batch()
-			b.PCs = append([]uint64(nil), b.PCs...)
-			d.batches = append(d.batches, b)
-		}
-		f.Close()
-		if err := r.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if bad := r.Bad(); len(bad) > 0 {
-			more := ""
-			if len(bad) > 1 {
-				more = fmt.Sprintf(" (and %d more malformed lines)", len(bad)-1)
-			}
-			return nil, fmt.Errorf("%s:%v%s", name, bad[0], more)
-		}
-		for a, in := range r.Code() {
-			d.code[a] = in
-		}
-		for _, m := range r.Maps() {
-			d.maps.Add(m)
-		}
-		runs := 1
-		fmt.Sscan(r.Info()["runs"], &runs)
-		d.runs += runs
-	}
-	return d, nil
-}
-
-// printSweep prints the thesis's Tables 3 and 4 for one program.
-func printSweep(w io.Writer, d *batchData, exact *hotcfg.Graph, hot float64, build func(string, hotcfg.Params) *hotcfg.Graph) error {
-	type row struct {
-		n int
-		p hotcfg.Params
-		c hotcfg.Comparison
-	}
-	var rows []row
-	for i, p := range hotcfg.Grid() {
-		rows = append(rows, row{i, p, hotcfg.Compare(build("gfc", p), exact, hot)})
-	}
-	sorted := append([]row(nil), rows...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].c.Similarity > sorted[j].c.Similarity })
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tconfig\tbinSize\tstdevThres.\twindowSize\trecurrentThres.\tsimilarity\tprecision\tweighted\tedges\t")
-	pr := func(label string, r row) {
-		fmt.Fprintf(tw, "%s\t#%d\t%g\t%g\t%d\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%d\t\n", label, r.n, r.p.BinSize, r.p.StdevThreshold,
-			r.p.WindowSize, r.p.Recurrent, 100*r.c.Similarity, 100*r.c.Precision, 100*r.c.Weighted, r.c.Edges)
-	}
-	for _, r := range sorted[:3] {
-		pr("best", r)
-	}
-	for _, r := range sorted[len(sorted)-3:] {
-		pr("worst", r)
-	}
-	pr("default", rows[45])
-	b := hotcfg.Compare(build("bursts", hotcfg.Params{}), exact, hot)
-	fmt.Fprintf(tw, "bursts\t-\t-\t-\t-\t-\t%.1f%%\t%.1f%%\t%.1f%%\t%d\t\n", 100*b.Similarity, 100*b.Precision, 100*b.Weighted, b.Edges)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "%d batches, %d hot edges (%.0f%% of transitions), sampled %.4f%% of instructions\n",
-		len(d.batches), b.HotEdges, 100*hot, 100*b.SampledFraction)
-	return err
 }

@@ -33,11 +33,28 @@ type env struct {
 	closers []func() error
 }
 
-// commands lists the constructors of the subcommands; each command's file adds its
-// own in an init function.
-var commands []func(*env) *cobra.Command
-
-func register(c func(*env) *cobra.Command) { commands = append(commands, c) }
+// commands is the command table: the constructor of every subcommand, each in a file
+// of its own (named after the command). Help lists them sorted by name.
+var commands = []func(*env) *cobra.Command{
+	newCCCmd,      // cc.go: build C with the instrumentation (a drop-in clang)
+	newCXXCmd,     // cxx.go: the same for C++
+	newCountCmd,   // count.go: exact counts of one run
+	newFreqCmd,    // freq.go, freq_run.go, freq_cluster.go: Monte Carlo frequencies
+	newTimeCmd,    // time.go: fragment timing
+	newTimersCmd,  // timers.go: the timers of this machine
+	newComposeCmd, // compose.go: total time from the parts by graph reduction
+	newSampleCmd,  // sample.go: bursts of PCs from a running process
+	newHotcfgCmd,  // hotcfg.go: the hot CFG of sampled bursts
+	newTraceCmd,   // trace.go: checkpoint traces for the models
+	newModelCmd,   // model*.go: build, predict, advise, check, compile
+	newShowCmd,    // show.go: a profile as text
+	newCfgCmd,     // cfgcmd.go: the CFG of every function
+	newDiffCmd,    // diff.go: two profiles compared
+	newMergeCmd,   // merge.go: profiles merged
+	newExportCmd,  // export.go: a profile in other formats
+	newReportCmd,  // report.go: the HTML report
+	newPGOCmd,     // pgo.go: a profile fed back to the compiler
+}
 
 // usageError marks errors in how a command was called; they exit with status 2.
 type usageError struct{ err error }

@@ -13,8 +13,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newMergeCmd) }
-
 func newMergeCmd(e *env) *cobra.Command {
 	var out, weights string
 	var skip, force bool

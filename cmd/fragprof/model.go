@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"strconv"
 	"strings"
 
@@ -17,8 +18,6 @@ import (
 	"github.com/fragprof/fragprof/internal/predict/advise"
 	"github.com/fragprof/fragprof/internal/trace"
 )
-
-func init() { register(newModelCmd) }
 
 func newModelCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
@@ -403,12 +402,7 @@ Examples:
 // sanitizePrediction replaces NaN and infinities (which JSON cannot carry) by 0.
 func sanitizePrediction(p *predict.Prediction) *predict.Prediction {
 	q := *p
-	fin := func(x float64) float64 {
-		if x != x || x > 1e308 || x < -1e308 {
-			return 0
-		}
-		return x
-	}
+	fin := jsonnum.OrZero
 	q.Vars = map[string]float64{}
 	for k, v := range p.Vars {
 		q.Vars[k] = fin(v)

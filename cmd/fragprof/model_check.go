@@ -6,6 +6,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/textout"
 	"os"
 	"sort"
 
@@ -151,7 +152,7 @@ func writeCheckText(e *env, rep *checkReport) {
 			verdict = fmt.Sprintf("DEVIATES (%d)", len(rc.Deviations))
 		}
 		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; arcs timed: %d, each at α′ = %.2g\n",
-			rc.Run, verdict, rc.Events, predict.FmtNs(rc.TimeNs), rc.ArcsTested, rc.Alpha)
+			rc.Run, verdict, rc.Events, textout.Ns(rc.TimeNs), rc.ArcsTested, rc.Alpha)
 		for _, d := range rc.Deviations {
 			fmt.Fprintf(e.stdout, "  %s\n", d.String())
 		}

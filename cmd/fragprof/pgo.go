@@ -15,8 +15,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newPGOCmd) }
-
 func newPGOCmd(e *env) *cobra.Command {
 	var bf buildFlags
 	var prof, out string

@@ -28,8 +28,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newReportCmd) }
-
 func newReportCmd(e *env) *cobra.Command {
 	var out, addr, base, dot string
 	var sourcePath []string

@@ -23,8 +23,6 @@ import (
 	"github.com/fragprof/fragprof/internal/stats"
 )
 
-func init() { register(newSampleCmd) }
-
 func newSampleCmd(e *env) *cobra.Command {
 	var (
 		interval                time.Duration

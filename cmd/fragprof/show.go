@@ -13,8 +13,6 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-func init() { register(newShowCmd) }
-
 func newShowCmd(e *env) *cobra.Command {
 	var fn, order, outFile string
 	var source bool

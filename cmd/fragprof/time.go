@@ -22,8 +22,6 @@ import (
 	"github.com/fragprof/fragprof/internal/timing"
 )
 
-func init() { register(newTimeCmd) }
-
 // protocolFlags are the measurement protocol's flags (time and compose).
 type protocolFlags struct {
 	timer      string

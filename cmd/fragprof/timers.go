@@ -11,8 +11,6 @@ import (
 	"github.com/fragprof/fragprof/internal/timing"
 )
 
-func init() { register(newTimersCmd) }
-
 func newTimersCmd(e *env) *cobra.Command {
 	var jsonOut bool
 	var outFile string

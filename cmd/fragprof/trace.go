@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,8 +15,6 @@ import (
 	"github.com/fragprof/fragprof/internal/instrument"
 	"github.com/fragprof/fragprof/internal/trace"
 )
-
-func init() { register(newTraceCmd) }
 
 func newTraceCmd(e *env) *cobra.Command {
 	var bf buildFlags
@@ -129,26 +125,16 @@ Examples:
 			if outDir == "" {
 				return usagef("trace: name the directory for the traces with -o DIR")
 			}
-			if trials == 0 {
-				return usagef("trace: --trials must be at least 1")
-			}
-			if clock != "tsc" && clock != "monotonic" && clock != "thread" {
-				return usagef("trace: --clock %q: want tsc, monotonic or thread", clock)
-			}
 			model, err := in.model(c)
 			if err != nil {
 				return err
 			}
-			if repeat < 1 {
-				return usagef("trace: --repeat must be at least 1")
+			col := &trace.Collector{
+				Inputs: model, Seed: in.seed, Timeout: trialTimeout, Auto: auto, Clock: clock, MaxEvents: maxEvents,
+				Repeat: repeat, Vary: vary, FirstRep: firstRep, StopAfter: stopAfter, StopEvents: stopEvents,
 			}
-			for _, v := range vary {
-				if !slices.Contains(model.Model.Names(), v) {
-					return usagef("trace: --vary %s: no input of that name (inputs: %s)", v, strings.Join(model.Model.Names(), ", "))
-				}
-			}
-			if firstRep < 0 {
-				return usagef("trace: --first-rep must be at least 0")
+			if err := col.Check(trials); err != nil {
+				return usagef("trace: %v", err)
 			}
 			if len(vary) > 0 && repeat < 2 && !c.Flags().Changed("first-rep") {
 				return usagef("trace: --vary needs --repeat of at least 2 (it draws %s anew in each repetition)", strings.Join(vary, ", "))
@@ -163,69 +149,31 @@ Examples:
 			defer cleanup()
 			intr := catchInterrupts()
 			defer intr.stop()
-			bin := binary
-			program := binary
-			if binary != "" {
-				if bin, err = filepath.Abs(binary); err != nil {
-					return err
-				}
-				if _, err := os.Stat(bin); err != nil {
-					return usagef("trace: --binary: %v", err)
-				}
-			} else {
-				program = strings.Join(args, " ")
-				spec, err := bf.spec(args)
-				if err != nil {
-					return err
-				}
-				// Checkpoints only: the counters' increments would slow the
-				// traced program (gemm's inner loop by ~15%) below the plain one.
-				spec.Instr.NoCounters = true
-				if autoLevel == "all" {
-					spec.Edits = append(spec.Edits, build.Edit(instrument.AutoCheckpointsAll))
-				} else if auto {
-					spec.Edits = append(spec.Edits, build.Edit(instrument.AutoCheckpoints))
-				}
-				tc, err := toolchain()
-				if err != nil {
-					return intr.failed(e, "trace", "finding clang", err)
-				}
-				bin = filepath.Join(dir, "prog")
-				if _, err := tc.Build(intr.ctx, e.stderr, spec, dir, bin); err != nil {
-					return intr.failed(e, "trace", "building the program", err)
-				}
+			bin, program, err := traceBinary(e, intr, &bf, args, binary, autoLevel, dir)
+			if err != nil {
+				return err
 			}
-			ctx := intr.ctx
-			col := &trace.Collector{
-				Binary: bin, Program: program, Inputs: model, Seed: in.seed, Timeout: trialTimeout,
-				Dir: dir, Auto: auto, Clock: clock, MaxEvents: maxEvents, Repeat: repeat, Vary: vary,
-				FirstRep: firstRep, StopAfter: stopAfter, StopEvents: stopEvents,
-			}
-			var sum traceSummary
-			sum.names = map[string]bool{}
-			sum.reps = repeat
-			err = col.Run(ctx, first, trials, jobs, func(r trace.Result) error {
+			col.Binary, col.Program, col.Dir = bin, program, dir
+			sum := trace.Summary{Reps: repeat}
+			err = col.Run(intr.ctx, first, trials, jobs, func(r trace.Result) error {
 				if r.Err != nil {
 					if !keepGoing {
 						return r.Err
 					}
 					fmt.Fprintf(e.stderr, "fragprof trace: %v\n", r.Err)
-					sum.failed++
+					sum.Failed++
 					return nil
 				}
-				path := filepath.Join(outDir, trace.RepFileName(r.Header.Trial, r.Header.Rep))
-				size, err := trace.WriteFile(path, r.Header, r.Extra)
-				if err != nil {
-					return fmt.Errorf("trace: writing %s: %v", path, err)
+				warning, err := sum.Save(outDir, r, int64(trials)*int64(repeat), int64(maxSize))
+				if warning != "" {
+					fmt.Fprintf(e.stderr, "fragprof trace: %s\n", warning)
 				}
-				t, err := trace.ParseRecords(path, r.Extra)
 				if err != nil {
-					return fmt.Errorf("trial %d: %v", r.Header.Trial, err)
+					return fmt.Errorf("trace: %v", err)
 				}
-				sum.add(r.Header, t)
-				return sum.budget(e, size, int64(trials)*int64(repeat), int64(maxSize))
+				return nil
 			})
-			sum.print(e, outDir)
+			sum.Write(e.stderr, "fragprof trace: ", outDir)
 			if code := intr.code(); code != 0 {
 				// The program had the Ctrl-C too: its end is no failure of fragprof's.
 				fmt.Fprintf(e.stderr, "fragprof trace: %s: the traces so far are kept\n", intr.mark())
@@ -234,8 +182,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if sum.events == 0 {
-				return fmt.Errorf("trace: the program passed no checkpoint in %d trials: mark some with FP_POINT (fragprof.h) or use --auto-checkpoints", sum.trials)
+			if sum.Events == 0 {
+				return fmt.Errorf("trace: the program passed no checkpoint in %d trials: mark some with FP_POINT (fragprof.h) or use --auto-checkpoints", sum.Trials)
 			}
 			return nil
 		},
@@ -265,130 +213,38 @@ Examples:
 	return c
 }
 
-// budget adds a trace file of size bytes to the run's total; when the total
-// projected over all runs exceeds max it warns once (after the first trial, so
-// the user can stop before the disk fills), and when the total reaches max it
-// returns the error that stops the run.
-func (s *traceSummary) budget(e *env, size, runs, max int64) error {
-	s.bytes += size
-	s.files++
-	if max <= 0 {
-		return nil
-	}
-	if s.bytes >= max {
-		return fmt.Errorf("trace: stopped after %d of %d runs: their trace files take %s, the --max-size budget (%s); the files written are kept. "+
-			"Fewer --trials, a larger --max-size, --max-events, or checkpoints outside the innermost loops",
-			s.files, runs, fmtBytes(s.bytes), fmtBytes(max))
-	}
-	if projected := s.bytes * runs / s.files; projected > max && !s.warned {
-		s.warned = true
-		fmt.Fprintf(e.stderr, "fragprof trace: warning: at %s a run, the %d runs' trace files would take about %s, over the --max-size budget of %s: "+
-			"the run stops when it is reached (lower --trials, raise --max-size, or mark fewer checkpoints in hot loops)\n",
-			fmtBytes(s.bytes/s.files), runs, fmtBytes(projected), fmtBytes(max))
-	}
-	return nil
-}
-
-// traceSummary gathers what fragprof trace reports at the end.
-type traceSummary struct {
-	bytes, files        int64 // trace files written and their size
-	warned              bool  // the size budget warning was given
-	fallback            int   // runs timed with the monotonic clock for want of a stable TSC
-	trials, failed, bad int
-	reps                int // runs per trial (--repeat)
-	events              int64
-	truncated, lost     uint64
-	stopped             int // probes ended by --stop-after
-	names               map[string]bool
-	minNs, maxNs        int64
-}
-
-func (s *traceSummary) add(h trace.Header, t *trace.Trace) {
-	s.trials++
-	if h.ExitCode != 0 {
-		s.bad++
-	}
-	if t.Truncated {
-		s.truncated++
-	}
-	if t.Stopped {
-		s.stopped++
-	}
-	s.lost += t.Lost
-	if t.ClockFallback {
-		s.fallback++
-	}
-	for _, site := range t.Sites {
-		s.names[site.Name] = true
-	}
-	for _, th := range t.Threads {
-		s.events += int64(th.Len())
-	}
-	if m := t.Main(); m != nil && m.Len() > 0 {
-		d := m.Time[m.Len()-1] - m.Time[0]
-		if s.trials == 1 || d < s.minNs {
-			s.minNs = d
+// traceBinary returns the program to trace and how its traces name it: the given
+// --binary, or the C files args built with checkpoints (and no counters) into dir.
+func traceBinary(e *env, intr *interrupts, bf *buildFlags, args []string, binary, autoLevel, dir string) (bin, program string, err error) {
+	if binary != "" {
+		if bin, err = filepath.Abs(binary); err != nil {
+			return "", "", err
 		}
-		if d > s.maxNs {
-			s.maxNs = d
+		if _, err := os.Stat(bin); err != nil {
+			return "", "", usagef("trace: --binary: %v", err)
 		}
+		return bin, binary, nil
 	}
-}
-
-func (s *traceSummary) print(e *env, dir string) {
-	names := make([]string, 0, len(s.names))
-	for n := range s.names {
-		names = append(names, n)
+	spec, err := bf.spec(args)
+	if err != nil {
+		return "", "", err
 	}
-	sort.Strings(names)
-	shown := names
-	if len(shown) > 8 {
-		shown = append(shown[:8:8], fmt.Sprintf("… %d more", len(names)-8))
+	// Checkpoints only: the counters' increments would slow the traced program
+	// (gemm's inner loop by ~15%) below the plain one.
+	spec.Instr.NoCounters = true
+	switch autoLevel {
+	case "all":
+		spec.Edits = append(spec.Edits, build.Edit(instrument.AutoCheckpointsAll))
+	case "outer":
+		spec.Edits = append(spec.Edits, build.Edit(instrument.AutoCheckpoints))
 	}
-	runs := fmt.Sprintf("%d trials", s.trials)
-	if s.reps > 1 {
-		runs = fmt.Sprintf("%d runs (%d trials × %d)", s.trials, s.trials/s.reps, s.reps)
+	tc, err := toolchain()
+	if err != nil {
+		return "", "", intr.failed(e, "trace", "finding clang", err)
 	}
-	fmt.Fprintf(e.stderr, "fragprof trace: %s → %s: %d events at %d checkpoints (%s)",
-		runs, dir, s.events, len(names), strings.Join(shown, ", "))
-	if s.trials > 0 {
-		fmt.Fprintf(e.stderr, "; traced time %s … %s", fmtNs(float64(s.minNs)), fmtNs(float64(s.maxNs)))
+	bin = filepath.Join(dir, "prog")
+	if _, err := tc.Build(intr.ctx, e.stderr, spec, dir, bin); err != nil {
+		return "", "", intr.failed(e, "trace", "building the program", err)
 	}
-	if s.files > 0 {
-		fmt.Fprintf(e.stderr, "; %s of trace files", fmtBytes(s.bytes))
-	}
-	fmt.Fprintln(e.stderr)
-	if s.bad > 0 {
-		fmt.Fprintf(e.stderr, "fragprof trace: %d trials ended badly (crash, timeout or non-zero exit); model build leaves them out\n", s.bad)
-	}
-	if s.failed > 0 {
-		fmt.Fprintf(e.stderr, "fragprof trace: %d trials could not be run\n", s.failed)
-	}
-	if s.fallback > 0 {
-		fmt.Fprintf(e.stderr, "fragprof trace: note: the TSC's calibration was unstable (its rate against CLOCK_MONOTONIC varied by more than 0.2%%): "+
-			"%d runs were timed with the monotonic clock instead; on a busy machine --clock thread leaves other programs' time out\n", s.fallback)
-	}
-	if s.truncated > 0 || s.lost > 0 {
-		fmt.Fprintf(e.stderr, "fragprof trace: %d traces truncated, %d events lost (--max-events)\n", s.truncated, s.lost)
-	}
-	if s.stopped > 0 {
-		fmt.Fprintf(e.stderr, "fragprof trace: %d of %d runs were probes stopped by their budget (for model predict --probe; model build learns nothing from them)\n", s.stopped, s.trials)
-	}
-}
-
-// fmtNs prints a duration given in ns with a sensible unit.
-func fmtNs(ns float64) string {
-	a := ns
-	if a < 0 {
-		a = -a
-	}
-	switch {
-	case a >= 1e9:
-		return fmt.Sprintf("%.4g s", ns/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.4g ms", ns/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.4g µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.4g ns", ns)
+	return bin, strings.Join(args, " "), nil
 }

@@ -5,47 +5,25 @@ package build
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/cachedir"
 	fpruntime "github.com/fragprof/fragprof/runtime"
 )
 
-// modelLibMu serialises building the library within one process.
-var modelLibMu sync.Mutex
-
 // ModelLib returns the path of libfragprof_model.a compiled by this toolchain,
 // building it on first use. Linked after a program's objects, it adds only what
 // the program calls (nothing when it calls no fp_model_ function).
 func (t *Toolchain) ModelLib(ctx context.Context) (string, error) {
-	modelLibMu.Lock()
-	defer modelLibMu.Unlock()
-	d, err := cachedir.Dir()
-	if err != nil {
-		return "", err
-	}
-	h := sha256.Sum256(append(append([]byte(t.Clang+"\x00"+t.Version+"\x00"), fpruntime.ModelHeader...), fpruntime.ModelSource...))
-	lib := filepath.Join(d, "libfragprof_model-"+hex.EncodeToString(h[:])[:16]+".a")
-	if _, err := os.Stat(lib); err == nil {
-		return lib, nil
-	}
-	tmp, err := os.MkdirTemp(d, "model-src")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	if err := WriteModelLib(ctx, tmp, t.Clang, "libfragprof_model.a"); err != nil {
-		return "", err
-	}
-	return lib, os.Rename(filepath.Join(tmp, "libfragprof_model.a"), lib)
+	key := [][]byte{[]byte(t.Clang), []byte(t.Version), fpruntime.ModelHeader, fpruntime.ModelSource}
+	return cachedir.Entry("libfragprof_model", ".a", key, func(tmp string) (string, error) {
+		return filepath.Join(tmp, "libfragprof_model.a"), WriteModelLib(ctx, tmp, t.Clang, "libfragprof_model.a")
+	})
 }
 
 // WriteModelLib writes fragprof_model.h and fp_model.c into dir and builds

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/fragprof/fragprof/internal/atomicfile"
 	"github.com/fragprof/fragprof/internal/cachedir"
@@ -194,58 +193,40 @@ func (t *Toolchain) IncludeDir() (string, error) {
 	return inc, atomicfile.Write(h, fpruntime.Header)
 }
 
-// runtimeMu serialises compiling the runtime within one process.
-var runtimeMu sync.Mutex
-
 // Runtime returns the path of the runtime object compiled for this toolchain,
 // compiling it on first use.
 func (t *Toolchain) Runtime(ctx context.Context) (string, error) {
-	runtimeMu.Lock()
-	defer runtimeMu.Unlock()
-	d, err := cachedir.Dir()
-	if err != nil {
-		return "", err
-	}
-	obj := filepath.Join(d, "fragprof_rt-"+t.key()+".o")
-	if _, err := os.Stat(obj); err == nil {
-		return obj, nil
-	}
-	// One translation unit that includes every runtime source (a unity build).
-	srcDir, err := os.MkdirTemp(d, "rt-src")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(srcDir)
-	var unity strings.Builder
-	// The feature macro goes first, so that no file's system headers are read
-	// without it; the files follow in name order, so the object is reproducible.
-	unity.WriteString("#define _GNU_SOURCE\n")
-	files := fpruntime.Files()
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := os.WriteFile(filepath.Join(srcDir, name), files[name], 0o644); err != nil {
+	return cachedir.Entry("fragprof_rt", ".o", [][]byte{[]byte(t.key())}, func(srcDir string) (string, error) {
+		// One translation unit that includes every runtime source (a unity build).
+		var unity strings.Builder
+		// The feature macro goes first, so that no file's system headers are read
+		// without it; the files follow in name order, so the object is reproducible.
+		unity.WriteString("#define _GNU_SOURCE\n")
+		files := fpruntime.Files()
+		names := make([]string, 0, len(files))
+		for name := range files {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if err := os.WriteFile(filepath.Join(srcDir, name), files[name], 0o644); err != nil {
+				return "", err
+			}
+			if strings.HasSuffix(name, ".c") {
+				fmt.Fprintf(&unity, "#include \"%s\"\n", name)
+			}
+		}
+		src := filepath.Join(srcDir, "fragprof_runtime.c")
+		if err := os.WriteFile(src, []byte(unity.String()), 0o644); err != nil {
 			return "", err
 		}
-		if strings.HasSuffix(name, ".c") {
-			fmt.Fprintf(&unity, "#include \"%s\"\n", name)
+		obj := filepath.Join(srcDir, "fragprof_runtime.o")
+		var msg strings.Builder
+		if err := t.C().run(ctx, &msg, "-O2", "-fPIC", "-c", src, "-o", obj); err != nil {
+			return "", fmt.Errorf("compiling the fragprof runtime: %v\n%s", err, msg.String())
 		}
-	}
-	src := filepath.Join(srcDir, "fragprof_runtime.c")
-	if err := os.WriteFile(src, []byte(unity.String()), 0o644); err != nil {
-		return "", err
-	}
-	// Another process may compile the runtime at the same time: each writes its own
-	// temporary object and renames it into place, which is atomic.
-	tmp := filepath.Join(srcDir, "fragprof_runtime.o")
-	var msg strings.Builder
-	if err := t.C().run(ctx, &msg, "-O2", "-fPIC", "-c", src, "-o", tmp); err != nil {
-		return "", fmt.Errorf("compiling the fragprof runtime: %v\n%s", err, msg.String())
-	}
-	return obj, os.Rename(tmp, obj)
+		return obj, nil
+	})
 }
 
 // Link links objects (and other link inputs) with the runtime into out.

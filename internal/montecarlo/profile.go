@@ -33,7 +33,7 @@ func (r *Result) Profile(counters int) (*profile.Profile, error) {
 		c := cfg.NewCounts(f)
 		ds := make([]profile.Dist, len(f.Blocks))
 		for b := range f.Blocks {
-			ds[b] = profile.DistOf(r.Blocks[i][b].Dist)
+			ds[b] = *r.Blocks[i][b].Dist.Clone()
 			hi, lo := ds[b].Sum()
 			if hi != 0 {
 				return nil, fmt.Errorf("function %s: block %d's total count overflows 64 bits", f.Name, b)
@@ -66,7 +66,7 @@ func FromProfile(p *profile.Profile, rule stopping.Rule) (*Result, error) {
 	for fi, f := range p.Program.Funcs {
 		bs := make([]BlockEstimate, len(f.Blocks))
 		for b := range bs {
-			d := p.Stats[fi][b].CountDist()
+			d := p.Stats[fi][b].Clone()
 			if n := d.N(); n != r.Trials {
 				return nil, fmt.Errorf("function %s holds %d trials but the profile has %d runs (was it merged with profiles of other programs?)", f.Name, n, r.Trials)
 			}

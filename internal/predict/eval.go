@@ -5,6 +5,7 @@ package predict
 
 import (
 	"fmt"
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"math"
 	"slices"
 	"sort"
@@ -177,7 +178,7 @@ func (m *Model) evaluate(test [][]*trace.Trace, runs int) (*Evaluation, error) {
 	}
 	sort.SliceStable(ev.Vars, func(i, j int) bool { return ev.Vars[i].Var < ev.Vars[j].Var })
 	for i := range ev.Rows {
-		ev.Rows[i].Lo, ev.Rows[i].Hi = finite(ev.Rows[i].Lo), finite(ev.Rows[i].Hi)
+		ev.Rows[i].Lo, ev.Rows[i].Hi = jsonnum.OrZero(ev.Rows[i].Lo), jsonnum.OrZero(ev.Rows[i].Hi)
 	}
 	return ev, nil
 }

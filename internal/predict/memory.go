@@ -8,6 +8,7 @@ package predict
 
 import (
 	"fmt"
+	"github.com/fragprof/fragprof/internal/textout"
 	"math"
 	"os"
 	"os/exec"
@@ -117,7 +118,7 @@ func readCaches() Caches {
 		l := &c.Levels[i]
 		if l.Bytes > MaxCacheBytes {
 			c.Notes = append(c.Notes, fmt.Sprintf("L%d size %s (%s) set aside as implausible (over %s: a virtual machine's figure for its host): unknown",
-				l.Level, trace.FmtBytes(float64(l.Bytes)), c.Source, trace.FmtBytes(MaxCacheBytes)))
+				l.Level, textout.Bytes(float64(l.Bytes)), c.Source, textout.Bytes(MaxCacheBytes)))
 			l.Bytes = 0
 		}
 	}
@@ -206,7 +207,7 @@ func (c Caches) String() string {
 	for _, l := range c.Levels {
 		size := "unknown"
 		if l.Bytes > 0 {
-			size = trace.FmtBytes(float64(l.Bytes))
+			size = textout.Bytes(float64(l.Bytes))
 		}
 		parts = append(parts, fmt.Sprintf("L%d %s", l.Level, size))
 	}
@@ -434,20 +435,20 @@ func (c *CacheCrossing) String() string {
 	for _, l := range c.Also {
 		also += fmt.Sprintf(" and L%d", l)
 	}
-	train := fmt.Sprintf("the training runs' %s … %s", trace.FmtBytes(c.TrainMin), trace.FmtBytes(c.TrainMax))
+	train := fmt.Sprintf("the training runs' %s … %s", textout.Bytes(c.TrainMin), textout.Bytes(c.TrainMax))
 	if c.Direction == "within" {
 		return fmt.Sprintf("at %s = %g the working set is about %s, inside the %s L%d%s that no training run fit in (%s): "+
 			"the time per operation is likely to fall; the interval does not account for it — train with inputs under %s to see the slope",
-			c.Input, c.Value, trace.FmtBytes(c.WorkingSet), trace.FmtBytes(float64(c.CacheBytes)), c.Level, also, train, trace.FmtBytes(float64(c.CacheBytes)))
+			c.Input, c.Value, textout.Bytes(c.WorkingSet), textout.Bytes(float64(c.CacheBytes)), c.Level, also, train, textout.Bytes(float64(c.CacheBytes)))
 	}
 	if c.Near {
 		return fmt.Sprintf("at %s = %g the working set is about %s, within ×%.1f of the %s L%d that every training run fit well inside (%s): "+
 			"the time per operation may already rise; the interval does not account for it — train with inputs past %s to see the slope",
-			c.Input, c.Value, trace.FmtBytes(c.WorkingSet), NearBand, trace.FmtBytes(float64(c.CacheBytes)), c.Level, train, trace.FmtBytes(float64(c.CacheBytes)/NearBand))
+			c.Input, c.Value, textout.Bytes(c.WorkingSet), NearBand, textout.Bytes(float64(c.CacheBytes)), c.Level, train, textout.Bytes(float64(c.CacheBytes)/NearBand))
 	}
 	return fmt.Sprintf("at %s = %g the working set is about %s, beyond the %s L%d%s that every training run fit in (%s): "+
 		"the time per operation is likely to rise; the interval does not account for it — train with inputs past %s to see the slope",
-		c.Input, c.Value, trace.FmtBytes(c.WorkingSet), trace.FmtBytes(float64(c.CacheBytes)), c.Level, also, train, trace.FmtBytes(float64(c.CacheBytes)))
+		c.Input, c.Value, textout.Bytes(c.WorkingSet), textout.Bytes(float64(c.CacheBytes)), c.Level, also, train, textout.Bytes(float64(c.CacheBytes)))
 }
 
 // Threshold returns the value of the fit's input at which the working set reaches
@@ -479,7 +480,7 @@ func (mem *Memory) Breaks() []regress.Break {
 // level every training run fit in.
 func (mem *Memory) Describe() []string {
 	out := []string{fmt.Sprintf("working set: %s bytes (cross-validated MAPE %.3g%%, %d training inputs: %s … %s)",
-		mem.Fit.String(), 100*mem.Fit.CVMAPE, mem.Points, trace.FmtBytes(mem.MinBytes), trace.FmtBytes(mem.MaxBytes))}
+		mem.Fit.String(), 100*mem.Fit.CVMAPE, mem.Points, textout.Bytes(mem.MinBytes), textout.Bytes(mem.MaxBytes))}
 	out = append(out, "caches of the machine the model was built on: "+mem.Caches.String())
 	for _, n := range mem.Caches.Notes {
 		out = append(out, "  note: "+n)
@@ -491,7 +492,7 @@ func (mem *Memory) Describe() []string {
 		if l.Bytes <= 0 || mem.MaxBytes > float64(l.Bytes) {
 			continue
 		}
-		what := fmt.Sprintf("every training run fit in the %s L%d", trace.FmtBytes(float64(l.Bytes)), l.Level)
+		what := fmt.Sprintf("every training run fit in the %s L%d", textout.Bytes(float64(l.Bytes)), l.Level)
 		edge, leaves := mem.edge(float64(l.Bytes)), "leaves it"
 		if edge < float64(l.Bytes) {
 			leaves = fmt.Sprintf("comes within ×%.1f of its size", NearBand)

@@ -32,6 +32,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"io"
 	"math"
 	"os"
@@ -707,7 +708,7 @@ func buildFrom(traces []*trace.Trace, opt Options) (*Model, error) {
 		for r := range X {
 			ir.Min, ir.Max = math.Min(ir.Min, X[r][k]), math.Max(ir.Max, X[r][k])
 		}
-		ir.Min, ir.Max = finite(ir.Min), finite(ir.Max)
+		ir.Min, ir.Max = jsonnum.OrZero(ir.Min), jsonnum.OrZero(ir.Max)
 		m.Training.Ranges = append(m.Training.Ranges, ir)
 	}
 	m.Baseline = regress.FitBaseline("time", sp.Inputs, X, y, true)
@@ -770,14 +771,6 @@ func pick(x []float64, idx []int) []float64 {
 		out[i] = x[k]
 	}
 	return out
-}
-
-// finite replaces NaN and infinities by 0, for JSON.
-func finite(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0
-	}
-	return x
 }
 
 // Space returns the model's feature space.

@@ -5,6 +5,7 @@ package predict
 
 import (
 	"fmt"
+	"github.com/fragprof/fragprof/internal/textout"
 	"io"
 	"math"
 	"sort"
@@ -15,7 +16,6 @@ import (
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
 	"github.com/fragprof/fragprof/internal/predict/selection"
-	"github.com/fragprof/fragprof/internal/trace"
 )
 
 // RuleLines returns node n's rule as lines such as "inner → inner when j < i".
@@ -64,7 +64,7 @@ func shareLines(m *Model, ss []graph.Share, word string) []string {
 
 // WriteText prints the model: its graph, rules, formulas and fit quality.
 func (m *Model) WriteText(w io.Writer) error {
-	bw := &errWriter{w: w}
+	bw := &textout.Writer{W: w}
 	tr := &m.Training
 	fmt.Fprintf(bw, "model of %s: %d checkpoints, %d transitions, from %d runs (%d events)\n",
 		m.Program, len(m.Nodes)-2, len(m.Arcs), tr.Runs, tr.Events)
@@ -76,7 +76,7 @@ func (m *Model) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "inputs: %s\n", strings.Join(ranges, ", "))
 	}
 	fmt.Fprintf(bw, "times and data: %s regression; mean traced time %s; checkpoint cost %.3g ns; built in %.3g s\n",
-		m.Family, fmtNs(tr.MeanTimeNs), tr.OverheadNs, tr.BuildSeconds)
+		m.Family, textout.Ns(tr.MeanTimeNs), tr.OverheadNs, tr.BuildSeconds)
 	for _, w := range m.Warnings {
 		fmt.Fprintf(bw, "warning: %s\n", w)
 	}
@@ -239,9 +239,9 @@ func (m *Model) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintf(bw, "  final %s: median relative error %.3g (max %.3g), direct baseline %.3g%s\n", v.Var, v.Model, v.MaxModel, v.Baseline, diverged)
 		}
-		fmt.Fprintf(bw, "  a prediction took %s; the runs took %s (traced)\n", fmtNs(ev.PredictNs), fmtNs(ev.ActualNs))
+		fmt.Fprintf(bw, "  a prediction took %s; the runs took %s (traced)\n", textout.Ns(ev.PredictNs), textout.Ns(ev.ActualNs))
 	}
-	return bw.err
+	return bw.Err
 }
 
 // Heading names the held-out set: "held-out runs (8)", or with repetitions
@@ -255,8 +255,8 @@ func (ev *Evaluation) Heading() string {
 
 // WriteText prints a prediction.
 func (p *Prediction) WriteText(w io.Writer, m *Model) error {
-	bw := &errWriter{w: w}
-	fmt.Fprintf(bw, "predicted time: %s  [%s, %s]", fmtNs(p.TimeNs), fmtNs(p.Interval[0]), fmtNs(p.Interval[1]))
+	bw := &textout.Writer{W: w}
+	fmt.Fprintf(bw, "predicted time: %s  [%s, %s]", textout.Ns(p.TimeNs), textout.Ns(p.Interval[0]), textout.Ns(p.Interval[1]))
 	switch {
 	case p.Probe != nil:
 		fmt.Fprintf(bw, "  (probe; %.0f%% interval)", 100*p.IntervalLevel)
@@ -276,26 +276,26 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	fmt.Fprintln(bw)
 	if math.IsNaN(p.UntracedNs) {
 		fmt.Fprintf(bw, "without the checkpoints' own cost: unknown (%.0f events cost about %s, most of the predicted time: the checkpoints dominate the traced runs)\n",
-			p.Events, fmtNs(p.Events*m.Training.OverheadNs))
+			p.Events, textout.Ns(p.Events*m.Training.OverheadNs))
 	} else {
-		fmt.Fprintf(bw, "without the checkpoints' own cost (%.0f events): about %s\n", p.Events, fmtNs(p.UntracedNs))
+		fmt.Fprintf(bw, "without the checkpoints' own cost (%.0f events): about %s\n", p.Events, textout.Ns(p.UntracedNs))
 	}
 	if pr := p.Probe; pr != nil {
 		fmt.Fprintf(bw, "probe: %d run(s) passed %.0f checkpoints in %s, %.3g%% of the run by the model; they ran %.3g× the model's time for that part\n",
-			pr.Probes, pr.Events, fmtNs(pr.MeasuredNs), 100*pr.Share, pr.Rate)
+			pr.Probes, pr.Events, textout.Ns(pr.MeasuredNs), 100*pr.Share, pr.Rate)
 		if pr.Bias != 0 {
 			fmt.Fprintf(bw, "probe estimate corrected: the training runs cut after %d checkpoints gave %s\n", pr.CalibratedEvents, biasWords(pr.Bias))
 		}
-		fmt.Fprintf(bw, "without the probe: %s (%s)\n", fmtNs(pr.ModelNs), pr.ModelChosen)
+		fmt.Fprintf(bw, "without the probe: %s (%s)\n", textout.Ns(pr.ModelNs), pr.ModelChosen)
 		for _, n := range pr.Notes {
 			fmt.Fprintf(bw, "note: %s\n", n)
 		}
 	}
 	if m.Baseline != nil {
-		fmt.Fprintf(bw, "direct baseline: %s  [%s, %s]\n", fmtNs(p.Baseline), fmtNs(p.BaselineInterval[0]), fmtNs(p.BaselineInterval[1]))
+		fmt.Fprintf(bw, "direct baseline: %s  [%s, %s]\n", textout.Ns(p.Baseline), textout.Ns(p.BaselineInterval[0]), textout.Ns(p.BaselineInterval[1]))
 	}
 	if m.Selection != nil && p.Chosen != selection.CandGraph {
-		fmt.Fprintf(bw, "transition-graph model: %s\n", fmtNs(p.GraphNs))
+		fmt.Fprintf(bw, "transition-graph model: %s\n", textout.Ns(p.GraphNs))
 	}
 	if len(p.Vars) > 0 {
 		names := make([]string, 0, len(p.Vars))
@@ -321,49 +321,18 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	if c := p.Cache; c != nil && p.Probe != nil {
 		where := map[string]string{"beyond": "past", "within": "inside"}[c.Direction]
 		fmt.Fprintf(bw, "note: at %s = %g the working set is about %s, %s the %s L%d, where no training run was; the probe ran there\n",
-			c.Input, c.Value, trace.FmtBytes(c.WorkingSet), where, trace.FmtBytes(float64(c.CacheBytes)), c.Level)
+			c.Input, c.Value, textout.Bytes(c.WorkingSet), where, textout.Bytes(float64(c.CacheBytes)), c.Level)
 	} else if p.Cache != nil {
 		fmt.Fprintf(bw, "warning: %s\n", p.Cache)
 	} else if m.Memory != nil {
-		fmt.Fprintf(bw, "working set: about %s, on the side of every cache level that the training runs were on\n", trace.FmtBytes(p.WorkingSet))
+		fmt.Fprintf(bw, "working set: about %s, on the side of every cache level that the training runs were on\n", textout.Bytes(p.WorkingSet))
 	}
 	if h := p.ProbeHint; h != nil {
 		fmt.Fprintf(bw, "hint: a probe measures what the training runs cannot: trace this input with --stop-events %d (5%% of the %.0f checkpoints the model predicts, at least %d) or --stop-after %v (5%% of its predicted time), and pass its directory to --probe (docs/predict.md, \"Probing a large input\")\n",
 			h.StopEvents, p.Events, minSelfTest, time.Duration(h.StopAfterNs).Round(time.Millisecond))
 	}
-	fmt.Fprintf(bw, "interpreted in %s (%d steps)\n", fmtNs(float64(p.Elapsed.Nanoseconds())), p.Steps)
-	return bw.err
-}
-
-// fmtNs prints nanoseconds with a sensible unit.
-func fmtNs(ns float64) string {
-	a := math.Abs(ns)
-	switch {
-	case a >= 1e9:
-		return fmt.Sprintf("%.4g s", ns/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.4g ms", ns/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.4g µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.4g ns", ns)
-}
-
-// FmtNs prints nanoseconds with a sensible unit ("1.234 ms").
-func FmtNs(ns float64) string { return fmtNs(ns) }
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
+	fmt.Fprintf(bw, "interpreted in %s (%d steps)\n", textout.Ns(float64(p.Elapsed.Nanoseconds())), p.Steps)
+	return bw.Err
 }
 
 // biasWords says how far the probe estimates of the training runs ran from

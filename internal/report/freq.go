@@ -6,6 +6,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"io"
 	"math"
 	"sort"
@@ -120,13 +121,6 @@ type JSONFreqEdge struct {
 	Prob float64 `json:"prob"` // mean / mean count of the source block (0 when it never ran)
 }
 
-func finite(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
-}
-
 // FreqJSON converts an estimation to its JSON form.
 func FreqJSON(f *Freq) JSONFreq {
 	r := f.Result
@@ -163,8 +157,8 @@ func FreqJSON(f *Freq) JSONFreq {
 			be := r.Blocks[fi][b]
 			d := be.Decision
 			jb := JSONFreqBlock{
-				ID: blk.ID, Label: blk.Label, Lines: blk.Lines, Mean: d.Mean, HalfWidth: finite(d.HalfWidth),
-				Lo: finite(d.Lo), Hi: finite(d.Hi), Ran: d.Ran,
+				ID: blk.ID, Label: blk.Label, Lines: blk.Lines, Mean: d.Mean, HalfWidth: jsonnum.Ptr(d.HalfWidth),
+				Lo: jsonnum.Ptr(d.Lo), Hi: jsonnum.Ptr(d.Hi), Ran: d.Ran,
 				N: d.N, State: d.State.String(), DecidedAt: be.DecidedAt, Series: be.Series,
 			}
 			if d.Ran == 0 {
@@ -173,7 +167,7 @@ func FreqJSON(f *Freq) JSONFreq {
 				// 70,000 blocks made an 80-trial report 388 MB).
 				jb.Series = []montecarlo.Point{}
 			}
-			jb.ProbLo, jb.ProbHi = finite(d.ProbLo), finite(d.ProbHi)
+			jb.ProbLo, jb.ProbHi = jsonnum.Ptr(d.ProbLo), jsonnum.Ptr(d.ProbHi)
 			if jb.Lines == nil {
 				jb.Lines = []int{}
 			}
@@ -184,9 +178,9 @@ func FreqJSON(f *Freq) JSONFreq {
 				jb.Variance = s * s
 			}
 			if d.State == stats.Unconverged {
-				jb.NeedTrial = finite(d.Need)
+				jb.NeedTrial = jsonnum.Ptr(d.Need)
 			}
-			jb.BE = finite(d.BE)
+			jb.BE = jsonnum.Ptr(d.BE)
 			if b == 0 {
 				jf.Calls = d.Mean
 			}

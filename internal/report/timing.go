@@ -7,6 +7,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"io"
 	"math"
 	"strconv"
@@ -234,14 +235,14 @@ func FragmentJSON(f *timing.FragResult, warmup int) JSONFragment {
 	s := f.Summary
 	j := JSONFragment{
 		Name: f.Fragment.String(), Method: f.Method, N: s.N, Cut: len(s.Tail.Cut),
-		SamplesNs: nonNil(s.Tail.Kept), CutNs: nonNil(s.Tail.Cut), WarmupNs: nonNil(s.Warmup), Threshold: finite(s.Tail.Threshold),
-		PerRep: f.PerRep(warmup), Mean: finite(s.Mean), Median: finite(s.Median.Center),
-		MedianLo: finite(s.Median.Lo), MedianHi: finite(s.Median.Hi), MedianConf: s.Median.Confidence,
-		StdDev: finite(s.StdDev), StdErr: finite(s.StdErr), HalfWidth: finite(s.Interval.HalfWidth()),
-		IntervalRule: intervalRule(s), Min: finite(s.Min), Max: finite(s.Max), Normal: s.Normal,
-		Normality: JSONNormality{Test: s.Normality.Test, N: s.Normality.N, W: finite(s.Normality.W), P: finite(s.Normality.P)},
+		SamplesNs: nonNil(s.Tail.Kept), CutNs: nonNil(s.Tail.Cut), WarmupNs: nonNil(s.Warmup), Threshold: jsonnum.Ptr(s.Tail.Threshold),
+		PerRep: f.PerRep(warmup), Mean: jsonnum.Ptr(s.Mean), Median: jsonnum.Ptr(s.Median.Center),
+		MedianLo: jsonnum.Ptr(s.Median.Lo), MedianHi: jsonnum.Ptr(s.Median.Hi), MedianConf: s.Median.Confidence,
+		StdDev: jsonnum.Ptr(s.StdDev), StdErr: jsonnum.Ptr(s.StdErr), HalfWidth: jsonnum.Ptr(s.Interval.HalfWidth()),
+		IntervalRule: intervalRule(s), Min: jsonnum.Ptr(s.Min), Max: jsonnum.Ptr(s.Max), Normal: s.Normal,
+		Normality: JSONNormality{Test: s.Normality.Test, N: s.Normality.N, W: jsonnum.Ptr(s.Normality.W), P: jsonnum.Ptr(s.Normality.P)},
 		Histogram: JSONHistogram{Edges: nonNil(s.Histogram.Edges), Counts: s.Histogram.Counts},
-		NeededN:   finite(f.NeededN), RelTarget: f.RelTarget, RelErr: finite(f.RelErr),
+		NeededN:   jsonnum.Ptr(f.NeededN), RelTarget: f.RelTarget, RelErr: jsonnum.Ptr(f.RelErr),
 		Dropped: f.Dropped, Open: f.Open, Unmatched: f.Unmatched, Warnings: []string{},
 	}
 	if j.Histogram.Counts == nil {
@@ -490,7 +491,7 @@ type JSONPart struct {
 }
 
 func partJSON(p timing.Part, label string) JSONPart {
-	return JSONPart{Mean: p.Mean, StdDev: math.Sqrt(p.Var), SE: math.Sqrt(p.SE2), Min: p.Min, Max: finite(p.Max), Label: label}
+	return JSONPart{Mean: p.Mean, StdDev: math.Sqrt(p.Var), SE: math.Sqrt(p.SE2), Min: p.Min, Max: jsonnum.Ptr(p.Max), Label: label}
 }
 
 // ComposeJSON converts a composition.

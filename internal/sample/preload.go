@@ -6,10 +6,8 @@ package sample
 
 import (
 	"bytes"
-	"crypto/sha256"
 	_ "embed"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +17,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -47,8 +44,6 @@ const (
 	recBurst, recMaps, recNote, recMem = 1, 2, 3, 4
 )
 
-var preloadMu sync.Mutex
-
 // preloadFlags compile the in-process sampler; the cached library is named by the
 // hash of these flags and of the source. Two loadable segments instead of four, and no RELRO to
 // protect after relocation: the dynamic loader's work for the library is the floor
@@ -56,54 +51,40 @@ var preloadMu sync.Mutex
 // library; these two flags took 10–30 µs off the sampler's start).
 var preloadFlags = []string{"-O2", "-fPIC", "-shared", "-fno-stack-protector", "-Wl,-z,noseparate-code", "-Wl,-z,norelro"}
 
-// PreloadLib returns the path of the in-process sampler library, compiling it with
-// the system's C compiler (cc, gcc or clang) on first use and caching it by the hash
-// of its source and flags in fragprof's cache directory ($FRAGPROF_CACHE, or the user's cache
-// directory).
+// PreloadLib returns the path of the in-process sampler library, compiling it on
+// first use with $FRAGPROF_CLANG when set, else the system's C compiler (cc, gcc or
+// clang), and caching it by the hash of its source and flags in fragprof's cache
+// directory (internal/cachedir).
 func PreloadLib() (string, error) {
-	preloadMu.Lock()
-	defer preloadMu.Unlock()
-	dir, err := cachedir.Dir()
-	if err != nil {
-		return "", err
-	}
-	lib := filepath.Join(dir, preloadLibName())
-	if _, err := os.Stat(lib); err == nil {
-		return lib, nil
-	}
 	var cc string
-	for _, c := range []string{"cc", "gcc", "clang"} {
+	for _, c := range []string{os.Getenv("FRAGPROF_CLANG"), "cc", "gcc", "clang"} {
+		if c == "" {
+			continue
+		}
 		if p, err := exec.LookPath(c); err == nil {
 			cc = p
 			break
 		}
 	}
 	if cc == "" {
-		return "", errors.New("sample: no C compiler (cc, gcc or clang) to build the in-process sampler")
+		return "", errors.New("sample: no C compiler (cc, gcc or clang; or FRAGPROF_CLANG) to build the in-process sampler")
 	}
-	tmp, err := os.MkdirTemp(dir, "sample-src")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, "fragprof_sample.c")
-	if err := os.WriteFile(src, preloadSource, 0o644); err != nil {
-		return "", err
-	}
-	out := filepath.Join(tmp, "fragprof_sample.so")
-	args := append(append([]string{}, preloadFlags...), "-o", out, src, "-ldl", "-lrt", "-pthread")
-	msg, err := exec.Command(cc, args...).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("sample: compiling the in-process sampler: %v\n%s", err, msg)
-	}
-	return lib, os.Rename(out, lib) // atomic: concurrent builders each rename their own
+	return cachedir.Entry("fragprof_sample", ".so", preloadKey(), func(tmp string) (string, error) {
+		src := filepath.Join(tmp, "fragprof_sample.c")
+		if err := os.WriteFile(src, preloadSource, 0o644); err != nil {
+			return "", err
+		}
+		out := filepath.Join(tmp, "fragprof_sample.so")
+		args := append(append([]string{}, preloadFlags...), "-o", out, src, "-ldl", "-lrt", "-pthread")
+		if msg, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("sample: compiling the in-process sampler with %s: %v\n%s", cc, err, msg)
+		}
+		return out, nil
+	})
 }
 
-// preloadLibName is the file name of the compiled library: its source's and flags' hash.
-func preloadLibName() string {
-	sum := sha256.Sum256(append([]byte(strings.Join(preloadFlags, " ")+"\n"), preloadSource...))
-	return "fragprof_sample-" + hex.EncodeToString(sum[:])[:16] + ".so"
-}
+// preloadKey is what the library is made from: its flags and its source.
+func preloadKey() [][]byte { return [][]byte{[]byte(strings.Join(preloadFlags, " ")), preloadSource} }
 
 // Preloadable reports whether the program at path can take the in-process sampler:
 // an x86-64 ELF executable with a dynamic loader (PT_INTERP). Statically linked

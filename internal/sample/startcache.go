@@ -118,7 +118,7 @@ func FileIdentity(path string) string { return fileIdentity(path) }
 func startCostKey() string {
 	var b strings.Builder
 	b.WriteString(MachineKey())
-	fmt.Fprintf(&b, "library %s\n", preloadLibName())
+	fmt.Fprintf(&b, "library %s\n", cachedir.Hash(preloadKey()))
 	if path, err := exec.LookPath("true"); err == nil {
 		fmt.Fprintf(&b, "program %s\n", fileIdentity(path))
 		if f, err := elf.Open(path); err == nil {

@@ -5,6 +5,7 @@ package stats
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -324,78 +325,120 @@ func mergeBuckets(a, b []Bucket) []Bucket {
 }
 
 // Validate checks the invariants of d documented on [CountDist] and [Bucket] and
-// returns the first violation. Call it on a CountDist read from a file. (It cannot
-// check that the level is the largest the data allow; a smaller one is still exact
-// but will not merge bit for bit with a stream of the same data.)
+// returns the first violation, without allocating. Call it on a CountDist read from
+// a file. (It cannot check that the level is the largest the data allow; a smaller
+// one is still exact but will not merge bit for bit with a stream of the same data.)
 func (d *CountDist) Validate() error {
 	if len(d.Values) > 0 && len(d.Buckets) > 0 {
-		return fmt.Errorf("stats: count distribution has both %d values and %d buckets", len(d.Values), len(d.Buckets))
+		return errors.New("both exact values and buckets")
 	}
 	if len(d.Values) > MaxExact {
-		return fmt.Errorf("stats: count distribution has %d exact values, limit %d", len(d.Values), MaxExact)
+		return fmt.Errorf("%d exact values, limit %d", len(d.Values), MaxExact)
 	}
 	var total uint64
-	addN := func(n uint64) error {
+	addN := func(n uint64) bool {
 		var c uint64
 		total, c = bits.Add64(total, n, 0)
-		if c != 0 {
-			return fmt.Errorf("stats: count distribution has 2⁶⁴ or more trials")
-		}
-		return nil
+		return c == 0
 	}
 	for i, v := range d.Values {
 		if v.N == 0 {
-			return fmt.Errorf("stats: value %d has no trials", v.V)
+			return fmt.Errorf("value %d has no trials", v.V)
 		}
 		if i > 0 && d.Values[i-1].V >= v.V {
-			return fmt.Errorf("stats: values not strictly increasing at %d after %d", v.V, d.Values[i-1].V)
+			return fmt.Errorf("values not strictly increasing at %d", v.V)
 		}
-		if err := addN(v.N); err != nil {
-			return err
+		if !addN(v.N) {
+			return errors.New("2⁶⁴ or more trials")
 		}
 	}
 	if len(d.Buckets) == 0 {
+		if d.Level != 0 {
+			return fmt.Errorf("exact table with bucket level %d", d.Level)
+		}
 		return nil
 	}
 	if d.Level < 0 || d.Level > TopLevel {
-		return fmt.Errorf("stats: bucket level %d outside [0, %d]", d.Level, TopLevel)
+		return fmt.Errorf("bucket level %d outside [0, %d]", d.Level, TopLevel)
 	}
 	if len(d.Buckets) > MaxBuckets {
-		return fmt.Errorf("stats: %d buckets, limit %d", len(d.Buckets), MaxBuckets)
+		return fmt.Errorf("%d buckets, limit %d", len(d.Buckets), MaxBuckets)
 	}
 	for i, b := range d.Buckets {
-		if err := b.check(d.Level); err != nil {
-			return fmt.Errorf("stats: bucket %d (lo %d): %w", i, b.Lo, err)
-		}
 		if i > 0 && d.Buckets[i-1].Lo >= b.Lo {
-			return fmt.Errorf("stats: buckets not strictly increasing at lo %d after %d", b.Lo, d.Buckets[i-1].Lo)
+			return fmt.Errorf("buckets not strictly increasing at lo %d", b.Lo)
 		}
-		if err := addN(b.N); err != nil {
-			return err
+		if err := b.check(d.Level); err != nil {
+			return fmt.Errorf("bucket %d (lo %d): %v", i, b.Lo, err)
+		}
+		if !addN(b.N) {
+			return errors.New("2⁶⁴ or more trials")
 		}
 	}
 	return nil
 }
 
-// check verifies one bucket's invariants at the given level.
+// check verifies one bucket's invariants at the given level: a boundary of that
+// level, Min and Max inside it, and each Dk = Σ (x − Lo)^k between N·(Min−Lo)^k
+// and N·(Max−Lo)^k (those products are below 2⁶⁴·(2⁶⁴)³ = 2²⁵⁶).
 func (b Bucket) check(level int) error {
 	if b.N == 0 {
-		return fmt.Errorf("no trials")
+		return errors.New("no trials")
 	}
 	if bucketLo(b.Lo, level) != b.Lo {
 		return fmt.Errorf("not a level-%d bucket boundary", level)
 	}
-	if b.Min > b.Max || bucketLo(b.Min, level) != b.Lo || bucketLo(b.Max, level) != b.Lo {
+	if b.Min < b.Lo || b.Min > b.Max || bucketLo(b.Min, level) != b.Lo || bucketLo(b.Max, level) != b.Lo {
 		return fmt.Errorf("min %d and max %d do not fit the bucket", b.Min, b.Max)
 	}
-	// Σd lies between N·(Min−Lo) and N·(Max−Lo); Σd² and Σd³ are zero with Σd.
-	lo, _ := wideOf(b.Min - b.Lo).mul(b.N)
-	hi, _ := wideOf(b.Max - b.Lo).mul(b.N)
-	if b.D1.Big().Cmp(lo.Big()) < 0 || b.D1.Big().Cmp(hi.Big()) > 0 {
-		return fmt.Errorf("sum of offsets %s outside [%s, %s]", b.D1, lo, hi)
-	}
-	if b.D1.IsZero() != b.D2.IsZero() || b.D1.IsZero() != b.D3.IsZero() {
-		return fmt.Errorf("sums of powers of offsets inconsistent")
+	lo, hi := Wide{b.N}, Wide{b.N}
+	for k, dk := range []Wide{b.D1, b.D2, b.D3} {
+		lo, hi = lo.mustMul(b.Min-b.Lo), hi.mustMul(b.Max-b.Lo)
+		if dk.less(lo) || hi.less(dk) {
+			return fmt.Errorf("sum of offsets to the power %d outside its bounds", k+1)
+		}
 	}
 	return nil
+}
+
+// Sum returns Σx, the total count of the block over d's trials, as a 128-bit number
+// (hi, lo), exactly.
+func (d *CountDist) Sum() (hi, lo uint64) {
+	add := func(h, l uint64) {
+		var c uint64
+		lo, c = bits.Add64(lo, l, 0)
+		hi += h + c
+	}
+	for _, v := range d.Values {
+		add(bits.Mul64(v.V, v.N))
+	}
+	for _, b := range d.Buckets {
+		add(bits.Mul64(b.Lo, b.N))
+		add(b.D1[1], b.D1[0])
+	}
+	return hi, lo
+}
+
+// String prints d compactly: "n=N exact {v:n ...}" or "n=N level L [lo,min,max:n ...]".
+func (d *CountDist) String() string {
+	var sb []byte
+	sb = fmt.Appendf(sb, "n=%d", d.N())
+	if len(d.Buckets) == 0 {
+		sb = append(sb, " exact {"...)
+		for i, v := range d.Values {
+			if i > 0 {
+				sb = append(sb, ' ')
+			}
+			sb = fmt.Appendf(sb, "%d:%d", v.V, v.N)
+		}
+		return string(append(sb, '}'))
+	}
+	sb = fmt.Appendf(sb, " level %d [", d.Level)
+	for i, b := range d.Buckets {
+		if i > 0 {
+			sb = append(sb, ' ')
+		}
+		sb = fmt.Appendf(sb, "%d,%d,%d:%d", b.Lo, b.Min, b.Max, b.N)
+	}
+	return string(append(sb, ']'))
 }

@@ -97,3 +97,13 @@ func (w Wide) Big() *big.Int {
 
 // String returns w in decimal.
 func (w Wide) String() string { return w.Big().String() }
+
+// less reports whether w < v.
+func (w Wide) less(v Wide) bool {
+	for i := 3; i >= 0; i-- {
+		if w[i] != v[i] {
+			return w[i] < v[i]
+		}
+	}
+	return false
+}

@@ -5,6 +5,7 @@
 package timing
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -373,4 +374,52 @@ func LabScheme(name string) (*Scheme, error) {
 		Total: Fragment{Kind: RegionFrag, Name: name},
 		Func:  "scheme_" + name,
 	}, nil
+}
+
+// NewScheme returns the scheme of a time expression (ParseExpr) whose parts are
+// given as NAME=FRAGMENT (ParseFragment), and whose total is the fragment total;
+// its Markov function is fn ("": none). Every part the expression names must be
+// given; an error names the argument at fault in the words of the compose command's
+// flags.
+func NewScheme(expr, total string, parts []string, fn string) (*Scheme, error) {
+	e, err := ParseExpr(expr)
+	if err != nil {
+		return nil, fmt.Errorf("--expr: %v", err)
+	}
+	s := &Scheme{Name: "total", Expr: e, Parts: map[string]Fragment{}, Func: fn}
+	if s.Total, err = ParseFragment(total); err != nil {
+		return nil, fmt.Errorf("--total: %v", err)
+	}
+	for _, pt := range parts {
+		name, frag, ok := strings.Cut(pt, "=")
+		if !ok {
+			return nil, fmt.Errorf("--part %q: want NAME=FRAGMENT", pt)
+		}
+		f, err := ParseFragment(frag)
+		if err != nil {
+			return nil, fmt.Errorf("--part %s: %v", name, err)
+		}
+		s.Parts[name] = f
+	}
+	for _, l := range e.Leaves() {
+		if _, ok := s.Parts[l]; !ok {
+			return nil, fmt.Errorf("--expr names part %s, but no --part %s=FRAGMENT says what it is", l, l)
+		}
+	}
+	for _, f := range s.Fragments() {
+		if f.Kind == ProgramFrag {
+			return nil, errors.New("the program fragment cannot be a part or the total; use a region")
+		}
+	}
+	return s, nil
+}
+
+// Fragments returns the fragments a measurement of s must time: its total, then its
+// parts in the order the expression names them.
+func (s *Scheme) Fragments() []Fragment {
+	frags := []Fragment{s.Total}
+	for _, l := range s.Expr.Leaves() {
+		frags = append(frags, s.Parts[l])
+	}
+	return frags
 }

@@ -368,3 +368,31 @@ func TestMarkovErrors(t *testing.T) {
 		t.Error("a function never called made a chain")
 	}
 }
+
+// TestNewScheme: a scheme from flags, and each fault named by its flag.
+func TestNewScheme(t *testing.T) {
+	s, err := NewScheme("seq(a, loop(?, b, a))", "region:all", []string{"a=func:f", "b=region:inner"}, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frags := s.Fragments()
+	if len(frags) != 4 || frags[0] != s.Total || frags[1] != s.Parts["a"] || frags[2] != s.Parts["b"] || frags[3] != s.Parts["a"] || s.Func != "main" {
+		t.Errorf("scheme %+v, fragments %+v", s, frags)
+	}
+	for _, c := range []struct {
+		expr, total string
+		parts       []string
+		want        string
+	}{
+		{"seq(a,", "region:all", nil, "--expr"},
+		{"seq(a, b)", "nonsense", []string{"a=func:f", "b=func:g"}, "--total"},
+		{"seq(a, b)", "region:all", []string{"a=func:f", "b"}, `--part "b"`},
+		{"seq(a, b)", "region:all", []string{"a=func:f"}, "no --part b=FRAGMENT"},
+		{"seq(a, b)", "program", []string{"a=func:f", "b=func:g"}, "program fragment"},
+	} {
+		_, err := NewScheme(c.expr, c.total, c.parts, "")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s / %s / %v: %v, want an error naming %s", c.expr, c.total, c.parts, err, c.want)
+		}
+	}
+}

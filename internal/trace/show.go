@@ -6,6 +6,7 @@ package trace
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/textout"
 	"io"
 	"sort"
 	"strconv"
@@ -24,7 +25,7 @@ type ShowOptions struct {
 // opt.Events events of each thread with their time, the time since the previous
 // event and the recorded values.
 func WriteText(w io.Writer, t *Trace, opt ShowOptions) error {
-	bw := &errWriter{w: w}
+	bw := &textout.Writer{W: w}
 	h := t.Header
 	if h.Program != "" {
 		fmt.Fprintf(bw, "trace of %s, trial %d", h.Program, h.Trial)
@@ -58,12 +59,12 @@ func WriteText(w io.Writer, t *Trace, opt ShowOptions) error {
 			t.Clock, t.NsPerTick, t.OverheadNs, events, len(t.Threads))
 	}
 	if m := t.Main(); m != nil && m.Len() > 0 {
-		fmt.Fprintf(bw, "; first to last checkpoint %s", fmtNs(float64(m.Span())))
+		fmt.Fprintf(bw, "; first to last checkpoint %s", textout.Ns(float64(m.Span())))
 	}
 	fmt.Fprintln(bw)
 	if ws, ok := t.WorkingSet(); ok {
 		fmt.Fprintf(bw, "working set %s: peak resident set %s, less %s of files and libraries, %s before main and %s of the runtime's event buffers\n",
-			FmtBytes(ws), FmtBytes(float64(t.PeakRSS)), FmtBytes(float64(t.FileRSS)), FmtBytes(float64(t.BaseAnon)), FmtBytes(float64(t.RuntimeBytes)))
+			textout.Bytes(ws), textout.Bytes(float64(t.PeakRSS)), textout.Bytes(float64(t.FileRSS)), textout.Bytes(float64(t.BaseAnon)), textout.Bytes(float64(t.RuntimeBytes)))
 	}
 	if t.ClockFallback {
 		fmt.Fprintln(bw, "note: the TSC was asked for, but its calibration was unstable: the monotonic clock was used")
@@ -104,8 +105,8 @@ func WriteText(w io.Writer, t *Trace, opt ShowOptions) error {
 		fmt.Fprintf(tw, "count\ttotal\tmean\tmin\tmax\t  transition\n")
 		for _, a := range order {
 			s := stats[a]
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t  %s → %s\n", s.n, fmtNs(float64(s.sum)), fmtNs(float64(s.sum)/float64(s.n)),
-				fmtNs(float64(s.min)), fmtNs(float64(s.max)), t.siteName(a.from), t.siteName(a.to))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t  %s → %s\n", s.n, textout.Ns(float64(s.sum)), textout.Ns(float64(s.sum)/float64(s.n)),
+				textout.Ns(float64(s.min)), textout.Ns(float64(s.max)), t.siteName(a.from), t.siteName(a.to))
 		}
 		tw.Flush()
 		n := th.Len()
@@ -131,11 +132,11 @@ func WriteText(w io.Writer, t *Trace, opt ShowOptions) error {
 				}
 				vals = append(vals, name+"="+strconv.FormatFloat(v, 'g', -1, 64))
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t+%s\t%s\t%s\n", k, fmtNs(float64(th.Time[k]-th.Time[0])), fmtNs(float64(dt)), s.Name, strings.Join(vals, " "))
+			fmt.Fprintf(tw, "  %d\t%s\t+%s\t%s\t%s\n", k, textout.Ns(float64(th.Time[k]-th.Time[0])), textout.Ns(float64(dt)), s.Name, strings.Join(vals, " "))
 		}
 		tw.Flush()
 	}
-	return bw.err
+	return bw.Err
 }
 
 // WriteCSV writes every event of t, one row each: thread, event (its index in
@@ -197,44 +198,4 @@ func (t *Trace) siteName(i int32) string {
 		return t.Sites[i].Name
 	}
 	return fmt.Sprintf("site#%d", i)
-}
-
-// fmtNs prints nanoseconds with a unit.
-func fmtNs(ns float64) string {
-	switch a := max(ns, -ns); {
-	case a >= 1e9:
-		return fmt.Sprintf("%.4g s", ns/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.4g ms", ns/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.4g µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.4g ns", ns)
-}
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return len(p), nil
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, nil
-}
-
-// FmtBytes prints a byte count in binary units: "512 B", "48 KiB", "6.1 MiB".
-func FmtBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.3g GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.3g MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.3g KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
 }

@@ -2,7 +2,8 @@
  *
  * A program asks its own model (docs/predict.md, "In the program"): how long a
  * run, a region from checkpoint A to checkpoint B, or one transition takes for
- * given values, with an interval; the run's final variables; the probabilities
+ * given values, with an interval; the run's final variables; a recorded
+ * variable's value after a transition at a given state; the probabilities
  * of a checkpoint's next arcs; and whether running a region on N workers pays
  * (Amdahl's condition). fp_model_load opens the model file `fragprof model
  * build` writes, or its compiled form (`fragprof model compile MODEL -o
@@ -160,6 +161,14 @@ int fp_model_predict_region(const fp_model *m, const fp_model_value *inputs, int
  * under a microsecond. */
 int fp_model_predict_time(const fp_model *m, const char *from, const char *to, const fp_model_value *state,
                           int n, fp_model_estimate *est);
+
+/* fp_model_predict_value predicts the value of the recorded variable var just
+ * after the transition from → to, at the given state: the model's data formula
+ * for var on that transition (a variable the transition does not record keeps
+ * the value given for it), as the interpreter applies it. A value the formula
+ * reads and is not given is FP_MODEL_EMISSING, naming it. O(formula size). */
+int fp_model_predict_value(const fp_model *m, const char *from, const char *to, const char *var,
+                           const fp_model_value *state, int n, double *value);
 
 /* fp_model_next_arcs gives the arcs that leave checkpoint at, in the given
  * state, with their probabilities: the first condition of its rule that holds

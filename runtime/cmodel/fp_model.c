@@ -1785,6 +1785,56 @@ int fp_model_predict_time(const fp_model *m, const char *from, const char *to, c
 	return rc;
 }
 
+int fp_model_predict_value(const fp_model *m, const char *from, const char *to, const char *var,
+                           const fp_model_value *state, int n, double *value) {
+	CHECK_M(m, "fp_model_predict_value");
+	if (learned_ok(m) != FP_MODEL_OK)
+		return FP_MODEL_EMISMATCH;
+	if (!value || !var)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_predict_value: %s is NULL", value ? "var" : "value");
+	int rf, rt, rc;
+	if ((rc = node_arg(m, from, &rf, "the transition's first")) || (rc = node_arg(m, to, &rt, "the transition's last")))
+		return rc;
+	int ai = -1, vi = -1;
+	for (int k = 0; k < m->nout[rf]; k++)
+		if (m->arcs[m->out[rf][k]].to == rt)
+			ai = m->out[rf][k];
+	if (ai < 0)
+		return fpm_fail(FP_MODEL_ENAME, "%s: no transition %s → %s was seen in the traces the model was learned from",
+		                m->name, from, to);
+	for (int k = 0; k < m->nv && vi < 0; k++)
+		if (!strcmp(m->vars[k], var))
+			vi = m->ni + k;
+	if (vi < 0)
+		return fpm_fail(FP_MODEL_ENAME, "%s: the model has no recorded variable \"%s\"", m->name, var);
+	double small[64];
+	size_t bytes = (size_t)m->F * (sizeof(double) + 1);
+	double *st = bytes <= sizeof small ? small : malloc(bytes);
+	if (!st)
+		return fpm_fail(FP_MODEL_ENOMEM, "out of memory");
+	memset(st, 0, bytes);
+	char *given = (char *)(st + m->F);
+	const fpm_arc *a = &m->arcs[ai];
+	const fpm_formula *f = 0;
+	for (int k = 0; k < a->ndata; k++)
+		if (a->dvar[k] == vi)
+			f = &a->data[k];
+	rc = state_arg(m, state, n, st, given);
+	if (rc == FP_MODEL_OK) {
+		char what[600];
+		snprintf(what, sizeof what, "the value of %s at %s after %s → %s", var, to, from, to);
+		if (f && !all_given(f->idx, f->nv, given))
+			rc = need(m, f->idx, f->nv, given, what);
+		else if (!f && !given[vi]) /* not recorded at to: it keeps its value */
+			rc = need(m, &vi, 1, given, what);
+	}
+	if (rc == FP_MODEL_OK)
+		*value = f ? eval(f, st) : st[vi];
+	if (st != small)
+		free(st);
+	return rc;
+}
+
 static int conds_need(const fp_model *m, const fpm_cond *cs, int n, const char *given, const char *what) {
 	for (int k = 0; k < n; k++) {
 		int idx[2] = {cs[k].a, cs[k].b};

@@ -17,6 +17,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/textout"
 	"io"
 	"math"
 	"os"
@@ -26,7 +27,6 @@ import (
 	"strings"
 
 	"github.com/fragprof/fragprof/internal/predict"
-	"github.com/fragprof/fragprof/internal/trace"
 )
 
 //go:embed cprobe/probe.c
@@ -148,20 +148,20 @@ func Advise(p *predict.Prediction, n int, o Overhead) Advice {
 
 // WriteText prints the advice.
 func (a Advice) WriteText(w io.Writer) error {
-	bw := &errWriter{w: w}
+	bw := &textout.Writer{W: w}
 	fmt.Fprintf(bw, "predicted sequential time: %s  [%s, %s]  (without the checkpoints' cost)\n",
-		predict.FmtNs(a.TimeNs), predict.FmtNs(a.Interval[0]), predict.FmtNs(a.Interval[1]))
+		textout.Ns(a.TimeNs), textout.Ns(a.Interval[0]), textout.Ns(a.Interval[1]))
 	how := "given"
 	if a.Overhead.Measured {
 		how = fmt.Sprintf("measured: starting and joining %d threads, median of %d; quartiles %s … %s, least %s",
-			a.Overhead.N, a.Overhead.Reps, predict.FmtNs(a.Overhead.Q1), predict.FmtNs(a.Overhead.Q3), predict.FmtNs(a.Overhead.Min))
+			a.Overhead.N, a.Overhead.Reps, textout.Ns(a.Overhead.Q1), textout.Ns(a.Overhead.Q3), textout.Ns(a.Overhead.Min))
 	}
-	fmt.Fprintf(bw, "P(%d) = %s (%s)\n", a.N, predict.FmtNs(a.Overhead.Ns), how)
+	fmt.Fprintf(bw, "P(%d) = %s (%s)\n", a.N, textout.Ns(a.Overhead.Ns), how)
 	if a.Overhead.Available > 0 {
 		fmt.Fprintf(bw, "processors free during the probe: %.2g of %d\n", a.Overhead.Available, a.N)
 	}
 	fmt.Fprintf(bw, "Amdahl: parallelising on %d processors pays iff P(%d) < (%d−1)/%d · time = %s\n",
-		a.N, a.N, a.N, a.N, predict.FmtNs(a.Bound))
+		a.N, a.N, a.N, a.N, textout.Ns(a.Bound))
 	verdict := "do not parallelise"
 	if a.Parallelise {
 		verdict = "parallelise"
@@ -174,17 +174,17 @@ func (a Advice) WriteText(w io.Writer) error {
 			rise = "fall"
 		}
 		sure = fmt.Sprintf(" (not certain: the working set, about %s, crosses the L%d cache no training run crossed, so the time is likely to %s beyond its interval)",
-			trace.FmtBytes(a.Cache.WorkingSet), a.Cache.Level, rise)
+			textout.Bytes(a.Cache.WorkingSet), a.Cache.Level, rise)
 	case !a.Certain:
 		sure = " (borderline: the condition changes within the interval of the predicted time)"
 	}
 	fmt.Fprintf(bw, "decision: %s%s\n", verdict, sure)
 	if a.Parallelise {
 		fmt.Fprintf(bw, "margin: P(%d) is %.3g times below the bound; expected time %s (speedup %.2f)\n",
-			a.N, a.Margin, predict.FmtNs(a.TimeNs/float64(a.N)+a.Overhead.Ns), a.Speedup)
+			a.N, a.Margin, textout.Ns(a.TimeNs/float64(a.N)+a.Overhead.Ns), a.Speedup)
 	} else {
 		fmt.Fprintf(bw, "margin: P(%d) is %.3g times the bound; a parallel run would take %s (speedup %.2f)\n",
-			a.N, 1/a.Margin, predict.FmtNs(a.TimeNs/float64(a.N)+a.Overhead.Ns), a.Speedup)
+			a.N, 1/a.Margin, textout.Ns(a.TimeNs/float64(a.N)+a.Overhead.Ns), a.Speedup)
 	}
 	if a.Busy {
 		now := "do not parallelise"
@@ -194,24 +194,10 @@ func (a Advice) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "warning: the machine is busy: with the %.2g processors free now, %s (expected speedup %.2f)\n",
 			a.Overhead.Available, now, a.SpeedupNow)
 	}
-	return bw.err
+	return bw.Err
 }
 
 // holdsAt reports Amdahl's condition for a's overhead at sequential time t.
 func holdsAt(a Advice, t float64) bool {
 	return a.Overhead.Ns < float64(a.N-1)/float64(a.N)*t
-}
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return len(p), nil
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, nil
 }

@@ -25,6 +25,7 @@ package regress
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"math"
 	"strings"
 )
@@ -359,18 +360,10 @@ func fmtNum(x float64) string {
 	return fmt.Sprintf("%.4g", x)
 }
 
-// finite replaces NaN and infinities by 0, for JSON.
-func finite(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0
-	}
-	return x
-}
-
 // MarshalJSON writes a Quality with NaN and infinities as 0 (JSON has neither).
 func (q Quality) MarshalJSON() ([]byte, error) {
 	type plain Quality
 	p := plain(q)
-	p.R2, p.RMSE, p.CVRMSE, p.Mean = finite(p.R2), finite(p.RMSE), finite(p.CVRMSE), finite(p.Mean)
+	p.R2, p.RMSE, p.CVRMSE, p.Mean = jsonnum.OrZero(p.R2), jsonnum.OrZero(p.RMSE), jsonnum.OrZero(p.CVRMSE), jsonnum.OrZero(p.Mean)
 	return json.Marshal(p)
 }

@@ -34,7 +34,7 @@ func TestLabShort(t *testing.T) {
 		for fi, fs := range p.Stats {
 			fn := p.Program.Funcs[fi]
 			for b := range fs {
-				d := fs[b].CountDist()
+				d := &fs[b]
 				s := d.Summary()
 				if s.M2 == 0 || seen[s.Mean] {
 					continue

@@ -67,6 +67,8 @@ int main(int argc, char **argv) {
 		fp_model_next_arcs(m, "row", st, 4, arcs, 8, &count);
 		fp_model_estimate e;
 		fp_model_predict_time(m, "row", "row", st, 4, &e);
+		double v;
+		fp_model_predict_value(m, "row", "row", "i", st, 4, &v);
 		fp_model_free(m);
 	}
 	printf("loaded %d eformat %d eversion %d other %d\n", loaded, codes[2], codes[3],

@@ -1,0 +1,177 @@
+// This file reads what the samplers write — batches files and exact graphs — and
+// builds a hot CFG from them with either algorithm.
+
+package hotcfg
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/fragprof/fragprof/internal/jsonerr"
+)
+
+// Samples are the batches of one or more batches files, with the instructions
+// and mappings they were written with.
+type Samples struct {
+	Batches []Batch
+	Code    InsnTable
+	Maps    Maps
+	Runs    int // program runs the batches came from (info runs, default 1 per file)
+}
+
+// ReadBatchFiles reads the batches files names, in order. A malformed line is an
+// error naming its file and line.
+func ReadBatchFiles(names []string) (*Samples, error) {
+	d := &Samples{Code: InsnTable{}}
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+			f.Close()
+			return nil, fmt.Errorf("%s is empty: not a batches file (want the first line %q, as 'fragprof sample' writes)", name, Magic)
+		}
+		r := NewReader(f)
+		for r.Next() {
+			b := r.Batch()
+			b.PCs = append([]uint64(nil), b.PCs...)
+			d.Batches = append(d.Batches, b)
+		}
+		f.Close()
+		if err := r.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if bad := r.Bad(); len(bad) > 0 {
+			more := ""
+			if len(bad) > 1 {
+				more = fmt.Sprintf(" (and %d more malformed lines)", len(bad)-1)
+			}
+			return nil, fmt.Errorf("%s:%v%s", name, bad[0], more)
+		}
+		for a, in := range r.Code() {
+			d.Code[a] = in
+		}
+		for _, m := range r.Maps() {
+			d.Maps.Add(m)
+		}
+		runs := 1
+		fmt.Sscan(r.Info()["runs"], &runs)
+		d.Runs += runs
+	}
+	return d, nil
+}
+
+// Head keeps the first n batches (n > 0 and fewer than there are); the runs are
+// then counted as the share of them the kept batches span.
+func (d *Samples) Head(n int) {
+	if n > 0 && n < len(d.Batches) {
+		d.Runs = max(1, int(float64(d.Runs)*float64(n)/float64(len(d.Batches))+0.5))
+		d.Batches = d.Batches[:n]
+	}
+}
+
+// ReadExact reads the exact graph that 'fragprof sample --exact' writes (JSON);
+// what is not one is an error saying what it is and what is wanted.
+func ReadExact(name string) (*Graph, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	const want = "--compare wants the exact graph 'fragprof sample --exact' writes"
+	if bytes.HasPrefix(data, []byte(Magic)) {
+		return nil, fmt.Errorf("--compare %s is a batches file, to be given as an argument: %s", name, want)
+	}
+	g, err := ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		je := errors.Unwrap(err)
+		if je == nil {
+			je = err
+		}
+		return nil, fmt.Errorf("--compare %s: not an exact graph (%v): %s", name, jsonerr.Explain(data, je), want)
+	}
+	return g, nil
+}
+
+// A Builder makes the hot CFG of a set of samples.
+type Builder struct {
+	Samples *Samples
+	Code    Code // the instructions: the samples' own, then the program files'
+	// Keep and Infer are the bursts algorithm's options (Bursts.Keep, Bursts.Infer).
+	Keep  float64
+	Infer bool
+	// Exact, when set, is the exact run's graph: the graph built then counts the
+	// instructions of Samples.Runs runs of it.
+	Exact *Graph
+}
+
+// Graph builds the hot CFG with algorithm algo: "gfc" (the bins-and-windows
+// algorithm, with parameters p) or "bursts" (each burst's consecutive PCs as edges).
+func (b *Builder) Graph(algo string, p Params) *Graph {
+	var g *Graph
+	if algo == "gfc" {
+		gfc := NewGFC(p, b.Samples.Code)
+		for _, bt := range b.Samples.Batches {
+			gfc.AddBatch(bt)
+		}
+		g = gfc.Graph()
+	} else {
+		bu := NewBursts(b.Code)
+		bu.Keep = b.Keep
+		bu.Infer = b.Infer
+		for _, bt := range b.Samples.Batches {
+			bu.AddBatch(bt)
+		}
+		g = bu.Graph()
+	}
+	g.Maps = b.Samples.Maps
+	if b.Exact != nil {
+		// Each run executes the exact run's instructions.
+		g.Instructions = uint64(b.Samples.Runs) * b.Exact.Instructions
+	}
+	return g
+}
+
+// WriteSweep compares with the exact graph the hot CFG that the gfc algorithm
+// builds with every parameter set of Grid, and prints the three best and three
+// worst, the default's, and the bursts algorithm's, as the thesis's Tables 3 and 4
+// do for one program.
+func (b *Builder) WriteSweep(w io.Writer, hot float64) error {
+	type row struct {
+		n int
+		p Params
+		c Comparison
+	}
+	var rows []row
+	for i, p := range Grid() {
+		rows = append(rows, row{i, p, Compare(b.Graph("gfc", p), b.Exact, hot)})
+	}
+	sorted := append([]row(nil), rows...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].c.Similarity > sorted[j].c.Similarity })
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tconfig\tbinSize\tstdevThres.\twindowSize\trecurrentThres.\tsimilarity\tprecision\tweighted\tedges\t")
+	pr := func(label string, r row) {
+		fmt.Fprintf(tw, "%s\t#%d\t%g\t%g\t%d\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%d\t\n", label, r.n, r.p.BinSize, r.p.StdevThreshold,
+			r.p.WindowSize, r.p.Recurrent, 100*r.c.Similarity, 100*r.c.Precision, 100*r.c.Weighted, r.c.Edges)
+	}
+	for _, r := range sorted[:3] {
+		pr("best", r)
+	}
+	for _, r := range sorted[len(sorted)-3:] {
+		pr("worst", r)
+	}
+	pr("default", rows[45])
+	bu := Compare(b.Graph("bursts", Params{}), b.Exact, hot)
+	fmt.Fprintf(tw, "bursts\t-\t-\t-\t-\t-\t%.1f%%\t%.1f%%\t%.1f%%\t%d\t\n", 100*bu.Similarity, 100*bu.Precision, 100*bu.Weighted, bu.Edges)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d batches, %d hot edges (%.0f%% of transitions), sampled %.4f%% of instructions\n",
+		len(b.Samples.Batches), bu.HotEdges, 100*hot, 100*bu.SampledFraction)
+	return err
+}
