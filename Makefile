@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := fragprof
 DEMO    := demo-out
 
-.PHONY: all build deps test test-large test-short test-slurm fuzz badinput demo bench clean
+.PHONY: all build deps test test-unit test-large test-short test-slurm fuzz badinput demo bench clean
 
 all: build
 
@@ -15,14 +15,25 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/fragprof
 
+# The tests come in two layers. The unit tests (no build tag) need Go alone: no
+# clang, gcc, gcov, Graphviz, Chromium or Slurm; `go test ./...` runs them. The
+# integration tests, in files marked //go:build integration, build and run real C
+# programs, start those tools, a browser or a Slurm cluster; `-tags integration`
+# adds them.
+
 # The whole suite, as CI runs it: which stepping methods of the in-process sampler
-# deliver on this host, vet, then every test (nothing skipped), then every fuzz
-# target for a short fixed time.
+# deliver on this host, vet, then every test of both layers (nothing skipped), then
+# every fuzz target for a short fixed time.
 test: deps build
 	./$(BIN) sample --probe-host
-	$(GO) vet ./...
-	$(GO) test -timeout 25m ./...
+	$(GO) vet -tags integration ./...
+	$(GO) test -tags integration -timeout 25m ./...
 	@$(MAKE) --no-print-directory fuzz
+
+# The unit tests alone: Go only, nothing installed, no program built.
+test-unit:
+	$(GO) vet ./...
+	$(GO) test ./...
 
 # The fuzz targets of every reader of user files, FUZZTIME each, one worker (the
 # machine is shared). A crasher the fuzzer finds is written to the package's
@@ -57,16 +68,17 @@ fuzz:
 # freq --engine slurm on a real single-node Slurm cluster (scripts/slurm-local.sh
 # brings it up, installing Slurm when missing); `make test` runs these too.
 test-slurm: build
-	$(GO) test -count=1 -run TestFreqSlurm ./cmd/fragprof
+	$(GO) test -tags integration -count=1 -run TestFreqSlurm ./cmd/fragprof
 
 # The large tests: sqlite3.c (the SQLite amalgamation, fetched by scripts/sqlite.sh)
 # with a SQL workload, counted by fragprof with clang 14 against gcov.
 test-large: deps build
-	FRAGPROF_SQLITE=$$(scripts/sqlite.sh) $(GO) test -tags large -run TestSQLiteGcov -timeout 60m -v ./internal/oracle
+	FRAGPROF_SQLITE=$$(scripts/sqlite.sh) $(GO) test -tags 'integration large' -run TestSQLiteGcov -timeout 60m -v ./internal/oracle
 
-# The quick suite for the edit-compile-test loop: the large corpora are left out.
+# The quick suite for the edit-compile-test loop: both layers, the large corpora
+# left out.
 test-short: build
-	$(GO) test -short ./...
+	$(GO) test -tags integration -short ./...
 
 # More than 150 bad inputs (files, flags, distributions, profiles, programs that crash,
 # hang or fork), each under a timeout: a table, and 0 hangs, panics, exit-0 failures

@@ -19,7 +19,7 @@ work=$(mktemp -d /tmp/fragprof-irbench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 echo "## go test -bench (generated module)"
-go test -run '^$' -bench . -benchtime 5x -count 1 ./internal/llvmir/ | grep -E '^(Benchmark|cpu:)'
+go test -tags integration -run '^$' -bench . -benchtime 5x -count 1 ./internal/llvmir/ | grep -E '^(Benchmark|cpu:)'
 
 opts=(--max-funcs 4 --max-block-depth 3 --max-expr-complexity 6 --max-array-dim 2 --max-array-len-per-dim 6)
 largest="" size=0

@@ -1,3 +1,5 @@
+//go:build integration
+
 // Tests of bad input that used to lose the user's files or results, exit 0 on a
 // failure, or say something misleading: output paths checked before the run, a
 // closed stdout, profiles and results of another program, fragprof cc as a drop-in
@@ -30,17 +32,6 @@ int main(void) {
   return n == 7;
 }
 `
-
-// writeFiles writes name → text into dir and returns dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) string {
-	t.Helper()
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // TestOutputPaths: an output that is one of the inputs (by name, through another
 // path, or through a link), or another output, is refused before anything is built
@@ -297,26 +288,5 @@ int main(void) {
 	_, stderr, code := cli(t, "3\n", "count", src)
 	if code != 1 || !strings.Contains(stderr, filepath.Join(dir, "nosuch")+" (TMPDIR): no such file or directory: set TMPDIR") {
 		t.Errorf("count with a missing TMPDIR: exit %d\n%s", code, stderr)
-	}
-}
-
-// TestHotcfgBadFiles: a batches file cut mid-line is an error naming its file and
-// line; --compare with a batches file (or anything but an exact graph) says what it
-// wants instead of a JSON decoder's error.
-func TestHotcfgBadFiles(t *testing.T) {
-	whole := "fragprof-batches 1\ni 401000 4 other\ni 401004 4 other\nb 1 10 7 7 401000 401004\nb 2 20 7 7 401000 401004\n"
-	dir := writeFiles(t, t.TempDir(), map[string]string{"cut.batches": whole[:len(whole)-4], "run.batches": whole})
-	at := func(n string) string { return filepath.Join(dir, n) }
-	_, stderr, code := cli(t, "", "hotcfg", at("cut.batches"))
-	if code != 1 || !strings.Contains(stderr, at("cut.batches")+":5: the last line is cut short") {
-		t.Errorf("hotcfg of a cut file: exit %d\n%s", code, stderr)
-	}
-	_, stderr, code = cli(t, "", "hotcfg", at("run.batches"), "--compare", at("run.batches"))
-	if code != 1 || !strings.Contains(stderr, "--compare "+at("run.batches")+" is a batches file") || internalText.MatchString(stderr) {
-		t.Errorf("hotcfg --compare of a batches file: exit %d\n%s", code, stderr)
-	}
-	var v any
-	if json.Unmarshal([]byte(stderr), &v) == nil {
-		t.Errorf("stderr is JSON: %s", stderr)
 	}
 }

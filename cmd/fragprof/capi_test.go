@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -332,26 +334,6 @@ func TestModelCAPIErrors(t *testing.T) {
 	}
 	if num("amdahl_now_again", 0) != 0 || num("amdahl_now_again", 1) != 0 || num("amdahl_now_again", 2) != num("amdahl_now", 2) {
 		t.Errorf("amdahl_now again: %q, want the first call's P(2) %v, not measured again", kv["amdahl_now_again"], num("amdahl_now", 2))
-	}
-}
-
-// TestModelCompileCLI checks model compile's usage errors.
-func TestModelCompileCLI(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"model", "compile", "x.model"}, 2, "give the output file"},
-		{[]string{"model", "compile", "x.model", "-o", filepath.Join(dir, "m.txt")}, 2, "name a C file (.c) or a compiled model (.fpm)"},
-		{[]string{"model", "compile", filepath.Join(dir, "none.model"), "-o", filepath.Join(dir, "m.c")}, 1, "none.model"},
-		{[]string{"model", "lib"}, 2, "give the directory"},
-	} {
-		_, stderr, code := runFragprof(t, c.args...)
-		if code != c.code || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, want %d with %q:\n%s", c.args, code, c.code, c.want, stderr)
-		}
 	}
 }
 

@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 // Tests of how programs end: crashing programs end under fragprof exactly

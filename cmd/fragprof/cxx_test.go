@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 // Tests of C++ programs through the commands: freq on C++ functions

@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 // Tests of edge profiling: the three counter schemes agree, continuous mode
@@ -20,14 +22,6 @@ import (
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/profile"
 )
-
-// cli runs fragprof in-process.
-func cli(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var o, e bytes.Buffer
-	code = run(args, strings.NewReader(stdin), &o, &e)
-	return o.String(), e.String(), code
-}
 
 // countsOf strips a report to what the schemes must agree on.
 func countsOf(p report.JSONProgram) string {

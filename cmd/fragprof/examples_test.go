@@ -1,9 +1,10 @@
+//go:build integration
+
 package main
 
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -264,5 +265,3 @@ func TestExampleCounts(t *testing.T) {
 		}
 	}
 }
-
-var updateDocs = flag.Bool("update", false, "rewrite docs/cli.md and golden files")

@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -14,26 +16,6 @@ import (
 
 	"github.com/fragprof/fragprof/internal/report"
 )
-
-// freq runs `fragprof freq --json` in-process and returns the report, the exit
-// status and stderr.
-func freq(t *testing.T, args ...string) (report.JSONFreq, int, string) {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "est.json")
-	var stdout, stderr bytes.Buffer
-	code := run(append(append([]string{"freq"}, args...), "--json", "-o", out), strings.NewReader(""), &stdout, &stderr)
-	var r report.JSONFreq
-	if code == 0 {
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return r, code, stderr.String()
-}
 
 // knownValues reads the "e VALUE" expectations of an example: line → exact e(b).
 func knownValues(t *testing.T, path string) map[int]float64 {

@@ -1,3 +1,5 @@
+//go:build integration
+
 // Tests of what freq --func fills and what it refuses.
 
 package main

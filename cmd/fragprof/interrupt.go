@@ -28,11 +28,17 @@ type interrupts struct {
 	cancel context.CancelCauseFunc
 	ch     chan os.Signal
 	sig    atomic.Int32
+	// after is settle's timer: time.After, which tests replace to see the wait asked
+	// for and to end it themselves.
+	after func(time.Duration) <-chan time.Time
 }
+
+// settleWait is how long settle waits for fragprof's own copy of a signal.
+const settleWait = 100 * time.Millisecond
 
 // catchInterrupts starts catching SIGINT and SIGTERM; stop ends it.
 func catchInterrupts() *interrupts {
-	i := &interrupts{ch: make(chan os.Signal, 4)}
+	i := &interrupts{ch: make(chan os.Signal, 4), after: time.After}
 	i.ctx, i.cancel = context.WithCancelCause(context.Background())
 	signal.Notify(i.ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -61,11 +67,9 @@ func (i *interrupts) settle(killedBy syscall.Signal) {
 	if (killedBy != syscall.SIGINT && killedBy != syscall.SIGTERM) || i.caught() != 0 {
 		return
 	}
-	t := time.NewTimer(100 * time.Millisecond)
-	defer t.Stop()
 	select {
 	case <-i.ctx.Done():
-	case <-t.C:
+	case <-i.after(settleWait):
 	}
 }
 

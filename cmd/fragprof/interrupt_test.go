@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -133,30 +135,5 @@ func TestInterruptGroup(t *testing.T) {
 				t.Errorf("%s: the report says %q:\n%s", tc.name, tc.not, stderr.String())
 			}
 		})
-	}
-}
-
-// TestInterruptSettle checks that a report made as soon as the program died of
-// SIGINT waits for fragprof's own copy of a group-wide SIGINT still on its way, gives
-// up after its 100 ms when none comes, and does not wait for other signals.
-func TestInterruptSettle(t *testing.T) {
-	intr := catchInterrupts()
-	defer intr.stop()
-	start := time.Now()
-	intr.settle(syscall.SIGKILL) // not a signal fragprof catches: no wait
-	if d := time.Since(start); d > 50*time.Millisecond {
-		t.Errorf("settle(SIGKILL) waited %v", d)
-	}
-	start = time.Now()
-	intr.settle(syscall.SIGINT)
-	if d := time.Since(start); intr.caught() != 0 || d < 100*time.Millisecond {
-		t.Fatalf("no signal: caught %v after %v, want none after 100 ms", intr.caught(), d)
-	}
-	// The signal is sent now and reaches the interrupts' goroutine through the Go
-	// runtime some time later: settle waits for it.
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	intr.settle(syscall.SIGINT)
-	if intr.caught() != syscall.SIGINT || intr.mark() != "interrupted" {
-		t.Errorf("SIGINT sent just before: caught %v, mark %q; want SIGINT, interrupted", intr.caught(), intr.mark())
 	}
 }

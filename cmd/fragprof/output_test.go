@@ -1,3 +1,5 @@
+//go:build integration
+
 // Tests of where reports and the program's output go (output.go), and of the
 // program identity that merge and diff check.
 

@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -11,14 +13,6 @@ import (
 
 	"github.com/fragprof/fragprof/internal/predict"
 )
-
-// runFragprof runs fragprof in-process.
-func runFragprof(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var o, e bytes.Buffer
-	code = run(args, strings.NewReader(""), &o, &e)
-	return o.String(), e.String(), code
-}
 
 // TestTraceModelCLI runs the metalayer's commands end to end on the Brusselator:
 // trace → model build → show → predict → advise.

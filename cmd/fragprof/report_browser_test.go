@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 // This file holds the real-browser test of the HTML report: headless Chromium

@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -14,15 +16,6 @@ import (
 
 	htmlreport "github.com/fragprof/fragprof/internal/report/html"
 )
-
-// reportCLI runs fragprof in-process with stdin and returns stdout, stderr and the
-// exit status.
-func reportCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
-	return stdout.String(), stderr.String(), code
-}
 
 // newtonFreqArgs are the quick estimation of examples/newton.c the report tests use:
 // the signed moment stops after about 31 trials.
@@ -168,41 +161,5 @@ func TestReportHTTP(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), url) {
 		t.Errorf("the URL was not printed: %q", stdout.String())
-	}
-}
-
-func TestReportErrors(t *testing.T) {
-	dir := t.TempDir()
-	notResult := filepath.Join(dir, "x.txt")
-	os.WriteFile(notResult, []byte("hello"), 0o644)
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		msg  string
-	}{
-		{"no file", []string{"report"}, 2, "name one result file"},
-		{"two files", []string{"report", "a", "b"}, 2, "name one result file"},
-		{"missing", []string{"report", filepath.Join(dir, "none.json")}, 1, "no such file"},
-		{"not a result", []string{"report", notResult}, 1, "neither a profile file nor fragprof JSON"},
-		{"o and http", []string{"report", notResult, "-o", "x.html", "--http", ":0"}, 2, "not both"},
-		{"http without address", []string{"report", notResult, "-http"}, 2, "needs an argument"},
-		{"bad address", []string{"report", notResult, "-http", "8080"}, 1, "neither"},
-		{"unknown flag", []string{"report", "--colour", notResult}, 2, "unknown flag"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, stderr, code := reportCLI(t, "", tc.args...)
-			if code != tc.code || !strings.Contains(stderr, tc.msg) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.msg)
-			}
-		})
-	}
-}
-
-func TestPprofFlags(t *testing.T) {
-	got := pprofFlags([]string{"f.json", "-http", ":8080", "-base=x", "-o", "y", "--", "-http"})
-	want := []string{"f.json", "--http", ":8080", "--base=x", "-o", "y", "--", "-http"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("pprofFlags = %q, want %q", got, want)
 	}
 }

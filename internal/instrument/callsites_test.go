@@ -1,8 +1,9 @@
+//go:build integration
+
 package instrument
 
 import (
 	"maps"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/llvmir"
 )
 
@@ -74,42 +74,6 @@ func unoptimisedIR(t *testing.T, clang, src, text string, flags ...string) []byt
 		t.Fatalf("%s %s: %v", clang, src, err)
 	}
 	return out
-}
-
-// TestChordsFromCalls: on random CFGs, a plan counted at its call sites has one
-// counter fewer, and with the number of calls reconstructs every count exactly.
-func TestChordsFromCalls(t *testing.T) {
-	rng := rand.New(rand.NewSource(6))
-	for iter := 0; iter < 1000; iter++ {
-		f := randomChordFunc(rng, 2+rng.Intn(14))
-		p := planFunc(f, Chords, faultsExits, false)
-		q := planFunc(f, Chords, faultsExits, true)
-		if !q.EntryFromCalls {
-			t.Fatalf("graph %d: not counted at its calls", iter)
-		}
-		if len(q.Counters) != len(p.Counters)-1 {
-			t.Fatalf("graph %d: %d counters counted at the calls, %d otherwise", iter, len(q.Counters), len(p.Counters))
-		}
-		for _, c := range q.Counters {
-			if c.Block == 0 && c.Edge < 0 {
-				t.Fatalf("graph %d: a counter at the entry", iter)
-			}
-		}
-		truth, vals := simulate(rand.New(rand.NewSource(int64(iter))), q, 1+rng.Intn(5), 0.3, false)
-		got, err := q.ReconstructCalls(vals, truth.Blocks[0]-entryReentries(f, truth))
-		if err != nil || !reflect.DeepEqual(got, truth) {
-			t.Fatalf("graph %d: reconstructed %v (%v), want %v\n%s", iter, got, err, truth, f)
-		}
-	}
-}
-
-// entryReentries is the flow into the entry block from its predecessors.
-func entryReentries(f *cfg.Func, c cfg.Counts) uint64 {
-	var n uint64
-	for _, e := range f.Entry().Preds {
-		n += c.Edges[e.ID]
-	}
-	return n
 }
 
 // callSitesCXX has C++ inline functions of each kind EntriesFromCalls tells apart.

@@ -1,3 +1,5 @@
+//go:build integration
+
 // This file benchmarks the IR pipeline on a large generated module: read
 // (llvmir.Parse), instrument (instrument.Module) and write (Module.Bytes), with
 // throughput in MB/s of input IR.

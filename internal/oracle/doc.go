@@ -59,7 +59,8 @@
 //
 // # Running
 //
-// go test ./internal/oracle runs everything (about two minutes on two cores); -short
+// go test -tags integration ./internal/oracle runs everything (about two minutes on
+// two cores; without the tag only the tests that need no compiler run); -short
 // leaves out the csmith corpus. $FRAGPROF_ORACLE_SEEDS names another seed list for a
 // longer soak (make one with go run ./internal/oracle/selectseeds); csmith's
 // programs are cached under the user cache directory, or $FRAGPROF_ORACLE_CACHE.

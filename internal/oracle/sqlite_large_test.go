@@ -1,8 +1,8 @@
-//go:build large
+//go:build integration && large
 
 // The SQLite test is large (sqlite3.c, the SQLite amalgamation, is 270,000 lines): it
-// runs under `make test-large` (go test -tags large), which fetches the amalgamation
-// with scripts/sqlite.sh and names its directory in FRAGPROF_SQLITE.
+// runs under `make test-large` (go test -tags 'integration large'), which fetches the
+// amalgamation with scripts/sqlite.sh and names its directory in FRAGPROF_SQLITE.
 
 package oracle
 
