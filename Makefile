@@ -47,7 +47,7 @@ FUZZ_TARGETS := \
 	internal/dist:FuzzParse internal/dist:FuzzTemplate internal/dist:FuzzParseTOML internal/dist:FuzzGrammar \
 	profile:FuzzParse internal/trace:FuzzParse internal/predict:FuzzParse \
 	internal/report/html:FuzzDecode hotcfg:FuzzBatchReader hotcfg:FuzzReadJSON \
-	internal/llvmir:FuzzParse internal/instrument:FuzzModule internal/dump:FuzzParse
+	internal/llvmir:FuzzParse internal/instrument:FuzzModule internal/instrument:FuzzDecode internal/dump:FuzzParse
 fuzz:
 	@out=$$(mktemp); trap 'rm -f "$$out"' EXIT; \
 	for t in $(FUZZ_TARGETS); do \
