@@ -147,6 +147,7 @@ type freqReport struct {
 	Trials    uint64 `json:"trials"`
 	Functions []struct {
 		Name   string `json:"name"`
+		File   string `json:"file"`
 		Blocks []struct {
 			Label     string   `json:"label"`
 			Mean      float64  `json:"mean"`
@@ -243,8 +244,9 @@ func replay(args []string) error {
 	return nil
 }
 
-// blockKey names a block in a report.
-func blockKey(fn, label string) string { return fn + ":" + label }
+// blockKey names a block in a report: two static functions of different files
+// may have the same name.
+func blockKey(file, fn, label string) string { return file + ":" + fn + ":" + label }
 
 // compare checks that res is the run a freq --json report describes: the same
 // trials, and every block's mean and half-width.
@@ -259,13 +261,13 @@ func compare(res *montecarlo.Result, file string) error {
 	got := map[string]stats.Decision{}
 	for fi, fn := range res.Prog.Funcs {
 		for b, bl := range fn.Blocks {
-			got[blockKey(fn.Name, bl.Label)] = res.Blocks[fi][b].Decision
+			got[blockKey(fn.File, fn.Name, bl.Label)] = res.Blocks[fi][b].Decision
 		}
 	}
 	k := 0
 	for _, fn := range rep.Functions {
 		for _, bl := range fn.Blocks {
-			d, ok := got[blockKey(fn.Name, bl.Label)]
+			d, ok := got[blockKey(fn.File, fn.Name, bl.Label)]
 			if !ok {
 				return fmt.Errorf("%s:%s of %s is not in the replay", fn.Name, bl.Label, file)
 			}
@@ -298,12 +300,12 @@ func compareExhaustive(c *lab.Corpus, file string) error {
 	idx := map[string][2]int{}
 	for fi, fn := range c.Prog.Funcs {
 		for b, bl := range fn.Blocks {
-			idx[blockKey(fn.Name, bl.Label)] = [2]int{fi, b}
+			idx[blockKey(fn.File, fn.Name, bl.Label)] = [2]int{fi, b}
 		}
 	}
 	for _, fn := range rep.Functions {
 		for _, bl := range fn.Blocks {
-			at, ok := idx[blockKey(fn.Name, bl.Label)]
+			at, ok := idx[blockKey(fn.File, fn.Name, bl.Label)]
 			if !ok {
 				return fmt.Errorf("%s:%s of %s was not recorded", fn.Name, bl.Label, file)
 			}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/stopping"
@@ -126,25 +127,32 @@ func (c *Corpus) Replay(ctx context.Context, p *montecarlo.Program, rule stoppin
 	unit := uint64(max(p.Unit, 1))
 	return montecarlo.Run(ctx, montecarlo.Config{
 		Rule: rule, MaxTrials: uint64(len(c.Members)), Jobs: 1, Unit: unit,
-		NewWorker: func(int) (montecarlo.Worker, error) { return &replayer{c: c, p: p}, nil }})
+		NewWorker: func(int) (montecarlo.Worker, error) {
+			s := p.Inputs.Model.NewSample()
+			s.SetUnit(p.Unit)
+			return &replayer{c: c, p: p, s: s}, nil
+		}})
 }
 
 // replayer is a worker that answers each trial with its member's recorded counts.
 type replayer struct {
 	c *Corpus
 	p *montecarlo.Program
+	s *dist.Sample
 }
 
 func (r *replayer) Trials(_ context.Context, is []uint64) ([]montecarlo.Outcome, error) {
 	outs := make([]montecarlo.Outcome, len(is))
 	for k, i := range is {
-		in, err := r.p.TrialInputs(i)
-		if err != nil {
-			return nil, err
+		// The draw of montecarlo.Program.TrialInputs, without rendering the
+		// templates: the member is all the replay needs.
+		if err := r.p.Inputs.Model.DrawInto(r.s, r.p.Seed, i); err != nil {
+			return nil, fmt.Errorf("trial %d: drawing inputs: %v", i, err)
 		}
-		counts, ok := r.c.Members[in.Items]
+		items := r.s.Items()
+		counts, ok := r.c.Members[items]
 		if !ok {
-			return nil, fmt.Errorf("lab: trial %d draws %s, which was not recorded", i, in.Items)
+			return nil, fmt.Errorf("lab: trial %d draws %s, which was not recorded", i, items)
 		}
 		outs[k] = montecarlo.Outcome{Prog: r.c.Prog, Counts: counts}
 	}
