@@ -22,7 +22,10 @@ import (
 // Decide takes both the per-trial summary and the units' summary:
 //
 //   - a block that never ran or ran the same number of times in every trial keeps
-//     the per-trial decision (the rule of three);
+//     the per-trial decision (the rule of three), and so does every block at
+//     n = N on a finite population, where the per-trial decision is Exact (the
+//     units' sums, which leave out a last incomplete unit, would judge fewer
+//     trials than the population's);
 //   - otherwise it converges when the rule converges on the units' sums (the
 //     interval put back on the scale of one trial), or, failing that, on the
 //     trials taken as independent (for a block that runs at most once per trial,
@@ -69,7 +72,7 @@ func NewUnits(r Rule, m uint64) (*Units, error) {
 // counts summed over each complete unit.
 func (j *Units) Decide(s, us stats.Summary) stats.Decision {
 	d := j.Trial.Decide(s)
-	if d.State == stats.Unseen || d.State == stats.Constant || us.N < 2 {
+	if d.State == stats.Unseen || d.State == stats.Constant || d.State == stats.Exact || us.N < 2 {
 		return d
 	}
 	u := j.Unit.Decide(us)

@@ -282,6 +282,28 @@ func TestFinitePopulation(t *testing.T) {
 			t.Errorf("%s at n = N = 40: %v %v ± %v [%v, %v], want exact 4 ± 0", name, d.State, d.Mean, d.HalfWidth, d.Lo, d.Hi)
 		}
 	}
+	// With units of 16, a population of 40 items leaves 8 trials out of the
+	// complete units: the per-trial verdict, Exact, is the one at n = N.
+	{
+		th := stats.DefaultThresholds
+		th.Eps, th.Population = 1e-9, 40
+		r, _ := New("clt", th)
+		j, err := NewUnits(r, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var units []uint64
+		for k := 0; k+16 <= len(xs); k += 16 {
+			var sum uint64
+			for _, x := range xs[k : k+16] {
+				sum += x
+			}
+			units = append(units, sum)
+		}
+		if d := j.Decide(s, summaryOf(units...)); d.State != stats.Exact || d.N != 40 || d.Mean != 4 || d.HalfWidth != 0 {
+			t.Errorf("units of 16 at n = N = 40: %v on %d trials, %v ± %v, want exact 4 ± 0 on 40", d.State, d.N, d.Mean, d.HalfWidth)
+		}
+	}
 	th := stats.DefaultThresholds
 	th.Population = 4002
 	r, _ := New("clt", th)

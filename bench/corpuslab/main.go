@@ -1,0 +1,340 @@
+// Command corpuslab makes the corpora of bench/corpus.sh and measures `fragprof
+// freq` on them in the laboratory (package lab).
+//
+//	corpuslab grammar -grammar G.ebnf -start RULE -maxdepth D -n N -seed S -ext .sql -o DIR
+//	    N sentences of a grammar, drawn by fragprof's grammar() input under seed S,
+//	    written to DIR/0000.ext, DIR/0001.ext, …
+//	corpuslab files -n N -seed S -o DIR ROOT...
+//	    N regular files of at most -max-size bytes under the ROOTs (symbolic links
+//	    left out), chosen by a shuffle seeded by S of their sorted paths, copied to
+//	    DIR/0000-NAME, …
+//	corpuslab replay -binary PROG -inputs MODEL.toml -r R -seed S [-check FREQ.json] ...
+//	    runs PROG once on every member of MODEL's finite population and keeps the
+//	    counts, then replays freq's procedure (the same rule, design and draws) R
+//	    times on them, seeds S, S+1, …, and prints the coverage of the exact means by
+//	    the blocks' statements, and the trials. With -check, the replay of seed
+//	    -check-seed must stop at the trials of that freq --json report and give
+//	    every block the same mean and half-width.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/fragprof/fragprof/internal/dist"
+	"github.com/fragprof/fragprof/internal/montecarlo"
+	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/internal/stopping"
+	"github.com/fragprof/fragprof/internal/stopping/lab"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fail(fmt.Errorf("usage: corpuslab grammar|files|replay [flags]"))
+	}
+	var err error
+	switch os.Args[1] {
+	case "grammar":
+		err = grammarCorpus(os.Args[2:])
+	case "files":
+		err = filesCorpus(os.Args[2:])
+	case "replay":
+		err = replay(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q (want grammar, files or replay)", os.Args[1])
+	}
+	if err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "corpuslab:", err)
+	os.Exit(1)
+}
+
+// grammarCorpus writes n sentences of a grammar, sentence i being trial i's draw
+// of grammar(file, start, maxdepth) under the seed.
+func grammarCorpus(args []string) error {
+	fs := flag.NewFlagSet("grammar", flag.ExitOnError)
+	g := fs.String("grammar", "", "the EBNF file")
+	start := fs.String("start", "", "the start rule")
+	depth := fs.Int("maxdepth", 12, "the grammar's maxdepth")
+	n := fs.Int("n", 500, "sentences")
+	seed := fs.Uint64("seed", 1, "seed")
+	ext := fs.String("ext", ".txt", "file name extension")
+	out := fs.String("o", "", "output directory")
+	fs.Parse(args)
+	abs, err := filepath.Abs(*g)
+	if err != nil {
+		return err
+	}
+	m, err := dist.ParseOptions(fmt.Sprintf("x = grammar(%q, %s, %d)", abs, *start, *depth), dist.Options{})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	s := m.NewSample()
+	for i := range *n {
+		if err := m.DrawInto(s, *seed, uint64(i)); err != nil {
+			return fmt.Errorf("sentence %d: %v", i, err)
+		}
+		if err := os.WriteFile(filepath.Join(*out, fmt.Sprintf("%04d%s", i, *ext)), s.Values[0].Bytes, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// filesCorpus copies n files chosen under the roots by a seeded shuffle.
+func filesCorpus(args []string) error {
+	fset := flag.NewFlagSet("files", flag.ExitOnError)
+	n := fset.Int("n", 1000, "files")
+	seed := fset.Uint64("seed", 1, "seed")
+	maxSize := fset.Int64("max-size", 1<<20, "largest file, bytes")
+	out := fset.String("o", "", "output directory")
+	fset.Parse(args)
+	var paths []string
+	for _, root := range fset.Args() {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // unreadable directories are left out
+			}
+			if d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil && info.Size() > 0 && info.Size() <= *maxSize {
+					paths = append(paths, p)
+				}
+			}
+			return nil
+		})
+	}
+	sort.Strings(paths)
+	if len(paths) < *n {
+		return fmt.Errorf("%d files under %v, fewer than %d", len(paths), fset.Args(), *n)
+	}
+	rand.New(rand.NewPCG(*seed, 0x636f72707573)).Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	for i, p := range paths[:*n] {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(*out, fmt.Sprintf("%04d-%s", i, filepath.Base(p))), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// freqReport is what replay reads of a freq --json report.
+type freqReport struct {
+	Trials    uint64 `json:"trials"`
+	Functions []struct {
+		Name   string `json:"name"`
+		File   string `json:"file"`
+		Blocks []struct {
+			Label     string   `json:"label"`
+			Mean      float64  `json:"mean"`
+			HalfWidth *float64 `json:"halfwidth"`
+			State     string   `json:"state"`
+		} `json:"blocks"`
+	} `json:"functions"`
+}
+
+func replay(args []string) error {
+	fs := flag.NewFlagSet("replay", flag.ExitOnError)
+	binary := fs.String("binary", "", "the program, built by fragprof cc")
+	inputs := fs.String("inputs", "", "the model file: one finite population")
+	r := fs.Int("r", 200, "replications")
+	seed := fs.Uint64("seed", 1, "the first replication's seed")
+	relEps := fs.Float64("rel-eps", 0.05, "freq's --rel-eps")
+	gamma := fs.Float64("gamma", 0.95, "freq's --gamma")
+	ignoreRare := fs.Float64("ignore-rare", 0.1, "freq's --ignore-rare")
+	share := fs.Float64("share", 0.1, "judge the blocks that run in at least this share of the members")
+	design := fs.Int("unit", 16, "freq's design: Latin hypercube units of this many trials (1: independent)")
+	check := fs.String("check", "", "a freq --json report of the same program, inputs and rule to compare the replay with")
+	checkSeed := fs.Uint64("check-seed", 1, "the seed of the -check report")
+	exhaustive := fs.String("exhaustive", "", "a freq --json report of the exhaustive run, whose means must be the recorded ones")
+	fs.Parse(args)
+	file, err := dist.ParseFile(*inputs)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "corpuslab")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin, err := filepath.Abs(*binary)
+	if err != nil {
+		return err
+	}
+	p := &montecarlo.Program{Binary: bin, Inputs: file, Isolation: montecarlo.Fork, Timeout: 10 * time.Second,
+		CountNonZero: true, Dir: dir, Unit: *design}
+	ctx := context.Background()
+	t0 := time.Now()
+	c, err := lab.Record(ctx, p, runtime.NumCPU())
+	if err != nil {
+		return err
+	}
+	n := uint64(len(c.Members))
+	fmt.Printf("  recorded %d members in %.1fs: %d functions\n", n, time.Since(t0).Seconds(), len(c.Prog.Funcs))
+	th := stats.DefaultThresholds
+	th.Eps, th.RelEps, th.Gamma, th.IgnoreRare = 0, *relEps, *gamma, *ignoreRare
+	rule, err := stopping.New(stopping.Default, th)
+	if err != nil {
+		return err
+	}
+	if rule, err = lab.PopulationRule(rule, n); err != nil {
+		return err
+	}
+	if *exhaustive != "" {
+		if err := compareExhaustive(c, *exhaustive); err != nil {
+			return err
+		}
+	}
+	if *check != "" {
+		q := *p
+		q.Seed = *checkSeed
+		res, err := c.Replay(ctx, &q, rule)
+		if err != nil {
+			return err
+		}
+		if err := compare(res, *check); err != nil {
+			return err
+		}
+		fmt.Printf("  replay of seed %d: %d trials, every block's mean and half-width as freq's own run (%s)\n", *checkSeed, res.Trials, filepath.Base(*check))
+	}
+	t1 := time.Now()
+	cov, err := c.Coverage(ctx, p, rule, *r, *seed, *share)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  %d replications in %.1fs: %d blocks run in >= %g of the %d members\n", cov.R, time.Since(t1).Seconds(), cov.Blocks, *share, cov.N)
+	fmt.Printf("  coverage per block %.4f [%.4f, %.4f] (gamma %g); all blocks covered in %d/%d replications\n",
+		cov.BlockCoverage, cov.CovLo, cov.CovHi, *gamma, cov.AllCovered, cov.R)
+	fmt.Printf("  least covered block: %s, %d/%d\n", cov.WorstBlock, cov.WorstCovered, cov.R)
+	fmt.Printf("  trials: mean %.1f (%.1f %% of the corpus), min %d, max %d\n", cov.MeanTrials, 100*cov.MeanTrials/float64(cov.N), cov.MinTrials, cov.MaxTrials)
+	states := make([]string, 0, len(cov.States))
+	for s := range cov.States {
+		states = append(states, s)
+	}
+	slices.Sort(states)
+	fmt.Print("  states:")
+	for _, s := range states {
+		fmt.Printf(" %s %.1f %%", s, 100*float64(cov.States[s])/float64(cov.R*cov.Blocks))
+	}
+	fmt.Println()
+	return nil
+}
+
+// blockKey names a block in a report: two static functions of different files
+// may have the same name.
+func blockKey(file, fn, label string) string { return file + ":" + fn + ":" + label }
+
+// compare checks that res is the run a freq --json report describes: the same
+// trials, and every block's mean and half-width.
+func compare(res *montecarlo.Result, file string) error {
+	rep, err := readReport(file)
+	if err != nil {
+		return err
+	}
+	if rep.Trials != res.Trials {
+		return fmt.Errorf("the replay stopped after %d trials, freq after %d (%s)", res.Trials, rep.Trials, file)
+	}
+	got := map[string]stats.Decision{}
+	for fi, fn := range res.Prog.Funcs {
+		for b, bl := range fn.Blocks {
+			got[blockKey(fn.File, fn.Name, bl.Label)] = res.Blocks[fi][b].Decision
+		}
+	}
+	k := 0
+	for _, fn := range rep.Functions {
+		for _, bl := range fn.Blocks {
+			d, ok := got[blockKey(fn.File, fn.Name, bl.Label)]
+			if !ok {
+				return fmt.Errorf("%s:%s of %s is not in the replay", fn.Name, bl.Label, file)
+			}
+			hw := math.NaN()
+			if bl.HalfWidth != nil {
+				hw = *bl.HalfWidth
+			}
+			if !same(d.Mean, bl.Mean) || !same(d.HalfWidth, hw) || d.State.String() != bl.State {
+				return fmt.Errorf("%s:%s: the replay gives %v ± %v (%s), freq %v ± %v (%s)", fn.Name, bl.Label, d.Mean, d.HalfWidth, d.State, bl.Mean, hw, bl.State)
+			}
+			k++
+		}
+	}
+	if k == 0 {
+		return fmt.Errorf("%s has no blocks", file)
+	}
+	return nil
+}
+
+// compareExhaustive checks that the means of an exhaustive freq report are the
+// recorded members' means.
+func compareExhaustive(c *lab.Corpus, file string) error {
+	rep, err := readReport(file)
+	if err != nil {
+		return err
+	}
+	if rep.Trials != uint64(len(c.Members)) {
+		return fmt.Errorf("%s ran %d trials, the corpus has %d members", file, rep.Trials, len(c.Members))
+	}
+	idx := map[string][2]int{}
+	for fi, fn := range c.Prog.Funcs {
+		for b, bl := range fn.Blocks {
+			idx[blockKey(fn.File, fn.Name, bl.Label)] = [2]int{fi, b}
+		}
+	}
+	for _, fn := range rep.Functions {
+		for _, bl := range fn.Blocks {
+			at, ok := idx[blockKey(fn.File, fn.Name, bl.Label)]
+			if !ok {
+				return fmt.Errorf("%s:%s of %s was not recorded", fn.Name, bl.Label, file)
+			}
+			if w := c.Truth(at[0], at[1]); !same(w.Mean, bl.Mean) {
+				return fmt.Errorf("%s:%s: the recorded mean is %v, the exhaustive run's %v", fn.Name, bl.Label, w.Mean, bl.Mean)
+			}
+		}
+	}
+	fmt.Printf("  the recorded members' means are the exhaustive run's (%s), block for block\n", filepath.Base(file))
+	return nil
+}
+
+func readReport(file string) (*freqReport, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var rep freqReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return &rep, nil
+}
+
+// same compares two figures as a JSON report prints them (shortest form that reads
+// back exactly), NaN equal to NaN.
+func same(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return strconv.FormatFloat(a, 'g', 12, 64) == strconv.FormatFloat(b, 'g', 12, 64)
+}
