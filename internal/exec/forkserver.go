@@ -38,6 +38,7 @@ type Server struct {
 	req     []byte
 	buf     []byte
 	sparse  []byte // a sparse dump as sent (dump.Expand)
+	nsparse int    // replies whose dump came in its sparse form
 	extra   []byte
 	// known is the metadata the server's dumps carried in full: its later trials
 	// write it by reference (docs/runtime.md, "Dump layout").
@@ -328,6 +329,7 @@ func (s *Server) read() (Trial, error) {
 			s.kill()
 			return Trial{}, s.protocolError(err.Error())
 		}
+		s.nsparse++
 	default:
 		s.kill()
 		return Trial{}, s.protocolError(fmt.Sprintf("a dump of form %d", form))
