@@ -14,7 +14,7 @@ import (
 // and nruns runs of non-zero counters, each u32 first, u32 length and the length
 // counters; the counters outside the runs are 0. A trial of a large program sets few
 // of its counters (sqlite3: 100,000 counters, 800 KB a dump), and the fork server
-// sends a tenth of the bytes. An error says how src is not a sparse dump of n bytes.
+// sends only those. An error says how src is not a sparse dump of n bytes.
 func Expand(dst, src []byte, n int) ([]byte, error) {
 	bad := func(f string, a ...any) error {
 		return fmt.Errorf("not a sparse dump: %s", fmt.Sprintf(f, a...))

@@ -305,7 +305,7 @@ void __fragprof_meta_sent(const unsigned char *d, size_t n) {
  * unit's counters are replaced by u32 nruns and nruns runs of non-zero counters,
  * each u32 first, u32 length and the counters. A trial of a large program counts in
  * few of its counters (sqlite3: 100,000 counters, 800 KB a dump, of which a trial
- * sets a tenth). It returns the length written, or 0 when d is not a whole finished
+ * leaves most at zero). It returns the length written, or 0 when d is not a whole finished
  * dump or its sparse form would not be shorter by a quarter: then d goes as it is. */
 size_t __fragprof_sparse(const unsigned char *d, size_t n, unsigned char *out, size_t cap) {
 	uint32_t nu;
