@@ -21,6 +21,7 @@ type layout struct {
 	units    []*instrument.Unit
 	funcs    []*cfg.Func // source order (cfg.Program.SortFuncs)
 	dest     [][]int     // dest[u][j]: the index in funcs of unit u's function j
+	offs     [][]int     // offs[u][j]: the first counter of unit u's function j; offs[u][len]: their number
 	warnings []string
 }
 
@@ -56,7 +57,14 @@ func layoutOf(d *Dump) *layout {
 }
 
 func newLayout(us []*instrument.Unit) *layout {
-	l := &layout{units: us, dest: make([][]int, len(us))}
+	l := &layout{units: us, dest: make([][]int, len(us)), offs: make([][]int, len(us))}
+	for ui, u := range us {
+		offs := make([]int, len(u.Funcs)+1)
+		for j, fp := range u.Funcs {
+			offs[j+1] = offs[j] + len(fp.Counters)
+		}
+		l.offs[ui] = offs
+	}
 	shared := sharedFuncs{}
 	index := map[*cfg.Func]int{} // before sorting: position in funcs
 	for ui, u := range us {

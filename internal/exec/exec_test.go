@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -416,5 +417,101 @@ func TestBindNow(t *testing.T) {
 	var ee *osexec.ExitError
 	if err := osexec.Command(bin).Run(); !errors.As(err, &ee) || ee.ExitCode() != 4 {
 		t.Errorf("a standalone run: %v; want exit status 4 (started without LD_BIND_NOW)", err)
+	}
+}
+
+// sparseSrc has 64 functions, of which a trial runs one (two when it forks a child
+// that runs another and adds its counts), and crashes on n = 13 after the fork.
+var sparseSrc = func() string {
+	var b strings.Builder
+	b.WriteString("#include <stdio.h>\n#include <unistd.h>\n#include <sys/wait.h>\n")
+	for i := range 64 {
+		fmt.Fprintf(&b, "int f%d(int x) { int s = 0; for (int i = 0; i < x; i++) s += (i %% %d) ? i : -i; return s; }\n", i, i+2)
+	}
+	b.WriteString("int (*fs[])(int) = {")
+	for i := range 64 {
+		fmt.Fprintf(&b, "f%d, ", i)
+	}
+	b.WriteString(`};
+int main(void) {
+	int k, n;
+	if (scanf("%d %d", &k, &n) != 2)
+		return 1;
+	int s = fs[k % 64](n);
+	if (n > 10) {
+		pid_t p = fork();
+		if (p == 0) {
+			fs[(k + 1) % 64](n);
+			_exit(0);
+		}
+		waitpid(p, 0, 0);
+	}
+	if (n == 13) {
+		volatile int *z = 0;
+		*z = s;
+	}
+	printf("%d\n", s);
+	return 0;
+}
+`)
+	return b.String()
+}()
+
+// TestForkServerSparse: a program that runs few of its counters has its trials' dumps
+// sent in the sparse form (runtime/c/fragprof_rt.c, __fragprof_sparse), and every
+// function's counts equal those of the same input run by exec, for trials that fork
+// a child that adds its counts and for one that crashes (its fault record kept).
+func TestForkServerSparse(t *testing.T) {
+	bin := buildExample(t, "sparse.c", sparseSrc)
+	s, err := StartServer(bin, ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, in := range []string{"3 5", "7 20", "63 12", "10 13", "0 0", "5 9"} {
+		tr, err := s.Run(context.Background(), nil, []byte(in+"\n"), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, err := dump.ParseKnown("trial", tr.Dump, tr.Known)
+		if err != nil {
+			t.Fatalf("input %q: %v", in, err)
+		}
+		fp, err := fd.Profile()
+		if err != nil {
+			t.Fatalf("input %q: %v", in, err)
+		}
+		ed, st, err := Run(context.Background(), Command{Path: bin, Stdin: strings.NewReader(in + "\n"), Stdout: io.Discard, Stderr: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep, err := ed.Profile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Status != st || fd.Signal != ed.Signal || (fd.Fault == nil) != (ed.Fault == nil) {
+			t.Errorf("input %q: fork server %v signal %d fault %v, exec %v signal %d fault %v", in, tr.Status, fd.Signal, fd.Fault != nil, st, ed.Signal, ed.Fault != nil)
+		}
+		if in == "10 13" && (fd.Fault == nil || tr.Status.Signal != syscall.SIGSEGV) {
+			t.Errorf("input %q: want a SIGSEGV with its fault record, got %v, fault %v", in, tr.Status, fd.Fault)
+		}
+		if len(fp.Program.Funcs) != 65 || len(ep.Program.Funcs) != 65 {
+			t.Fatalf("input %q: %d and %d functions, want 65", in, len(fp.Program.Funcs), len(ep.Program.Funcs))
+		}
+		ran := 0
+		for i, f := range fp.Program.Funcs {
+			if f.Name != ep.Program.Funcs[i].Name || fmt.Sprint(fp.Counts[i]) != fmt.Sprint(ep.Counts[i]) {
+				t.Errorf("input %q: function %s: fork server %v, exec %s %v", in, f.Name, fp.Counts[i], ep.Program.Funcs[i].Name, ep.Counts[i])
+			}
+			if fp.Counts[i].Blocks[0] > 0 {
+				ran++
+			}
+		}
+		if ran < 2 {
+			t.Errorf("input %q: %d functions ran, want main and one or two others", in, ran)
+		}
+	}
+	if s.nsparse < 5 {
+		t.Errorf("%d of 6 dumps came in the sparse form, want every one after the first (which carries the metadata)", s.nsparse)
 	}
 }

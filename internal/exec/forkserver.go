@@ -37,6 +37,8 @@ type Server struct {
 	replied bool          // the server process has sent a reply
 	req     []byte
 	buf     []byte
+	sparse  []byte // a sparse dump as sent (dump.Expand)
+	nsparse int    // replies whose dump came in its sparse form
 	extra   []byte
 	// known is the metadata the server's dumps carried in full: its later trials
 	// write it by reference (docs/runtime.md, "Dump layout").
@@ -276,7 +278,7 @@ func (s *Server) RunBatch(ctx context.Context, reqs []Request, timeout time.Dura
 // encode appends the request for r to req.
 func (s *Server) encode(req []byte, r Request) []byte {
 	le := binary.LittleEndian
-	req = append(req, "FPQ2"...)
+	req = append(req, "FPQ3"...)
 	if r.Args == nil {
 		req = le.AppendUint32(req, 0xFFFFFFFF)
 	} else {
@@ -293,11 +295,11 @@ func (s *Server) encode(req []byte, r Request) []byte {
 // read reads the next reply.
 func (s *Server) read() (Trial, error) {
 	le := binary.LittleEndian
-	var st [16]byte
+	var st [24]byte
 	if _, err := io.ReadFull(s.r, st[:4]); err != nil {
 		return Trial{}, ErrServerDied
 	}
-	if string(st[:4]) != "FPR2" { // checked before any length is believed
+	if string(st[:4]) != "FPR3" { // checked before any length is believed
 		s.kill()
 		return Trial{}, s.protocolError(fmt.Sprintf("it answered %q", st[:4]))
 	}
@@ -312,9 +314,25 @@ func (s *Server) read() (Trial, error) {
 	} else {
 		t.Status = Status{Code: ws.ExitStatus()}
 	}
+	n, form, sent := int(le.Uint32(st[8:])), le.Uint32(st[12:]), int(le.Uint32(st[16:]))
 	var err error
-	if s.buf, err = s.readFile(s.buf, int(le.Uint32(st[8:]))); err != nil {
-		return Trial{}, err
+	switch form {
+	case 0:
+		if s.buf, err = s.readFile(s.buf, n); err != nil {
+			return Trial{}, err
+		}
+	case 1:
+		if s.sparse, err = s.readFile(s.sparse, sent); err != nil {
+			return Trial{}, err
+		}
+		if s.buf, err = dump.Expand(s.buf, s.sparse, n); err != nil {
+			s.kill()
+			return Trial{}, s.protocolError(err.Error())
+		}
+		s.nsparse++
+	default:
+		s.kill()
+		return Trial{}, s.protocolError(fmt.Sprintf("a dump of form %d", form))
 	}
 	t.Dump = s.buf
 	s.known.Learn(t.Dump)

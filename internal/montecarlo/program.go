@@ -292,7 +292,9 @@ func (w *programWorker) outcome(st exec.Status, timedOut bool, d *dump.Dump, dat
 			return Outcome{Failure: fmt.Sprintf("no counts (%s): the program ended by _exit or was not built by fragprof", st), Cause: "no counts", Exit: st.ShellCode()}, nil
 		}
 		var err error
-		if d, err = dump.ParseKnown(w.p.Binary, data, known); err != nil {
+		// A view: the profile below copies what it keeps of the counters, and data
+		// is the server's until the next trial.
+		if d, err = dump.ParseView(w.p.Binary, data, known); err != nil {
 			return Outcome{}, err
 		}
 	}

@@ -15,14 +15,18 @@
  * files) and returns rather than calling exit().
  *
  * Protocol (little-endian u32s):
- *   request: "FPQ2", nargs, stdin_len, then nargs × (len, bytes), then stdin bytes.
+ *   request: "FPQ3", nargs, stdin_len, then nargs × (len, bytes), then stdin bytes.
  *            nargs = 0xFFFFFFFF keeps the server's own arguments.
- *   reply:   "FPR2", wait status, dump length, 0, dump bytes, extra length, 0, extra
- *            bytes (the extra channel's records, extra.c) when the trial has ended.
+ *   reply:   "FPR3", wait status, dump length, form, sent length, 0, the dump as
+ *            sent, extra length, 0, extra bytes (the extra channel's records,
+ *            extra.c) when the trial has ended. Form 0: the dump's bytes as they
+ *            are (sent length 0); form 1: its sparse form, sent length bytes, each
+ *            unit's counters as runs of the non-zero ones (fragprof_rt.c,
+ *            __fragprof_sparse), which the client expands to the dump.
  *            After the first reply that holds a dump, the trials write the server's
  *            units' metadata by reference (fragprof_rt.c, REF_ML): the client keeps
  *            it from that reply.
- * The tags carry the protocol's version (2): a server and a client of different
+ * The tags carry the protocol's version (3): a server and a client of different
  * versions stop at the first exchange, the server with status 70 on a request it
  * does not know, the client on a reply it does not know.
  *
@@ -138,19 +142,32 @@ static char *out_take(struct outfile *o, uint32_t *n, char **big) {
 	return p;
 }
 
-/* report sends a trial's wait status, its dump and its extra records, in one write. */
+/* report sends a trial's wait status, its dump (in its sparse form when that is
+ * shorter: __fragprof_sparse) and its extra records, in one write. */
 static int report(int wfd, struct outfile *out, struct outfile *extra, int status) {
 	static char *big[2];
+	static unsigned char *sparse;
+	static size_t sparse_cap;
 	uint32_t dn, en;
 	char *d = out_take(out, &dn, &big[0]);
 	char *e = out_take(extra, &en, &big[1]);
 	/* A whole dump with every unit's metadata: the client will have it (the trials
 	 * after this one write it by reference). */
 	__fragprof_meta_sent((const unsigned char *)d, dn);
-	uint32_t h[4] = {TAG("FPR2"), (uint32_t)status, dn, 0};
+	if (sparse_cap < dn) {
+		free(sparse);
+		sparse = malloc(dn);
+		sparse_cap = sparse ? dn : 0;
+	}
+	size_t sn = sparse ? __fragprof_sparse((const unsigned char *)d, dn, sparse, sparse_cap) : 0;
+	uint32_t h[6] = {TAG("FPR3"), (uint32_t)status, dn, sn ? 1 : 0, (uint32_t)sn, 0};
 	uint32_t eh[2] = {en, 0};
 	struct iovec iov[4] = {{h, sizeof h}, {d, dn}, {eh, sizeof eh}, {e, en}};
-	size_t total = sizeof h + dn + sizeof eh + en;
+	if (sn) {
+		iov[1].iov_base = sparse;
+		iov[1].iov_len = sn;
+	}
+	size_t total = sizeof h + iov[1].iov_len + sizeof eh + en;
 	int k = 0;
 	while (total > 0) {
 		ssize_t w = writev(wfd, iov + k, 4 - k);
@@ -232,7 +249,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 	snprintf(tfd, sizeof tfd, "%d:%llu", out.fd, (unsigned long long)st.st_ino);
 	setenv("FRAGPROF_TRIAL_FD", tfd, 1);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	__fragprof_serve_trials();
+	int dirty = __fragprof_serve_trials();
 	pid_t server = getpid();
 	rq.fd = rfd;
 	static char buf[1 << 16] FP_BULK;
@@ -241,7 +258,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 		uint32_t tag, nargs, inlen;
 		if (read_u32(&tag) < 0)
 			fp_exit(0); /* the client went away */
-		if (tag != TAG("FPQ2") || read_u32(&nargs) < 0 || read_u32(&inlen) < 0)
+		if (tag != TAG("FPQ3") || read_u32(&nargs) < 0 || read_u32(&inlen) < 0)
 			fp_exit(70); /* not this protocol: the client says so (exec.ErrProtocol) */
 		int n = argc;
 		char **av = argv;
@@ -277,7 +294,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 			snprintf(path, sizeof path, "/proc/self/fd/%d", in);
 			if (!freopen(path, "r", stdin))
 				fp_exit(78);
-			__fragprof_reset_for_child(out.fd);
+			__fragprof_reset_for_child(out.fd, 1);
 			__fragprof_set_extra_fd(extra.fd);
 			__fragprof_trace_base();
 			int code = __fragprof_main(n, av, envp);
@@ -302,7 +319,7 @@ static int serve(int rfd, int wfd, int argc, char **argv, char **envp, int inpro
 				close(wfd);
 				dup2(in, 0);
 				close(in);
-				__fragprof_reset_for_child(out.fd);
+				__fragprof_reset_for_child(out.fd, dirty);
 				__fragprof_set_extra_fd(extra.fd);
 				__fragprof_trace_base();
 				exit(__fragprof_main(n, av, envp));

@@ -103,12 +103,15 @@ struct fp_unit {
 extern struct fp_unit *__fragprof_units;
 extern int __fragprof_main_returned;
 
-/* __fragprof_reset_for_child prepares a forked trial process: counters zeroed, the
- * dump going to fd, this process the owner. */
-void __fragprof_reset_for_child(int fd);
-/* __fragprof_serve_trials prepares the fork server: a process forked by a trial
- * counts afresh and adds its counts to the trial's dump. */
-void __fragprof_serve_trials(void);
+/* __fragprof_reset_for_child prepares a trial process: counters zeroed (when zero is
+ * set: __fragprof_serve_trials left them zero in the server), the dump going to fd,
+ * this process the owner. */
+void __fragprof_reset_for_child(int fd, int zero);
+/* __fragprof_serve_trials prepares the fork server: its counters zeroed, and a process
+ * forked by a trial counts afresh and adds its counts to the trial's dump. It returns
+ * 1 when the server's counters may still change (the program has other threads
+ * running): its trials must zero them. */
+int __fragprof_serve_trials(void);
 void __fragprof_dump(int sig);
 /* __fragprof_walk counts, on a fault the kernel raised (uc its context, addr the
  * faulting address), the block each activation of the faulting thread's stack
@@ -125,6 +128,9 @@ void __fragprof_trace_base(void);
  * those units' metadata by reference. */
 void __fragprof_meta_sent(const unsigned char *d, size_t n);
 int __fragprof_write_all(int fd, const void *p, size_t n);
+/* __fragprof_sparse writes the sparse form of the dump d (n bytes) to out, for the
+ * fork server's reply; 0 when d goes as it is (fragprof_rt.c). */
+size_t __fragprof_sparse(const unsigned char *d, size_t n, unsigned char *out, size_t cap);
 
 /* The extra channel (extra.c): records of other subsystems (fragment times,
  * checkpoint traces) that travel beside the counter dump. Each record is framed as

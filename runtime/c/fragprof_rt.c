@@ -300,6 +300,65 @@ void __fragprof_meta_sent(const unsigned char *d, size_t n) {
 	meta_by_ref = 1;
 }
 
+/* __fragprof_sparse writes to out (cap bytes) the dump d of n bytes in the sparse
+ * form of the fork server's reply (forkserver.c): the same bytes, except that each
+ * unit's counters are replaced by u32 nruns and nruns runs of non-zero counters,
+ * each u32 first, u32 length and the counters. A trial of a large program counts in
+ * few of its counters (sqlite3: 100,000 counters, 800 KB a dump, of which a trial
+ * leaves most at zero). It returns the length written, or 0 when d is not a whole finished
+ * dump or its sparse form would not be shorter by a quarter: then d goes as it is. */
+size_t __fragprof_sparse(const unsigned char *d, size_t n, unsigned char *out, size_t cap) {
+	uint32_t nu;
+	if (n < 32 || !old_valid(d, n, get32(d + 24), &nu))
+		return 0;
+	size_t fault = get32(d + 28) & FP_FAULT ? FAULT_SIZE : 0;
+	if (cap > n - n / 4)
+		cap = n - n / 4;
+#define PUT(p, k)                                                                                                      \
+	do {                                                                                                               \
+		if (o + (k) > cap)                                                                                             \
+			return 0;                                                                                                  \
+		memcpy(out + o, (p), (k));                                                                                     \
+		o += (k);                                                                                                      \
+	} while (0)
+	size_t o = 0;
+	PUT(d, 32);
+	for (uint32_t i = 0; i < nu; i++) {
+		struct old_unit u = old_unit_at(d, i);
+		/* the unit's header and metadata, padded, as they are */
+		PUT(u.meta - 8, (size_t)(u.ctr - (u.meta - 8)));
+		size_t at = o;
+		uint32_t runs = 0;
+		unsigned char w[8];
+		PUT(w, 4);
+		for (uint32_t k = 0; k < u.nc;) {
+			uint64_t v;
+			memcpy(&v, u.ctr + (size_t)k * 8, 8);
+			if (!v) {
+				k++;
+				continue;
+			}
+			uint32_t e = k + 1;
+			for (; e < u.nc; e++) {
+				memcpy(&v, u.ctr + (size_t)e * 8, 8);
+				if (!v)
+					break;
+			}
+			put32(w, k);
+			put32(w + 4, e - k);
+			PUT(w, 8);
+			PUT(u.ctr + (size_t)k * 8, (size_t)(e - k) * 8);
+			runs++;
+			k = e;
+		}
+		put32(out + at, runs);
+	}
+	if (fault)
+		PUT(d + n - fault, fault);
+#undef PUT
+	return o;
+}
+
 static int same_unit(const struct old_unit *o, const struct fp_unit *u) {
 	if (o->ml == REF_ML) {
 		uint64_t h = 0;
@@ -896,12 +955,27 @@ static void install(void) {
  * that hold a count. A forked process shares its parent's pages until it writes to
  * them: a trial forked from the fork server, whose counters are zero unless its
  * program ran code before the fork, then copies only the counter pages it counts in,
- * not every one (reading costs no copy). */
-static void zero_counters(void) {
+ * not every one (reading costs no copy). With resident_only, a page that no process
+ * has touched (not resident: mincore) is zero and left unread: reading it would map
+ * it, and a trial forked afterwards would pay a second fault (copying the zero page)
+ * on its first count there, not one. */
+static void zero_counters(int resident_only) {
+	static unsigned char res[256];
 	uint32_t k = 0;
 	for (struct fp_unit *u = units; u && k < nunits; u = u->next, k++)
 		for (uint64_t i = 0; i < u->ncounters; i += 512) {
 			uint64_t n = u->ncounters - i < 512 ? u->ncounters - i : 512, any = 0;
+			if (resident_only && (uintptr_t)u->counters % 4096 == 0) {
+				/* mincore a run of pages at once: res[(i / 512) % 256] */
+				uint64_t pg = i / 512;
+				if (pg % 256 == 0) {
+					uint64_t left = (u->ncounters - i + 511) / 512;
+					if (mincore(u->counters + i, (size_t)(left < 256 ? left : 256) * 4096, res) < 0)
+						memset(res, 1, sizeof res); /* unknown: read them */
+				}
+				if (!(res[pg % 256] & 1))
+					continue;
+			}
 			for (uint64_t j = 0; j < n; j++)
 				any |= u->counters[i + j];
 			if (any)
@@ -914,7 +988,7 @@ static void zero_counters(void) {
 static void after_fork(void) {
 	if (cont_on || !merge_children)
 		return; /* continuous mode: cont_after_fork; the fork server: its trials */
-	zero_counters();
+	zero_counters(0);
 	__fragprof_main_returned = 0;
 	dumped = 0;
 	owner = fp_getpid();
@@ -990,8 +1064,9 @@ void __fragprof_after_exec(void) {
 	errno = saved;
 }
 
-void __fragprof_reset_for_child(int fd) {
-	zero_counters();
+void __fragprof_reset_for_child(int fd, int zero) {
+	if (zero)
+		zero_counters(0);
 	__fragprof_main_returned = 0;
 	out_fd = fd;
 	out_path[0] = 0;
@@ -1001,7 +1076,37 @@ void __fragprof_reset_for_child(int fd) {
 	trial_fd = merge_children = 1;
 }
 
-void __fragprof_serve_trials(void) { pthread_atfork(0, 0, after_fork); }
+/* count_threads returns the number of threads of this process (/proc/self/task), or
+ * 0 when it cannot tell. */
+static int count_threads(void) {
+	int fd = fp_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), n = 0;
+	if (fd < 0)
+		return 0;
+	char buf[4096];
+	long r;
+	while ((r = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+		for (long off = 0; off < r;) {
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, 2);
+			const char *name = buf + off + 19;
+			n += name[0] != '.';
+			off += reclen;
+		}
+	fp_close(fd);
+	return r < 0 ? 0 : n;
+}
+
+int __fragprof_serve_trials(void) {
+	pthread_atfork(0, 0, after_fork);
+	/* The counts of the program's constructors are no trial's. The server runs no
+	 * code of the program from here on, so its counters stay zero and every trial
+	 * it forks starts from zero without reading them: zeroing them in each trial read
+	 * every counter page (sqlite3: 200 pages, a fault each) and was a tenth of a
+	 * trial's time. Unless a thread of the program's still runs (started by a
+	 * constructor): then its counts are zeroed in every trial, as they were. */
+	zero_counters(1);
+	return count_threads() != 1;
+}
 
 void __fragprof_register(struct fp_unit *u) {
 	/* An exchange, not a test: the runtime's first access to the page of its small
