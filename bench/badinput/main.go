@@ -35,7 +35,7 @@ import (
 	"syscall"
 	"time"
 
-	fpexec "github.com/fragprof/fragprof/internal/exec"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // A check is what one case expects.
@@ -304,7 +304,7 @@ func runCase(bin, work string, i int, c *testCase) *result {
 // and waits for the end (done): the time from the signal to the end goes to took.
 // A run that ends before the descendant appears ends the case as it is.
 func signalWhenRunning(cmd *exec.Cmd, c *testCase, done <-chan error, took *time.Duration) error {
-	for !fpexec.HasDescendant(cmd.Process.Pid, c.after) {
+	for !runner.HasDescendant(cmd.Process.Pid, c.after) {
 		select {
 		case err := <-done:
 			return err

@@ -14,9 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fragprof/fragprof/internal/dump"
-	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/faultloc"
 	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/internal/runner"
 	"github.com/fragprof/fragprof/profile"
 )
 
@@ -120,7 +120,7 @@ Examples:
 			if name == "" {
 				name = strings.Join(srcs, " ")
 			}
-			d, st, err := exec.Run(bg(), exec.Command{Path: bin, Name: name, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+			d, st, err := runner.Run(bg(), runner.Command{Path: bin, Name: name, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 				Dir: dir, Env: pf.env(), Timeout: timeout, Interrupt: intr.ctx})
 			intr.settle(st.Signal)
 			code := endCode(st, intr)
@@ -142,9 +142,9 @@ Examples:
 				fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
 			}
 			if st.Lingering {
-				waited := fmt.Sprintf("%v after it ended", exec.Linger)
+				waited := fmt.Sprintf("%v after it ended", runner.Linger)
 				if intr.caught() != 0 {
-					waited = fmt.Sprintf("%v after the %s", exec.InterruptLinger, unix.SignalName(intr.caught()))
+					waited = fmt.Sprintf("%v after the %s", runner.InterruptLinger, unix.SignalName(intr.caught()))
 				}
 				fmt.Fprintf(e.stderr, "fragprof: warning: processes the program started were still running %s: their counts are not included\n", waited)
 			}
@@ -209,7 +209,7 @@ func splitDash(c *cobra.Command, args []string) (own, rest []string) {
 }
 
 // faultWhere says where the fault that killed the program happened (faultloc), or "".
-func faultWhere(bin string, st exec.Status, d *dump.Dump) string {
+func faultWhere(bin string, st runner.Status, d *dump.Dump) string {
 	if d == nil || d.Fault == nil || st.Signal == 0 {
 		return ""
 	}
@@ -218,7 +218,7 @@ func faultWhere(bin string, st exec.Status, d *dump.Dump) string {
 
 // endNote says how a run that did not end normally ended, for the report: "" after
 // an exit with status 0. where is the fault's place (faultWhere), or "".
-func endNote(st exec.Status, intr *interrupts, timeout time.Duration, where string) string {
+func endNote(st runner.Status, intr *interrupts, timeout time.Duration, where string) string {
 	how := "ended"
 	switch {
 	case st.Signal != 0:
@@ -244,7 +244,7 @@ func endNote(st exec.Status, intr *interrupts, timeout time.Duration, where stri
 
 // endCode is count's exit status: the program's, as a shell reports it; 124 after
 // --timeout (as timeout(1)); 128 + signal when fragprof itself was interrupted.
-func endCode(st exec.Status, intr *interrupts) int {
+func endCode(st runner.Status, intr *interrupts) int {
 	switch {
 	case intr.code() != 0:
 		return intr.code()
@@ -264,7 +264,7 @@ type countEnd struct {
 
 // writeCountJSON writes the counts as JSON with how the run ended and, when the
 // simplified CFG was counted, a mark that says so.
-func writeCountJSON(w io.Writer, p *profile.Profile, st exec.Status, intr *interrupts, simplified bool) error {
+func writeCountJSON(w io.Writer, p *profile.Profile, st runner.Status, intr *interrupts, simplified bool) error {
 	end := countEnd{Status: st.ShellCode(), TimedOut: st.TimedOut, Interrupted: intr.mark()}
 	if st.Signal != 0 {
 		end.Signal = unix.SignalName(st.Signal)

@@ -24,10 +24,10 @@ import (
 
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
-	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/harness"
 	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/internal/runner"
 	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/stopping"
 	"github.com/fragprof/fragprof/profile"
@@ -610,7 +610,7 @@ func replayTrial(e *env, intr *interrupts, p *montecarlo.Program, i uint64) erro
 		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
 	}
-	d, st, err := exec.Run(ctx, exec.Command{Path: p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
+	d, st, err := runner.Run(ctx, runner.Command{Path: p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
 		Stdout: e.stdout, Stderr: e.stderr, WorkDir: wd, Interrupt: intr.ctx})
 	intr.settle(st.Signal)
 	if code := intr.code(); code != 0 {

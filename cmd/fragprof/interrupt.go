@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	osexec "os/exec"
+	"os/exec"
 	"os/signal"
 	"sync/atomic"
 	"syscall"
@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/fragprof/fragprof/internal/exec"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // interrupts catches SIGINT and SIGTERM while a command runs programs. A Ctrl-C at a
@@ -24,7 +24,7 @@ import (
 // so fragprof must not die of it: it lets the program end (its runtime writes the
 // counts so far), reports what it has, marked, and exits 130 (143 after SIGTERM).
 type interrupts struct {
-	ctx    context.Context // ended by the first SIGINT or SIGTERM, with an exec.SignalCause
+	ctx    context.Context // ended by the first SIGINT or SIGTERM, with an runner.SignalCause
 	cancel context.CancelCauseFunc
 	ch     chan os.Signal
 	sig    atomic.Int32
@@ -44,7 +44,7 @@ func catchInterrupts() *interrupts {
 	go func() {
 		for s := range i.ch {
 			i.sig.CompareAndSwap(0, int32(s.(syscall.Signal)))
-			i.cancel(exec.SignalCause{Signal: i.caught()})
+			i.cancel(runner.SignalCause{Signal: i.caught()})
 		}
 	}()
 	return i
@@ -105,7 +105,7 @@ func (i *interrupts) failed(e *env, cmd, doing string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var ee *osexec.ExitError
+	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			i.settle(ws.Signal())

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	fpexec "github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // TestFreqInterrupt sends SIGINT to a running `fragprof freq` (as Ctrl-C does) and
@@ -35,7 +35,7 @@ func TestFreqInterrupt(t *testing.T) {
 	// Wait until trials run — a fork server (the built program, "prog") is a child
 	// of fragprof — then interrupt.
 	deadline := time.Now().Add(60 * time.Second)
-	for !fpexec.HasDescendant(cmd.Process.Pid, "prog") {
+	for !runner.HasDescendant(cmd.Process.Pid, "prog") {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("no trials started within 60 s")
@@ -110,7 +110,7 @@ func TestInterruptGroup(t *testing.T) {
 			}
 			// The program says "ready" once it has called step 1000 times and waits;
 			// it is a child of fragprof, or of the fork server fragprof started.
-			for !fpexec.HasDescendant(cmd.Process.Pid, tc.child) {
+			for !runner.HasDescendant(cmd.Process.Pid, tc.child) {
 				if ctx.Err() != nil {
 					t.Fatalf("the program never started\n%s", stderr.String())
 				}

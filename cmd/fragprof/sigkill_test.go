@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	fpexec "github.com/fragprof/fragprof/internal/exec"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // TestSIGKILLLeavesNothing kills `fragprof count`, `fragprof freq` (a fork server
@@ -51,15 +51,15 @@ func TestSIGKILLLeavesNothing(t *testing.T) {
 			}
 			defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever is left, if the test fails
 			var progs []int
-			for len(progs) == 0 || !fpexec.HasDescendant(cmd.Process.Pid, tc.child) {
+			for len(progs) == 0 || !runner.HasDescendant(cmd.Process.Pid, tc.child) {
 				if ctx.Err() != nil {
 					t.Fatalf("the program never started\n%s", stderr.String())
 				}
 				time.Sleep(50 * time.Millisecond)
-				progs = fpexec.Descendants(cmd.Process.Pid)
+				progs = runner.Descendants(cmd.Process.Pid)
 			}
 			time.Sleep(200 * time.Millisecond)
-			progs = fpexec.Descendants(cmd.Process.Pid)
+			progs = runner.Descendants(cmd.Process.Pid)
 			cmd.Process.Kill()
 			cmd.Wait()
 			deadline := time.Now().Add(10 * time.Second)

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	fpexec "github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // manyFuncs writes a C file of n small functions, which clang takes seconds to
@@ -59,7 +59,7 @@ func runSignalCase(t *testing.T, fp string, c signalCase) string {
 		t.Fatal(err)
 	}
 	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // a program left behind
-	for !fpexec.HasDescendant(cmd.Process.Pid, c.child) {
+	for !runner.HasDescendant(cmd.Process.Pid, c.child) {
 		if ctx.Err() != nil {
 			t.Fatalf("%s: no %s started\n%s", c.name, c.child, stderr.String())
 		}

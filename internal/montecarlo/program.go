@@ -17,8 +17,8 @@ import (
 
 	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/dump"
-	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/faultloc"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // Isolation says how trials are kept apart.
@@ -57,7 +57,7 @@ type Program struct {
 	Isolation Isolation
 	Timeout   time.Duration // per trial; 0: none
 	// Linger is how long an exec'd trial waits, after its first process ended, for
-	// the processes it started (0: exec.Linger). A trial whose processes are still
+	// the processes it started (0: runner.Linger). A trial whose processes are still
 	// running then is a failure: their counts would be missing.
 	Linger time.Duration
 	// CountNonZero counts trials that exit with a non-zero status (their counts are
@@ -137,12 +137,12 @@ type programWorker struct {
 	p      *Program
 	dir    string
 	sample *dist.Sample
-	server *exec.Server
+	server *runner.Server
 }
 
 func (w *programWorker) start() error {
 	out := w.p.Output
-	s, err := exec.StartServer(w.p.Binary, exec.ServerOptions{
+	s, err := runner.StartServer(w.p.Binary, runner.ServerOptions{
 		Dir: w.dir, Stdout: out, Stderr: out, InProcess: w.p.Isolation == None,
 	})
 	if err != nil {
@@ -168,25 +168,25 @@ func (w *programWorker) Trials(ctx context.Context, is []uint64) ([]Outcome, err
 		}
 		return outs, nil
 	}
-	reqs := make([]exec.Request, len(is))
+	reqs := make([]runner.Request, len(is))
 	for k, i := range is {
 		in, err := w.p.render(w.sample, i)
 		if err != nil {
 			return nil, err
 		}
-		reqs[k] = exec.Request{Args: in.Args, Stdin: in.Stdin}
+		reqs[k] = runner.Request{Args: in.Args, Stdin: in.Stdin}
 	}
 	return w.trialsOnServer(ctx, reqs)
 }
 
 // trialsOnServer runs reqs through the server; the trial a server dies in is a
 // failure, and the rest go on through a new one.
-func (w *programWorker) trialsOnServer(ctx context.Context, reqs []exec.Request) ([]Outcome, error) {
+func (w *programWorker) trialsOnServer(ctx context.Context, reqs []runner.Request) ([]Outcome, error) {
 	outs := make([]Outcome, 0, len(reqs))
 	for len(outs) < len(reqs) {
 		var perr error
 		killed := false // the last trial passed on was killed at its timeout
-		err := w.server.RunBatch(ctx, reqs[len(outs):], w.p.Timeout, func(_ int, t exec.Trial) error {
+		err := w.server.RunBatch(ctx, reqs[len(outs):], w.p.Timeout, func(_ int, t runner.Trial) error {
 			killed = t.TimedOut
 			o, err := w.outcome(t.Status, t.TimedOut, nil, t.Dump, t.Known)
 			if err != nil {
@@ -200,13 +200,13 @@ func (w *programWorker) trialsOnServer(ctx context.Context, reqs []exec.Request)
 			return outs, perr
 		}
 		// A server that died is started anew by the next RunBatch.
-		if err == exec.ErrServerDied && !killed {
+		if err == runner.ErrServerDied && !killed {
 			reason := "the fork server died"
 			if w.p.Isolation == None {
 				reason = "the program ended its process (exit() or a signal): it cannot run with --isolation none"
 			}
 			outs = append(outs, Outcome{Failure: reason, Cause: "fork server died", Exit: -1})
-		} else if err != nil && err != exec.ErrServerDied {
+		} else if err != nil && err != runner.ErrServerDied {
 			return outs, err
 		}
 	}
@@ -226,7 +226,7 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 		}
 	}
 	if w.p.Isolation != Exec {
-		outs, err := w.trialsOnServer(ctx, []exec.Request{{Args: in.Args, Stdin: in.Stdin}})
+		outs, err := w.trialsOnServer(ctx, []runner.Request{{Args: in.Args, Stdin: in.Stdin}})
 		if err != nil || len(outs) == 0 {
 			return Outcome{}, err
 		}
@@ -242,7 +242,7 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	d, st, runErr := exec.Run(tctx, exec.Command{
+	d, st, runErr := runner.Run(tctx, runner.Command{
 		Path: w.p.Binary, Args: in.Args, Stdin: bytes.NewReader(in.Stdin),
 		Stdout: out, Stderr: out, Dir: w.dir, WorkDir: w.dir, Linger: w.p.Linger,
 	})
@@ -261,7 +261,7 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 	if st.Lingering && !timedOut {
 		linger := w.p.Linger
 		if linger <= 0 {
-			linger = exec.Linger
+			linger = runner.Linger
 		}
 		return Outcome{Failure: fmt.Sprintf("processes the program started were still running %v after it ended: their counts would be missing", linger),
 			Cause: "processes left running", Exit: st.ShellCode()}, nil
@@ -271,7 +271,7 @@ func (w *programWorker) trial(ctx context.Context, i uint64) (Outcome, error) {
 
 // outcome turns a trial's end into an Outcome: a failure, or its counts from the
 // parsed dump d or the raw dump data.
-func (w *programWorker) outcome(st exec.Status, timedOut bool, d *dump.Dump, data []byte, known *dump.Known) (Outcome, error) {
+func (w *programWorker) outcome(st runner.Status, timedOut bool, d *dump.Dump, data []byte, known *dump.Known) (Outcome, error) {
 	switch {
 	case timedOut:
 		return Outcome{Failure: fmt.Sprintf("timed out after %v", w.p.Timeout), Cause: "timeout", Exit: st.ShellCode()}, nil

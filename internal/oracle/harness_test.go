@@ -10,7 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	osexec "os/exec"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/fragprof/fragprof/internal/build"
-	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // runTimeout bounds every run of a corpus program. The csmith seeds were chosen to
@@ -174,7 +174,7 @@ func progDir(p Program, what string) (string, error) {
 type run struct {
 	Stdout []byte
 	Stderr []byte
-	Status exec.Status
+	Status runner.Status
 }
 
 // checkStatus reports a run that did not end as p's header says it must.
@@ -182,7 +182,7 @@ func (r *run) checkStatus(p Program) error {
 	if r.Status.Code == p.Exit && r.Status.Signal == p.Signal || p.Signal != 0 && r.Status.Signal == p.Signal {
 		return nil
 	}
-	want := exec.Status{Code: p.Exit, Signal: p.Signal}
+	want := runner.Status{Code: p.Exit, Signal: p.Signal}
 	if p.Signal != 0 {
 		want.Code = -1
 	}
@@ -198,7 +198,7 @@ func runBinary(bin string, p Program, dir string) (*run, error) {
 func runBinaryEnv(bin string, p Program, dir string, env ...string) (*run, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
-	cmd := osexec.CommandContext(ctx, bin, p.Args...)
+	cmd := exec.CommandContext(ctx, bin, p.Args...)
 	cmd.Dir = dir
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
@@ -211,7 +211,7 @@ func runBinaryEnv(bin string, p Program, dir string, env ...string) (*run, error
 		return nil, fmt.Errorf("%s: no end within %v", bin, runTimeout)
 	}
 	r := &run{Stdout: out.Bytes(), Stderr: errb.Bytes()}
-	var ee *osexec.ExitError
+	var ee *exec.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
@@ -229,7 +229,7 @@ func runBinaryEnv(bin string, p Program, dir string, env ...string) (*run, error
 // command runs a compiler or gcov in dir ("": the working directory) and returns
 // its stdout; a failure carries its stderr.
 func command(dir, name string, args ...string) ([]byte, error) {
-	cmd := osexec.Command(name, args...)
+	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -249,7 +249,7 @@ type fragRun struct {
 }
 
 // fragprof builds p in-process as fragprof count does (build.Toolchain.Build), runs
-// it (internal/exec.Run) and reads its dump; the dump reader checks flow
+// it (internal/runner.Run) and reads its dump; the dump reader checks flow
 // conservation on every function.
 func fragprof(p Program, tc *build.Toolchain, opt string) (*fragRun, error) {
 	return fragprofCFG(p, tc, opt, false)
@@ -292,7 +292,7 @@ func fragprofCFG(p Program, tc *build.Toolchain, opt string, simplified bool) (*
 		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 		defer cancel()
 		var out, errb bytes.Buffer
-		d, st, err := exec.Run(ctx, exec.Command{Path: bin, Args: p.Args, Stdin: strings.NewReader(p.Stdin),
+		d, st, err := runner.Run(ctx, runner.Command{Path: bin, Args: p.Args, Stdin: strings.NewReader(p.Stdin),
 			Stdout: &out, Stderr: &errb, Dir: dir})
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("instrumented %s (%s %s): no end within %v", p.Name, tc.Clang, opt, runTimeout)

@@ -7,14 +7,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	osexec "os/exec"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/report"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // projectFiles are the sources of testdata/cxx/project that the oracle compares: its
@@ -33,7 +33,7 @@ var projectFiles = []string{"src/main.cpp", "src/tokens.cpp", "src/histogram.cpp
 func TestCXXProject(t *testing.T) {
 	tl := needTools(t)
 	for _, tool := range []string{"make", "cmake", "go"} {
-		if _, err := osexec.LookPath(tool); err != nil {
+		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is needed; install with %s", tool, InstallHint)
 		}
 	}
@@ -75,7 +75,7 @@ func TestCXXProject(t *testing.T) {
 	if out, err := runIn(gd, nil, "make", "CXX="+tl.GXX, "CXXFLAGS=-O0 -g --coverage -fstack-reuse=none", "LDFLAGS=--coverage"); err != nil {
 		t.Fatalf("make with g++ --coverage: %v\n%s", err, out)
 	}
-	cmd := osexec.Command(filepath.Join(gd, "wordstats"))
+	cmd := exec.Command(filepath.Join(gd, "wordstats"))
 	cmd.Dir, cmd.Stdin = gd, bytes.NewReader(input)
 	gout, err := cmd.Output()
 	if err != nil {
@@ -110,7 +110,7 @@ func TestCXXProject(t *testing.T) {
 		"CXXFLAGS=-O0 -g -fprofile-instr-generate -fcoverage-mapping", "LDFLAGS=-fprofile-instr-generate"); err != nil {
 		t.Fatalf("make with clang++ -fprofile-instr-generate: %v\n%s", err, out)
 	}
-	cmd = osexec.Command(filepath.Join(ld, "wordstats"))
+	cmd = exec.Command(filepath.Join(ld, "wordstats"))
 	cmd.Dir, cmd.Stdin = ld, bytes.NewReader(input)
 	cmd.Env = append(os.Environ(), "LLVM_PROFILE_FILE="+filepath.Join(ld, "prog.profraw"))
 	if lout, err := cmd.Output(); err != nil || !bytes.Equal(lout, gout) {
@@ -240,7 +240,7 @@ type countedRun struct {
 func countRun(t *testing.T, bin, dir string, input []byte) countedRun {
 	t.Helper()
 	var out, errb bytes.Buffer
-	d, st, err := exec.Run(context.Background(), exec.Command{Path: bin, Stdin: bytes.NewReader(input), Stdout: &out, Stderr: &errb, Dir: dir})
+	d, st, err := runner.Run(context.Background(), runner.Command{Path: bin, Stdin: bytes.NewReader(input), Stdout: &out, Stderr: &errb, Dir: dir})
 	if err != nil || st.Code != 0 {
 		t.Fatalf("%s: %v, %v\n%s", bin, err, st, errb.String())
 	}
@@ -276,7 +276,7 @@ func countsByName(p report.JSONProgram) string {
 }
 
 func runIn(dir string, env []string, name string, args ...string) ([]byte, error) {
-	cmd := osexec.Command(name, args...)
+	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, env
 	return cmd.CombinedOutput()
 }

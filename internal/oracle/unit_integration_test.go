@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/fragprof/fragprof/internal/build"
-	"github.com/fragprof/fragprof/internal/exec"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // TestReadNotes checks the notes reader against gcc's own gcov-dump -l on the same
@@ -149,7 +149,7 @@ func TestFileAsGiven(t *testing.T) {
 		if _, err := tc.Build(context.Background(), &msg, build.Spec{Sources: []string{src}}, dir, bin); err != nil {
 			t.Fatalf("%v\n%s", err, msg.String())
 		}
-		d, _, err := exec.Run(context.Background(), exec.Command{Path: bin, Stdout: &msg, Stderr: &msg, Dir: dir})
+		d, _, err := runner.Run(context.Background(), runner.Command{Path: bin, Stdout: &msg, Stderr: &msg, Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,16 +6,16 @@ import (
 	"context"
 	"io"
 	"os"
-	osexec "os/exec"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/fragprof/fragprof/internal/build"
-	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/instrument"
 	"github.com/fragprof/fragprof/internal/llvmir"
+	"github.com/fragprof/fragprof/internal/runner"
 	"github.com/fragprof/fragprof/profile"
 )
 
@@ -24,7 +24,7 @@ import (
 func toolchains(t *testing.T) []*build.Toolchain {
 	var out []*build.Toolchain
 	for _, name := range []string{"clang", "clang-16"} {
-		path, err := osexec.LookPath(name)
+		path, err := exec.LookPath(name)
 		if err != nil {
 			t.Fatalf("%s is not installed: run scripts/deps.sh", name)
 		}
@@ -45,7 +45,7 @@ func profileInterp(t *testing.T, tc *build.Toolchain, dir string, args ...string
 	if _, err := tc.Build(context.Background(), io.Discard, spec, dir, bin); err != nil {
 		t.Fatal(err)
 	}
-	d, _, err := exec.Run(context.Background(), exec.Command{Path: bin, Args: args, Stdout: io.Discard, Stderr: io.Discard, Dir: dir})
+	d, _, err := runner.Run(context.Background(), runner.Command{Path: bin, Args: args, Stdout: io.Discard, Stderr: io.Discard, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestWeightsLand(t *testing.T) {
 			pll := filepath.Join(dir, "interp.pgo.ll")
 			os.WriteFile(pll, out, 0o644)
 			optLL := filepath.Join(dir, "interp.opt.ll")
-			cmd := osexec.Command(tc.Clang, "-O2", "-S", "-emit-llvm", "-x", "ir", pll, "-o", optLL)
+			cmd := exec.Command(tc.Clang, "-O2", "-S", "-emit-llvm", "-x", "ir", pll, "-o", optLL)
 			if msg, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("clang -O2 on the annotated IR: %v\n%s", err, msg)
 			}

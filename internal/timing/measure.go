@@ -12,7 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
-	osexec "os/exec"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,8 +22,8 @@ import (
 
 	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/dump"
-	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/montecarlo"
+	"github.com/fragprof/fragprof/internal/runner"
 	"github.com/fragprof/fragprof/internal/stats"
 )
 
@@ -400,7 +400,7 @@ type measurer struct {
 	c      Config
 	exe    bool
 	env    []string
-	server *exec.Server
+	server *runner.Server
 	null   *os.File
 }
 
@@ -429,14 +429,14 @@ func (m *measurer) run(ctx context.Context, i int) (rep, error) {
 		return m.runExec(ctx, i, in)
 	}
 	if m.server == nil {
-		s, err := exec.StartServer(m.c.Binary, exec.ServerOptions{Dir: m.c.Dir, Stdout: m.c.Output, Stderr: m.c.Output, Env: m.env})
+		s, err := runner.StartServer(m.c.Binary, runner.ServerOptions{Dir: m.c.Dir, Stdout: m.c.Output, Stderr: m.c.Output, Env: m.env})
 		if err != nil {
 			return rep{}, err
 		}
 		m.server = s
 	}
 	t, err := m.server.Run(ctx, in.Args, in.Stdin, m.c.Timeout)
-	if err == exec.ErrServerDied {
+	if err == runner.ErrServerDied {
 		m.server.Close()
 		m.server = nil
 		return rep{failure: "the fork server died"}, nil
@@ -495,8 +495,8 @@ func (m *measurer) runExec(ctx context.Context, i int, in montecarlo.TrialInputs
 	if ctx.Err() != nil {
 		return rep{failure: "interrupted"}, nil
 	}
-	cmd := osexec.Command(m.c.Binary, in.Args...)
-	cmd.Env = exec.BindNow(append(append(os.Environ(), m.env...), "FRAGPROF_EXTRA_OUT="+extra))
+	cmd := exec.Command(m.c.Binary, in.Args...)
+	cmd.Env = runner.BindNow(append(append(os.Environ(), m.env...), "FRAGPROF_EXTRA_OUT="+extra))
 	if m.c.Profile {
 		cmd.Env = append(cmd.Env, "FRAGPROF_OUT="+counts)
 	}
@@ -504,7 +504,7 @@ func (m *measurer) runExec(ctx context.Context, i int, in montecarlo.TrialInputs
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, out, out
 	var timer *time.Timer
 	t0 := time.Now()
-	if err := exec.Start(cmd); err != nil { // killed with fragprof, even by SIGKILL
+	if err := runner.Start(cmd); err != nil { // killed with fragprof, even by SIGKILL
 		return rep{}, fmt.Errorf("starting %s: %v", m.c.Binary, err)
 	}
 	if m.c.Timeout > 0 {
@@ -518,7 +518,7 @@ func (m *measurer) runExec(ctx context.Context, i int, in montecarlo.TrialInputs
 		timer.Stop()
 	}
 	r := rep{wallNs: float64(wall.Nanoseconds())}
-	var ee *osexec.ExitError
+	var ee *exec.ExitError
 	if errors.As(werr, &ee) {
 		if ws := ee.Sys().(syscall.WaitStatus); ws.Signaled() {
 			r.failure = "killed by signal " + ws.Signal().String()

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/fragprof/fragprof/internal/dist"
-	"github.com/fragprof/fragprof/internal/exec"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // A Collector runs trials of a program built by fragprof with tracing on.
@@ -224,7 +224,7 @@ type worker struct {
 	c      *Collector
 	dir    string
 	sample *dist.Sample
-	server *exec.Server
+	server *runner.Server
 	round  int // the repetition the server was started for
 }
 
@@ -238,7 +238,7 @@ func (c *Collector) newWorker(k int) (*worker, error) {
 }
 
 func (w *worker) start() error {
-	s, err := exec.StartServer(w.c.Binary, exec.ServerOptions{
+	s, err := runner.StartServer(w.c.Binary, runner.ServerOptions{
 		Dir: w.dir, Stdout: w.c.Output, Stderr: w.c.Output, Env: w.c.env(),
 	})
 	if err != nil {
@@ -281,7 +281,7 @@ func (w *worker) trial(ctx context.Context, i uint64, r int) Result {
 	start := time.Now()
 	t, err := w.server.Run(ctx, args, stdin, w.c.Timeout)
 	h.WallNs = time.Since(start).Nanoseconds()
-	if err == exec.ErrServerDied {
+	if err == runner.ErrServerDied {
 		w.server.Close()
 		if err := w.start(); err != nil {
 			return Result{Header: h, Err: err}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/fragprof/fragprof/internal/build"
 	"github.com/fragprof/fragprof/internal/dist"
-	"github.com/fragprof/fragprof/internal/exec"
 	"github.com/fragprof/fragprof/internal/instrument"
+	"github.com/fragprof/fragprof/internal/runner"
 )
 
 // The runtime's side of tracing (runtime/c/trace.c), end to end: C programs built by
@@ -357,7 +357,7 @@ func TestTracingOff(t *testing.T) {
 	dir, _ := os.MkdirTemp(testRoot, "off")
 	extra := filepath.Join(dir, "extra")
 	var out bytes.Buffer
-	_, st, err := exec.Run(context.Background(), exec.Command{Path: bin, Stdin: strings.NewReader("100\n"),
+	_, st, err := runner.Run(context.Background(), runner.Command{Path: bin, Stdin: strings.NewReader("100\n"),
 		Stdout: &out, Stderr: &out, ExtraOut: extra})
 	if err != nil || st.Code != 0 {
 		t.Fatalf("run: %v %v", err, st)
@@ -371,7 +371,7 @@ func TestTracingOff(t *testing.T) {
 		t.Errorf("untraced run wrote a trace: %v, %+v", err, tr)
 	}
 	// With FRAGPROF_TRACE=1 the same plain run writes its trace to the file.
-	_, _, err = exec.Run(context.Background(), exec.Command{Path: bin, Stdin: strings.NewReader("100\n"),
+	_, _, err = runner.Run(context.Background(), runner.Command{Path: bin, Stdin: strings.NewReader("100\n"),
 		Stdout: &out, Stderr: &out, ExtraOut: extra, Env: []string{"FRAGPROF_TRACE=1"}})
 	if err != nil {
 		t.Fatal(err)

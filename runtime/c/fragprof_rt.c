@@ -763,7 +763,7 @@ static int lift(int res, struct rlimit *old) {
 }
 
 /* tell writes a line "WORD PID[ ERRNO]" to fragprof's live pipe (keep_live), which
- * internal/exec reads: "fork PID" from a forked child as it starts, "done PID" from
+ * internal/runner reads: "fork PID" from a forked child as it starts, "done PID" from
  * a forked child that wrote its counts, "dump-error PID ERRNO" from a process that
  * could not (err, when not 0, is the errno met). So fragprof knows whose counts are missing,
  * and why. One write below PIPE_BUF: whole among other processes' lines. */
@@ -892,7 +892,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc) {
 
 static void install(void) {
 	if (fp_getenv("FRAGPROF_BIND_NOW")) {
-		/* fragprof bound this process's symbols at load (internal/exec.BindNow): its
+		/* fragprof bound this process's symbols at load (internal/runner.BindNow): its
 		 * children are the program's business */
 		unsetenv("LD_BIND_NOW");
 		unsetenv("FRAGPROF_BIND_NOW");
@@ -997,7 +997,7 @@ static void after_fork(void) {
 }
 
 /* keep_live moves the write end of fragprof's "live" pipe (FRAGPROF_LIVE_FD, set by
- * internal/exec for the run's first process) out of the program's way, to a high
+ * internal/runner for the run's first process) out of the program's way, to a high
  * descriptor that every process of the run inherits: fragprof reads its end of file
  * when the last of them has ended, and then reads the dump. */
 static void keep_live(void) {

@@ -1,6 +1,6 @@
 // This file holds what fragprof reads of the process tree.
 
-package exec
+package runner
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build integration
 
-package exec
+package runner
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	osexec "os/exec"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -304,7 +304,7 @@ func TestProtocolMismatch(t *testing.T) {
 		dir := t.TempDir()
 		src, bin := filepath.Join(dir, name+".c"), filepath.Join(dir, name)
 		os.WriteFile(src, []byte("#include <unistd.h>\nint main(void) { "+body+" return 0; }\n"), 0o644)
-		if out, err := osexec.Command(tc.Clang, "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		if out, err := exec.Command(tc.Clang, "-O1", "-o", bin, src).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, out)
 		}
 		s, err := StartServer(bin, ServerOptions{})
@@ -414,8 +414,8 @@ func TestBindNow(t *testing.T) {
 	if tr.Status.Code != 0 {
 		t.Errorf("trial exit status %d; want 0 (3: the variables reached the program; 4: the server did not start with LD_BIND_NOW=1)", tr.Status.Code)
 	}
-	var ee *osexec.ExitError
-	if err := osexec.Command(bin).Run(); !errors.As(err, &ee) || ee.ExitCode() != 4 {
+	var ee *exec.ExitError
+	if err := exec.Command(bin).Run(); !errors.As(err, &ee) || ee.ExitCode() != 4 {
 		t.Errorf("a standalone run: %v; want exit status 4 (started without LD_BIND_NOW)", err)
 	}
 }

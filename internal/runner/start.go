@@ -1,7 +1,7 @@
-package exec
+package runner
 
 import (
-	osexec "os/exec"
+	"os/exec"
 	"runtime"
 	"sync"
 	"syscall"
@@ -13,7 +13,7 @@ import (
 // process ends, not the process, and Go ends a thread whose locked goroutine returns
 // (internal/sample's tracer does): so every program is started from one goroutine
 // locked to a thread of its own for the life of fragprof.
-func Start(cmd *osexec.Cmd) error {
+func Start(cmd *exec.Cmd) error {
 	starterOnce.Do(func() { go starter() })
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -25,7 +25,7 @@ func Start(cmd *osexec.Cmd) error {
 }
 
 type startReq struct {
-	cmd  *osexec.Cmd
+	cmd  *exec.Cmd
 	done chan error
 }
 

@@ -2,7 +2,7 @@
 // (runtime/c/forkserver.c): one long-lived process per worker that forks a fresh
 // process image for every trial.
 
-package exec
+package runner
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	osexec "os/exec"
+	"os/exec"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -27,7 +27,7 @@ import (
 type Server struct {
 	path    string
 	opts    ServerOptions
-	cmd     *osexec.Cmd
+	cmd     *exec.Cmd
 	ctl     *os.File      // requests to the server
 	st      *os.File      // replies from it
 	r       *bufio.Reader // over st
@@ -85,7 +85,7 @@ func (s *Server) start() error {
 	room := growPipe(reqW)
 	growPipe(repR)
 	o := s.opts
-	cmd := osexec.Command(s.path)
+	cmd := exec.Command(s.path)
 	cmd.Env = append(append(os.Environ(), o.Env...), "FRAGPROF_CTL=3,4")
 	cmd.Env = BindNow(cmd.Env)
 	if o.InProcess {

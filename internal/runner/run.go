@@ -1,6 +1,6 @@
-// Package exec runs instrumented programs and collects their counter dumps: once with
+// Package runner runs instrumented programs and collects their counter dumps: once with
 // the user's own stdin, arguments and output (fragprof count), or trial after trial.
-package exec
+package runner
 
 import (
 	"bufio"
@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	osexec "os/exec"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -159,7 +159,7 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	forks := out + ".forks" // in continuous mode, the counts of the other processes
 	os.Remove(out)
 	os.Remove(forks)
-	cmd := osexec.CommandContext(ctx, c.Path, c.Args...)
+	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Env = append(append(os.Environ(), c.Env...), "FRAGPROF_OUT="+out)
 	if c.ExtraOut != "" {
 		cmd.Env = append(cmd.Env, "FRAGPROF_EXTRA_OUT="+c.ExtraOut)
@@ -198,7 +198,7 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 			os.Remove(t)
 		}
 	}
-	var ee *osexec.ExitError
+	var ee *exec.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
@@ -340,7 +340,7 @@ func (l *live) await(linger time.Duration, interrupt context.Context) bool {
 }
 
 // wait starts cmd and waits for it, stopping it as c.Timeout and c.Interrupt say.
-func wait(cmd *osexec.Cmd, c Command, st *Status) error {
+func wait(cmd *exec.Cmd, c Command, st *Status) error {
 	if err := Start(cmd); err != nil {
 		return err
 	}

@@ -1,11 +1,11 @@
 //go:build integration
 
-package exec
+package runner
 
 import (
 	"context"
 	"os"
-	osexec "os/exec"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,7 +158,7 @@ func TestDumpErrorReported(t *testing.T) {
 	}
 	defer r.Close()
 	said := readLive(r)
-	cmd := osexec.Command(bin, "fsize", "1000000", "soft")
+	cmd := exec.Command(bin, "fsize", "1000000", "soft")
 	cmd.Env = append(os.Environ(), "FRAGPROF_OUT=/dev/full", "FRAGPROF_LIVE_FD=3")
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Run(); err != nil {

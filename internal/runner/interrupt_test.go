@@ -1,6 +1,6 @@
 //go:build integration
 
-package exec
+package runner
 
 import (
 	"context"
