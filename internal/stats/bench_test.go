@@ -28,14 +28,3 @@ func BenchmarkSummary(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkAddDecide measures one trial of the stopping rule: Add, Summary, Decide.
-func BenchmarkAddDecide(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 1))
-	rule, _ := NewRule(DefaultThresholds)
-	var d CountDist
-	for b.Loop() {
-		d.Add(uint64(math.Floor(math.Log(1-r.Float64()) / math.Log(0.7))))
-		rule.Decide(d.Summary())
-	}
-}

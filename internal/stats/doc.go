@@ -9,10 +9,10 @@
 // M3 and the absolute third central sum Σ|x−μ|³ that the Berry–Esseen check needs.
 // Because the accumulated state is exact and canonical, merging shards in any order
 // and any grouping gives bit-for-bit the same state, hence the same Summary, as one
-// stream. A [Rule], made by [NewRule] from [Thresholds], applies FreqSys's stopping
-// rule (Algorithm 1, with the absolute third moment) to a Summary and says whether the
-// block is [Converged], [Constant], [Inadequate] or still [Unconverged], with the
-// trial counts each condition needs. [Moments] is the general floating-point
+// stream. The stopping rules of package stopping (FreqSys's among them) read a Summary
+// under [Thresholds] and give a [Decision]: whether the block is [Converged],
+// [Constant], [Inadequate] or still [Unconverged], with the trial counts each
+// condition needs. [Moments] is the general floating-point
 // accumulator (Welford/Pébay) for data that are not counts.
 //
 // Times. [SummarizeTimes] runs the timing guide's protocol on repeated measurements:

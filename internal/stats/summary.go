@@ -13,7 +13,7 @@ import (
 //
 //	M2 = Σ (x − x̄)²,  M3 = Σ (x − x̄)³,  Abs3 = Σ |x − x̄|³.
 //
-// It is what a profile stores per block and what [Rule.Decide] reads. Abs3Lo ≤ Abs3 bound
+// It is what a profile stores per block and what the stopping rules read. Abs3Lo ≤ Abs3 bound
 // the exact Σ|x − x̄|³: they are equal (the value itself) for an exact CountDist, and
 // for a coarse one differ only by the bucket that straddles the mean (see
 // [CountDist.Summary]); Abs3 is the upper bound, so rules that use it are

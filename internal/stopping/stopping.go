@@ -16,7 +16,7 @@
 //   - "bernstein": an empirical-Bernstein bound (Maurer & Pontil 2009) with the
 //     observed range, made time-uniform by a union bound over n;
 //   - "freqsys-absolute" and "freqsys-signed": FreqSys's Algorithm 1 (CLT and
-//     Berry–Esseen, [stats.Rule]), for reproducing the paper.
+//     Berry–Esseen, [FreqSys]), for reproducing the paper.
 //
 // Rules differ in how they take a block's interval; they share how they treat the
 // blocks a normal approximation cannot serve: a block that never ran is [stats.Unseen]
@@ -30,7 +30,7 @@
 // (stats.Thresholds.Population) every rule calls a block [stats.Exact] at n = N,
 // and the intervals carry the finite-population correction where it is known to
 // hold: the default rule's t interval ([FPC]), FreqSys's CLT condition
-// ([stats.Rule.Decide]) and the Bernstein bound (Bardenet & Maillard's
+// ([FreqSys.Decide]) and the Bernstein bound (Bardenet & Maillard's
 // Bernstein–Serfling inequality, [SerflingRadius]). The anytime rule keeps the
 // infinite population's confidence sequence, which is wider: sampling without
 // replacement is less spread than with it in the convex order (W. Hoeffding,
@@ -86,7 +86,7 @@ func New(name string, t stats.Thresholds) (Rule, error) {
 		if name == "freqsys-signed" {
 			t.Moment = stats.SignedMoment
 		}
-		return stats.NewRule(t)
+		return NewFreqSys(t)
 	}
 	if err := t.Validate(); err != nil {
 		return nil, err
