@@ -1,6 +1,6 @@
 /* drift.c: n rows, row r doing 80·(r + 1) dependent floating-point steps (time ∝
- * r, the whole run ∝ n²) — and when n > 1000, 80·(r + 1)·(1 + 12r/n) steps: each
- * row then costs more per step than the one before, up to 13× at the last, as
+ * r, the whole run ∝ n²) — and when n > 1000, 80·(r + 1)·(1 + 48r/n) steps: each
+ * row then costs more per step than the one before, up to 49× at the last, as
  * lu's rows do once its columns leave a cache level. No training run below
  * n = 1000 shows the drift; a probe's self-test sees it begin. TestProbeDrift
  * predicts n = 1600 from runs of n ≤ 500.
@@ -22,7 +22,7 @@ int main(void) {
 		FP_POINT_VARS("row", FP_I(r));
 		long steps = 80 * (r + 1);
 		if (n > 1000)
-			steps += 960 * (r + 1) * r / n;
+			steps += 3840 * (r + 1) * r / n;
 		for (long i = 0; i < steps; i++)
 			x = x * 0.999999 + 1e-7;
 		sink = x;
