@@ -18,11 +18,11 @@ import (
 	"github.com/fragprof/fragprof/internal/runner"
 )
 
-// TestReadNotes checks the notes reader against gcc's own gcov-dump -l on the same
-// file: the same functions, and for every block the same lines and arcs.
-func TestReadNotes(t *testing.T) {
-	tl := needTools(t)
-	dir := coverageBuild(t, tl)
+// linesNotes builds testdata/lines.c with gcc --coverage and returns its notes
+// file read by ReadNotes, and the build directory.
+func linesNotes(t *testing.T) (*Notes, string) {
+	t.Helper()
+	dir := coverageBuild(t, needTools(t))
 	data, err := os.ReadFile(filepath.Join(dir, "lines.gcno"))
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +31,13 @@ func TestReadNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return n, dir
+}
+
+// TestReadNotes checks the notes reader against gcc's own gcov-dump -l on the same
+// file: the same functions, and for every block the same lines and arcs.
+func TestReadNotes(t *testing.T) {
+	n, dir := linesNotes(t)
 	var got []string
 	for _, f := range n.Funcs {
 		got = append(got, fmt.Sprintf("func %s %s:%d", f.Name, f.File, f.Line))
@@ -66,16 +73,7 @@ func TestReadNotes(t *testing.T) {
 // TestSingleBlockLines checks which lines of testdata/lines.c gcov counts as one
 // block, as its comments derive them.
 func TestSingleBlockLines(t *testing.T) {
-	tl := needTools(t)
-	dir := coverageBuild(t, tl)
-	data, err := os.ReadFile(filepath.Join(dir, "lines.gcno"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := ReadNotes(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, _ := linesNotes(t)
 	got := n.SingleBlockLines("testdata/lines.c")
 	// Line 9 (the for header) is in three chains; every other line with code is in one.
 	want := map[int]bool{5: true, 7: true, 8: true, 10: true, 11: true, 12: true, 13: true, 14: true}

@@ -352,27 +352,14 @@ func TestFinitePopulationCoverage(t *testing.T) {
 		}
 		covered, exact, trials := 0, 0, 0
 		for range reps {
-			perm := rng.Perm(len(pop))
-			var d stats.CountDist
-			next := NextCheck(0, r)
-			for n := 1; n <= len(pop); n++ {
-				d.Add(pop[perm[n-1]])
-				if uint64(n) < next {
-					continue
-				}
-				next = NextCheck(uint64(n), r)
-				dec := r.Decide(d.Summary())
-				if dec.State == stats.Converged || dec.State == stats.Exact {
-					if math.Abs(dec.Mean-mean) <= dec.HalfWidth+1e-9 {
-						covered++
-					}
-					if dec.State == stats.Exact {
-						exact++
-					}
-					trials += n
-					break
-				}
+			dec, n := drawWithoutReplacement(r, pop, rng)
+			if math.Abs(dec.Mean-mean) <= dec.HalfWidth+1e-9 {
+				covered++
 			}
+			if dec.State == stats.Exact {
+				exact++
+			}
+			trials += n
 		}
 		cov := float64(covered) / reps
 		t.Logf("%s: N = %d, coverage %.3f, exact in %d of %d runs, mean trials %.0f", name, len(pop), cov, exact, reps, float64(trials)/reps)
@@ -429,4 +416,26 @@ func TestFinitePopulationRules(t *testing.T) {
 	if got := SerflingRadius(1, 2, 70, 100, 0.05/(70*71)); math.Abs(got-2.104108) > 1e-6 {
 		t.Errorf("SerflingRadius past N/2 = %.6f, want 2.104108", got)
 	}
+}
+
+// drawWithoutReplacement runs rule r as freq does on one simple random sample of
+// pop drawn without replacement (a shuffle of it, checked on NextCheck's
+// schedule and at n = N, where every rule's decision is Exact) until a decision
+// stops it, and returns that decision and the trials drawn.
+func drawWithoutReplacement(r Rule, pop []uint64, rng *rand.Rand) (stats.Decision, int) {
+	perm := rng.Perm(len(pop))
+	var d stats.CountDist
+	next := NextCheck(0, r)
+	var dec stats.Decision
+	for n := 1; n <= len(pop); n++ {
+		d.Add(pop[perm[n-1]])
+		if uint64(n) < next && n < len(pop) {
+			continue
+		}
+		next = NextCheck(uint64(n), r)
+		if dec = r.Decide(d.Summary()); dec.State == stats.Converged || dec.State == stats.Exact {
+			return dec, n
+		}
+	}
+	return dec, len(pop)
 }

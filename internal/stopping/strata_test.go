@@ -125,23 +125,11 @@ func simpleCoverage(t *testing.T, w finiteWorld, th stats.Thresholds, reps int, 
 	}
 	covered, trials := 0, 0
 	for range reps {
-		perm := rng.Perm(len(pop))
-		var d stats.CountDist
-		next := NextCheck(0, r)
-		for n := 1; n <= len(pop); n++ {
-			d.Add(pop[perm[n-1]])
-			if uint64(n) < next {
-				continue
-			}
-			next = NextCheck(uint64(n), r)
-			if dec := r.Decide(d.Summary()); dec.State == stats.Converged || dec.State == stats.Exact {
-				if math.Abs(dec.Mean-mean) <= dec.HalfWidth+1e-9 {
-					covered++
-				}
-				trials += n
-				break
-			}
+		dec, n := drawWithoutReplacement(r, pop, rng)
+		if math.Abs(dec.Mean-mean) <= dec.HalfWidth+1e-9 {
+			covered++
 		}
+		trials += n
 	}
 	return coverageRun{float64(covered) / float64(reps), float64(trials) / float64(reps)}
 }
