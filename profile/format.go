@@ -23,7 +23,8 @@
 // Section types: 1 summary, 2 names, 3 functions, 4 cfg, 5 counts, 6 statistics
 // (the Monte Carlo engine's exact per-block count distributions; ancillary; its
 // encoding is in stats.go), 7 identity (since 1.1; ancillary; identity.go), 8 calls
-// (the blocks' direct callees, since 1.2; ancillary; calls.go). A reader
+// (the blocks' direct callees, since 1.2; ancillary; calls.go), 9 rates (the edge
+// rates of a sampled profile; ancillary; rates.go). A reader
 // refuses a file with a critical section it does not know and keeps ancillary ones it
 // does not know in Profile.Extra.
 package profile
@@ -61,6 +62,7 @@ const (
 	SecStats   = 6 // per-block exact count distributions of Monte Carlo trials (stats.go)
 	// SecIdentity  = 7: the program's identity (identity.go)
 	// SecCalls     = 8: the blocks' direct callees (calls.go)
+	// SecRates     = 9: the edge rates of a sampled profile (rates.go)
 	FlagCritical = 1 // section flag: a reader that does not know the type must refuse the file
 )
 
@@ -223,8 +225,16 @@ func (p *Profile) encode() ([]byte, error) {
 	if calls {
 		secs = append(secs, Section{SecCalls, 0, p.encodeCalls()})
 	}
+	if p.Rates != nil {
+		rs, err := p.encodeRates()
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, Section{SecRates, 0, rs})
+	}
 	for _, x := range p.Extra {
-		if x.Type == SecStats && p.Stats != nil || x.Type == SecIdentity && p.Identity != (Identity{}) || x.Type == SecCalls && calls {
+		if x.Type == SecStats && p.Stats != nil || x.Type == SecIdentity && p.Identity != (Identity{}) || x.Type == SecCalls && calls ||
+			x.Type == SecRates && p.Rates != nil {
 			continue
 		}
 		secs = append(secs, x)
@@ -361,7 +371,7 @@ func parse(data []byte) (*Profile, error) {
 		}
 		body := data[off : off+n]
 		switch typ {
-		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts, SecStats, SecIdentity, SecCalls:
+		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts, SecStats, SecIdentity, SecCalls, SecRates:
 			if _, dup := secs[typ]; dup {
 				return nil, bad(at, "section type %d appears twice", typ)
 			}
@@ -497,6 +507,11 @@ func parse(data []byte) (*Profile, error) {
 	}
 	if cl, ok := secs[SecCalls]; ok {
 		if err := p.parseCalls(cl, secOff[SecCalls]); err != nil {
+			return nil, err
+		}
+	}
+	if rs, ok := secs[SecRates]; ok {
+		if err := p.parseRates(rs, secOff[SecRates]); err != nil {
 			return nil, err
 		}
 	}

@@ -35,6 +35,10 @@ func FuzzParse(f *testing.F) {
 	var ib bytes.Buffer
 	p.Write(&ib)
 	f.Add(ib.Bytes())
+	// A profile with a rates section.
+	var rb bytes.Buffer
+	ratesProfile().Write(&rb)
+	f.Add(rb.Bytes())
 	f.Add([]byte(Magic))
 	f.Add(make([]byte, headerSize))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -64,6 +64,8 @@ type funcKey struct{ name, file string }
 //     summed counts). Weights other than 1 with statistics are ErrWeightedStats.
 //   - Identity: the name and build-id the sources agree on; differing names
 //     joined with " + ", differing build-ids unknown (mergeIdentity).
+//   - Rates (the rates section): dropped. They are estimates from one sampled
+//     run, not sums, and the counts they were made with change in the merge.
 //   - Extra sections: dropped (their meaning is unknown, so no sum is safe).
 //
 // The CFG of a function (labels, positions and calls, which the checksum ignores)

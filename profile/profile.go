@@ -37,6 +37,11 @@ type Profile struct {
 	// and the binary's build-id. It is written in the identity section (type 7) when
 	// not empty; Merge keeps what its sources agree on.
 	Identity Identity
+	// Rates, when not nil, holds the statistics of a profile built from sampled
+	// program counters (`fragprof hotcfg --format profile`): every edge's
+	// estimated rate and its standard error, in the rates section (type 9;
+	// rates.go). Merge drops it.
+	Rates *Rates
 	// Extra holds the ancillary sections of a parsed file that this version of the
 	// package does not know, so that Parse → Write keeps them. Merge drops them.
 	// (A section of a type this package knows is never here: Parse reads it.)

@@ -13,6 +13,9 @@ func (p *Profile) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "profile: %d functions, runs=%d counters=%d counts=%v\n",
 		len(p.Program.Funcs), p.Runs, p.Counters, p.HasCounts())
+	if p.Rates != nil {
+		fmt.Fprintf(&sb, "rates: instructions=%d sampled=%d\n", p.Rates.Instructions, p.Rates.Sampled)
+	}
 	for i, f := range p.Program.Funcs {
 		fmt.Fprintf(&sb, "checksum %016x\n", f.Checksum())
 		sb.WriteString(f.String())
@@ -22,6 +25,13 @@ func (p *Profile) String() string {
 		if p.Stats != nil {
 			for b, d := range p.Stats[i] {
 				fmt.Fprintf(&sb, "  stats b%d: %s\n", b, d.String())
+			}
+		}
+		if p.Rates != nil {
+			for k, r := range p.Rates.Edges[i] {
+				if r.Estimated || r.Inferred {
+					fmt.Fprintf(&sb, "  rate e%d: %g ± %g inferred=%v\n", k, r.Rate, r.StdErr, r.Inferred)
+				}
 			}
 		}
 	}

@@ -48,6 +48,17 @@ The graph is printed to stdout (or -o FILE) as JSON (--format json, the default)
 or DOT (--format dot, one cluster per function), with blocks labelled by function,
 offset and source line when the program has DWARF.
 
+--format profile writes it as a profile file (docs/profile-format.md) that 'show',
+'export', 'report', 'diff' and 'merge' read: one function per symbol, whose first
+block is a synthetic "entry" block whose edges carry the function's entries
+(calls, tail jumps); a call's block has an edge to its return site carrying the
+returns. Block and edge counts are the graph's, rounded, with each block raised
+where needed to the sum of its in-edges or out-edges so that flow is conserved;
+each observed edge's rate and standard error (and its inferred mark) are in the
+profile's rates section. An exact graph given instead of batches files (the file
+'fragprof sample --exact' writes) is written in the format asked as it is: its
+profile holds the exact counts, each function's entry block its calls.
+
 With --compare EXACT (a file written by 'fragprof sample --exact' on the same
 program and input), the graph is measured against the exact graph's hot part H: the
 edges with the most transitions that together carry --hot (0.90) of all transitions.
@@ -86,6 +97,8 @@ Examples:
   fragprof hotcfg run.batches --format pprof -o run.pb.gz && go tool pprof -top -cum run.pb.gz
   fragprof hotcfg run.batches --algo gfc --bin-size 10 --stdev 15 --window 13 --recurrent 5
   fragprof hotcfg run.batches --format dot | dot -Tsvg > hot.svg
+  fragprof hotcfg run.batches --format profile -o hot.fpp && fragprof show hot.fpp
+  fragprof hotcfg exact.cfg --format profile -o exact.fpp
   fragprof hotcfg run.batches --compare exact.cfg --hot 0.90 --json
   fragprof hotcfg run1.batches run2.batches --compare exact.cfg --sweep`,
 		Args: cobra.ArbitraryArgs,
@@ -96,8 +109,13 @@ Examples:
 			if algo != "gfc" && algo != "bursts" {
 				return usagef("hotcfg: --algo %q: want gfc or bursts", algo)
 			}
-			if format != "json" && format != "dot" && format != "pprof" {
-				return usagef("hotcfg: --format %q: want json, dot or pprof", format)
+			if format != "json" && format != "dot" && format != "pprof" && format != "profile" {
+				return usagef("hotcfg: --format %q: want json, dot, pprof or profile", format)
+			}
+			if len(args) == 1 && !isBatches(args[0]) {
+				if g, err := hotcfg.ReadExact(args[0]); err == nil {
+					return writeExact(e, g, args[0], format, out, compare != "" || sweep || top > 0)
+				}
 			}
 			if sweep && compare == "" {
 				return usagef("hotcfg: --sweep needs --compare EXACT")
@@ -155,6 +173,8 @@ Examples:
 					return hotcfg.WritePprof(w, data.Batches, code, files, data.Maps)
 				case format == "dot":
 					return g.WriteDot(w)
+				case format == "profile":
+					return g.Profile(data.Runs, files.Lines).Write(w)
 				}
 				return g.WriteJSON(w, cmp, files.Lines)
 			}
@@ -178,8 +198,32 @@ Examples:
 	fl.Float64Var(&hot, "hot", 0.90, "share of the exact graph's transitions that defines its hot part")
 	fl.BoolVar(&sweep, "sweep", false, "with --compare: run GFC over the thesis's 144 configurations")
 	fl.BoolVar(&jsonOut, "json", false, "with --compare: print only the comparison, as JSON")
-	fl.StringVar(&format, "format", "json", "graph output: json, dot, or pprof (the sampled PCs with their call stacks)")
+	fl.StringVar(&format, "format", "json", "graph output: json, dot, profile (a profile file with the edges' rates), or pprof (the sampled PCs with their call stacks)")
 	fl.StringVarP(&out, "output", "o", "", "write the graph to this file instead of stdout")
 	fl.IntVar(&top, "top", 0, "print the N hottest functions, blocks and edges as text instead of the graph")
 	return c
+}
+
+// writeExact writes the exact graph g read from name in format (json, dot or
+// profile), symbolized from the program files it names. The options that build or
+// measure a sampled graph (built is true when one was given) do not apply to it.
+func writeExact(e *env, g *hotcfg.Graph, name, format, out string, built bool) error {
+	if built || format == "pprof" {
+		return usagef("hotcfg: %s is an exact graph: only --format json, dot or profile and -o apply to it", name)
+	}
+	files := sample.NewFiles(g.Maps)
+	g.Symbolize(files)
+	render := func(w io.Writer) error {
+		switch format {
+		case "profile":
+			return g.Profile(1, files.Lines).Write(w)
+		case "dot":
+			return g.WriteDot(w)
+		}
+		return g.WriteJSON(w, nil, files.Lines)
+	}
+	if out != "" {
+		return atomicfile.WriteWith(out, render)
+	}
+	return render(e.stdout)
 }

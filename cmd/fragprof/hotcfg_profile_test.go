@@ -1,0 +1,111 @@
+//go:build integration
+
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fragprof/fragprof/profile"
+)
+
+// TestHotcfgExactProfile: the profile of an exact trace ('sample --exact', then
+// 'hotcfg EXACT --format profile') of a program built at -O0 agrees with count's
+// profile of the same binary where both measure the same thing: every function of
+// the program is called as often (testdata/calls.c: leaf 10 times, fact 5).
+func TestHotcfgExactProfile(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "calls")
+	cli := cliWant(t)
+	cli(0, "cc", "-O0", "-g", "testdata/calls.c", "-o", bin)
+	counted := filepath.Join(dir, "count.fpp")
+	cli(0, "count", "--binary", bin, "--profile", counted, "-o", filepath.Join(dir, "count.txt"))
+	exact := filepath.Join(dir, "exact.cfg")
+	cli(0, "sample", "--exact", "-o", exact, "--", bin)
+	traced := filepath.Join(dir, "exact.fpp")
+	cli(0, "hotcfg", exact, "--format", "profile", "-o", traced)
+	cp, err := profile.ParseFile(counted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := profile.ParseFile(traced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Rates != nil {
+		t.Errorf("the profile of an exact trace has rates")
+	}
+	calls := map[string]uint64{}
+	for i, f := range tp.Program.Funcs {
+		calls[f.Name] = tp.Counts[i].Calls()
+	}
+	want := map[string]uint64{"main": 1, "one": 1, "two": 1, "leaf": 10, "fact": 5}
+	for i, f := range cp.Program.Funcs {
+		n := cp.Counts[i].Calls()
+		if want[f.Name] != n {
+			t.Errorf("count: %s called %d times, want %d", f.Name, n, want[f.Name])
+		}
+		if got, ok := calls[f.Name]; !ok || got != n {
+			t.Errorf("exact trace: %s called %d times (present: %v), count says %d", f.Name, got, ok, n)
+		}
+	}
+	// The options that build a sampled graph do not apply to an exact one.
+	cli(2, "hotcfg", exact, "--top", "3")
+}
+
+// TestHotcfgSampledProfile: a sampled hot CFG written as a profile is read by the
+// profile readers (show, export, merge, report) and carries its edges' rates.
+func TestHotcfgSampledProfile(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "loop")
+	if b, err := exec.Command("gcc", "-O2", "-g", "-o", prog, "../../examples/hot/loop.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	cli := cliWant(t)
+	batches := filepath.Join(dir, "run.batches")
+	cli(0, "sample", "--interval", "1ms", "--repeat", "2", "-o", batches, "--", prog, "300000")
+	hot := filepath.Join(dir, "hot.fpp")
+	cli(0, "hotcfg", batches, "--format", "profile", "-o", hot)
+	p, err := profile.ParseFile(hot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Runs != 2 || p.Rates == nil || p.Rates.Sampled == 0 {
+		t.Fatalf("runs %d, rates %v", p.Runs, p.Rates)
+	}
+	var main int = -1
+	for i, f := range p.Program.Funcs {
+		if f.Name == "main" {
+			main = i
+		}
+	}
+	if main < 0 {
+		t.Fatalf("no main in the hot profile:\n%s", p)
+	}
+	var estimated int
+	for k, r := range p.Rates.Edges[main] {
+		if r.Estimated && r.Rate > 0 && p.Counts[main].Edges[k] > 0 {
+			estimated++
+		}
+	}
+	if estimated == 0 {
+		t.Errorf("main has no edge with an estimated rate: %+v", p.Rates.Edges[main])
+	}
+	out, _ := cli(0, "show", hot)
+	if !strings.Contains(out, "main") {
+		t.Errorf("show:\n%s", out)
+	}
+	out, _ = cli(0, "export", hot, "--format", "json")
+	if !strings.Contains(out, `"name": "main"`) {
+		t.Errorf("export json:\n%.300s", out)
+	}
+	merged := filepath.Join(dir, "merged.fpp")
+	cli(0, "merge", hot, hot, "-o", merged)
+	m, err := profile.ParseFile(merged)
+	if err != nil || m.Runs != 4 || m.Rates != nil {
+		t.Errorf("merged: %v, runs %d, rates %v", err, m.Runs, m.Rates)
+	}
+	cli(0, "report", hot, "-o", filepath.Join(dir, "hot.html"))
+}
