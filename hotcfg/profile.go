@@ -15,8 +15,9 @@ import (
 // cfg.Func per function of Split, named by its symbol, whose Blocks[0] is a
 // synthetic "entry" block (Addr 0) followed by one block per Block (Label as
 // Block.Label, Addr its start, Instrs its instructions, Start its file:line when
-// DWARF has it, Lines from lines when not nil) and the function's internal edges
-// with their counts, rounded to integers.
+// DWARF has it, Lines from lines when not nil, Calls the function it calls when the
+// graph shows it calling one) and the function's internal edges with their counts,
+// rounded to integers.
 //
 // The cfg model keeps edges inside a function, and calls and returns out of its
 // graph, so the graph's calls and returns (recursive ones too) and the other edges
@@ -41,12 +42,18 @@ func (g *Graph) Profile(runs int, lines func(*Block) []int) *profile.Profile {
 			returns[e.To] += e.Count
 		}
 	}
+	funcOf := map[*Block]string{}
+	for _, fv := range funcs {
+		for _, b := range fv.Blocks {
+			funcOf[b] = fv.Name
+		}
+	}
 	p := &profile.Profile{Program: &cfg.Program{}, Runs: max(runs, 1)}
 	if g.Sampled > 0 {
 		p.Rates = &profile.Rates{Instructions: g.Instructions, Sampled: g.Sampled}
 	}
 	for _, fv := range funcs {
-		f, c, rates := g.funcProfile(fv, returns, lines)
+		f, c, rates := g.funcProfile(fv, returns, funcOf, lines)
 		p.Program.Funcs = append(p.Program.Funcs, f)
 		p.Counts = append(p.Counts, c)
 		if p.Rates != nil {
@@ -66,7 +73,7 @@ type profEdge struct {
 
 // funcProfile makes the cfg.Func of one function of the graph, with its counts and
 // the rates of its edges.
-func (g *Graph) funcProfile(fv *FuncView, returns map[*Block]float64, lines func(*Block) []int) (*cfg.Func, cfg.Counts, []profile.EdgeRate) {
+func (g *Graph) funcProfile(fv *FuncView, returns map[*Block]float64, funcOf map[*Block]string, lines func(*Block) []int) (*cfg.Func, cfg.Counts, []profile.EdgeRate) {
 	f := &cfg.Func{Name: fv.Name, File: fv.File, Line: fv.Line}
 	entry := f.AddBlock("entry")
 	blocks := make(map[*Block]*cfg.Block, len(fv.Blocks))
@@ -80,6 +87,9 @@ func (g *Graph) funcProfile(fv *FuncView, returns map[*Block]float64, lines func
 		}
 		if lines != nil {
 			cb.Lines = lines(b)
+		}
+		if callee := calleeOf(b, funcOf); callee != "" {
+			cb.Calls = []string{callee}
 		}
 		blocks[b] = cb
 	}
@@ -145,6 +155,22 @@ func round(x float64) uint64 {
 		return 0
 	}
 	return uint64(math.Round(x))
+}
+
+// calleeOf returns the function b calls when the graph shows one call out of it
+// (its last instruction, a direct call), else "".
+func calleeOf(b *Block, funcOf map[*Block]string) string {
+	var callee string
+	for _, e := range b.Succs {
+		if e.Kind != cfg.Call {
+			continue
+		}
+		if callee != "" {
+			return "" // an indirect call with several targets
+		}
+		callee = funcOf[e.To]
+	}
+	return callee
 }
 
 // endsInCall reports whether one of the edges leaving b is a call.

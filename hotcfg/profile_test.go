@@ -66,7 +66,11 @@ func TestTraceProfile(t *testing.T) {
 	if main := p.Program.Funcs[0]; main.Blocks[1].Label != "main+0x0" || main.Blocks[1].Addr != 0x1000 || main.Blocks[1].Instrs != 3 {
 		t.Errorf("main's loop block: %+v", main.Blocks[1])
 	}
-	if got := roundTrip(t, p); got.String() != p.String() {
+	// The call block calls f, once.
+	if cb := p.Program.Funcs[0].Blocks[2]; len(cb.Calls) != 1 || cb.Calls[0] != "f" {
+		t.Errorf("main's call block calls %q, want f", cb.Calls)
+	}
+	if got := roundTrip(t, p); got.String() != p.String() || got.Program.Funcs[0].Blocks[2].Calls[0] != "f" {
 		t.Errorf("read back:\n%s\nwritten:\n%s", got, p)
 	}
 }

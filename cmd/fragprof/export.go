@@ -27,7 +27,9 @@ func newExportCmd(e *env) *cobra.Command {
          summed) and "counters" (how many counters the instrumented binary
          carried).
   dot    Graphviz: one cluster per function, blocks and edges labelled with their
-         counts; render with 'dot -Tsvg'. The exact output is not stable.
+         counts, a block's calls of the profile's functions dashed between the
+         clusters with the number of calls; render with 'dot -Tsvg'. The exact
+         output is not stable.
   pprof  pprof's format (gzipped protocol buffers, via github.com/google/pprof):
          samples of every executed block, valued by its executions and by
          executions × IR instructions, located at the file:line where the block

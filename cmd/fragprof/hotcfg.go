@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragprof/fragprof/hotcfg"
 	"github.com/fragprof/fragprof/internal/atomicfile"
+	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/internal/sample"
 )
 
@@ -45,8 +46,9 @@ graph with one of two builders:
                   edges carrying the share S of the estimated transitions.
 
 The graph is printed to stdout (or -o FILE) as JSON (--format json, the default)
-or DOT (--format dot, one cluster per function), with blocks labelled by function,
-offset and source line when the program has DWARF.
+or DOT (--format dot: its profile, below, drawn as 'fragprof export --format dot'
+draws one: a cluster per function, calls dashed between them), with blocks
+labelled by function, offset and source line when the program has DWARF.
 
 --format profile writes it as a profile file (docs/profile-format.md) that 'show',
 'export', 'report', 'diff' and 'merge' read: one function per symbol, whose first
@@ -172,7 +174,7 @@ Examples:
 				case format == "pprof":
 					return hotcfg.WritePprof(w, data.Batches, code, files, data.Maps)
 				case format == "dot":
-					return g.WriteDot(w)
+					return report.WriteDOT(w, g.Profile(data.Runs, files.Lines))
 				case format == "profile":
 					return g.Profile(data.Runs, files.Lines).Write(w)
 				}
@@ -218,7 +220,7 @@ func writeExact(e *env, g *hotcfg.Graph, name, format, out string, built bool) e
 		case "profile":
 			return g.Profile(1, files.Lines).Write(w)
 		case "dot":
-			return g.WriteDot(w)
+			return report.WriteDOT(w, g.Profile(1, files.Lines))
 		}
 		return g.WriteJSON(w, nil, files.Lines)
 	}

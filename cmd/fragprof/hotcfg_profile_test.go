@@ -51,6 +51,13 @@ func TestHotcfgExactProfile(t *testing.T) {
 			t.Errorf("exact trace: %s called %d times (present: %v), count says %d", f.Name, got, ok, n)
 		}
 	}
+	// Its DOT is the profile's: one() calls leaf 3 times from its loop, two() 5.
+	dot, _ := cli(0, "hotcfg", exact, "--format", "dot")
+	for _, w := range []string{`style=dashed label="call ×3"`, `style=dashed label="call ×5"`, "subgraph cluster_"} {
+		if !strings.Contains(dot, w) {
+			t.Errorf("hotcfg --format dot of the exact graph lacks %s:\n%s", w, dot)
+		}
+	}
 	// The options that build a sampled graph do not apply to an exact one.
 	cli(2, "hotcfg", exact, "--top", "3")
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/fragprof/fragprof/profile"
 )
 
-// WriteDOT draws every function of p as a cluster: blocks labelled with their IR label
-// and source lines (and count), edges with their kind (and count).
+// WriteDOT draws every function of p as a cluster: blocks labelled with their label
+// and source lines (and count), edges with their kind (and count); a block's calls
+// of a function of p are dashed edges to the callee's entry block, labelled with
+// the number of calls (cfg.CallEdge.Count) when p has counts.
 func WriteDOT(w io.Writer, p *profile.Profile) error {
 	var sb strings.Builder
 	sb.WriteString("digraph fragprof {\n  node [shape=box fontname=\"monospace\" fontsize=10];\n  edge [fontname=\"monospace\" fontsize=9];\n")
@@ -37,9 +39,31 @@ func WriteDOT(w io.Writer, p *profile.Profile) error {
 		}
 		sb.WriteString("  }\n")
 	}
+	writeDOTCalls(&sb, p)
 	sb.WriteString("}\n")
 	_, err := io.WriteString(w, sb.String())
 	return err
+}
+
+// writeDOTCalls draws the call edges of p between its clusters.
+func writeDOTCalls(sb *strings.Builder, p *profile.Profile) {
+	index := make(map[string]int, len(p.Program.Funcs))
+	for i, f := range p.Program.Funcs {
+		index[f.Name] = i
+	}
+	for i, f := range p.Program.Funcs {
+		for _, ce := range f.CallEdges() {
+			j, ok := index[ce.Callee]
+			if !ok {
+				continue
+			}
+			label := "call"
+			if p.HasCounts() {
+				label += fmt.Sprintf(" ×%d", ce.Count(p.Counts[i]))
+			}
+			fmt.Fprintf(sb, "  f%d_b%d -> f%d_b0 [style=dashed label=%s];\n", i, ce.Block.ID, j, quote(label))
+		}
+	}
 }
 
 // linesText prints a block's source lines compactly: "lines 3-5,9".
