@@ -11,6 +11,7 @@ package montecarlo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -159,6 +160,23 @@ func (p Point) MarshalJSON() ([]byte, error) {
 		hw = strconv.FormatFloat(p.HalfWidth, 'g', -1, 64)
 	}
 	return []byte(fmt.Sprintf(`{"n":%d,"mean":%s,"halfwidth":%s}`, p.N, strconv.FormatFloat(p.Mean, 'g', -1, 64), hw)), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, a null half-width as NaN.
+func (p *Point) UnmarshalJSON(b []byte) error {
+	var v struct {
+		N         uint64   `json:"n"`
+		Mean      float64  `json:"mean"`
+		HalfWidth *float64 `json:"halfwidth"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = Point{N: v.N, Mean: v.Mean, HalfWidth: math.NaN()}
+	if v.HalfWidth != nil {
+		p.HalfWidth = *v.HalfWidth
+	}
+	return nil
 }
 
 // A BlockEstimate is one block's result.

@@ -2,6 +2,7 @@ package montecarlo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -452,4 +453,27 @@ func resultText(r *Result) string {
 		fmt.Fprintf(&b, "%b %v\n", r.Edges[fi], r.EdgeTotals[fi])
 	}
 	return b.String()
+}
+
+// TestPointJSON: a point reads back as it was written, an undefined half-width
+// (NaN, written null) included.
+func TestPointJSON(t *testing.T) {
+	in := []Point{{N: 1, Mean: 3, HalfWidth: math.NaN()}, {N: 300, Mean: 2.5, HalfWidth: 1.25e-07}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"n":1,"mean":3,"halfwidth":null},{"n":300,"mean":2.5,"halfwidth":1.25e-07}]`; string(b) != want {
+		t.Fatalf("written %s, want %s", b, want)
+	}
+	var out []Point
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 || out[0].N != 1 || out[0].Mean != 3 || !math.IsNaN(out[0].HalfWidth) || out[1] != in[1] {
+		t.Errorf("read back %+v, want %+v", out, in)
+	}
+	if err := json.Unmarshal([]byte(`{"n":"x"}`), &out[0]); err == nil {
+		t.Errorf("a point with a string n read without error")
+	}
 }

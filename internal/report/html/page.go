@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/fragprof/fragprof/internal/jsonerr"
+	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/profile"
 )
@@ -124,12 +125,8 @@ type Block struct {
 	Series     []Point  `json:"series,omitempty"` // freq: the convergence of the estimate
 }
 
-// A Point is the estimate and its half-width after N trials.
-type Point struct {
-	N         uint64   `json:"n"`
-	Mean      float64  `json:"mean"`
-	HalfWidth *float64 `json:"halfwidth"`
-}
+// A Point is the estimate and its half-width after N trials (NaN where undefined).
+type Point = montecarlo.Point
 
 // An Edge is one edge with its value and probability.
 type Edge struct {

@@ -91,8 +91,8 @@ func convergencePlot(title string, b *Block) ([]byte, error) {
 		x := float64(pt.N)
 		mean = append(mean, plotter.XY{X: x, Y: pt.Mean})
 		lo, hi := pt.Mean, pt.Mean
-		if pt.HalfWidth != nil {
-			lo, hi = pt.Mean-*pt.HalfWidth, pt.Mean+*pt.HalfWidth
+		if !math.IsNaN(pt.HalfWidth) {
+			lo, hi = pt.Mean-pt.HalfWidth, pt.Mean+pt.HalfWidth
 			upper = append(upper, plotter.XY{X: x, Y: hi})
 			lower = append(lower, plotter.XY{X: x, Y: lo})
 		}
