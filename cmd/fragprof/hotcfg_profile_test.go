@@ -105,7 +105,7 @@ func TestHotcfgSampledProfile(t *testing.T) {
 		t.Errorf("show:\n%s", out)
 	}
 	out, _ = cli(0, "export", hot, "--format", "json")
-	if !strings.Contains(out, `"name": "main"`) {
+	if !strings.Contains(out, `"name": "main"`) || !strings.Contains(out, `"rate": `) || !strings.Contains(out, `"sampled": `) {
 		t.Errorf("export json:\n%.300s", out)
 	}
 	merged := filepath.Join(dir, "merged.fpp")

@@ -15,9 +15,13 @@ import (
 // JSONProgram is the object `count --json` prints; `cfg --format json` prints it
 // without counts. Fields are only ever added, never renamed (docs/json.md).
 type JSONProgram struct {
-	Counters  int        `json:"counters"`
-	Runs      int        `json:"runs,omitempty"`
-	Functions []JSONFunc `json:"functions"`
+	Counters int `json:"counters"`
+	Runs     int `json:"runs,omitempty"`
+	// Instructions and Sampled are those of a sampled profile's rates section
+	// (profile.Rates): instructions executed (when counted) and PCs sampled.
+	Instructions uint64     `json:"instructions,omitempty"`
+	Sampled      uint64     `json:"sampled,omitempty"`
+	Functions    []JSONFunc `json:"functions"`
 }
 
 // JSONFunc is one function.
@@ -53,6 +57,12 @@ type JSONEdge struct {
 	Kind  string  `json:"kind"`
 	Case  string  `json:"case,omitempty"`
 	Count *uint64 `json:"count,omitempty"`
+	// Rate and StdErr are a sampled profile's estimate of the edge's transitions
+	// per executed instruction and its standard error, when it has one; Inferred
+	// marks an edge implied by the code rather than observed (profile.EdgeRate).
+	Rate     *float64 `json:"rate,omitempty"`
+	StdErr   *float64 `json:"stderr,omitempty"`
+	Inferred bool     `json:"inferred,omitempty"`
 }
 
 // JSONCallEdge is the calls of one block to one function (cfg.CallEdge).
@@ -67,6 +77,9 @@ type JSONCallEdge struct {
 // JSON converts p to its JSON form.
 func JSON(p *profile.Profile) JSONProgram {
 	out := JSONProgram{Counters: p.Counters, Runs: p.Runs, Functions: []JSONFunc{}}
+	if p.Rates != nil {
+		out.Instructions, out.Sampled = p.Rates.Instructions, p.Rates.Sampled
+	}
 	for i, f := range p.Program.Funcs {
 		jf := JSONFunc{Name: f.DisplayName(), Mangled: mangled(f), File: f.File, Line: f.Line, Blocks: []JSONBlock{}, Edges: []JSONEdge{}}
 		var c *[]uint64
@@ -95,6 +108,13 @@ func JSON(p *profile.Profile) JSONProgram {
 			if ce != nil {
 				v := (*ce)[e.ID]
 				je.Count = &v
+			}
+			if p.Rates != nil {
+				r := p.Rates.Edges[i][e.ID]
+				if r.Estimated {
+					je.Rate, je.StdErr = &r.Rate, &r.StdErr
+				}
+				je.Inferred = r.Inferred
 			}
 			jf.Edges = append(jf.Edges, je)
 		}
