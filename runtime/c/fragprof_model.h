@@ -235,7 +235,7 @@ int fp_model_amdahl_now(const fp_model *m, const fp_model_value *inputs, int n, 
 typedef struct fp_model_chooser fp_model_chooser;
 
 typedef struct fp_model_chooser_options {
-	int window;     /* calls per way and octave the realised times are taken from (8; 1 to 256) */
+	int window;     /* calls per way and octave the realised times are taken from (0: 8; 1 to 256) */
 	double explore; /* ε, the share of the time re-measuring may cost (0.02; 0: never) */
 } fp_model_chooser_options;
 
