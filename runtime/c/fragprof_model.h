@@ -228,10 +228,11 @@ int fp_model_amdahl_now(const fp_model *m, const fp_model_value *inputs, int n, 
  * T_other(t)); the small calls, most often eligible, re-measure most. A chooser
  * is for one thread. Cost of fp_model_choose: an fp_model_amdahl_now query
  * the first time it meets these inputs (its first call measures P(N): 31
- * thread starts), then a lookup of the inputs (memoised while the model is
- * not learning) and O(1); of fp_model_chooser_record, the median of an
- * octave's window: O(window). About 0.1–0.2 µs the pair (measured on the
- * Brusselator's model). Memory: 2 × 64 octaves × window doubles. */
+ * thread starts), then a lookup of the inputs (a memo of 256 inputs, used
+ * while the model is not learning) and O(1); of fp_model_chooser_record,
+ * the median of an octave's window: O(window). About 0.1–0.2 µs the pair
+ * (measured on the Brusselator's model). Memory: 2 × 64 octaves × window
+ * doubles. */
 typedef struct fp_model_chooser fp_model_chooser;
 
 typedef struct fp_model_chooser_options {
