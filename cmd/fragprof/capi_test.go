@@ -295,17 +295,20 @@ func TestModelCAPIErrors(t *testing.T) {
 		t.Errorf("examples/predict/query_model.c: %v\n%s", err, out)
 	}
 	// So does the program that decides per sweep whether 2 threads pay: a short
-	// workload (4 sweeps, K ≤ 8) runs every way with equal sums, and the model
-	// is asked for each sweep.
+	// workload (300 cells a decade, K ≤ 30) runs every way with equal sums, the
+	// chooser deciding each sweep, and reports both decades.
 	threads := filepath.Join(dir, "bru_threads")
 	capiBuild(t, "cc", "-O2", "-Wall", "-Werror", "-I", dir, filepath.Join("..", "..", "examples", "predict", "brusselator_threads.c"), bruC,
 		filepath.Join(dir, "libfragprof_model.a"), "-lm", "-pthread", "-o", threads)
-	if out, err := exec.Command(threads, "4", "1", "1", "8").CombinedOutput(); err != nil || !strings.Contains(string(out), "K    8 serial ") ||
+	cmd := exec.Command(threads, "300", "1", "1", "30")
+	cmd.Env = append(cmd.Environ(), "VERBOSE=1")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "K 1-9 sweeps ") ||
+		!strings.Contains(string(out), "K 10-30 sweeps ") || !strings.Contains(string(out), "K 30 sweeps 1 ") ||
 		!strings.Contains(string(out), "total_ns serial ") || strings.Contains(string(out), "differ") {
 		t.Errorf("examples/predict/brusselator_threads.c: %v\n%s", err, out)
 	}
-	if out, err := exec.Command(threads, "1").CombinedOutput(); err == nil || !strings.Contains(string(out), "usage: bru_threads") {
-		t.Errorf("brusselator_threads 1: want a usage error, got %v\n%s", err, out)
+	if out, err := exec.Command(threads, "0").CombinedOutput(); err == nil || !strings.Contains(string(out), "usage: bru_threads") {
+		t.Errorf("brusselator_threads 0: want a usage error, got %v\n%s", err, out)
 	}
 	if all := num("region_all", 1); !sameNumber(all, p.Graph) {
 		t.Errorf("region START → END: %v, model predict's graph time %v", all, p.Graph)

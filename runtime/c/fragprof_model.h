@@ -199,6 +199,76 @@ int fp_model_amdahl(const fp_model *m, const fp_model_value *inputs, int n, cons
 int fp_model_amdahl_now(const fp_model *m, const fp_model_value *inputs, int n, const char *from, const char *to,
                         int workers, fp_model_decision *d);
 
+/* Choosing, per call, serial or N workers from what the calls measure. The
+ * model predicts a region's sequential time t; Amdahl's condition with an ideal
+ * P(N) cannot see what the machine gives the program now (a second core held by
+ * other programs, a new thread waiting for a core, a call longer than a
+ * scheduler slice sharing its core). A chooser times the program's own calls
+ * (the caller records each one it runs) and keeps, for each way — serially and
+ * on N workers — and each octave of t ([2^b, 2^(b+1)) ns), the ratios T/t of
+ * the way's last `window` calls there (T the measured time). For a call of
+ * predicted time t in octave b it expects, for each way,
+ *
+ *   T_way(t) = r_way·t,   r_way the median of the way's ratios in octave b, or in
+ *                         the nearest octave that has calls of the way (the
+ *                         larger of two as near);
+ *
+ * with no call of a way yet, r_serial = 1 and r_parallel = r_serial/N + P(N)/t
+ * (fp_model_amdahl_now's P(N): Amdahl's ideal). It prefers N workers iff
+ * T_parallel < T_serial: Amdahl's condition P < ((N − 1)/N)·T_serial with the
+ * realised cost P = T_parallel − T_serial/N (choice.overhead_ns) and the
+ * realised parallel efficiency e = T_serial/(N·T_parallel) (choice.efficiency)
+ * at this size, in place of an ideal P(N) and e = 1. Octaves keep apart what
+ * differs with the size: a short call is mostly the cost of starting the
+ * threads and runs within one scheduler slice, a long one shares its cores
+ * with the machine's load. Exploration, bounded: the way not preferred is run
+ * instead (choice.explore) when the calls recorded since it was last run took
+ * at least T_other(t)/ε (ε = explore), so that re-measuring a way not tried
+ * lately costs at most about ε of the time spent (a trial loses at most
+ * T_other(t)); the small calls, most often eligible, re-measure most. A chooser
+ * is for one thread. Cost of fp_model_choose: an fp_model_amdahl_now query
+ * the first time it meets these inputs (its first call measures P(N): 31
+ * thread starts), then a lookup of the inputs (a memo of 256 inputs, used
+ * while the model is not learning) and O(1); of fp_model_chooser_record,
+ * the median of an octave's window: O(window). About 0.1–0.2 µs the pair
+ * (measured on the Brusselator's model). Memory: 2 × 64 octaves × window
+ * doubles. */
+typedef struct fp_model_chooser fp_model_chooser;
+
+typedef struct fp_model_chooser_options {
+	int window;     /* calls per way and octave the realised times are taken from (0: 8; 1 to 256) */
+	double explore; /* ε, the share of the time re-measuring may cost (0.02; 0: never) */
+} fp_model_chooser_options;
+
+/* A call's choice (fp_model_choose). */
+typedef struct fp_model_choice {
+	int workers;        /* how to run this call: 1 or N */
+	int preferred;      /* what the rule prefers (workers differs when exploring) */
+	int explore;        /* 1: workers re-measures the way not preferred */
+	double t_ns;        /* the model's sequential time of the region */
+	double serial_ns;   /* T_s = T_serial(t) */
+	double parallel_ns; /* T_p = T_parallel(t) */
+	double overhead_ns; /* P = T_p − T_s/N, the realised cost of the N workers */
+	double efficiency;  /* e = T_s/(N·T_p) */
+	long long start_ns; /* when the choice was made (CLOCK_MONOTONIC), for fp_model_chooser_record */
+} fp_model_choice;
+
+/* fp_model_chooser_new makes a chooser for the region from → to (as in
+ * fp_model_amdahl; NULL, NULL: the whole run) on workers threads; opt may be NULL. */
+int fp_model_chooser_new(const fp_model *m, const char *from, const char *to, int workers,
+                         const fp_model_chooser_options *opt, fp_model_chooser **out);
+
+/* fp_model_choose says how to run a call with these inputs (ch->workers). */
+int fp_model_choose(fp_model_chooser *c, const fp_model_value *inputs, int n, fp_model_choice *ch);
+
+/* fp_model_chooser_record records a call the choice ch was made for, run on
+ * workers threads (1 or N; ch->workers unless the program ran it otherwise),
+ * that took elapsed_ns (< 0: from ch->start_ns to now). */
+int fp_model_chooser_record(fp_model_chooser *c, const fp_model_choice *ch, int workers, double elapsed_ns);
+
+/* fp_model_chooser_free releases a chooser; NULL is allowed. */
+void fp_model_chooser_free(fp_model_chooser *c);
+
 /* fp_model_load_env is fp_model_load of the file named by the environment
  * variable FRAGPROF_MODEL (FP_MODEL_EIO when it is not set). Cost: as
  * fp_model_load. */

@@ -2303,6 +2303,263 @@ int fp_model_amdahl_now(const fp_model *m, const fp_model_value *inputs, int n, 
 	return FP_MODEL_OK;
 }
 
+/* ---- choosing serial or N workers per call (fp_model_chooser) ----------------- */
+
+/* fpm_select returns the k-th smallest of a[0..n) (0-based), reordering a:
+ * Hoare's selection, O(n) expected. */
+static double fpm_select(double *a, int n, int k) {
+	int lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double pivot = a[lo + (hi - lo) / 2];
+		int i = lo, j = hi;
+		while (i <= j) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i <= j) {
+				double x = a[i];
+				a[i++] = a[j];
+				a[j--] = x;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return a[k];
+	}
+	return a[k];
+}
+
+/* fpm_median returns the median of a[0..n), n ≥ 1, reordering a. */
+static double fpm_median(double *a, int n) {
+	double upper = fpm_select(a, n, n / 2);
+	if (n % 2)
+		return upper;
+	double lower = a[0];
+	for (int i = 1; i < n / 2; i++)
+		lower = fpm_max(lower, a[i]);
+	return (lower + upper) / 2;
+}
+
+/* A memoised prediction: the inputs (n − 1 of them; n = 0: empty) and t. */
+#define FPM_MEMO 256
+#define FPM_MEMO_IN 4
+typedef struct {
+	int n;
+	char names[FPM_MEMO_IN][24];
+	double vals[FPM_MEMO_IN];
+	double t;
+} fpm_memo;
+
+/* The octaves of the model's time a chooser keeps apart: octave b holds the
+ * calls with t in [2^b, 2^(b+1)) ns (t < 2 in octave 0, t ≥ 2^63 in the last). */
+#define FPM_OCTAVES 64
+
+/* An octave of a way: the ratios T/t of its last calls (a ring) and their median. */
+typedef struct {
+	double *r;
+	int n, next;
+	double median;
+} fpm_octave;
+
+/* A way: its octaves, the nearest octave that has calls for each octave
+ * (−1: none yet), and the time of the calls recorded since it was last run. */
+typedef struct {
+	fpm_octave oct[FPM_OCTAVES];
+	int near[FPM_OCTAVES];
+	double since;
+} fpm_way;
+
+struct fp_model_chooser {
+	const fp_model *m;
+	char *from, *to;
+	int workers, window;
+	double explore, p0; /* ε, and P(N) as fp_model_amdahl_now last measured it */
+	fpm_way way[2];     /* 0: serially, 1: on N workers */
+	double *scratch;    /* window ratios */
+	fpm_memo memo[FPM_MEMO];
+};
+
+/* memo_slot returns the memo entry of these inputs (the model's t is a pure
+ * function of them while the model is not learning): its slot, and whether it
+ * holds them; NULL when they cannot be memoised (more than FPM_MEMO_IN inputs,
+ * a long name). */
+static fpm_memo *memo_slot(fp_model_chooser *c, const fp_model_value *in, int n, int *hit) {
+	uint64_t h = 1469598103934665603ULL;
+	*hit = 0;
+	if (n > FPM_MEMO_IN || (n > 0 && !in))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (!in[i].name || strlen(in[i].name) >= sizeof c->memo[0].names[0])
+			return 0;
+		h ^= fpm_u64(in[i].value); /* splitmix64's finaliser: every bit moves every bit */
+		h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+		h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+		h ^= h >> 31;
+	}
+	fpm_memo *e = &c->memo[h % FPM_MEMO];
+	if (e->n != n + 1)
+		return e;
+	for (int i = 0; i < n; i++)
+		if (fpm_u64(e->vals[i]) != fpm_u64(in[i].value) || strcmp(e->names[i], in[i].name) != 0)
+			return e;
+	*hit = 1;
+	return e;
+}
+
+static char *fpm_strdup_or_null(const char *s, int *fail) {
+	if (!s)
+		return 0;
+	char *d = malloc(strlen(s) + 1);
+	if (!d)
+		*fail = 1;
+	else
+		strcpy(d, s);
+	return d;
+}
+
+void fp_model_chooser_free(fp_model_chooser *c) {
+	if (!c)
+		return;
+	for (int w = 0; w < 2; w++)
+		for (int b = 0; b < FPM_OCTAVES; b++)
+			free(c->way[w].oct[b].r);
+	free(c->scratch);
+	free(c->from);
+	free(c->to);
+	free(c);
+}
+
+int fp_model_chooser_new(const fp_model *m, const char *from, const char *to, int workers,
+                         const fp_model_chooser_options *opt, fp_model_chooser **out) {
+	CHECK_M(m, "fp_model_chooser_new");
+	if (!out)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_chooser_new: out is NULL");
+	*out = 0;
+	if (workers < 2 || workers > 4096)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_chooser_new: %d workers (want 2 to 4096)", workers);
+	if (!from != !to)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_chooser_new: give both ends of the region, or neither for the whole run");
+	int window = opt && opt->window ? opt->window : 8;
+	double explore = opt ? opt->explore : 0.02;
+	if (window < 1 || window > 256)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_chooser_new: window %d (want 1 to 256)", window);
+	if (!(explore >= 0 && explore < 1))
+		return fpm_fail(FP_MODEL_EARG, "fp_model_chooser_new: explore %g (want 0 ≤ ε < 1)", explore);
+	fp_model_chooser *c = calloc(1, sizeof *c);
+	if (!c)
+		return fpm_fail(FP_MODEL_ENOMEM, "out of memory");
+	int fail = 0;
+	c->m = m, c->workers = workers, c->window = window, c->explore = explore;
+	c->from = fpm_strdup_or_null(from, &fail);
+	c->to = fpm_strdup_or_null(to, &fail);
+	for (int w = 0; w < 2; w++)
+		for (int b = 0; b < FPM_OCTAVES; b++) {
+			fail |= !(c->way[w].oct[b].r = malloc(sizeof(double) * (size_t)window));
+			c->way[w].near[b] = -1;
+		}
+	c->scratch = malloc(sizeof(double) * (size_t)window);
+	if (fail || !c->scratch) {
+		fp_model_chooser_free(c);
+		return fpm_fail(FP_MODEL_ENOMEM, "out of memory");
+	}
+	*out = c;
+	return FP_MODEL_OK;
+}
+
+/* octave_of returns the octave of a time t > 0 (ns). */
+static int octave_of(double t) {
+	if (!(t >= 2))
+		return 0;
+	int e = ilogb(t);
+	return e < FPM_OCTAVES ? e : FPM_OCTAVES - 1;
+}
+
+/* way_ratio returns the way's expected T/t in octave b (the median of that
+ * octave's calls or, when it has none, of the nearest octave's), or NaN when
+ * the way has no call. */
+static double way_ratio(const fpm_way *w, int b) {
+	int near = w->near[b];
+	return near < 0 ? NAN : w->oct[near].median;
+}
+
+int fp_model_choose(fp_model_chooser *c, const fp_model_value *inputs, int n, fp_model_choice *ch) {
+	if (!c || !ch)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_choose: %s is NULL", c ? "ch" : "the chooser");
+	int hit = 0, learning = atomic_load_explicit(&((fp_model *)c->m)->fit, memory_order_acquire) != 0;
+	fpm_memo *e = learning ? 0 : memo_slot(c, inputs, n, &hit);
+	double t;
+	if (hit && learned_ok(c->m) == FP_MODEL_OK) {
+		t = e->t;
+	} else {
+		fp_model_decision d;
+		int rc = fp_model_amdahl_now(c->m, inputs, n, c->from, c->to, c->workers, &d);
+		if (rc != FP_MODEL_OK)
+			return rc;
+		t = fpm_max(d.time.value, 1);
+		c->p0 = d.overhead_ns;
+		if (e) {
+			e->n = n + 1, e->t = t;
+			for (int i = 0; i < n; i++) {
+				strcpy(e->names[i], inputs[i].name);
+				e->vals[i] = inputs[i].value;
+			}
+		}
+	}
+	int b = octave_of(t);
+	double r_s = way_ratio(&c->way[0], b), r_p = way_ratio(&c->way[1], b);
+	if (isnan(r_s))
+		r_s = 1;
+	if (isnan(r_p)) /* Amdahl's ideal: t/N at the serial speed, plus P(N) */
+		r_p = r_s / c->workers + c->p0 / t;
+	memset(ch, 0, sizeof *ch);
+	ch->t_ns = t;
+	ch->serial_ns = r_s * t;
+	ch->parallel_ns = r_p * t;
+	ch->overhead_ns = (r_p - r_s / c->workers) * t;
+	ch->efficiency = r_s / (c->workers * r_p);
+	int pref = ch->parallel_ns < ch->serial_ns, other = !pref;
+	double other_ns = other ? ch->parallel_ns : ch->serial_ns;
+	ch->preferred = pref ? c->workers : 1;
+	ch->explore = c->explore > 0 && c->way[other].since * c->explore >= other_ns;
+	ch->workers = (ch->explore ? other : pref) ? c->workers : 1;
+	ch->start_ns = fpm_now();
+	return FP_MODEL_OK;
+}
+
+int fp_model_chooser_record(fp_model_chooser *c, const fp_model_choice *ch, int workers, double elapsed_ns) {
+	if (!c || !ch)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_chooser_record: %s is NULL", c ? "ch" : "the chooser");
+	if (workers != 1 && workers != c->workers)
+		return fpm_fail(FP_MODEL_EARG, "fp_model_chooser_record: %d workers (the chooser's ways: 1 or %d)", workers,
+		                c->workers);
+	if (elapsed_ns < 0)
+		elapsed_ns = (double)(fpm_now() - ch->start_ns);
+	if (isnan(elapsed_ns) || !(ch->t_ns > 0))
+		return fpm_fail(FP_MODEL_EARG, "fp_model_chooser_record: no time (elapsed %g ns, t %g ns)", elapsed_ns, ch->t_ns);
+	int w = workers != 1, b = octave_of(ch->t_ns);
+	fpm_way *way = &c->way[w];
+	fpm_octave *o = &way->oct[b];
+	o->r[o->next] = elapsed_ns / ch->t_ns;
+	o->next = (o->next + 1) % c->window;
+	if (o->n < c->window)
+		o->n++;
+	memcpy(c->scratch, o->r, sizeof(double) * (size_t)o->n);
+	o->median = fpm_median(c->scratch, o->n);
+	if (o->n == 1) /* a new octave with calls: the nearest for those it is nearer to */
+		for (int k = 0; k < FPM_OCTAVES; k++) {
+			int old = way->near[k];
+			if (old < 0 || abs(k - b) < abs(k - old) || (abs(k - b) == abs(k - old) && b > old))
+				way->near[k] = b;
+		}
+	way->since = 0;
+	c->way[!w].since += elapsed_ns;
+	return FP_MODEL_OK;
+}
+
 /* ---- online learning ------------------------------------------------------------- */
 
 #define FPM_EV_VARS 6
