@@ -101,25 +101,27 @@ type Session struct {
 
 // A Result is what a session ran and sampled.
 type Result struct {
-	Total         Stats      // the sums over the runs
-	Last          *Stats     // the last run's
-	Traced        []PlainRun // the times of the runs sampled (or thinned: the sampled arm)
-	Plain         []PlainRun // those of MeasureOverhead's plain runs
-	InProcessRuns int        // runs sampled in process
-	Thinned       int        // runs left plain by the thinning
-	Steps         StepReport // how the in-process bursts were stepped
-	Maps          hotcfg.Maps
-	Notes         []string
-	Batches       int // the batches written
+	Total         Stats       // the sums over the runs
+	Last          *Stats      // the last run's
+	Traced        []PlainRun  // the times of the runs sampled (or thinned: the sampled arm)
+	Plain         []PlainRun  // those of MeasureOverhead's plain runs
+	InProcessRuns int         // runs sampled in process
+	Thinned       int         // runs left plain by the thinning
+	Steps         StepReport  // how the in-process bursts were stepped
+	Maps          hotcfg.Maps // the executable mappings of every run
+	Notes         []string    // the session's notes (a switch to ptrace); the last run's are in Last
+	Batches       int         // the batches written
 	Estimate      SimilarityEstimate
 	EstimateOK    bool          // Estimate was made (MinEstimateBatches)
 	Graph         *hotcfg.Graph // the online Bursts graph (Session.Online)
 
-	share  float64   // the cost bound the runs had
-	thin   *Thinning // in process, repeated runs: which runs were sampled
-	until  float64
-	untilS string
-	overh  bool
+	// For the report: the session's cost bound, its thinning (in process,
+	// repeated runs), Until, UntilText and MeasureOverhead.
+	share            float64
+	thin             *Thinning
+	until            float64
+	untilText        string
+	measuredOverhead bool
 }
 
 // session is a Session's state while it runs.
@@ -139,7 +141,7 @@ type session struct {
 
 // Run runs the session and writes its batches file to out (which it does not close).
 func (s *Session) Run(out io.Writer) (*Result, error) {
-	r := &session{Session: s, res: &Result{until: s.Until, untilS: s.UntilText, overh: s.MeasureOverhead},
+	r := &session{Session: s, res: &Result{until: s.Until, untilText: s.UntilText, measuredOverhead: s.MeasureOverhead},
 		opts: s.Options, repeat: s.Repeat, insns: hotcfg.InsnTable{}}
 	if r.repeat == 0 {
 		r.repeat = 1

@@ -65,9 +65,9 @@ func (res *Result) Report(w io.Writer, file string, costs func() (Costs, error))
 			100*res.Estimate.Similarity, res.Estimate.Batches, res.Estimate.HotEdges)
 	}
 	if res.until > 0 && (!res.EstimateOK || res.Estimate.Similarity < res.until) {
-		fmt.Fprintf(w, "fragprof sample: --until-similarity %s not reached in %d runs (%d batches): raise --repeat\n", res.untilS, runs, res.Batches)
+		fmt.Fprintf(w, "fragprof sample: --until-similarity %s not reached in %d runs (%d batches): raise --repeat\n", res.untilText, runs, res.Batches)
 	}
-	if res.overh {
+	if res.measuredOverhead {
 		writeOverhead(w, res.Traced, res.Plain)
 	}
 	for _, n := range append(res.Notes, res.Last.Notes...) {

@@ -74,7 +74,7 @@ func TestReport(t *testing.T) {
 		Traced:  []PlainRun{{Wall: ms}, {Wall: 3 * ms}, {Wall: 2 * ms}},
 		Notes:   []string{"run 1: a note"},
 		Batches: 4,
-		until:   0.9, untilS: "90%",
+		until:   0.9, untilText: "90%",
 	}
 	var b strings.Builder
 	err := res.Report(&b, "x.batches", func() (Costs, error) {
