@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -91,43 +92,20 @@ Examples:
 			defer cleanup()
 			intr := catchInterrupts()
 			defer intr.stop()
-			bin := binary
-			if bin == "" {
-				if timeout > 0 || pf.continuous {
-					bf.volatile = true // a run stopped from outside must find every count in memory
-				}
-				spec, err := bf.spec(srcs)
-				if err != nil {
-					return err
-				}
-				// One run, counted exactly however it ends: counters stay in memory in
-				// program order, even at -O2 where cc and freq promote them.
-				spec.ExactFaults = true
-				tc, err := toolchain()
-				if err != nil {
-					return intr.failed(e, "count", "finding clang", err)
-				}
-				bin = filepath.Join(dir, "prog")
-				if _, err := tc.Build(intr.ctx, e.stderr, spec, dir, bin); err != nil {
-					return intr.failed(e, "count", "building the program", err)
-				}
-			} else if err := checkBinary(binary); err != nil {
+			// A run stopped from outside must find every count in memory.
+			bin, err := countProgram(e, intr, &bf, srcs, binary, timeout > 0 || pf.continuous, dir)
+			if err != nil {
 				return err
-			} else if abs, err := filepath.Abs(binary); err == nil {
-				bin = abs
 			}
-			name := binary
-			if name == "" {
-				name = strings.Join(srcs, " ")
-			}
-			d, st, err := runner.Run(bg(), runner.Command{Path: bin, Name: name, Args: progArgs, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
-				Dir: dir, Env: pf.env(), Timeout: timeout, Interrupt: intr.ctx})
+			d, st, err := runner.Run(bg(), runner.Command{Path: bin, Name: cmp.Or(binary, strings.Join(srcs, " ")), Args: progArgs,
+				Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Dir: dir, Env: pf.env(), Timeout: timeout, Interrupt: intr.ctx})
 			intr.settle(st.Signal)
-			code := endCode(st, intr)
+			stopped := runner.Interruption{Signal: intr.caught(), Mark: intr.mark()}
+			code := st.EndCode(stopped)
+			note := st.EndNote(timeout, stopped, faultWhere(bin, st, d))
 			if err != nil {
 				if code != 0 {
-					fmt.Fprintf(e.stderr, "fragprof: %s\n", endNote(st, intr, timeout, faultWhere(bin, st, d)))
-					fmt.Fprintf(e.stderr, "fragprof: %v\n", err)
+					fmt.Fprintf(e.stderr, "fragprof: %s\nfragprof: %v\n", note, err)
 					return exitError{code}
 				}
 				return err
@@ -137,23 +115,7 @@ Examples:
 				return err
 			}
 			p.Identity = programIdentity(bin, srcs)
-			note := endNote(st, intr, timeout, faultWhere(bin, st, d))
-			if note != "" {
-				fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
-			}
-			if st.Lingering {
-				waited := fmt.Sprintf("%v after it ended", runner.Linger)
-				if intr.caught() != 0 {
-					waited = fmt.Sprintf("%v after the %s", runner.InterruptLinger, unix.SignalName(intr.caught()))
-				}
-				fmt.Fprintf(e.stderr, "fragprof: warning: processes the program started were still running %s: their counts are not included\n", waited)
-			}
-			if st.Vanished > 0 {
-				fmt.Fprintf(e.stderr, "fragprof: warning: %d forked process(es) of the program ended without writing their counts (killed by SIGKILL, an exit system call of their own, or an exec of a program not built by fragprof): the counts of what they ran after the fork are missing\n", st.Vanished)
-			}
-			if st.NLost > 0 {
-				fmt.Fprintf(e.stderr, "fragprof: warning: %d process(es) of the program wrote no counts, so theirs are not included (process %d: %s)\n", st.NLost, st.Lost.Pid, st.Lost.Cause(dir))
-			}
+			printRunEnd(e, note, st.Warnings(dir, intr.caught()))
 			if err := pf.save(e, d, p); err != nil {
 				return err
 			}
@@ -163,20 +125,7 @@ Examples:
 			if jsonOut {
 				format = "json"
 			}
-			if err := writeReport(e, outFile, func(w io.Writer) error {
-				switch format {
-				case "json":
-					return writeCountJSON(w, p, st, intr, d.Simplified())
-				case "dot":
-					return report.WriteDOT(w, p)
-				}
-				if err := report.WriteText(w, p, sourceFiles); err != nil || note == "" || outFile == "" {
-					return err
-				}
-				// A report in a file says how the run ended too (on stderr it follows the note).
-				_, err := fmt.Fprintf(w, "\nfragprof: %s\n", note)
-				return err
-			}); err != nil {
+			if err := writeCountReport(e, outFile, format, p, st, intr, d.Simplified(), note); err != nil {
 				return err
 			}
 			if err := writeCountHTML(e, htmlFile, p); err != nil {
@@ -216,42 +165,68 @@ func faultWhere(bin string, st runner.Status, d *dump.Dump) string {
 	return faultloc.Describe(bin, st.Signal, *d.Fault)
 }
 
-// endNote says how a run that did not end normally ended, for the report: "" after
-// an exit with status 0. where is the fault's place (faultWhere), or "".
-func endNote(st runner.Status, intr *interrupts, timeout time.Duration, where string) string {
-	how := "ended"
-	switch {
-	case st.Signal != 0:
-		how = fmt.Sprintf("was killed by %s (%s)", unix.SignalName(st.Signal), st.Signal)
-		if where != "" {
-			how += " " + where
+// countProgram returns the program count runs: the one given with --binary, or one
+// built from srcs in dir, with every counter in memory when volatile (a run
+// stopped from outside must find them there).
+func countProgram(e *env, intr *interrupts, bf *buildFlags, srcs []string, binary string, volatile bool, dir string) (string, error) {
+	if binary != "" {
+		if err := checkBinary(binary); err != nil {
+			return "", err
 		}
-	case st.Code != 0:
-		how = fmt.Sprintf("exited with status %d", st.Code)
+		if abs, err := filepath.Abs(binary); err == nil {
+			return abs, nil
+		}
+		return binary, nil
 	}
-	switch {
-	case st.TimedOut:
-		return fmt.Sprintf("timed out: the program ran past --timeout %v, was stopped with SIGTERM and %s; the counts are those up to that moment", timeout, how)
-	case intr.caught() != 0:
-		return fmt.Sprintf("%s (%s): the program %s; the counts are those up to that moment", intr.mark(), unix.SignalName(intr.caught()), how)
-	case st.Signal != 0:
-		return fmt.Sprintf("the program %s; the counts are those up to that moment", how)
-	case st.Code != 0:
-		return fmt.Sprintf("the program %s (fragprof exits with it too)", how)
+	if volatile {
+		bf.volatile = true
 	}
-	return ""
+	spec, err := bf.spec(srcs)
+	if err != nil {
+		return "", err
+	}
+	// One run, counted exactly however it ends: counters stay in memory in
+	// program order, even at -O2 where cc and freq promote them.
+	spec.ExactFaults = true
+	tc, err := toolchain()
+	if err != nil {
+		return "", intr.failed(e, "count", "finding clang", err)
+	}
+	bin := filepath.Join(dir, "prog")
+	if _, err := tc.Build(intr.ctx, e.stderr, spec, dir, bin); err != nil {
+		return "", intr.failed(e, "count", "building the program", err)
+	}
+	return bin, nil
 }
 
-// endCode is count's exit status: the program's, as a shell reports it; 124 after
-// --timeout (as timeout(1)); 128 + signal when fragprof itself was interrupted.
-func endCode(st runner.Status, intr *interrupts) int {
-	switch {
-	case intr.code() != 0:
-		return intr.code()
-	case st.TimedOut:
-		return 124
+// printRunEnd prints on stderr how the run ended (Status.EndNote, when it did not
+// end normally) and the warnings on counts left out (Status.Warnings).
+func printRunEnd(e *env, note string, warnings []string) {
+	if note != "" {
+		fmt.Fprintf(e.stderr, "fragprof: %s\n", note)
 	}
-	return st.ShellCode()
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "fragprof: warning: %s\n", w)
+	}
+}
+
+// writeCountReport writes count's report in format (text, json or dot) to outFile
+// (writeReport); a text report in a file ends with the note on how the run ended.
+func writeCountReport(e *env, outFile, format string, p *profile.Profile, st runner.Status, intr *interrupts, simplified bool, note string) error {
+	return writeReport(e, outFile, func(w io.Writer) error {
+		switch format {
+		case "json":
+			return writeCountJSON(w, p, st, intr, simplified)
+		case "dot":
+			return report.WriteDOT(w, p)
+		}
+		if err := report.WriteText(w, p, sourceFiles); err != nil || note == "" || outFile == "" {
+			return err
+		}
+		// A report in a file says how the run ended too (on stderr it follows the note).
+		_, err := fmt.Fprintf(w, "\nfragprof: %s\n", note)
+		return err
+	})
 }
 
 // countEnd is how the run ended, in count's JSON (docs/json.md).

@@ -3,13 +3,11 @@
 package main
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,19 +22,7 @@ import (
 )
 
 func newSampleCmd(e *env) *cobra.Command {
-	var (
-		interval                time.Duration
-		burst, repeat, pid      int
-		out, stepping, graphOut string
-		sampler                 string
-		stackBytes              int
-		overheadTarget          string
-		exact, overhead, aslr   bool
-		taskClock, probeHost    bool
-		selfCPU                 bool
-		untilSim                string
-		maxInsns, seed          uint64
-	)
+	var f sampleFlags
 	c := &cobra.Command{
 		Use:   "sample [flags] -- PROG [ARGS...]   |   sample --pid PID [flags]",
 		Short: "Sample bursts of PCs of a native program (in process or with ptrace), or trace it exactly",
@@ -164,10 +150,10 @@ Examples:
   fragprof sample --pid 1234 -o server.batches     # Ctrl-C to stop`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if probeHost {
+			if f.probeHost {
 				return runProbeHost(e, args)
 			}
-			if selfCPU { // exitCost's child: its own CPU time so far, in ns
+			if f.selfCPU { // exitCost's child: its own CPU time so far, in ns
 				var self syscall.Rusage
 				syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 				fmt.Fprintln(e.stdout, rusageCPU(self).Nanoseconds())
@@ -180,425 +166,179 @@ Examples:
 			if len(prog) == 0 && len(own) > 0 {
 				prog = own
 			}
-			if pid == 0 && len(prog) == 0 {
-				return usagef("sample: name the program after --, or give --pid")
-			}
-			if pid != 0 && len(prog) > 0 {
-				return usagef("sample: --pid takes no program (got %v)", prog)
-			}
-			st, ok := sample.ParseStepping(stepping)
-			if !ok {
-				return usagef("sample: --stepping %q: want auto, breakpoints or singlestep", stepping)
-			}
-			if burst <= 0 || interval < 0 || repeat <= 0 {
-				return usagef("sample: --burst, --interval and --repeat must be positive")
-			}
-			if sampler != "auto" && sampler != "inprocess" && sampler != "ptrace" {
-				return usagef("sample: --sampler %q: want auto, inprocess or ptrace", sampler)
-			}
-			if stackBytes < 0 || stackBytes > 65536 {
-				return usagef("sample: --stack-bytes %d: want 0 to 65536", stackBytes)
-			}
-			if pid != 0 && (overhead || repeat > 1 || untilSim != "") {
-				return usagef("sample: --measure-overhead, --repeat and --until-similarity need a program to start")
-			}
-			var until float64
-			if untilSim != "" {
-				v, err := parseShare(untilSim)
-				if err != nil || v <= 0 || v > 1 {
-					return usagef("sample: --until-similarity %q: want a share such as 90%% or 0.9", untilSim)
-				}
-				if overhead || exact {
-					return usagef("sample: --until-similarity does not go with --measure-overhead or --exact")
-				}
-				until = v
-				if !c.Flags().Changed("repeat") {
-					repeat = defaultUntilRuns
-				}
-			}
-			target := sample.Target{PID: pid, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, ASLR: aslr}
-			if len(prog) > 0 {
-				target.Path, target.Args = prog[0], prog[1:]
-			}
-			var share float64
-			if overheadTarget != "" {
-				v, err := parseShare(overheadTarget)
-				if err != nil || v <= 0 || v >= 1 {
-					return usagef("sample: --overhead %q: want a share such as 5%% or 0.05", overheadTarget)
-				}
-				share = v
-			}
-			intr := catchInterrupts() // Ctrl-C: keep what was sampled, exit 130
-			defer intr.stop()
-			if exact {
-				if out == "" {
-					out = "exact.cfg"
-				}
-				return runExact(e, target, sample.ExactOptions{MaxInstructions: maxInsns, Stepping: st}, out)
-			}
-			if out == "" {
-				out = "sample.batches"
-			}
-			var input []byte
-			if overhead || repeat > 1 || until > 0 {
-				b, err := io.ReadAll(e.stdin)
-				if err != nil {
-					return err
-				}
-				input = b
-			}
-			f, err := os.Create(out)
+			s, err := f.session(c, e, prog)
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			w := hotcfg.NewWriter(f)
-			w.Info("cmd", strings.Join(prog, " "))
-			useInProcess, why := chooseSampler(sampler, pid, prog)
-			if interval == 0 {
-				interval = 3 * time.Millisecond
-				if useInProcess {
-					interval = time.Millisecond
-				}
+			intr := catchInterrupts() // Ctrl-C: keep what was sampled, exit 130
+			defer intr.stop()
+			if f.exact {
+				o := sample.ExactOptions{MaxInstructions: f.maxInsns, Stepping: s.Options.Stepping}
+				return runExact(e, s.Target, o, cmp.Or(f.out, "exact.cfg"))
 			}
-			w.Info("interval", interval.String())
-			if until > 0 && useInProcess && !c.Flags().Changed("burst") {
-				burst = untilBurst
-			}
-			w.Info("burst", fmt.Sprint(burst))
-			var online *hotcfg.Bursts
-			var code hotcfg.InsnTable
-			if graphOut != "" {
-				code = hotcfg.InsnTable{}
-				online = hotcfg.NewBursts(code)
-			}
-			seq := 0
-			// Every batch and its instructions, for the similarity's own estimate.
-			var kept []hotcfg.Batch
-			insns := hotcfg.InsnTable{}
-			sink := func(b hotcfg.Batch, c hotcfg.Code) {
-				seq++
-				b.Seq = seq
-				w.Batch(b, c)
-				kept = append(kept, b)
-				for _, pc := range b.PCs {
-					if in, ok := c.Insn(pc); ok {
-						insns[pc] = in
-					}
-				}
-				if online != nil {
-					for _, pc := range b.PCs {
-						if in, ok := c.Insn(pc); ok {
-							code[pc] = in
-						}
-					}
-					online.AddBatch(b)
-				}
-			}
-			opts := sample.Options{Interval: interval, Burst: burst, Stepping: st, Seed: seed, Overhead: share, TaskClock: taskClock}
-			if share > 0 {
-				w.Info("overhead", overheadTarget)
-			}
-			if sampler == "inprocess" && !useInProcess {
-				return fmt.Errorf("sample: --sampler inprocess: %s", why)
-			}
-			if useInProcess {
-				if overheadTarget == "" {
-					opts.Overhead = defaultInProcessShare
-					w.Info("overhead", fmt.Sprintf("%g%%", 100*defaultInProcessShare))
-				}
-				w.Info("sampler", "inprocess")
-			} else {
-				w.Info("sampler", "ptrace")
-				if sampler == "auto" && why != "" {
-					fmt.Fprintf(e.stderr, "fragprof sample: using ptrace: %s\n", why)
-				}
-			}
-			var plain, traced []sample.PlainRun
-			inProcessRuns := 0
-			// The library's start, measured on true(1) once per machine and cached,
-			// read when first needed: by the thinning of repeated runs, or by the report.
-			var start sample.StartCostResult
-			startRead := false
-			startCost := func() (time.Duration, bool, error) {
-				if !startRead {
-					var err error
-					if start, err = sample.CachedStartCost(startCostPairs, calibrating(e, "the in-process sampler's start (61 pairs of runs of true(1), a few seconds)")); err != nil {
-						return 0, false, err
-					}
-					startRead = true
-				}
-				return start.Cost, start.OK, nil
-			}
-			var steps sample.StepReport // how the in-process bursts were stepped
-			var thin *sample.Thinning   // in process, repeated runs: which runs to sample
-			thinned := 0
-			if useInProcess && repeat > 1 {
-				thin = sample.NewThinning(opts.Overhead, 0, seed)
-			}
-			var last *sample.Stats
-			var total sample.Stats
-			var maps hotcfg.Maps
-			var notes []string
-			var est simEstimate
-			estOK := false
-			nextCheck := minEstimateBatches
-			reached := 0 // consecutive checks at or above --until-similarity
-			for i := 0; i < repeat; i++ {
-				t := target
-				if input != nil {
-					t.Stdin = bytes.NewReader(input)
-				}
-				// Sampled and plain runs alternate, the sampled one first on odd
-				// runs, so that a trend in the machine's load falls on both alike.
-				plainRun := func() error {
-					pt := target
-					if input != nil {
-						pt.Stdin = bytes.NewReader(input)
-					}
-					// /dev/null itself, not io.Discard: a writer that is not a
-					// file makes exec copy the output through a pipe and a
-					// goroutine, which the sampled run does not pay.
-					null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-					if err != nil {
-						return err
-					}
-					defer null.Close()
-					pt.Stdout, pt.Stderr = null, null
-					r, err := sample.Plain(pt)
-					if err != nil {
-						return err
-					}
-					plain = append(plain, r)
-					if thin != nil {
-						thin.Plain(r.CPU)
-					}
-					return nil
-				}
-				if overhead && i%2 == 0 {
-					if err := plainRun(); err != nil {
-						return err
-					}
-				}
-				opts.Seed = seed + uint64(i)
-				var s *sample.Stats
-				var err error
-				if useInProcess && thin != nil && !thin.Next() {
-					// Left plain, to hold the sampler's cost within --overhead
-					// (sample.Thinning); it is the sampled arm of --measure-overhead.
-					r, err := sample.Plain(t)
-					if err != nil {
-						return err
-					}
-					thin.Plain(r.CPU)
-					thinned++
-					s = &sample.Stats{Wall: r.Wall, CPU: r.CPU, ExitCode: r.ExitCode, Exited: true, Interrupted: intr.caught() != 0}
-				} else if useInProcess {
-					if total.Batches > 0 && total.Ticks == 0 {
-						// Each run's first gaps start from the burst cost learned in the runs before it.
-						opts.BurstCost = total.SelfCost / time.Duration(total.Batches)
-					}
-					s, err = sample.Preload(t, opts, stackBytes, func(b sample.Burst, c hotcfg.Code) { sink(b.Batch, c) })
-					inProcessRuns++
-					if err == nil {
-						steps.Merge(s.Steps)
-					}
-					if err == nil && thin != nil {
-						if inProcessRuns == 1 {
-							if thin.Start, _, err = startCost(); err != nil {
-								return err
-							}
-						}
-						thin.Sampled(s.CPU, s.SelfCost, s.SetupCost)
-					}
-					if err == nil && s.Conflict != 0 && i+1 < repeat {
-						useInProcess = false
-						notes = append(notes, fmt.Sprintf("run %d: the program handles %v itself: the remaining runs use ptrace", i+1, s.Conflict))
-						w.Info("sampler", "inprocess+ptrace")
-					}
-				} else {
-					if opts.Overhead > 0 && total.Ticks > 0 {
-						// Each run starts from the cost learned in the runs before it.
-						opts.Interval = max(time.Duration(float64(total.TickTime)/float64(total.Ticks)/opts.Overhead), time.Microsecond)
-					}
-					s, err = sample.Sample(t, opts, sink, nil)
-				}
-				if err != nil {
-					return err
-				}
-				if overhead && i%2 == 1 {
-					if err := plainRun(); err != nil {
-						return err
-					}
-				}
-				traced = append(traced, sample.PlainRun{Wall: s.Wall, CPU: s.CPU})
-				total.Batches += s.Batches
-				total.Sampled += s.Sampled
-				total.Skipped += s.Skipped
-				total.Ticks += s.Ticks
-				total.TickTime += s.TickTime
-				total.SelfCost += s.SelfCost
-				total.SetupCost += s.SetupCost
-				total.Wall += s.Wall
-				total.CPU += s.CPU
-				last = s
-				// The mappings of every run: a run's own are read when its bursts
-				// meet code outside the known ones, so the last run alone may lack
-				// a library the others sampled. Runs place code alike (no ASLR).
-				for _, m := range s.Maps {
-					maps.Add(m)
-				}
-				if s.Interrupted {
-					break
-				}
-				if until > 0 && len(kept) >= nextCheck {
-					// Checked each time the batches have grown by a quarter, so
-					// that the checks cost a few times one estimate in all.
-					nextCheck = len(kept) + (len(kept)+3)/4
-					// Two checks in a row: one estimate alone at the target
-					// stopped sqlite3 at 89.4% (docs/sampling.md).
-					if est, estOK = estimateSimilarity(kept, insns, maps, 0.9); estOK && est.Similarity >= until {
-						reached++
-					} else {
-						reached = 0
-					}
-					if untilStops(reached, len(kept), est.HotEdges) {
-						break
-					}
-				}
-			}
-			if len(kept) >= minEstimateBatches && (!estOK || est.Batches != len(kept)) {
-				est, estOK = estimateSimilarity(kept, insns, maps, 0.9)
-			}
-			if estOK {
-				w.Info("estimated_similarity", fmt.Sprintf("%.4f", est.Similarity))
-			}
-			for _, m := range maps {
-				w.Map(m)
-			}
-			w.Info("batches", fmt.Sprint(total.Batches))
-			w.Info("sampled", fmt.Sprint(total.Sampled))
-			w.Info("runs", fmt.Sprint(len(traced)))
-			if thinned > 0 {
-				w.Info("sampled_runs", fmt.Sprint(len(traced)-thinned))
-			}
-			if inProcessRuns > 0 {
-				w.Info("stepping", steps.String())
-			}
-			if err := w.Flush(); err != nil {
+			out := cmp.Or(f.out, "sample.batches")
+			file, err := os.Create(out)
+			if err != nil {
 				return err
 			}
-			walls := make([]time.Duration, len(traced))
-			for i, r := range traced {
-				walls[i] = r.Wall
+			defer file.Close()
+			s.Interrupted = func() bool { return intr.caught() != 0 }
+			res, err := s.Run(file)
+			if err != nil {
+				return err
 			}
-			fmt.Fprintf(e.stderr, "fragprof sample: %d batches, %d PCs sampled (%d bursts skipped) in %d run(s), %v per run (median)\n",
-				total.Batches, total.Sampled, total.Skipped, len(traced), sampleMedian(walls))
-			fmt.Fprintf(e.stderr, "fragprof sample: share of instructions: run 'fragprof hotcfg %s --compare EXACT' (sampled_fraction) against 'sample --exact'\n", out)
-			if total.Ticks > 0 {
-				// No share of run time: the tracer's own time misses most of what
-				// ptrace costs the program (context switches, caches: +12-15% measured
-				// against 4.5% so estimated). --measure-overhead
-				// measures it.
-				fmt.Fprintf(e.stderr, "fragprof sample: sampler time %v in %d ticks (%.0f µs per burst; the program's cost is larger: --measure-overhead)\n",
-					total.TickTime.Round(time.Microsecond), total.Ticks, float64(total.TickTime.Microseconds())/float64(max(total.Batches, 1)))
+			if err := res.Report(e.stderr, out, sampleCosts(e, intr, s.Start, children0)); err != nil {
+				return err
 			}
-			if inProcessRuns > 0 {
-				fmt.Fprintf(e.stderr, "fragprof sample: stepping: %s\n", steps)
-			}
-			if inProcessRuns > 0 && total.Ticks == 0 {
-				// The bursts' own CPU time, the mappings' read at a process's first
-				// burst, and the library's start, which no clock of the library can
-				// see, measured on true(1) once per machine: on runs of a few
-				// milliseconds the start and the mappings are most of the cost.
-				// fragprof's own CPU time and that of the other commands it ran
-				// are added: the share is of everything it adds to the process tree.
-				// A Ctrl-C waits for no calibration: what is not yet measured on this
-				// machine is left out of an interrupted run's estimate.
-				if intr.caught() == 0 || startRead {
-					if _, _, err := startCost(); err != nil {
-						return err
-					}
-				}
-				inProgram := total.SelfCost + total.SetupCost + time.Duration(inProcessRuns)*start.Cost
-				var runs time.Duration // every run of the program, sampled, thinned and plain
-				for _, r := range append(append([]sample.PlainRun(nil), traced...), plain...) {
-					runs += r.CPU
-				}
-				var exit sample.StartCostResult
-				if intr.caught() == 0 {
-					var err error
-					if exit, err = exitCost(e); err != nil {
-						// A calibration that failed does not fail the sampling.
-						fmt.Fprintf(e.stderr, "fragprof sample: %v: the cost below leaves fragprof's exit out\n", err)
-					}
-				}
-				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", wholeCost(total, inProgram, runs+rusageCPU(children0), inProcessRuns, start, exit))
-			}
-			if thinned > 0 {
-				fmt.Fprintf(e.stderr, "fragprof sample: %d of %d runs sampled, drawn at random; the other %d ran plain, to hold the sampler's cost within --overhead %g%%: its start alone, %.0f µs a run, is %.1f%% of a run's %v of CPU (docs/sampling.md)\n",
-					len(traced)-thinned, len(traced), thinned, 100*opts.Overhead, float64(thin.Start.Nanoseconds())/1e3,
-					100*float64(thin.Start)/float64(max(total.CPU/time.Duration(len(traced)), 1)), (total.CPU / time.Duration(len(traced))).Round(time.Microsecond))
-				if m, ok := thin.Measured(); ok {
-					fmt.Fprintf(e.stderr, "fragprof sample: its cost measured by the runs left plain: a sampled run took %v more CPU than a plain one (the start, the bursts and what they cost the program): %.2f%% of the runs' CPU time (measured)\n",
-						m.Round(time.Microsecond), 100*float64(time.Duration(len(traced)-thinned)*m)/float64(max(total.CPU, 1)))
-				}
-			}
-			if estOK {
-				fmt.Fprintf(e.stderr, "fragprof sample: estimated similarity %.1f%% (each half of the %d batches holds at least that share of the %d hot edges of all of them; docs/sampling.md)\n",
-					100*est.Similarity, est.Batches, est.HotEdges)
-			}
-			if until > 0 && (!estOK || est.Similarity < until) {
-				fmt.Fprintf(e.stderr, "fragprof sample: --until-similarity %s not reached in %d runs (%d batches): raise --repeat\n", untilSim, len(traced), len(kept))
-			}
-			if overhead {
-				reportOverhead(e.stderr, traced, plain)
-			}
-			for _, n := range append(notes, last.Notes...) {
-				fmt.Fprintf(e.stderr, "fragprof sample: %s\n", n)
-			}
-			if online != nil {
-				g := online.Graph()
-				g.Maps = maps
-				if err := writeHotGraph(graphOut, g, nil); err != nil {
+			if res.Graph != nil {
+				if err := writeHotGraph(f.graphOut, res.Graph, nil); err != nil {
 					return err
 				}
 			}
-			if last != nil && last.ExitCode > 128 {
-				intr.settle(syscall.Signal(last.ExitCode - 128))
+			if res.Last.ExitCode > 128 {
+				intr.settle(syscall.Signal(res.Last.ExitCode - 128))
 			}
 			if code := intr.code(); code != 0 {
 				fmt.Fprintf(e.stderr, "fragprof sample: %s: the batches so far are kept\n", intr.mark())
 				return exitError{code}
 			}
-			if last.Exited && last.ExitCode != 0 {
-				return exitError{last.ExitCode}
+			if res.Last.Exited && res.Last.ExitCode != 0 {
+				return exitError{res.Last.ExitCode}
 			}
 			return nil
 		},
 	}
-	fl := c.Flags()
-	fl.DurationVar(&interval, "interval", 0, "mean time between bursts (default 1ms of each thread's CPU time in process, 3ms of wall time under ptrace)")
-	fl.IntVar(&burst, "burst", 25, "PCs per burst")
-	fl.StringVar(&overheadTarget, "overhead", "", "adapt the interval to hold the sampler's cost at this share of run time (e.g. 5%); default 4% in process, none under ptrace")
-	fl.StringVarP(&out, "output", "o", "", "output file (default sample.batches, or exact.cfg with --exact)")
-	fl.IntVar(&pid, "pid", 0, "attach to this running process instead of starting one")
-	fl.BoolVar(&exact, "exact", false, "trace every instruction and write the exact CFG")
-	fl.Uint64Var(&maxInsns, "max-instructions", 0, "with --exact: stop (detach, and end a program fragprof started) after this many instructions; 0: no bound")
-	fl.StringVar(&stepping, "stepping", "auto", "auto, breakpoints or singlestep")
-	fl.BoolVar(&overhead, "measure-overhead", false, "also run the program unsampled, alternating, and report the CPU-time and wall-time ratios")
-	fl.IntVar(&repeat, "repeat", 1, "run the program this many times (batches accumulate)")
-	fl.BoolVar(&aslr, "aslr", false, "keep address-space randomisation")
-	fl.Uint64Var(&seed, "seed", 1, "seed of the interval jitter")
-	fl.StringVar(&graphOut, "graph", "", "also build the Bursts hot CFG online and write it (JSON) to this file")
-	fl.StringVar(&sampler, "sampler", "auto", "auto, inprocess (preloaded library) or ptrace")
-	fl.BoolVar(&taskClock, "task-clock", false, "in process: time bursts with perf's task clock (high resolution, for short runs) instead of POSIX CPU-time timers (the kernel's tick); costs more than it measures")
-	fl.StringVar(&untilSim, "until-similarity", "", "repeat runs (at most --repeat, default 100000) until the estimated similarity of the hot CFG reaches this share (e.g. 90%)")
-	fl.IntVar(&stackBytes, "stack-bytes", 4096, "in process: bytes of stack copied at each burst's start, for call stacks (0: none)")
-	fl.BoolVar(&probeHost, "probe-host", false, "print which stepping methods of the in-process sampler deliver on this host (a trial burst each) and exit")
-	fl.BoolVar(&selfCPU, "self-cpu", false, "print this process's CPU time so far, in ns, and exit (how sample measures its own exit)")
-	fl.MarkHidden("self-cpu")
+	f.add(c)
 	return c
+}
+
+// sampleFlags are the flags of `fragprof sample`.
+type sampleFlags struct {
+	interval                time.Duration
+	burst, repeat, pid      int
+	out, stepping, graphOut string
+	sampler                 string
+	stackBytes              int
+	overheadTarget          string
+	exact, overhead, aslr   bool
+	taskClock, probeHost    bool
+	selfCPU                 bool
+	untilSim                string
+	maxInsns, seed          uint64
+}
+
+// add defines the flags on c.
+func (f *sampleFlags) add(c *cobra.Command) {
+	fl := c.Flags()
+	fl.DurationVar(&f.interval, "interval", 0, "mean time between bursts (default 1ms of each thread's CPU time in process, 3ms of wall time under ptrace)")
+	fl.IntVar(&f.burst, "burst", 25, "PCs per burst")
+	fl.StringVar(&f.overheadTarget, "overhead", "", "adapt the interval to hold the sampler's cost at this share of run time (e.g. 5%); default 4% in process, none under ptrace")
+	fl.StringVarP(&f.out, "output", "o", "", "output file (default sample.batches, or exact.cfg with --exact)")
+	fl.IntVar(&f.pid, "pid", 0, "attach to this running process instead of starting one")
+	fl.BoolVar(&f.exact, "exact", false, "trace every instruction and write the exact CFG")
+	fl.Uint64Var(&f.maxInsns, "max-instructions", 0, "with --exact: stop (detach, and end a program fragprof started) after this many instructions; 0: no bound")
+	fl.StringVar(&f.stepping, "stepping", "auto", "auto, breakpoints or singlestep")
+	fl.BoolVar(&f.overhead, "measure-overhead", false, "also run the program unsampled, alternating, and report the CPU-time and wall-time ratios")
+	fl.IntVar(&f.repeat, "repeat", 1, "run the program this many times (batches accumulate)")
+	fl.BoolVar(&f.aslr, "aslr", false, "keep address-space randomisation")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the interval jitter")
+	fl.StringVar(&f.graphOut, "graph", "", "also build the Bursts hot CFG online and write it (JSON) to this file")
+	fl.StringVar(&f.sampler, "sampler", "auto", "auto, inprocess (preloaded library) or ptrace")
+	fl.BoolVar(&f.taskClock, "task-clock", false, "in process: time bursts with perf's task clock (high resolution, for short runs) instead of POSIX CPU-time timers (the kernel's tick); costs more than it measures")
+	fl.StringVar(&f.untilSim, "until-similarity", "", "repeat runs (at most --repeat, default 100000) until the estimated similarity of the hot CFG reaches this share (e.g. 90%)")
+	fl.IntVar(&f.stackBytes, "stack-bytes", 4096, "in process: bytes of stack copied at each burst's start, for call stacks (0: none)")
+	fl.BoolVar(&f.probeHost, "probe-host", false, "print which stepping methods of the in-process sampler deliver on this host (a trial burst each) and exit")
+	fl.BoolVar(&f.selfCPU, "self-cpu", false, "print this process's CPU time so far, in ns, and exit (how sample measures its own exit)")
+	fl.MarkHidden("self-cpu")
+}
+
+// session checks the flags, for the program prog (the arguments after --, or the
+// command's own), and returns the session they ask for.
+func (f *sampleFlags) session(c *cobra.Command, e *env, prog []string) (*sample.Session, error) {
+	if f.pid == 0 && len(prog) == 0 {
+		return nil, usagef("sample: name the program after --, or give --pid")
+	}
+	if f.pid != 0 && len(prog) > 0 {
+		return nil, usagef("sample: --pid takes no program (got %v)", prog)
+	}
+	st, ok := sample.ParseStepping(f.stepping)
+	if !ok {
+		return nil, usagef("sample: --stepping %q: want auto, breakpoints or singlestep", f.stepping)
+	}
+	if f.burst <= 0 || f.interval < 0 || f.repeat <= 0 {
+		return nil, usagef("sample: --burst, --interval and --repeat must be positive")
+	}
+	if f.sampler != "auto" && f.sampler != "inprocess" && f.sampler != "ptrace" {
+		return nil, usagef("sample: --sampler %q: want auto, inprocess or ptrace", f.sampler)
+	}
+	if f.stackBytes < 0 || f.stackBytes > 65536 {
+		return nil, usagef("sample: --stack-bytes %d: want 0 to 65536", f.stackBytes)
+	}
+	if f.pid != 0 && (f.overhead || f.repeat > 1 || f.untilSim != "") {
+		return nil, usagef("sample: --measure-overhead, --repeat and --until-similarity need a program to start")
+	}
+	s := &sample.Session{
+		Target:  sample.Target{PID: f.pid, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, ASLR: f.aslr},
+		Command: prog, Sampler: f.sampler, StackBytes: f.stackBytes, Repeat: f.repeat,
+		BurstGiven: c.Flags().Changed("burst"), MeasureOverhead: f.overhead, Online: f.graphOut != "",
+		OverheadText: f.overheadTarget, UntilText: f.untilSim, Log: e.stderr,
+		Options: sample.Options{Interval: f.interval, Burst: f.burst, Stepping: st, Seed: f.seed, TaskClock: f.taskClock},
+		Start: &sample.LazyCost{Read: func() (sample.StartCostResult, error) {
+			return sample.CachedStartCost(startCostPairs, calibrating(e, "the in-process sampler's start (61 pairs of runs of true(1), a few seconds)"))
+		}},
+	}
+	if len(prog) > 0 {
+		s.Target.Path, s.Target.Args = prog[0], prog[1:]
+	}
+	if f.untilSim != "" {
+		v, err := parseShare(f.untilSim)
+		if err != nil || v <= 0 || v > 1 {
+			return nil, usagef("sample: --until-similarity %q: want a share such as 90%% or 0.9", f.untilSim)
+		}
+		if f.overhead || f.exact {
+			return nil, usagef("sample: --until-similarity does not go with --measure-overhead or --exact")
+		}
+		s.Until = v
+		if !c.Flags().Changed("repeat") {
+			s.Repeat = 0 // sample.DefaultUntilRuns
+		}
+	}
+	if f.overheadTarget != "" {
+		v, err := parseShare(f.overheadTarget)
+		if err != nil || v <= 0 || v >= 1 {
+			return nil, usagef("sample: --overhead %q: want a share such as 5%% or 0.05", f.overheadTarget)
+		}
+		s.Options.Overhead = v
+	}
+	return s, nil
+}
+
+// sampleCosts returns what the report's estimate of the whole cost asks for (the
+// Costs outside the program's runs), when it asks. A Ctrl-C waits for no
+// calibration: what is not yet measured on this machine is left out of an
+// interrupted run's estimate. children0 is the children's usage before the command.
+func sampleCosts(e *env, intr *interrupts, start *sample.LazyCost, children0 syscall.Rusage) func() (sample.Costs, error) {
+	return func() (sample.Costs, error) {
+		var c sample.Costs
+		if intr.caught() == 0 || start.Done() {
+			var err error
+			if c.Start, err = start.Get(); err != nil {
+				return c, err
+			}
+		}
+		if intr.caught() == 0 {
+			var err error
+			if c.Exit, err = exitCost(e); err != nil {
+				// A calibration that failed does not fail the sampling.
+				fmt.Fprintf(e.stderr, "fragprof sample: %v: the cost below leaves fragprof's exit out\n", err)
+			}
+		}
+		var self, children syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+		syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+		c.Self, c.Children = rusageCPU(self), rusageCPU(children)-rusageCPU(children0)
+		return c, nil
+	}
 }
 
 func runExact(e *env, t sample.Target, o sample.ExactOptions, out string) error {
@@ -637,106 +377,11 @@ func writeHotGraph(file string, g *hotcfg.Graph, lines func(*hotcfg.Block) []int
 	return f.Close()
 }
 
-// defaultUntilRuns bounds the runs of --until-similarity when --repeat is not given.
-const defaultUntilRuns = 100000
-
-// minStopBatches is the fewest batches --until-similarity stops at. Below it the
-// estimate ran far above the true similarity where the hot set is dominated by a
-// few loops (prefixes of bench/sampling.sh's batches, a diagnosis: xz
-// at 250 batches, 96.0% estimated against 53.2% true; it stopped one run at 80.3%);
-// from 1,000 batches on it was within 7 points on xz, sqlite3, gzip and bzip2.
-//
-// It also stops no earlier than one batch per hot edge of the estimate (|Ĥ|): on
-// large hot sets the split halves agree on the edges a burst reaches easily long
-// before the rest are in. The stopping rule replayed on eight overlapping sequences
-// of 12,332 batches of sqlite3's short workload (2,800–3,100 hot edges; three runs of
-// sample, bursts of 200; a diagnosis): at 1,000 batches it stopped at
-// 1,199–1,499 batches with 87.0–93.2% true similarity, 4 of 8 below 90%; at one
-// batch per hot edge, at 2,929–3,662 with 89.9–94.4%, 1 of 8 below (and the truth
-// levels off near 94% from 2,000 batches on, where no burst reaches the rest).
-const minStopBatches = 1000
-
-// untilStops reports whether --until-similarity stops: at reached checks in a row at
-// or above the target, with batches batches and an estimated hot set of hotEdges
-// edges (minStopBatches).
-func untilStops(reached, batches, hotEdges int) bool {
-	return reached >= 2 && batches >= max(minStopBatches, hotEdges)
-}
-
-// untilBurst is the in-process burst length of --until-similarity when --burst is
-// not given. Short runs leave most of the cost bound unused (a CPU-time timer gives
-// at most one burst per tick), so longer bursts cost nothing against it there; in
-// long runs the interval grows with the burst's cost and the bound holds.
-//
-// Measured on sqlite3's short workload (four hand runs each, a
-// diagnosis): bursts of 100 stopped at 87.8–91.4% true similarity (mean 89.7%),
-// bursts of 200 at 88.4–92.8% (mean 91.4%) in as many runs (9,400–10,700); xz,
-// gzip, bzip2 and lua5.4 stopped at 97.3–100% with 200.
-const untilBurst = 200
-
 // startCostPairs is how many pairs of runs of true(1) measure the in-process
 // sampler's start (sample.StartCost): about 90 ms. With 31 pairs the median
 // difference of two CPU times that each vary by ±50 µs here read 22–81 µs in three
 // invocations in a row.
 const startCostPairs = 61
-
-// defaultInProcessShare is the in-process sampler's default --overhead: below the
-// 5 % target with room for what the bursts' own CPU time does not count (starting
-// the library, caches).
-const defaultInProcessShare = 0.04
-
-// chooseSampler says whether the in-process sampler runs, and why not when it does not.
-func chooseSampler(sampler string, pid int, prog []string) (bool, string) {
-	switch {
-	case sampler == "ptrace":
-		return false, ""
-	case pid != 0:
-		return false, "attaching to a running process needs ptrace"
-	}
-	return sample.Preloadable(prog[0])
-}
-
-// reportOverhead prints the ratios of the sampled runs' total CPU and wall times to
-// those of the plain runs they alternated with, with 95 % delta-method intervals
-// (stats.RatioInterval: the sampled arm may mix sampled and thinned runs), and beside
-// them the medians of the pairs' ratios with their distribution-free intervals
-// (stats.MedianInterval).
-func reportOverhead(w io.Writer, traced, plain []sample.PlainRun) {
-	n := min(len(traced), len(plain))
-	if n == 0 {
-		return
-	}
-	var tcpu, pcpu, twall, pwall, cpu, wall []float64
-	for i := 0; i < n; i++ {
-		tcpu = append(tcpu, float64(traced[i].CPU))
-		pcpu = append(pcpu, float64(plain[i].CPU))
-		twall = append(twall, float64(traced[i].Wall))
-		pwall = append(pwall, float64(plain[i].Wall))
-		if plain[i].CPU > 0 {
-			cpu = append(cpu, float64(traced[i].CPU)/float64(plain[i].CPU))
-		}
-		wall = append(wall, float64(traced[i].Wall)/float64(plain[i].Wall))
-	}
-	ratio := func(y, x []float64) string {
-		iv := stats.RatioInterval(y, x, 0.95)
-		return fmt.Sprintf("%.3f [%.3f, %.3f] (%.0f%% CI)", iv.Center, iv.Lo, iv.Hi, 100*iv.Confidence)
-	}
-	median := func(xs []float64) string {
-		iv := stats.MedianInterval(xs, 0.95)
-		return fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Center, iv.Lo, iv.Hi)
-	}
-	fmt.Fprintf(w, "fragprof sample: overhead: CPU time (user+sys, process tree) sampled/unsampled %s; median of the pairs' ratios %s\n", ratio(tcpu, pcpu), median(cpu))
-	fmt.Fprintf(w, "fragprof sample: overhead: wall time sampled/unsampled %s; median of the pairs' ratios %s; totals of %d alternated pairs\n", ratio(twall, pwall), median(wall), n)
-}
-
-func sampleMedian(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
 
 // parseShare parses a share written as a percentage ("5%") or a fraction ("0.05").
 func parseShare(s string) (float64, error) {
@@ -764,42 +409,6 @@ func runProbeHost(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "fragprof sample: this host: %s\n", t)
 	}
 	return nil
-}
-
-// wholeCost describes what fragprof added to the process tree, as a share of the
-// program's own CPU time: the sampler inside the program (inProgram: the bursts,
-// the mappings, the library's start), fragprof's own process (getrusage
-// RUSAGE_SELF: its start, reading and writing the batches) and the other commands
-// it ran (RUSAGE_CHILDREN less every run of the program: true(1) when the start
-// cost was measured in this invocation, the C compiler when the library was
-// built). The program's own CPU time is the sampled runs' (total.CPU) less
-// inProgram; runs is the CPU time of every run of the program, the unsampled ones
-// of --measure-overhead included, which are neither the program's nor counted
-// (and of the children reaped before the command began).
-//
-// fragprof's own process also costs its exit (the kernel's teardown of its address
-// space and threads, 4-6 ms of CPU at load 10 on this project's VM), after any
-// report: exit, measured once per machine (exitCost), is added to it.
-func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns int, start, exit sample.StartCostResult) string {
-	var self, children syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
-	own := rusageCPU(self) + exit.Cost
-	others := max(rusageCPU(children)-runs, 0)
-	program := max(total.CPU-inProgram, 1)
-	how := "not measured: the run was interrupted, or no true(1) can be preloaded"
-	switch {
-	case start.OK && start.Measured:
-		how = fmt.Sprintf("%.0f µs a run, measured now on true(1) and kept in %s", float64(start.Cost.Nanoseconds())/1e3, start.File)
-	case start.OK:
-		how = fmt.Sprintf("%.0f µs a run, measured on true(1) once on this machine (%s)", float64(start.Cost.Nanoseconds())/1e3, start.File)
-	}
-	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v in %d run(s), %s); fragprof itself %v (its exit %v of it) and the commands it ran %v: %.2f%% over the program's own CPU time",
-		inProgram.Round(time.Microsecond), total.SelfCost.Round(time.Microsecond), total.Batches,
-		float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)), total.SetupCost.Round(time.Microsecond),
-		(time.Duration(inProcessRuns) * start.Cost).Round(time.Microsecond), inProcessRuns, how,
-		own.Round(time.Microsecond), exit.Cost.Round(time.Microsecond), others.Round(time.Microsecond),
-		100*float64(inProgram+own+others)/float64(program))
 }
 
 // rusageCPU is the user + system time of r.

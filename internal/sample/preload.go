@@ -523,22 +523,43 @@ func StartCost(pairs int) (cost time.Duration, ok bool, err error) {
 		return 0, false, err
 	}
 	defer done()
+	plain := func() (time.Duration, error) {
+		r, err := runPlain(*t)
+		return r.CPU, err
+	}
+	preloaded := func() (time.Duration, error) {
+		s, err := Preload(*t, Options{Interval: time.Hour, Burst: 1}, 0, func(Burst, hotcfg.Code) {})
+		if err != nil {
+			return 0, err
+		}
+		return s.CPU, nil
+	}
+	cost, err = pairedCost(pairs, plain, preloaded)
+	return cost, err == nil, err
+}
+
+// pairedCost returns the median over pairs pairs of the difference of the CPU
+// times of a run of with and one of without, floored at 0. The pairs alternate which
+// run comes first (without first in even pairs), so that a trend in the machine's
+// load falls on both alike. The first error ends it.
+func pairedCost(pairs int, without, with func() (time.Duration, error)) (time.Duration, error) {
 	diffs := make([]float64, 0, pairs)
 	for i := 0; i < pairs; i++ {
-		var plain PlainRun
-		var sampled *Stats
+		var base, cost time.Duration
 		for k := 0; k < 2; k++ {
+			var err error
 			if (i+k)%2 == 0 {
-				if plain, err = runPlain(*t); err != nil {
-					return 0, false, err
-				}
-			} else if sampled, err = Preload(*t, Options{Interval: time.Hour, Burst: 1}, 0, func(Burst, hotcfg.Code) {}); err != nil {
-				return 0, false, err
+				base, err = without()
+			} else {
+				cost, err = with()
+			}
+			if err != nil {
+				return 0, err
 			}
 		}
-		diffs = append(diffs, float64(sampled.CPU-plain.CPU))
+		diffs = append(diffs, float64(cost-base))
 	}
-	return time.Duration(max(stats.Median(diffs), 0)), true, nil
+	return time.Duration(max(stats.Median(diffs), 0)), nil
 }
 
 // trueTarget returns true(1) as a target with its input and outputs on /dev/null,

@@ -380,20 +380,16 @@ func TestPreloadStepFallback(t *testing.T) {
 	}
 }
 
-// TestStartCost measures the in-process sampler's start on true(1): on this
-// project's VM about 0.1 ms of CPU (loading the library and starting it). It must be
-// found, positive (the library does cost something: a zero would mean the preloaded
-// runs did not load it) and below 2 ms (a start that read the mappings of a disk
-// file cost 2 ms a run).
+// TestStartCost measures the in-process sampler's start on true(1) (StartCost):
+// it must find a preloadable true(1) and complete its pairs, every preloaded run
+// with the library started (Preload fails a run in which it did not). What the
+// start costs depends on the host; how the pairs make it is TestPairedCost's.
 func TestStartCost(t *testing.T) {
-	c, ok, err := StartCost(31)
+	c, ok, err := StartCost(5)
 	if err != nil || !ok {
 		t.Fatalf("StartCost: ok %v, err %v", ok, err)
 	}
 	t.Logf("start cost %v", c)
-	if c <= 0 || c > 2*time.Millisecond {
-		t.Errorf("start cost %v, want in (0, 2ms]", c)
-	}
 }
 
 // TestCachedStartCost checks that the start cost is measured once per machine:
