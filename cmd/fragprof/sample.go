@@ -74,6 +74,10 @@ docs/batches.md, with each instruction's length, kind and static target decoded 
 'fragprof hotcfg' builds hot CFGs from them, prints the hottest functions, blocks and
 edges (--top N), or converts them to pprof with their call stacks ('fragprof export
 FILE.batches --format pprof'); with --graph FILE the Bursts builder also runs online.
+A plain in-process run (one run, without --graph, --repeat, --measure-overhead or
+--until-similarity) writes a record instead, which 'hotcfg' and 'export' read as
+that batches file: the sampler's own file as the program left it, whose bursts are
+decoded and unwound when it is read, not in the run (docs/batches.md, "The record").
 
 With --exact, every instruction of every thread is executed under ptrace and the
 exact dynamic CFG (machine blocks split at every observed branch target, edges with
@@ -246,6 +250,9 @@ Examples:
 					return err
 				}
 				input = b
+			}
+			if inProc, _ := chooseSampler(sampler, pid, prog); recordable(inProc, pid, repeat, overhead, graphOut, until) {
+				return runRecord(e, intr, newRecordRun(target, prog, interval, burst, st, seed, share, overheadTarget, taskClock, stackBytes, out, children0))
 			}
 			f, err := os.Create(out)
 			if err != nil {
@@ -794,12 +801,12 @@ func wholeCost(total sample.Stats, inProgram, runs time.Duration, inProcessRuns 
 	case start.OK:
 		how = fmt.Sprintf("%.0f µs a run, measured on true(1) once on this machine (%s)", float64(start.Cost.Nanoseconds())/1e3, start.File)
 	}
-	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v in %d run(s), %s); fragprof itself %v (its exit %v of it) and the commands it ran %v: %.2f%% over the program's own CPU time",
+	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v in %d run(s), %s); fragprof itself %v (its exit %v of it) and the commands it ran %v: %.2f%% over the program's own CPU time (%v)",
 		inProgram.Round(time.Microsecond), total.SelfCost.Round(time.Microsecond), total.Batches,
 		float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)), total.SetupCost.Round(time.Microsecond),
 		(time.Duration(inProcessRuns) * start.Cost).Round(time.Microsecond), inProcessRuns, how,
 		own.Round(time.Microsecond), exit.Cost.Round(time.Microsecond), others.Round(time.Microsecond),
-		100*float64(inProgram+own+others)/float64(program))
+		100*float64(inProgram+own+others)/float64(program), program.Round(time.Microsecond))
 }
 
 // rusageCPU is the user + system time of r.
