@@ -4,6 +4,7 @@
 package hotcfg
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -37,7 +38,11 @@ func ReadBatchFiles(names []string) (*Samples, error) {
 			f.Close()
 			return nil, fmt.Errorf("%s is empty: not a batches file (want the first line %q, as 'fragprof sample' writes)", name, Magic)
 		}
-		r := NewReader(f)
+		r, err := openBatches(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		for r.Next() {
 			b := r.Batch()
 			b.PCs = append([]uint64(nil), b.PCs...)
@@ -65,6 +70,33 @@ func ReadBatchFiles(names []string) (*Samples, error) {
 		d.Runs += runs
 	}
 	return d, nil
+}
+
+// RecordMagic is the first line of a record: a sampled run kept as the sampler
+// wrote it (package internal/sample, docs/batches.md).
+const RecordMagic = "fragprof-record 1"
+
+// DecodeRecord, when set, turns a record into the batches file it stands for.
+// The package that writes records sets it (internal/sample); without it a record
+// is an error that says what it is.
+var DecodeRecord func(r io.Reader, w io.Writer) error
+
+// openBatches returns a Reader of f: of the file itself, or of the batches file
+// that f's record decodes to.
+func openBatches(f *os.File) (*Reader, error) {
+	br := bufio.NewReader(f)
+	head, _ := br.Peek(len(RecordMagic) + 1)
+	if string(head) != RecordMagic+"\n" {
+		return NewReader(br), nil
+	}
+	if DecodeRecord == nil {
+		return nil, fmt.Errorf("a record of an in-process sampled run (%q), which this program cannot decode: read it with 'fragprof hotcfg' or 'fragprof export'", RecordMagic)
+	}
+	var b bytes.Buffer
+	if err := DecodeRecord(br, &b); err != nil {
+		return nil, err
+	}
+	return NewReader(&b), nil
 }
 
 // Head keeps the first n batches (n > 0 and fewer than there are); the runs are

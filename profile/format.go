@@ -37,6 +37,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/internal/atomicfile"
@@ -75,7 +76,7 @@ const (
 	MaxFileSize = 1 << 32
 )
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 var le = binary.LittleEndian
 
@@ -260,7 +261,7 @@ func (p *Profile) encode() ([]byte, error) {
 		}
 	}
 	le.PutUint64(out[16:], uint64(len(out)))
-	le.PutUint32(out[28:], crc32.Checksum(out, crcTable))
+	le.PutUint32(out[28:], crc32.Checksum(out, crcTable()))
 	return out, nil
 }
 
@@ -348,7 +349,7 @@ func parse(data []byte) (*Profile, error) {
 	}
 	sum := le.Uint32(data[28:])
 	le.PutUint32(data[28:], 0)
-	got := crc32.Checksum(data, crcTable)
+	got := crc32.Checksum(data, crcTable())
 	le.PutUint32(data[28:], sum)
 	if got != sum {
 		return nil, bad(28, "checksum mismatch (stored %08x, computed %08x): the file is corrupted", sum, got)

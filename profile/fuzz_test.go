@@ -13,7 +13,7 @@ import (
 // which slows fuzzing by a third; worth it).
 var memCheck = true
 
-func crc32Sum(b []byte) uint32 { return crc32.Checksum(b, crcTable) }
+func crc32Sum(b []byte) uint32 { return crc32.Checksum(b, crcTable()) }
 
 // FuzzParse: Parse never panics and never allocates much more than its input on
 // any input. Every input is tried twice: as it is, and with its checksum and size

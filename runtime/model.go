@@ -12,4 +12,6 @@ import _ "embed"
 var ModelSource []byte
 
 // ModelHeader is fragprof_model.h, the C API of ModelSource.
-var ModelHeader, _ = files.ReadFile("c/fragprof_model.h")
+//
+//go:embed c/fragprof_model.h
+var ModelHeader []byte

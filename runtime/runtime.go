@@ -24,5 +24,7 @@ func Files() map[string][]byte {
 	return out
 }
 
-// Header is fragprof.h.
-var Header, _ = files.ReadFile("c/fragprof.h")
+// Header is fragprof.h (embedded as its own variable: no copy at start).
+//
+//go:embed c/fragprof.h
+var Header []byte

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -112,7 +113,8 @@ Examples:
 	return c
 }
 
-// isBatches reports whether the file begins like a batches file.
+// isBatches reports whether the file begins like a batches file, or a record of a
+// sampled run (which reads as one).
 func isBatches(name string) bool {
 	f, err := os.Open(name)
 	if err != nil {
@@ -120,6 +122,6 @@ func isBatches(name string) bool {
 	}
 	defer f.Close()
 	buf := make([]byte, len(hotcfg.Magic))
-	_, err = io.ReadFull(f, buf)
-	return err == nil && string(buf) == hotcfg.Magic
+	n, _ := io.ReadFull(f, buf)
+	return string(buf[:n]) == hotcfg.Magic || strings.HasPrefix(string(buf[:n]), hotcfg.RecordMagic+"\n")
 }

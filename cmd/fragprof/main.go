@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -226,10 +227,12 @@ func main() {
 }
 
 // reArgs matches cobra's messages about the number of arguments.
-var reArgs = regexp.MustCompile(`^(?:accepts|requires) .*received (\d+)$`)
+var reArgs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:accepts|requires) .*received (\d+)$`) })
 
 // reFlagValue matches pflag's message about a flag value that does not parse.
-var reFlagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (?:strconv\.(Parse\w+)|time: (?:unknown unit|invalid duration|missing unit))`)
+var reFlagValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (?:strconv\.(Parse\w+)|time: (?:unknown unit|invalid duration|missing unit))`)
+})
 
 // usageText says what was wrong with how cmd was called, in fragprof's words: cobra's
 // "accepts 1 arg(s), received 0" becomes the command's usage line; flag errors are
@@ -237,10 +240,10 @@ var reFlagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: 
 func usageText(cmd *cobra.Command, err error) string {
 	name := strings.TrimPrefix(cmd.CommandPath(), "fragprof ")
 	msg := err.Error()
-	if m := reArgs.FindStringSubmatch(msg); m != nil {
+	if m := reArgs().FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("%s: wrong number of arguments (got %s): usage: %s", name, m[1], cmd.UseLine())
 	}
-	if m := reFlagValue.FindStringSubmatch(msg); m != nil {
+	if m := reFlagValue().FindStringSubmatch(msg); m != nil {
 		if m[3] == "" {
 			m[3] = "ParseDuration"
 		}

@@ -60,6 +60,10 @@ docs/batches.md, with each instruction's length, kind and static target decoded 
 'fragprof hotcfg' builds hot CFGs from them, prints the hottest functions, blocks and
 edges (--top N), or converts them to pprof with their call stacks ('fragprof export
 FILE.batches --format pprof'); with --graph FILE the Bursts builder also runs online.
+A plain in-process run (one run, without --graph, --repeat, --measure-overhead or
+--until-similarity) writes a record instead, which 'hotcfg' and 'export' read as
+that batches file: the sampler's own file as the program left it, whose bursts are
+decoded and unwound when it is read, not in the run (docs/batches.md, "The record").
 
 With --exact, every instruction of every thread is executed under ptrace and the
 exact dynamic CFG (machine blocks split at every observed branch target, edges with
@@ -177,6 +181,9 @@ Examples:
 				return runExact(e, s.Target, o, cmp.Or(f.out, "exact.cfg"))
 			}
 			out := cmp.Or(f.out, "sample.batches")
+			if s.Recordable() {
+				return runRecord(e, intr, s, out, children0)
+			}
 			file, err := os.Create(out)
 			if err != nil {
 				return err

@@ -66,7 +66,7 @@ func (t *Toolchain) Simplify(ctx context.Context, ll string) error {
 
 var (
 	optPaths sync.Map // clang path → optResult: Opt, looked up once
-	reLLVM   = regexp.MustCompile(`LLVM version (\d+)\.`)
+	reLLVM   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`LLVM version (\d+)\.`) })
 )
 
 type optResult struct {
@@ -97,7 +97,7 @@ func (t *Toolchain) Opt() (string, error) {
 		if err != nil {
 			continue
 		}
-		if m := reLLVM.FindSubmatch(out); m != nil && string(m[1]) == strconv.Itoa(t.Major) {
+		if m := reLLVM().FindSubmatch(out); m != nil && string(m[1]) == strconv.Itoa(t.Major) {
 			r = optResult{path: c}
 			break
 		}

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -97,7 +98,7 @@ func TempDir(name string) (string, error) {
 // ErrNoClang explains how to get clang.
 var ErrNoClang = errors.New("clang not found: install it (Debian/Ubuntu: sudo apt-get install clang) or point FRAGPROF_CLANG at a clang ≥ 14")
 
-var reVersion = regexp.MustCompile(`clang version (\d+)\.`)
+var reVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`clang version (\d+)\.`) })
 
 // FindToolchain locates clang: $FRAGPROF_CLANG, else clang on the PATH, else the
 // newest clang-N installed. It requires clang ≥ 14.
@@ -131,7 +132,7 @@ func NewToolchain(path string) (*Toolchain, error) {
 		return nil, fmt.Errorf("%s --version: %w", path, err)
 	}
 	first, _, _ := bytes.Cut(out, []byte("\n"))
-	m := reVersion.FindSubmatch(first)
+	m := reVersion().FindSubmatch(first)
 	if m == nil {
 		return nil, fmt.Errorf("%s does not look like clang: %q", path, first)
 	}

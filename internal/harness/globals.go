@@ -8,11 +8,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fragprof/fragprof/internal/llvmir"
 )
 
-var reGlobalRef = regexp.MustCompile(`@("[^"]+"|[-a-zA-Z$._0-9]+)`)
+var reGlobalRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@("[^"]+"|[-a-zA-Z$._0-9]+)`) })
 
 // globalUse is what one function does with globals: the ones it reads (loads, or
 // hands to a call) and writes (stores, or hands to a call, which may fill it:
@@ -29,7 +30,7 @@ func useOf(m *llvmir.Module, f *llvmir.Func) globalUse {
 	derived := map[string][]string{} // register → the globals it points into
 	refs := func(text string) []string {
 		var gs []string
-		for _, r := range reGlobalRef.FindAllStringSubmatch(text, -1) {
+		for _, r := range reGlobalRef().FindAllStringSubmatch(text, -1) {
 			gs = append(gs, strings.Trim(r[1], `"`))
 		}
 		for reg, g := range derived {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Position returns the 1-based line and column of byte offset off in data.
@@ -27,7 +28,7 @@ func Position(data []byte, off int64) (line, col int) {
 	return line, col
 }
 
-var reUnknownField = regexp.MustCompile(`^json: unknown field "(.*)"$`)
+var reUnknownField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^json: unknown field "(.*)"$`) })
 
 // Explain rewrites err, returned by decoding data, as "line L, column C: what is
 // wrong". Errors it does not know are returned unchanged.
@@ -53,7 +54,7 @@ func Explain(data []byte, err error) error {
 	case errors.Is(err, io.EOF):
 		return errors.New("the file is empty")
 	}
-	if m := reUnknownField.FindStringSubmatch(err.Error()); m != nil {
+	if m := reUnknownField().FindStringSubmatch(err.Error()); m != nil {
 		if i := bytes.Index(data, []byte(`"`+m[1]+`"`)); i >= 0 {
 			l, c := Position(data, int64(i))
 			return fmt.Errorf("line %d, column %d: unknown field %q", l, c, m[1])

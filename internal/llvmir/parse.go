@@ -6,13 +6,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
 var (
-	reDbg      = regexp.MustCompile(`!dbg !(\d+)`) // for error positions only; the reader uses lastDbg
-	reMetaDef  = regexp.MustCompile(`^!(\d+) = `)
-	reNumbered = regexp.MustCompile(`%(\d+)\b`)
+	reDbg      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`!dbg !(\d+)`) }) // for error positions only; the reader uses lastDbg
+	reMetaDef  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^!(\d+) = `) })
+	reNumbered = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%(\d+)\b`) })
 )
 
 // Parse reads a module. file names the IR in error messages. The module keeps data's
@@ -118,7 +119,7 @@ func parse(file string, data []byte) (*Module, error) {
 			m.Funcs = append(m.Funcs, f)
 			i = end
 		case strings.HasPrefix(line, "!"):
-			if sm := reMetaDef.FindStringSubmatch(line); sm != nil {
+			if sm := reMetaDef().FindStringSubmatch(line); sm != nil {
 				n, _ := strconv.Atoi(sm[1])
 				m.Meta[n] = parseMD(line[len(sm[0]):])
 				if n > m.maxMeta {
@@ -744,7 +745,9 @@ func splitParams(rest string) (ps []Param, variadic bool) {
 	return ps, variadic
 }
 
-var reLocLine = regexp.MustCompile(`^!(\d+) = !DILocation\(line: (\d+)(?:, column: (\d+))?`)
+var reLocLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^!(\d+) = !DILocation\(line: (\d+)(?:, column: (\d+))?`)
+})
 
 // sourcePos returns the source line and column of IR line i from its !dbg
 // DILocation, looked up in the module's text (for errors, before the metadata is
@@ -755,9 +758,9 @@ func sourcePos(lines []string, i int) (line, col int) {
 	}
 	// An instruction may continue on the next lines (callbr's "to label ...", a
 	// switch's cases), which are indented deeper; its !dbg is on the last.
-	sm := reDbg.FindStringSubmatch(lines[i])
+	sm := reDbg().FindStringSubmatch(lines[i])
 	for k := i + 1; sm == nil && k < len(lines) && k <= i+64 && strings.HasPrefix(lines[k], "    "); k++ {
-		sm = reDbg.FindStringSubmatch(lines[k])
+		sm = reDbg().FindStringSubmatch(lines[k])
 	}
 	if sm == nil {
 		return 0, 0
@@ -765,7 +768,7 @@ func sourcePos(lines []string, i int) (line, col int) {
 	prefix := "!" + sm[1] + " = !DILocation("
 	for k := len(lines) - 1; k >= 0; k-- {
 		if strings.HasPrefix(lines[k], prefix) {
-			if m := reLocLine.FindStringSubmatch(lines[k]); m != nil {
+			if m := reLocLine().FindStringSubmatch(lines[k]); m != nil {
 				line, _ = strconv.Atoi(m[2])
 				col, _ = strconv.Atoi(m[3])
 				return line, col

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fragprof/fragprof/internal/report"
 )
@@ -134,7 +135,9 @@ func Compare(prog *report.JSONProgram, g GcovSide, mainReturned bool) Comparison
 	return c
 }
 
-var reLabel = regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_]*\s*:\s*(/\*.*\*/\s*|//.*)?$`)
+var reLabel = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_]*\s*:\s*(/\*.*\*/\s*|//.*)?$`)
+})
 
 // LabelLines returns the lines of a C source that hold nothing but a label
 // ("lbl_224:", with an optional comment); case and default labels are not among
@@ -142,7 +145,7 @@ var reLabel = regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_]*\s*:\s*(/\*.*\*/\s*|
 func LabelLines(src []byte) map[int]bool {
 	out := map[int]bool{}
 	for i, l := range strings.Split(string(src), "\n") {
-		if m := reLabel.FindString(l); m != "" && !strings.HasPrefix(strings.TrimSpace(l), "default") {
+		if m := reLabel().FindString(l); m != "" && !strings.HasPrefix(strings.TrimSpace(l), "default") {
 			out[i+1] = true
 		}
 	}

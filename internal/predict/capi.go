@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
@@ -330,13 +331,13 @@ func (w *rtWriter) shares(ss []graph.Share) {
 }
 
 // cIdent is what a C identifier may hold.
-var cIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var cIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // CSource returns a C file that compiles the model into a program: its runtime
 // form as a constant, and fp_model_open_NAME(fp_model **out), which opens it
 // with fp_model_load_text (fragprof_model.h). name must be a C identifier.
 func (m *Model) CSource(name, origin string) ([]byte, error) {
-	if !cIdent.MatchString(name) {
+	if !cIdent().MatchString(name) {
 		return nil, fmt.Errorf("--name %q is not a C identifier (letters, digits and _, not starting with a digit)", name)
 	}
 	var text bytes.Buffer

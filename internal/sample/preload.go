@@ -135,19 +135,37 @@ type Burst struct {
 // copies (0: none). Ctrl-C reaches the program (it is in the same process group);
 // Preload waits for it to end and keeps what it recorded.
 func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code)) (*Stats, error) {
+	s, data, err := preloadRun(t, o, stackBytes)
+	if err != nil {
+		return nil, err
+	}
+	r, err := readSamples(data, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.check(t); err != nil {
+		return nil, err
+	}
+	r.decode(s, sink)
+	return s, nil
+}
+
+// preloadRun runs the target with the in-process sampler preloaded and returns
+// its outcome (without the bursts) and the used part of the sampler's file.
+func preloadRun(t Target, o Options, stackBytes int) (*Stats, []byte, error) {
 	if o.Burst <= 0 || o.Burst > 1024 {
-		return nil, fmt.Errorf("sample: burst must be in 1..1024 with the in-process sampler")
+		return nil, nil, fmt.Errorf("sample: burst must be in 1..1024 with the in-process sampler")
 	}
 	if o.Interval <= 0 {
-		return nil, fmt.Errorf("sample: interval must be positive")
+		return nil, nil, fmt.Errorf("sample: interval must be positive")
 	}
 	lib, err := PreloadLib()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := os.CreateTemp(sampleFileDir(), "fragprof-sample-*.bin")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.Remove(f.Name())
 	var h [56]byte
@@ -161,7 +179,7 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 	}
 	f.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	env := t.Env
 	if env == nil {
@@ -195,7 +213,7 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 	defer signal.Stop(ch)
 	run, err := runPlain(t)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := &Stats{Wall: run.Wall, CPU: run.CPU, ExitCode: run.ExitCode, Exited: true}
 	select {
@@ -209,29 +227,29 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 	}
 	data, err := readUsed(f.Name())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	r, err := readSamples(data)
-	if err != nil {
-		return nil, err
-	}
+	return s, data, nil
+}
+
+// check says why the samples of a run of t are no use: the library never started.
+func (r *samples) check(t Target) error {
 	if !r.started {
-		return nil, fmt.Errorf("sample: the in-process sampler did not start in %s (was LD_PRELOAD honoured? a set-user-ID program ignores it)", t.Path)
+		return fmt.Errorf("sample: the in-process sampler did not start in %s (was LD_PRELOAD honoured? a set-user-ID program ignores it)", t.Path)
 	}
+	return nil
+}
+
+// tally adds what the sampler's file says of its run to s, without decoding the
+// bursts: their number, PCs and cost, the mappings' cost, the stepping and the
+// notes.
+func (r *samples) tally(s *Stats) {
 	s.Maps = r.maps
 	s.Steps = r.steps
 	s.Notes = append(s.Notes, r.notes...)
-	code := &burstCode{files: NewFiles(r.maps), mem: r.mem, learned: map[uint64]hotcfg.Insn{}}
-	for _, b := range r.bursts {
-		code.learn(b.PCs)
-	}
-	for _, b := range r.bursts {
-		b.Batch.Stack = code.files.Unwind(b.Stack, 64)
-		s.Batches++
-		s.Sampled += uint64(len(b.PCs))
-		s.SelfCost += b.Cost
-		sink(b, code)
-	}
+	s.Batches += r.nBursts
+	s.Sampled += r.nPCs
+	s.SelfCost += r.cost
 	s.SetupCost = r.mapsCost
 	s.Skipped = int(r.skipped)
 	if r.lost > 0 {
@@ -242,7 +260,21 @@ func Preload(t Target, o Options, stackBytes int, sink func(Burst, hotcfg.Code))
 		s.Notes = append(s.Notes, fmt.Sprintf("the program installed its own %s handler: in-process sampling stopped there (%d bursts kept) and handed %s to the program's handler; sample it with --sampler ptrace",
 			unix.SignalName(s.Conflict), s.Batches, unix.SignalName(s.Conflict)))
 	}
-	return s, nil
+}
+
+// decode tallies the run into s (tally) and gives its bursts to sink in time
+// order, each with its instructions decoded from the mapped files and its call
+// stack unwound.
+func (r *samples) decode(s *Stats, sink func(Burst, hotcfg.Code)) {
+	code := &burstCode{files: NewFiles(r.maps), mem: r.mem, learned: map[uint64]hotcfg.Insn{}}
+	for _, b := range r.bursts {
+		code.learn(b.PCs)
+	}
+	for _, b := range r.bursts {
+		b.Batch.Stack = code.files.Unwind(b.Stack, 64)
+		sink(b, code)
+	}
+	r.tally(s)
 }
 
 // sampleFileDir returns the directory of the sampler's file: /dev/shm when it is a
@@ -314,10 +346,15 @@ type samples struct {
 	conflict      int
 	notes         []string
 	steps         StepReport
+	nBursts       int           // bursts recorded
+	nPCs          uint64        // their PCs
+	cost          time.Duration // their CPU time
 }
 
-// readSamples parses a sampler file. A malformed chunk is an error naming its offset.
-func readSamples(data []byte) (*samples, error) {
+// readSamples parses a sampler file. A malformed chunk is an error naming its
+// offset. Without keep, only the tallies, the mappings, the notes and the header's
+// facts are read: not the bursts, nor the memory images.
+func readSamples(data []byte, keep bool) (*samples, error) {
 	le := binary.LittleEndian
 	if len(data) < fpsHeader || le.Uint64(data) != fpsMagic {
 		return nil, errors.New("sample: the sampler's file has no valid header")
@@ -352,6 +389,12 @@ func readSamples(data []byte) (*samples, error) {
 				if 40+8*np+ns > len(body) {
 					return nil, fmt.Errorf("sample: sampler file: burst of %d PCs overruns its record at %#x", np, off+16+uint64(p))
 				}
+				r.nBursts++
+				r.nPCs += uint64(np)
+				r.cost += time.Duration(le.Uint64(body[8:]))
+				if !keep {
+					break
+				}
 				b := Burst{Batch: hotcfg.Batch{Time: time.Duration(le.Uint64(body)), PID: pid, TID: tid, PCs: make([]uint64, np)},
 					Cost: time.Duration(le.Uint64(body[8:]))}
 				for i := range b.PCs {
@@ -368,7 +411,7 @@ func readSamples(data []byte) (*samples, error) {
 					r.maps.Add(m)
 				}
 			case recMem:
-				if len(body) > 8 {
+				if keep && len(body) > 8 {
 					r.mem[le.Uint64(body)] = bytes.Clone(body[8:])
 				}
 			case recNote:

@@ -115,12 +115,12 @@ func (res *Result) WholeCost(c Costs) string {
 	case start.OK:
 		how = fmt.Sprintf("%.0f µs a run, measured on true(1) once on this machine (%s)", float64(start.Cost.Nanoseconds())/1e3, start.File)
 	}
-	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v in %d run(s), %s); fragprof itself %v (its exit %v of it) and the commands it ran %v: %.2f%% over the program's own CPU time",
+	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v in %d run(s), %s); fragprof itself %v (its exit %v of it) and the commands it ran %v: %.2f%% over the program's own CPU time (%v)",
 		inProgram.Round(time.Microsecond), total.SelfCost.Round(time.Microsecond), total.Batches,
 		float64(total.SelfCost.Microseconds())/float64(max(total.Batches, 1)), total.SetupCost.Round(time.Microsecond),
 		(time.Duration(res.InProcessRuns) * start.Cost).Round(time.Microsecond), res.InProcessRuns, how,
 		own.Round(time.Microsecond), exit.Cost.Round(time.Microsecond), others.Round(time.Microsecond),
-		100*float64(inProgram+own+others)/float64(program))
+		100*float64(inProgram+own+others)/float64(program), program.Round(time.Microsecond))
 }
 
 // writeOverhead writes the ratios of the sampled runs' total CPU and wall times to

@@ -48,7 +48,7 @@ func TestWholeCost(t *testing.T) {
 	// In the program 1 + 0.1 + 2 × 0.1 = 1.3 ms; fragprof 20 + 5 ms; the other
 	// commands 110 − (60 + 30 + 10) = 10 ms; the program 100 − 1.3 = 98.7 ms:
 	// 36.3 / 98.7 = 36.78 %.
-	want := "cost (estimate): in the program 1.3ms (bursts 1ms, 10 of 100 µs CPU each; the mappings 100µs; its start 200µs in 2 run(s), 100 µs a run, measured on true(1) once on this machine (/c/startcost-x)); fragprof itself 25ms (its exit 5ms of it) and the commands it ran 10ms: 36.78% over the program's own CPU time"
+	want := "cost (estimate): in the program 1.3ms (bursts 1ms, 10 of 100 µs CPU each; the mappings 100µs; its start 200µs in 2 run(s), 100 µs a run, measured on true(1) once on this machine (/c/startcost-x)); fragprof itself 25ms (its exit 5ms of it) and the commands it ran 10ms: 36.78% over the program's own CPU time (98.7ms)"
 	if got := res.WholeCost(c); got != want {
 		t.Errorf("cost:\n%s\nwant:\n%s", got, want)
 	}

@@ -401,15 +401,15 @@ func runDot(dotPath string, in io.Reader, n int) ([][]byte, error) {
 }
 
 var (
-	svgStart = regexp.MustCompile(`<svg[\s>]`)
-	comment  = regexp.MustCompile(`(?s)<!--.*?-->\n?`)
+	svgStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<svg[\s>]`) })
+	comment  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<!--.*?-->\n?`) })
 )
 
 // splitSVG splits dot's output for several graphs into one document each.
 func splitSVG(data []byte) [][]byte {
 	var out [][]byte
 	for {
-		i := svgStart.FindIndex(data)
+		i := svgStart().FindIndex(data)
 		if i == nil {
 			return out
 		}
@@ -435,7 +435,7 @@ var svgElements = map[string]bool{
 // script, no event handler, no link. dot escapes the text it was given, so this only
 // guards against a Graphviz that would not.
 func cleanSVG(svg []byte) ([]byte, error) {
-	svg = comment.ReplaceAll(svg, nil)
+	svg = comment().ReplaceAll(svg, nil)
 	dec := xml.NewDecoder(bytes.NewReader(svg))
 	for {
 		tok, err := dec.Token()

@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"math"
 	"regexp"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -67,13 +68,13 @@ func svgOf(p *plot.Plot, class string) ([]byte, error) {
 	if i := bytes.Index(out, []byte("<svg")); i >= 0 {
 		out = out[i:]
 	}
-	out = comment.ReplaceAll(out, nil)
+	out = comment().ReplaceAll(out, nil)
 	out = bytes.Replace(out, []byte("<svg"), []byte(`<svg class="`+class+`" role="img"`), 1)
-	return sizeRE.ReplaceAll(out, []byte(`$1="100%"`)), nil
+	return sizeRE().ReplaceAll(out, []byte(`$1="100%"`)), nil
 }
 
 // sizeRE matches the fixed width of the plot's root element; the page sizes it.
-var sizeRE = regexp.MustCompile(`(width)="[0-9.]+pt"`)
+var sizeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(width)="[0-9.]+pt"`) })
 
 // convergencePlot draws a block's estimate and its γ interval against the number of
 // trials, with the final estimate dashed and, for a converged block, the trial at
