@@ -8,6 +8,7 @@ package predict
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -169,6 +170,16 @@ func (c *CheckCalibration) point(inputs []float64) *InputPoint {
 	return nil
 }
 
+// floatBits is the bits of xs, a key that tells apart any two lists of
+// numbers that slices.Equal does.
+func floatBits(xs []float64) []uint64 {
+	b := make([]uint64, len(xs))
+	for i, x := range xs {
+		b[i] = math.Float64bits(x)
+	}
+	return b
+}
+
 // pointStat is the statistic the point test compares for arc ai in a run of
 // statistics y: y_a alone (rel false), or z = y_a − β·r against the rest of
 // the run, r = reference(y, a) (ArcSpread.PointBeta); ok is false where it is
@@ -219,13 +230,16 @@ func (m *Model) pointOthers(p *InputPoint, ai int, rel bool, skip int) []float64
 func (m *Model) calibratePoints(inputs [][]float64, y [][]float64) {
 	c := m.CheckCal
 	c.Points = nil
+	index := map[string]int{} // the inputs' bits → index in c.Points
 	for i, in := range inputs {
-		p := c.point(in)
-		if p == nil {
+		key := fmt.Sprint(floatBits(in))
+		k, ok := index[key]
+		if !ok {
+			k = len(c.Points)
+			index[key] = k
 			c.Points = append(c.Points, InputPoint{Inputs: in})
-			p = &c.Points[len(c.Points)-1]
 		}
-		p.Runs = append(p.Runs, y[i])
+		c.Points[k].Runs = append(c.Points[k].Runs, y[i])
 	}
 	c.Points = slices.DeleteFunc(c.Points, func(p InputPoint) bool { return len(p.Runs) < MinPointRuns })
 	for ai := range m.Arcs {
