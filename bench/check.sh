@@ -23,7 +23,8 @@
 # trials (seed 1: the training runs), then CHECK (10) base trials and the same
 # CHECK trials of the slow build (seed CHECK_SEED, 2: the runs checked, at
 # other inputs than the training runs; CHECK_SEED=1 checks at the training
-# runs' inputs, as a CI job that traces base and change alike would) — trace
+# runs' inputs, as a CI job that traces base and change alike would, where
+# model check's point test takes over) — trace
 # --first-rep r, so that the training runs and the runs checked are spread
 # over the same minutes of the machine, as in a CI job that traces the base
 # commit and the change side by side. Then a model is built from the training
@@ -164,7 +165,11 @@ for P in $PROGRAMS; do
 	alone=$(jq "[.runs[0].times[] | select(.relative | not)] | length" "$W/same.json")
 	# The slowdown as measured: the median over the slow runs of the slowed
 	# arc's ratio (against the rest of the run where it is so tested), over
-	# the same for the unchanged runs.
+	# the same for the unchanged runs. At the training runs' inputs
+	# (CHECK_SEED=1) the ratio is the point test's, against the nearest
+	# training runs at the same inputs, which a speed state of the machine
+	# can absorb: the formula's, of the commit before the point test, is
+	# the slowdown.
 	arcmed="[.runs[].times[] | select($arc) | .ratio] | sort | .[length / 2 | floor]"
 	slowdown=$(jq -n --slurpfile a "$W/same.json" --slurpfile b "$W/slow.json" "((\$b[0] | $arcmed) / (\$a[0] | $arcmed)) * 1000 | round / 1000")
 	n_branch=$(jq '.runs | length' "$W/branch.json")

@@ -75,6 +75,17 @@ probe tracks the machine's speed (model show: "machine speed"), times are
 taken at the normal speed. Rules are checked at the nodes whose rule chose as
 every training run did.
 
+At the training runs' inputs — base and change traced on the same inputs,
+as a CI job does — a run is compared with the training runs of its inputs
+alone, not with the formula (the point test): y, the lower decile of an
+arc's ln(t/p) over the run's transitions (the steadiest part of a loop on a
+shared machine), alone or against the rest of the run as above, scored by
+its distance to the second-nearest training run's at those inputs — a
+shared machine runs in a few speed states, and a run is near the runs of its
+own — with the same conformal p-value over the training runs' scores, each
+among the other runs of its inputs. It takes the place of the formula's test
+for an arc where at least 5 training runs had the run's inputs.
+
 Exit status: 0 when every run agrees with the model, 1 when one deviates (or
 cannot be checked), 2 on a usage error — for a CI gate.
 

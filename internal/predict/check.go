@@ -38,6 +38,10 @@ type CheckCalibration struct {
 	// certainty, another arc than the run took at least once: such a rule is
 	// not held against a run.
 	Misses []int `json:"rule_misses"`
+	// Points are the training runs' input points with at least MinPointRuns
+	// runs, for the point test (InputPoint): nil in a model of an older
+	// fragprof.
+	Points []InputPoint `json:"points,omitempty"`
 }
 
 // A Spread is the scatter over the training runs of a statistic x of a run:
@@ -74,6 +78,15 @@ type ArcSpread struct {
 	// that the arcs of one run move together but not alike.
 	Relative *Spread `json:"relative,omitempty"`
 	Beta     float64 `json:"beta,omitempty"`
+	// Point is the scatter of the point test's scores of the arc's y alone
+	// (lowerDecile, neighbourScore), leave one out over the training runs
+	// at input points of at least MinPointRuns runs: nil where fewer than
+	// MinCheckRuns had one. PointRelative is that of z = y − β·r against the
+	// rest of the run, β = PointBeta (calibratePoints), where it scattered
+	// less than y alone.
+	Point         *Spread `json:"point,omitempty"`
+	PointRelative *Spread `json:"point_relative,omitempty"`
+	PointBeta     float64 `json:"point_beta,omitempty"`
 }
 
 // MinCheckShare is the part of the training runs' time an arc must take for
@@ -354,7 +367,8 @@ func (m *Model) atSpeed(t *trace.Trace, done bool) *trace.Trace {
 func (m *Model) calibrateCheck(traces []*trace.Trace) {
 	c := &CheckCalibration{Arcs: make([]ArcSpread, len(m.Arcs)), Misses: make([]int, len(m.Nodes))}
 	ds := make([][]float64, len(m.Arcs))
-	var runs [][]float64 // per run, d by arc (NaN where the run did not take it)
+	var runs [][]float64       // per run, d by arc (NaN where the run did not take it)
+	var inputs, ys [][]float64 // per run, its inputs and y by arc (lowerDecile)
 	arcTime := make([]float64, len(m.Arcs))
 	total := 0.0
 	for _, t := range traces {
@@ -367,6 +381,7 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 		}
 		c.Runs++
 		runs = append(runs, rp.logRatios())
+		inputs, ys = append(inputs, m.runInputs(t)), append(ys, m.pointDeciles(t, rp))
 		for ai := range m.Arcs {
 			if d, ok := rp.logRatio(ai); ok {
 				ds[ai] = append(ds[ai], d)
@@ -425,6 +440,20 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 	}
 	sp := spreadOf(speeds)
 	c.Speed = &sp
+	m.calibratePoints(inputs, ys)
+}
+
+// runInputs is the values of the model's inputs in run t (NaN where it has
+// none).
+func (m *Model) runInputs(t *trace.Trace) []float64 {
+	in := make([]float64, len(m.Inputs))
+	for k, name := range m.Inputs {
+		in[k] = math.NaN()
+		if v, ok := t.Input(name); ok {
+			in[k] = v
+		}
+	}
+	return in
 }
 
 // spreadOf is the Spread of the runs' statistics d.
@@ -483,6 +512,16 @@ type Deviation struct {
 	// run's speed and the arc's change make together.
 	Alone  float64 `json:"alone,omitempty"`
 	AloneP float64 `json:"alone_p,omitempty"`
+	// Point (kind time) says the arc had the point test: the run's inputs are
+	// those of training runs, and it was compared with them alone. Ratio is
+	// then e^(x − x̃) for the statistic x tested — y (lowerDecile) alone, or
+	// z against the rest of the run when Relative — against x̃, the median of
+	// the PointNeighbours nearest training runs' at its inputs
+	// (nearestCentre); Alone is that of y when Relative; P and AloneP
+	// are the p-values of the scores (neighbourScore), Lo and Hi the
+	// interval, e^(±limit), of the distance to the PointNeighbours-th nearest
+	// training run's statistic.
+	Point bool `json:"point,omitempty"`
 	// Why (kind run): what went wrong.
 	Why string `json:"why,omitempty"`
 }
@@ -572,6 +611,7 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 			return rc, nil
 		}
 	}
+	raw := t
 	t = m.atSpeed(t, false)
 	rp, err := m.replay(t)
 	if err != nil {
@@ -593,12 +633,17 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 	// The statistic of each arc tested: z against the rest of the run where
 	// it has a reference, d alone otherwise.
 	type test struct {
-		ai  int
-		x   float64
-		spr *Spread
-		rel bool
+		ai    int
+		x     float64
+		spr   *Spread
+		rel   bool
+		point bool
+		ratio float64 // the point test's ratios: of the statistic, of y alone
+		alone float64
 	}
 	dc := m.CheckCal.centred(rp.logRatios())
+	y := m.pointDeciles(raw, rp)
+	at := m.CheckCal.point(m.runInputs(t))
 	var tests []test
 	relative := false
 	for ai := range m.Arcs {
@@ -606,15 +651,20 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 		if !m.CheckCal.timed(ai) || math.IsNaN(dc[ai]) {
 			continue
 		}
+		if score, spr, rel, ratio, alone, ok := m.pointTest(at, y, ai); ok {
+			tests = append(tests, test{ai, score, spr, rel, true, ratio, alone})
+			relative = relative || rel
+			continue
+		}
 		if s.Relative != nil && s.Relative.Runs >= MinCheckRuns {
 			if r, ok := m.reference(dc, ai, -1); ok {
-				tests = append(tests, test{ai, dc[ai] - s.Beta*r, s.Relative, true})
+				tests = append(tests, test{ai, dc[ai] - s.Beta*r, s.Relative, true, false, 0, 0})
 				relative = true
 				continue
 			}
 			rc.Notes = append(rc.Notes, fmt.Sprintf("time of %s tested alone: the run took no other timed arc to compare it with", m.arcName(ai)))
 		}
-		tests = append(tests, test{ai, dc[ai] + s.Center, &s.Spread, false})
+		tests = append(tests, test{ai, dc[ai] + s.Center, &s.Spread, false, false, 0, 0})
 	}
 	speed, hasSpeed := m.runSpeed(dc)
 	testSpeed := opt.Absolute && relative && hasSpeed
@@ -640,22 +690,42 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 	}
 	var flagged []int  // arcs flagged
 	var relFlag []bool // … against the rest of the run
+	var aloneP []float64
+	atPoint := false // … one of them by the point test
 	for _, ts := range tests {
 		a := &m.Arcs[ts.ai]
 		dv := scored(Deviation{Kind: "time", From: m.Nodes[a.From].Name, To: m.Nodes[a.To].Name,
-			FromPlace: m.nodePlace(a.From), ToPlace: m.nodePlace(a.To), Count: int(rp.n[ts.ai]), Relative: ts.rel}, ts.x, ts.spr)
-		if ts.rel {
+			FromPlace: m.nodePlace(a.From), ToPlace: m.nodePlace(a.To), Count: int(rp.n[ts.ai]), Relative: ts.rel, Point: ts.point}, ts.x, ts.spr)
+		switch {
+		case ts.point:
+			dv.Ratio = ts.ratio
+			if ts.rel {
+				dv.Alone, dv.AloneP = ts.alone, m.pointAloneP(at, y, ts.ai)
+			}
+		case ts.rel:
 			s := &m.CheckCal.Arcs[ts.ai].Spread
 			dv.Alone, dv.AloneP = math.Exp(dc[ts.ai]), s.PValue(math.Abs(dc[ts.ai]))
 		}
 		rc.Times = append(rc.Times, dv)
 		if dv.P <= rc.Alpha {
 			flagged, relFlag = append(flagged, ts.ai), append(relFlag, ts.rel)
+			p := dv.P
+			if ts.rel {
+				p = dv.AloneP
+			}
+			aloneP = append(aloneP, p)
+			atPoint = atPoint || ts.point
 		}
 	}
 	var named int
 	explained := map[int]bool{}
-	if len(flagged) > 1 && slices.Contains(relFlag, true) {
+	if len(flagged) > 1 && atPoint && slices.Min(aloneP) <= rc.Alpha {
+		var ex []bool
+		named, ex = namedAtPoint(flagged, relFlag, aloneP, rc.Alpha)
+		for i, a := range flagged {
+			explained[a] = ex[i]
+		}
+	} else if len(flagged) > 1 && slices.Contains(relFlag, true) {
 		var ex []bool
 		named, ex = m.explainedBy(dc, flagged, relFlag, rc.Alpha)
 		for i, a := range flagged {
@@ -705,8 +775,16 @@ func (d *Deviation) String() string {
 		return fmt.Sprintf("rule broken at %s: the run went to %s, the rule chose %s (%s; %s, first at event %d)",
 			at(d.From, d.FromPlace), at(d.To, d.ToPlace), d.Expected, d.Rule, times(d.Count), d.Event)
 	case "time":
+		if d.Point {
+			how := ""
+			if d.Relative {
+				how = fmt.Sprintf(" against the rest of the run (alone %.3g×)", d.Alone)
+			}
+			return fmt.Sprintf("time of %s: %.3g× the nearest training runs' at its inputs%s, lower decile of its %d transitions, %s (p = %.2g)", arc, d.Ratio, how, d.Count, d.pointInterval(), d.P)
+		}
 		against := "the usual"
-		if d.Relative {
+		switch {
+		case d.Relative:
 			against = fmt.Sprintf("the usual against the rest of the run (alone %.3g×)", d.Alone)
 		}
 		return fmt.Sprintf("time of %s: %.3g× %s over its %d transitions, %s (p = %.2g)", arc, d.Ratio, against, d.Count, d.interval(), d.P)
@@ -722,6 +800,23 @@ func (d *Deviation) interval() string {
 		return "too few training runs to flag it"
 	}
 	return fmt.Sprintf("outside ×%.3g–%.3g", d.Lo, d.Hi)
+}
+
+// pointInterval says how far a run's statistic may lie from the
+// training runs' at its inputs for the point test.
+func (d *Deviation) pointInterval() string {
+	if d.Hi == 0 {
+		return "too few training runs to flag it"
+	}
+	return fmt.Sprintf("beyond ×%.3g of its %s nearest training run", d.Hi, ordinal(PointNeighbours))
+}
+
+// ordinal is "first", "second", … for small n.
+func ordinal(n int) string {
+	if n >= 1 && n <= 3 {
+		return []string{"first", "second", "third"}[n-1]
+	}
+	return strconv.Itoa(n) + "th"
 }
 
 // times says "once" or "n times".

@@ -271,12 +271,14 @@ func TestCheckRelative(t *testing.T) {
 		t.Fatalf("calibration: a → b %+v, b → a %+v, speed %+v", c.Arcs[ab], c.Arcs[ba], c.Speed)
 	}
 
-	rc := check(phaseRun(1000, 30, 4400, 1000, 1.1, rng), false)
+	// At an input no training run had (41 iterations), so that the formula's
+	// test is the one taken (TestCheckPoint for the point test).
+	rc := check(phaseRun(1000, 41, 4400, 1000, 1.1, rng), false)
 	if len(rc.Deviations) != 1 || rc.ArcsTested != 2 || math.Abs(rc.Alpha-0.05) > 1e-12 {
 		t.Fatalf("a → b 10%% slower: %+v", rc)
 	}
 	d := rc.Deviations[0]
-	if d.Kind != "time" || d.From != "a" || d.To != "b" || !d.Relative || math.Abs(d.Ratio-1.1) > 0.03 || d.P > rc.Alpha || d.Count != 30 ||
+	if d.Kind != "time" || d.From != "a" || d.To != "b" || !d.Relative || math.Abs(d.Ratio-1.1) > 0.03 || d.P > rc.Alpha || d.Count != 41 ||
 		math.Abs(d.Alone-1.1*1.1) > 0.05 || d.AloneP <= rc.Alpha {
 		t.Errorf("a → b 10%% slower: %+v", d)
 	}
@@ -353,4 +355,109 @@ func TestCheckExplained(t *testing.T) {
 	if j != 1 || ex[0] || ex[1] {
 		t.Errorf("mixed: named %d, explained %v", j, ex)
 	}
+}
+
+// TestCheckPointScores: the point test's statistic, score and calibration
+// against values worked by hand — the lower decile of [5 1 3 2 4] is 1 + 0.4
+// = 1.4; the second-nearest of 0.5, 1.2, 0.9, 3 to 1 is 0.2 away, and the
+// median of the two nearest 1.05; two input points of five runs each score
+// their runs leave one out (point 1: y = 0 … 0.4 → 0.2, 0.1, 0.1, 0.1, 0.2;
+// point 2: y = 1, 1, 1, 1, 2 → 0, 0, 0, 0, 1), a point of two runs is
+// dropped, and a run at point 1 with y = 0.65 scores 0.35: p = 2/11.
+func TestCheckPointScores(t *testing.T) {
+	if q := quantile([]float64{5, 1, 3, 2, 4}, PointQuantile); math.Abs(q-1.4) > 1e-12 {
+		t.Errorf("lower decile %v, want 1.4", q)
+	}
+	if s := neighbourScore(1, []float64{0.5, 1.2, 0.9, 3}); math.Abs(s-0.2) > 1e-12 {
+		t.Errorf("score %v, want 0.2", s)
+	}
+	if s := neighbourScore(1, []float64{0.5}); !math.IsInf(s, 1) {
+		t.Errorf("score with one other %v, want +Inf", s)
+	}
+	if c := nearestCentre(1, []float64{0.5, 1.2, 0.9, 3}); math.Abs(c-1.05) > 1e-12 {
+		t.Errorf("nearest centre %v, want 1.05", c)
+	}
+	m := &Model{Arcs: []ModelArc{{From: 2, To: 2}}}
+	m.CheckCal = &CheckCalibration{Arcs: []ArcSpread{{Spread: Spread{Runs: 12}, Share: 1}}}
+	var inputs, ys [][]float64
+	for _, r := range []struct{ in, y float64 }{{1, 0}, {1, 0.1}, {1, 0.2}, {1, 0.3}, {1, 0.4}, {2, 1}, {2, 1}, {2, 1}, {2, 1}, {2, 2}, {3, 5}, {3, 6}} {
+		inputs, ys = append(inputs, []float64{r.in}), append(ys, []float64{r.y})
+	}
+	m.calibratePoints(inputs, ys)
+	c := m.CheckCal
+	if len(c.Points) != 2 || c.point([]float64{3}) != nil {
+		t.Fatalf("points %+v, want inputs 1 and 2", c.Points)
+	}
+	a := c.Arcs[0]
+	want := []float64{0, 0, 0, 0, 0.1, 0.1, 0.1, 0.2, 0.2, 1}
+	if a.Point == nil || a.Point.Runs != 10 || a.PointRelative != nil || len(a.Point.Devs) != len(want) {
+		t.Fatalf("point spread %+v, relative %+v", a.Point, a.PointRelative)
+	}
+	for i, w := range want {
+		if math.Abs(a.Point.Devs[i]-w) > 1e-12 {
+			t.Fatalf("scores %v, want %v", a.Point.Devs, want)
+		}
+	}
+	score, spr, rel, ratio, alone, ok := m.pointTest(c.point([]float64{1}), []float64{0.65}, 0)
+	if !ok || rel || spr != a.Point || math.Abs(score-0.35) > 1e-12 || math.Abs(ratio-math.Exp(0.3)) > 1e-12 || ratio != alone {
+		t.Fatalf("point test: score %v, ratio %v, alone %v, relative %v, ok %v", score, ratio, alone, rel, ok)
+	}
+	if p := spr.PValue(score); math.Abs(p-2.0/11) > 1e-12 {
+		t.Errorf("p %v, want 2/11", p)
+	}
+	if _, _, _, _, _, ok := m.pointTest(c.point([]float64{3}), []float64{5.5}, 0); ok {
+		t.Error("a run at an input with too few training runs had the point test")
+	}
+}
+
+// TestCheckPoint: runs of the two-phase loop of TestCheckRelative at five
+// inputs, twenty each, on a machine that runs at one of two speeds, 1 or 1.3
+// (as the project VM ran matmul), each run's times scattered by 2%. A run at
+// a training input whose a → b is 10% slower is flagged by the point test and
+// a → b named — at either speed, where its time alone lies between the
+// states; over 200 unchanged runs
+// the false alarms stay below 1 − γ (within the binomial scatter).
+func TestCheckPoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	state := func() float64 { return []float64{1, 1.3}[rng.IntN(2)] }
+	var train []*trace.Trace
+	for r := 0; r < 100; r++ {
+		train = append(train, phaseRun(uint64(r), 20+r%5, 4000, 1000, state(), rng))
+	}
+	m := buildNoHoldout(t, train)
+	ab := m.arcIndex("a", "b")
+	if c := m.CheckCal; len(c.Points) != 5 || c.Arcs[ab].Point == nil || c.Arcs[ab].Point.Runs != 100 {
+		t.Fatalf("points %d, a → b %+v", len(c.Points), c.Arcs[ab])
+	}
+	check := func(tr *trace.Trace) *RunCheck {
+		t.Helper()
+		rc, err := m.CheckRun(tr, CheckOptions{Gamma: 0.9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rc
+	}
+	for _, f := range []float64{1, 1.3} {
+		rc := check(phaseRun(1000, 22, 4400, 1000, f, rng))
+		if len(rc.Deviations) != 1 {
+			t.Fatalf("a → b 10%% slower at speed %v: %+v", f, rc)
+		}
+		d := rc.Deviations[0]
+		if d.Kind != "time" || d.From != "a" || d.To != "b" || !d.Point || d.P > rc.Alpha || d.Ratio <= 1.03 ||
+			!strings.Contains(d.String(), "the nearest training runs' at its inputs") {
+			t.Errorf("a → b 10%% slower at speed %v: %+v", f, d)
+		}
+	}
+	alarms := 0
+	const n = 200
+	for r := 0; r < n; r++ {
+		if check(phaseRun(uint64(2000+r), 20+r%5, 4000, 1000, state(), rng)).Deviates() {
+			alarms++
+		}
+	}
+	// 1 − γ = 10%: 20 of 200 expected at most, binomial sd 4.2.
+	if alarms > 28 {
+		t.Errorf("unchanged runs flagged: %d of %d; want at most about 10%%", alarms, n)
+	}
+	t.Logf("unchanged runs flagged: %d of %d", alarms, n)
 }

@@ -121,7 +121,9 @@ func (s *Spread) scatter() float64 {
 // as usual as the machine's speed lets them; an other flagged arc a is
 // explained by it when, with j left out of its reference as well, its z =
 // d̃_a − β_a·r has p > alpha (a heuristic: its β and scores are those of the
-// whole reference), or when nothing but j was its reference. This picks a
+// whole reference), or when nothing but j was its reference (an arc tested
+// against the rest of the run by the point test alone, whose formula's z
+// scattered more than its d: only then). This picks a
 // name; it does not test: every flagged arc has p ≤ alpha whatever it picks,
 // and the run is flagged all the same.
 func (m *Model) explainedBy(dc []float64, flagged []int, relative []bool, alpha float64) (j int, explained []bool) {
@@ -139,6 +141,10 @@ func (m *Model) explainedBy(dc []float64, flagged []int, relative []bool, alpha 
 		}
 		r, ok := m.reference(dc, a, j)
 		rel := c.Arcs[a].Relative
+		if rel == nil { // tested against the rest of the run by the point test only
+			explained[i] = !ok
+			continue
+		}
 		explained[i] = !ok || rel.PValue(math.Abs(dc[a]-c.Arcs[a].Beta*r-rel.Center)) > alpha
 	}
 	return j, explained
