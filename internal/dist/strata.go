@@ -283,13 +283,17 @@ func (s *Schedule) next(w []float64) int {
 	return best
 }
 
-// Counts returns the trials each stratum holds among trials 0 … n−1 (n ≤ N),
-// as far as they are scheduled.
+// Counts returns the trials each stratum holds among trials 0 … n−1, as far as
+// they are scheduled (the trials past N repeat the first N's strata).
 func (s *Schedule) Counts(n uint64) []uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]uint64, len(s.sizes))
-	for j := uint64(0); j < min(n, uint64(len(s.hs))); j++ {
+	epochs, rest := n/s.total, n%s.total
+	for h, size := range s.sizes {
+		out[h] = epochs * size
+	}
+	for j := uint64(0); j < min(rest, uint64(len(s.hs))); j++ {
 		out[s.hs[j]]++
 	}
 	return out

@@ -595,11 +595,16 @@ func (f *folder) settle(fi int) {
 
 func (f *folder) fold(i uint64, o Outcome) error {
 	f.seen++
+	if f.c.Strata != nil { // first: foldTrial's convergence series judges the blocks
+		if err := f.foldStratum(i, o); err != nil {
+			return err
+		}
+	}
 	if err := f.foldTrial(i, o); err != nil {
 		return err
 	}
 	if f.c.Strata != nil {
-		if err := f.foldStratum(i, o); err != nil {
+		if err := f.planRound(); err != nil {
 			return err
 		}
 	}

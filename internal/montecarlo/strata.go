@@ -71,8 +71,7 @@ func (g *gate) open(until uint64) {
 	g.mu.Unlock()
 }
 
-// foldStratum adds trial i's counts to its stratum's, and plans the next round
-// of a Neyman schedule when every trial before it is folded.
+// foldStratum adds trial i's counts to its stratum's.
 func (f *folder) foldStratum(i uint64, o Outcome) error {
 	sched := f.c.Strata
 	if f.strataN == nil {
@@ -114,6 +113,13 @@ func (f *folder) foldStratum(i uint64, o Outcome) error {
 			}
 		}
 	}
+	return nil
+}
+
+// planRound plans the next round of a Neyman schedule when every trial before
+// it is folded, and lets its trials start.
+func (f *folder) planRound() error {
+	sched := f.c.Strata
 	if sched.Alloc() == dist.Neyman && f.seen == sched.RoundStart(f.round) && f.seen < sum(sched.Sizes()) {
 		if err := sched.Plan(f.round, f.neymanSD()); err != nil {
 			return err
