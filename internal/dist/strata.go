@@ -156,18 +156,6 @@ func (s *Schedule) roundStart(r int) uint64 {
 	return s.starts[r]
 }
 
-// Round returns the round of trial i (of i mod N for i ≥ N).
-func (s *Schedule) Round(i uint64) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i %= s.total
-	r := 0
-	for s.roundStart(r+1) <= i {
-		r++
-	}
-	return r
-}
-
 // Planned returns the number of rounds whose trials have their strata: all of
 // them under Proportional, under Neyman round 0 and those Plan gave.
 func (s *Schedule) Planned() int {
