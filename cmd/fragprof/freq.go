@@ -114,6 +114,17 @@ trials. The FreqSys rules, the anytime and bernstein rules (whose guarantee at e
 n is proven for independent trials) and the cluster engine run independent trials
 unless --design says otherwise (the cluster and FreqSys refuse units).
 
+Strata. A population given strata, file("glob"; strata = dir), strata = size(…)
+or rows("calls.csv"; strata = COLUMN), is drawn stratum by stratum, each without
+replacement, and judged by the stratified mean with each stratum's finite-population
+correction (Cochran 1977, ch. 5); the report gives each stratum's trials. The
+trials are shared in proportion to the strata's sizes, or, with alloc = neyman,
+in proportion to N_h·S_h in rounds, each planned from the counts of all the
+trials before it (so the same seed gives the same report on any --jobs); Neyman's
+allocation runs on one machine (not --shard or --engine slurm). With nothing else
+random the trials are independent unless --design says otherwise; beside a numeric
+input the Latin hypercube units judge the run, proportional allocation only.
+
 Failures. A trial that times out, crashes, or (with --fail-nonzero) exits non-zero
 is left out, tallied by cause and listed with the command that replays it
 (--replay N). When more than --max-fail of the trials fail (10 %, counted from the

@@ -72,6 +72,12 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	strata := model.Model.Strata()
+	if strata != nil {
+		if err := f.checkStrata(c, strata, model.Model, shards); err != nil {
+			return err
+		}
+	}
 	dir, cleanup, err := workDir(e)
 	if err != nil {
 		return err
@@ -155,6 +161,14 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 			cfg.MaxTrials = min(cfg.MaxTrials, shardTrialsBelow(pop, shard, shards, uint64(max(f.unit, 1))))
 		}
 	}
+	if strata != nil && f.unit <= 1 && share == 0 {
+		sr, err := stopping.NewStratified(cfg.Rule.Thresholds())
+		if err != nil {
+			return err
+		}
+		sr.Infinite = model.Model.FinitePopulation() == 0
+		cfg.Strata, cfg.StrataRule = strata.Schedule, sr
+	}
 	var progress *progressLine
 	if members > 0 {
 		// Every member once: trials 0 … N−1, or this shard's share of them.
@@ -235,7 +249,8 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	// With units the rule's guarantee at every n holds for each of stopping.Units's
 	// two judgements, not proven for their union: not claimed.
 	fr := &report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()) && f.unit <= 1,
-		Seed: f.in.seed, Counters: counters, Inputs: inputLines(model, f.in.seed), Replay: replay}
+		Seed: f.in.seed, Counters: counters, Inputs: inputLines(model, f.in.seed), Replay: replay,
+		Strata: strataReport(strata, res, shards)}
 	if err := writeFreq(fr); err != nil {
 		return err
 	}
@@ -369,6 +384,9 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 		} else if err != nil {
 			return fmt.Errorf("freq: --from: %v", err)
 		}
+	}
+	if strings.Contains(p.Identity.Inputs, "neyman allocation") {
+		return fmt.Errorf("freq: --from: the profiles are of a stratified population drawn by Neyman's allocation: their summed counts weigh the strata by the trials each got, not by their sizes, so their means are not the population's; read the run's own report")
 	}
 	if n := storedPopulation(p); n > 0 {
 		// The trials are a sample without replacement of the population (shards of
@@ -510,6 +528,9 @@ func populationLines(m *dist.Model, seed uint64) []string {
 		how := "drawn without replacement"
 		if p.Weighted {
 			how = "drawn with replacement, weighted"
+		}
+		if st := m.Strata(); st != nil && st.Input == p.Input {
+			how += fmt.Sprintf(", stratified by %s (%d strata), %s allocation", st.Key, len(st.Sizes), st.Alloc)
 		}
 		out = append(out, fmt.Sprintf("%s: population of %d items of %q, %s, sha256 %s", p.Input, p.Size, p.Source, how, p.Digest))
 	}
@@ -724,4 +745,49 @@ func (p *progressLine) clear() {
 	if p != nil && p.shown {
 		fmt.Fprintf(p.w, "\r%-100s\r", "")
 	}
+}
+
+// checkStrata prepares the schedule of a stratified population for the run:
+// its pilot is the stratified rule's, and the design of Latin hypercube units,
+// which the stratified rule does not judge, is left for independent trials
+// unless --design asks for it (then the units judge, and the strata only
+// shape the draws: with proportional allocation only). Neyman's allocation
+// plans each round from all the trials before it, on one machine: not on a
+// shard, a cluster's task or --engine slurm.
+func (f *freqFlags) checkStrata(c *cobra.Command, st *dist.Strata, m *dist.Model, shards uint64) error {
+	st.Schedule.SetPilot(stopping.PilotDraws)
+	neyman := st.Alloc == dist.Neyman
+	if neyman && (shards > 1 || f.cl.engine != "local" || f.cl.trials != "") {
+		return usagef("freq: input %s: alloc = neyman plans each round of trials from the counts of all the trials before it, on one machine: not with --shard, --trial-range or --engine %s (use alloc = proportional)", st.Input, f.cl.engine)
+	}
+	if f.unit > 1 {
+		switch {
+		case !c.Flags().Changed("design") && (neyman || m.FinitePopulation() > 0):
+			f.unit = 1
+		case neyman:
+			return usagef("freq: --design %s and input %s's alloc = neyman: the units are judged on their sums, which weigh the strata by the trials each got; use --design independent, or alloc = proportional", f.design, st.Input)
+		}
+	}
+	return nil
+}
+
+// strataReport describes the run's strata with the trials each gave: those the
+// engine counted, or, when units judged the run, those the schedule assigned.
+func strataReport(st *dist.Strata, res *montecarlo.Result, shards uint64) *report.FreqStrata {
+	if st == nil {
+		return nil
+	}
+	trials := res.StrataTrials
+	if trials == nil && shards <= 1 {
+		trials = st.Schedule.Counts(res.Trials + uint64(len(res.Failures)))
+	}
+	out := &report.FreqStrata{Input: st.Input, Key: st.Key, Alloc: st.Alloc.String()}
+	for h, name := range st.Names {
+		js := report.JSONStratum{Name: name, Size: st.Sizes[h]}
+		if trials != nil {
+			js.Trials = trials[h]
+		}
+		out.Strata = append(out.Strata, js)
+	}
+	return out
 }

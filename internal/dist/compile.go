@@ -103,7 +103,7 @@ func (c *compiler) expr(x expr) (compiled, *Error) {
 	case *ranged:
 		return c.restrict(x)
 	case *option:
-		return compiled{}, c.errAt(x.p, "", "'%s = …' is an option of file() only", x.name)
+		return compiled{}, c.errAt(x.p, "", "'%s = …' is an option of file() and rows() only", x.name)
 	case *columnRef:
 		return compiled{g: &columnGen{row: c.m.index[x.row], col: x.col}}, nil
 	case *call:
@@ -111,7 +111,7 @@ func (c *compiler) expr(x expr) (compiled, *Error) {
 		if !ok {
 			return compiled{}, c.errAt(x.p, didYouMean(x.name, builtinNames), "unknown distribution '%s'", x.name)
 		}
-		if x.semi != nil && x.name != "choice" && x.name != "file" {
+		if x.semi != nil && x.name != "choice" && x.name != "file" && x.name != "rows" {
 			return compiled{}, c.errAt(*x.semi, "", "only choice takes weights after ';'")
 		}
 		if b.params != nil && len(x.args) != len(b.params) {

@@ -11,7 +11,8 @@
 // bernoulli(p), geometric(p), choice(v1, v2, ... [; w1, w2, ...]), const(v),
 // array(len, dist), string(len, alphabet), empirical("file"), or one of the
 // finite populations file("glob" [; weight = size]), lines("file") and
-// rows("file.csv") (population.go, rows.go), or grammar("file.ebnf", start,
+// rows("file.csv") (population.go, rows.go), the first and last optionally
+// stratified, file("glob"; strata = dir, alloc = neyman) (strata.go), or grammar("file.ebnf", start,
 // maxdepth), a random sentence of a grammar (grammar.go); a bare number
 // or quoted string stands for const, and a bare input name copies that
 // input's value. The range "in [lo, hi]" restricts a numeric scalar
@@ -24,7 +25,10 @@
 // [Model.Draw] and [Model.DrawInto] fill a [Sample] with one trial's values;
 // the values of trial i depend only on the seed, i and the input's own
 // definition and name (each input draws from its own stream), never on the
-// order trials run in or on which worker runs them. A [Template] renders a
+// order trials run in or on which worker runs them. The one exception is a
+// stratified population under Neyman's allocation, whose trial i also depends on
+// the plan of its round ([Schedule.Plan], from the counts of the trials before
+// the round; the Schedule is safe for concurrent use). A [Template] renders a
 // Sample into a caller's byte buffer.
 //
 // Errors in the input text are [*Error] values (collected in an [ErrorList])

@@ -26,6 +26,7 @@ type Sample struct {
 	unit        int         // trials per Latin hypercube unit (SetUnit); ≤ 1: independent
 	perm        []int       // the current unit's permutation (latin.go)
 	perms       []permCache // per input: its population's permutation (population.go)
+	sperms      []permCache // per stratum: its permutation (strata.go)
 }
 
 // NewSample returns an empty Sample for m's values, to be filled by DrawInto.

@@ -309,6 +309,17 @@ func link(written []*def) (*Model, error) {
 		m.keys[k] = streamKey(d.name)
 		m.Inputs[k].Kind = g.kind()
 	}
+	// One population at most is stratified: the engine judges one set of strata.
+	stratified := -1
+	for k, g := range m.gens {
+		if p := popOf(g); p != nil && p.strata != nil {
+			if stratified >= 0 {
+				d := defs[k]
+				cerrs[k] = d.org.errorAt(d.p, "stratify one of them", "inputs %s and %s are both stratified populations", defs[stratified].name, d.name)
+			}
+			stratified = k
+		}
+	}
 	// Report compile errors in definition order.
 	for _, err := range cerrs {
 		if err != nil {

@@ -39,6 +39,9 @@ type population struct {
 	// digest is the SHA-256 of the items (names, sizes and contents), hex.
 	digest string
 	source string // the pattern or file name, for messages
+	// strata, when not nil, divides the items into strata drawn by a
+	// Schedule (strata.go).
+	strata *stratified
 }
 
 // Population describes a finite-population input of a Model.
@@ -150,11 +153,15 @@ type permCache struct {
 	perm        []int32
 }
 
-// index returns the item of the current trial (see above).
-func (p *population) index(s *Sample) int {
+// index returns the item of the current trial (see above); it fails for a
+// stratified population whose trial is not scheduled yet (Schedule.Stratum).
+func (p *population) index(s *Sample) (int, error) {
 	if p.cum != nil {
 		u := s.rng.Float64() * p.cum[len(p.cum)-1]
-		return min(sort.Search(len(p.cum), func(i int) bool { return p.cum[i] > u }), p.n-1)
+		return min(sort.Search(len(p.cum), func(i int) bool { return p.cum[i] > u }), p.n-1), nil
+	}
+	if p.strata != nil {
+		return p.strataIndex(s)
 	}
 	n := uint64(p.n)
 	epoch, k := s.Trial/n, s.Trial%n
@@ -171,7 +178,7 @@ func (p *population) index(s *Sample) int {
 		s.subRng.Shuffle(p.n, func(a, b int) { c.perm[a], c.perm[b] = c.perm[b], c.perm[a] })
 		c.ok, c.seed, c.epoch = true, s.Seed, epoch
 	}
-	return int(c.perm[k])
+	return int(c.perm[k]), nil
 }
 
 // resolve returns path taken from the directory of the text that names it.
@@ -202,7 +209,10 @@ type fileGen struct {
 func (g *fileGen) kind() Kind { return KindString }
 
 func (g *fileGen) draw(s *Sample, v *Value) error {
-	i := g.pop.index(s)
+	i, err := g.pop.index(s)
+	if err != nil {
+		return err
+	}
 	data, err := os.ReadFile(g.paths[i])
 	if err != nil {
 		return fmt.Errorf("dist: trial %d: input %s: file %s: %v (the corpus changed since the model was read?)", s.Trial, s.model.Inputs[s.cur].Name, g.paths[i], unwrapPath(err))
@@ -219,15 +229,24 @@ func (c *compiler) file(x *call) (compiled, *Error) {
 		return compiled{}, err
 	}
 	weighted := false
+	var strataOpt *option
 	for _, o := range x.weights {
 		opt, ok := o.(*option)
-		if !ok || opt.name != "weight" {
-			return compiled{}, c.errAt(o.exprPos(), "write file(\"glob\"; weight = size)", "file takes only the option weight = size, got %s", describe(o))
+		if !ok || opt.name != "weight" && opt.name != "strata" && opt.name != "alloc" {
+			return compiled{}, c.errAt(o.exprPos(), "write file(\"glob\"; weight = size) or file(\"glob\"; strata = dir, alloc = neyman)", "file takes only the options weight = size, strata and alloc, got %s", describe(o))
 		}
-		if r, ok := opt.x.(*nameRef); !ok || r.name != "size" {
-			return compiled{}, c.errAt(opt.x.exprPos(), "", "file weight must be size, got %s", describe(opt.x))
+		switch opt.name {
+		case "weight":
+			if r, ok := opt.x.(*nameRef); !ok || r.name != "size" {
+				return compiled{}, c.errAt(opt.x.exprPos(), "", "file weight must be size, got %s", describe(opt.x))
+			}
+			weighted = true
+		case "strata":
+			strataOpt = opt
 		}
-		weighted = true
+	}
+	if weighted && strataOpt != nil {
+		return compiled{}, c.errAt(strataOpt.p, "", "file with weight = size draws with replacement: it takes no strata")
 	}
 	pattern := c.resolve(s.val)
 	paths, gerr := glob(pattern)
@@ -243,11 +262,13 @@ func (c *compiler) file(x *call) (compiled, *Error) {
 	g := &fileGen{paths: paths, pop: population{n: len(paths), source: s.val}}
 	h := sha256.New()
 	var total float64
-	for _, p := range paths {
+	sizes := make([]int64, len(paths))
+	for i, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return compiled{}, c.errAt(s.p, "", "file %s: %v", strconv.Quote(s.val), err)
 		}
+		sizes[i] = int64(len(data))
 		sum := sha256.Sum256(data)
 		fmt.Fprintf(h, "%s\x00%d\x00%x\n", filepath.Base(p), len(data), sum)
 		if weighted {
@@ -259,6 +280,13 @@ func (c *compiler) file(x *call) (compiled, *Error) {
 		return compiled{}, c.errAt(s.p, "", "file %s: weight = size, but every matching file is empty", strconv.Quote(s.val))
 	}
 	g.pop.digest = hex.EncodeToString(h.Sum(nil))
+	st, err := c.strataOptions(x, `file("glob"; strata = dir, alloc = neyman)`, func(opt *option) (*stratified, *Error) {
+		return c.fileStrata(opt, paths, sizes)
+	})
+	if err != nil {
+		return compiled{}, err
+	}
+	g.pop.strata = st
 	return compiled{g: g}, nil
 }
 
@@ -339,7 +367,10 @@ type linesGen struct {
 func (g *linesGen) kind() Kind { return KindString }
 
 func (g *linesGen) draw(s *Sample, v *Value) error {
-	i := g.pop.index(s)
+	i, err := g.pop.index(s)
+	if err != nil {
+		return err
+	}
 	v.Int = int64(i)
 	v.Bytes = append(v.Bytes[:0], g.lines[i]...)
 	return nil

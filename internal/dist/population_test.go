@@ -129,12 +129,12 @@ func TestPopulationErrors(t *testing.T) {
 		{`f = file("corpus/**/*.c")`, `file pattern "corpus/**/*.c" matches no file at 1:10`},
 		{`f = file("nowhere/*.sql")`, `file pattern "nowhere/*.sql" matches no file: its directory does not exist`},
 		{`f = file("corpus/*.sql"; weight = 2)`, `file weight must be size, got 2`},
-		{`f = file("corpus/*.sql"; size)`, `file takes only the option weight = size`},
+		{`f = file("corpus/*.sql"; size)`, `file takes only the options weight = size, strata and alloc`},
 		{`q = lines("missing.txt")`, `lines: cannot read "missing.txt"`},
 		{`r = rows("ragged.csv")`, `rows file "ragged.csv", line 3: wrong number of fields`},
 		{`r = rows("badkind.csv")`, `rows file "badkind.csv", line 3: column 'n': "2.5" is not an int`},
 		{"r = rows(\"calls.csv\")\nn = const(1)", `duplicate input 'n' at 2:1 (first defined as a column of rows input r at 1:1)`},
-		{`x = array(3, weight = 2)`, `'weight = …' is an option of file() only`},
+		{`x = array(3, weight = 2)`, `'weight = …' is an option of file() and rows() only`},
 	} {
 		_, err := ParseOptions(c.text, Options{Dir: "testdata"})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -141,7 +141,11 @@ type rowGen struct {
 func (g *rowGen) kind() Kind { return KindInt }
 
 func (g *rowGen) draw(s *Sample, v *Value) error {
-	v.Int = int64(g.pop.index(s)) + 1
+	i, err := g.pop.index(s)
+	if err != nil {
+		return err
+	}
+	v.Int = int64(i) + 1
 	return nil
 }
 
@@ -173,7 +177,18 @@ func (c *compiler) rows(x *call) (compiled, *Error) {
 	if err != nil || t == nil {
 		return compiled{}, err
 	}
-	return compiled{g: &rowGen{t: t, pop: population{n: t.rows, digest: t.digest, source: s.val}}}, nil
+	for _, o := range x.weights {
+		if opt, ok := o.(*option); ok && opt.name == "weight" {
+			return compiled{}, c.errAt(opt.p, `write rows("calls.csv"; strata = COLUMN, alloc = neyman)`, "rows takes no option 'weight'")
+		}
+	}
+	st, err := c.strataOptions(x, `rows("calls.csv"; strata = COLUMN, alloc = neyman)`, func(opt *option) (*stratified, *Error) {
+		return c.rowStrata(opt, t)
+	})
+	if err != nil {
+		return compiled{}, err
+	}
+	return compiled{g: &rowGen{t: t, pop: population{n: t.rows, digest: t.digest, source: s.val, strata: st}}}, nil
 }
 
 // expandRows returns defs with, after each rows() definition, one definition

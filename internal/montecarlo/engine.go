@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/stopping"
 )
@@ -109,6 +110,17 @@ type Config struct {
 	// a task of a cluster round (package cluster) is complete or useless.
 	First   uint64
 	Exhaust bool
+	// Strata, when set, is the schedule of the model's stratified population
+	// (dist.Model.Strata): trial i draws from stratum Strata.Stratum(i). Each
+	// block then keeps its counts per stratum, and StrataRule (unless units judge
+	// the run) judges it by the stratified mean ([stopping.Stratified]) where the
+	// rule would judge its interval. Under Neyman's allocation the trials of a
+	// round are started only once every trial before the round is folded, and
+	// the round's allocation is planned from them (folder.plan): the same seed
+	// gives the same trials, and the same report, on any number of workers.
+	// Shards and First > 0 do not go with Neyman's allocation.
+	Strata     *dist.Schedule
+	StrataRule *stopping.Stratified
 	// Unit, above 1, says that the workers draw the inputs as Latin hypercube units
 	// of Unit consecutive trials (dist.Sample.SetUnit; Program.Unit). Units are
 	// independent where trials within one are not, so blocks are judged from their
@@ -220,6 +232,9 @@ type Result struct {
 	// Unit is the number of trials of a Latin hypercube unit (1: independent
 	// trials); Units how many complete units the estimates of varying blocks rest on.
 	Unit, Units uint64
+	// StrataTrials is the number of trials folded from each stratum of a
+	// stratified population (Config.Strata), nil without strata.
+	StrataTrials []uint64
 }
 
 // A Cause is one cause of failure with how many trials it took and the first of
@@ -282,10 +297,13 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		out Outcome
 		err error
 	}
+	if c.Strata != nil && c.Strata.Alloc() == dist.Neyman && (c.Shards > 1 || c.First > 0) {
+		return nil, fmt.Errorf("montecarlo: Neyman's allocation plans each round from all the trials before it: not on a shard of the trials")
+	}
 	results := make(chan result, 4*c.Jobs)
-	var next atomic.Uint64
 	var limit atomic.Uint64 // trials at and above limit are not started
 	limit.Store(c.MaxTrials)
+	g := newGate(runCtx, c.Strata)
 	var wg sync.WaitGroup
 	// None started once ctx has ended (Ctrl-C while fork servers start).
 	for k := 0; k < c.Jobs && runCtx.Err() == nil; k++ {
@@ -302,9 +320,8 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			size := 2 // the server runs the second while the first's metadata is decoded
 			var nums []uint64
 			for runCtx.Err() == nil {
-				lo := next.Add(uint64(size)) - uint64(size)
-				hi := min(lo+uint64(size), limit.Load())
-				if lo >= hi {
+				lo, hi, ok := g.claim(uint64(size), &limit)
+				if !ok {
 					return
 				}
 				nums = nums[:0]
@@ -332,7 +349,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	go func() { wg.Wait(); close(results) }()
 
-	f := &folder{c: c, judge: judge}
+	f := &folder{c: c, judge: judge, gate: g}
 	pending := map[uint64]result{}
 	var expected uint64
 	var fatal error
@@ -384,6 +401,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	res := f.finish()
 	res.Unit = max(c.Unit, 1)
+	if c.Strata != nil {
+		res.StrataTrials = f.strataN
+	}
 	res.Failures, res.Causes, res.Exits, res.FailedOut = f.failures, f.causes, f.exits, f.failedOut
 	res.Elapsed = time.Since(start)
 	switch {
@@ -498,6 +518,16 @@ type folder struct {
 	// on the grouping) are the same on any number of workers.
 	last   []cfg.Counts
 	repeat []uint64
+	// Strata (Config.Strata): strataN[h] is the trials folded from stratum h,
+	// strataDist[h][fi][b] block b's counts in them (nil until function fi runs
+	// in one) and strataLag[h][fi] the trials of stratum h since then in which
+	// fi did not run, whose zeros they do not hold yet. gate starts the trials
+	// of a Neyman round once round (the next to plan) is planned.
+	strataN    []uint64
+	strataDist [][][]*stats.CountDist
+	strataLag  [][]uint64
+	gate       *gate
+	round      int
 }
 
 // decision is a block's decision taken after trials trials and units units.
@@ -583,8 +613,18 @@ func (f *folder) settle(fi int) {
 
 func (f *folder) fold(i uint64, o Outcome) error {
 	f.seen++
+	if f.c.Strata != nil { // first: foldTrial's convergence series judges the blocks
+		if err := f.foldStratum(i, o); err != nil {
+			return err
+		}
+	}
 	if err := f.foldTrial(i, o); err != nil {
 		return err
+	}
+	if f.c.Strata != nil {
+		if err := f.planRound(); err != nil {
+			return err
+		}
 	}
 	if f.judge != nil && f.seen%f.c.Unit == 0 {
 		f.endUnit()
@@ -1059,6 +1099,9 @@ func (f *folder) decide(fi, b int) stats.Decision {
 	var d stats.Decision
 	if f.units == nil {
 		d = f.c.Rule.Decide(s)
+		if f.c.StrataRule != nil && (d.State == stats.Unconverged || d.State == stats.Converged || d.State == stats.Exact) {
+			d = f.c.StrataRule.Decide(f.strata(fi, b))
+		}
 	} else {
 		d = f.judge.Decide(s, f.units[fi][b].SummaryZeros(f.unitLag[fi]))
 	}

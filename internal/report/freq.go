@@ -31,6 +31,26 @@ type Freq struct {
 	Inputs   []string // the input model, one definition per line
 	// Replay is the command that reproduces one trial, with %d for its number.
 	Replay string
+	// Strata describes a stratified population's strata and the trials each
+	// gave (nil without strata).
+	Strata *FreqStrata
+}
+
+// FreqStrata is a stratified population of a run: its input, the key and the
+// allocation as written, and each stratum with its size and the trials folded
+// from it.
+type FreqStrata struct {
+	Input  string        `json:"input"`
+	Key    string        `json:"key"`
+	Alloc  string        `json:"alloc"`
+	Strata []JSONStratum `json:"strata"`
+}
+
+// JSONStratum is one stratum: its name, its items N_h and its trials n_h.
+type JSONStratum struct {
+	Name   string `json:"name"`
+	Size   uint64 `json:"size"`
+	Trials uint64 `json:"trials"`
 }
 
 // JSONFreq is the object `freq --json` prints: the count object, extended.
@@ -51,6 +71,7 @@ type JSONFreq struct {
 	Design   string        `json:"design,omitempty"`
 	Units    uint64        `json:"units,omitempty"`
 	Inputs   []string      `json:"inputs"`
+	Strata   *FreqStrata   `json:"strata,omitempty"`
 	Failures []JSONFailure `json:"failures"`
 	// Causes tallies the failed trials by cause; Exits the exit statuses of the
 	// trials used ("0": …, "1": …).
@@ -128,7 +149,7 @@ func FreqJSON(f *Freq) JSONFreq {
 		Trials: r.Trials, Seed: f.Seed, Eps: f.Rule.Eps, Gamma: f.Rule.Gamma, RuleName: f.ruleName(), Anytime: f.Anytime,
 		Stopped: r.Stopped, Elapsed: r.Elapsed.Seconds(), Inputs: f.Inputs, Counters: f.Counters,
 		Failures: []JSONFailure{}, Functions: []JSONFreqFunc{}, States: map[string]int{},
-		Causes: []JSONCause{}, Exits: map[string]uint64{}, Design: f.design(),
+		Causes: []JSONCause{}, Exits: map[string]uint64{}, Design: f.design(), Strata: f.Strata,
 	}
 	if r.Unit > 1 {
 		out.Units = r.Units
@@ -254,6 +275,13 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 	}
 	for _, in := range f.Inputs {
 		fmt.Fprintf(tw, "input: %s\n", in)
+	}
+	if st := f.Strata; st != nil {
+		var parts []string
+		for _, h := range st.Strata {
+			parts = append(parts, fmt.Sprintf("%s %d of %d", h.Name, h.Trials, h.Size))
+		}
+		fmt.Fprintf(tw, "strata: %s by %s, %s allocation; trials of each stratum's items: %s\n", st.Input, st.Key, st.Alloc, strings.Join(parts, ", "))
 	}
 	for fi, fn := range r.Prog.Funcs {
 		var lines []string

@@ -5,7 +5,6 @@
 package stopping
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/fragprof/fragprof/internal/stats"
@@ -16,26 +15,6 @@ import (
 type Stratum struct {
 	Size uint64
 	S    stats.Summary
-}
-
-// Allocation says how the draws are shared among the strata.
-type Allocation uint8
-
-const (
-	// Proportional draws n_h ∝ N_h (Cochran 1977, §5.3).
-	Proportional Allocation = iota
-	// Neyman draws n_h ∝ N_h·S_h, which minimises the variance of the stratified
-	// mean for a given n (J. Neyman, J. Roy. Statist. Soc. 97(4), 1934; Cochran
-	// 1977, §5.5, Theorem 5.6), with S_h estimated from the draws so far.
-	Neyman
-)
-
-// String returns "proportional" or "neyman".
-func (a Allocation) String() string {
-	if a == Neyman {
-		return "neyman"
-	}
-	return "proportional"
 }
 
 // StratifiedMean returns the stratified estimate of the population's mean, its
@@ -51,6 +30,12 @@ func (a Allocation) String() string {
 // deviation to use for each stratum instead of the sample's (a conservative one).
 // Every stratum needs n_h ≥ 1, and n_h ≥ 2 unless drawn whole.
 func StratifiedMean(strata []Stratum, sd func(h int) float64) (mean, variance, df float64) {
+	return stratifiedMean(strata, sd, true)
+}
+
+// stratifiedMean is StratifiedMean, without the finite-population correction
+// (f_h = 0, no stratum whole) when fpc is false.
+func stratifiedMean(strata []Stratum, sd func(h int) float64, fpc bool) (mean, variance, df float64) {
 	var N float64
 	for _, st := range strata {
 		N += float64(st.Size)
@@ -60,14 +45,17 @@ func StratifiedMean(strata []Stratum, sd func(h int) float64) (mean, variance, d
 		w := float64(st.Size) / N
 		n := float64(st.S.N)
 		mean += w * st.S.Mean
-		if st.S.N >= st.Size {
+		f := n / float64(st.Size)
+		if !fpc {
+			f = 0
+		} else if st.S.N >= st.Size {
 			continue
 		}
 		s := st.S.StdDev()
 		if sd != nil {
 			s = sd(h)
 		}
-		g := w * w * (1 - n/float64(st.Size)) / n
+		g := w * w * (1 - f) / n
 		variance += g * s * s
 		den += g * g * s * s * s * s / (n - 1)
 	}
@@ -98,20 +86,24 @@ func StratifiedMean(strata []Stratum, sd func(h int) float64) (mean, variance, d
 // random sample may stop before drawing it.
 type Stratified struct {
 	base
-	Alloc Allocation
+	// Infinite, when set, says that each stratum's trials draw other inputs at
+	// random besides its item: a stratum is then an infinite population, its size
+	// only its weight W_h; no correction, never exact.
+	Infinite bool
 }
 
 // NewStratified returns the rule under t (t.Population is not used: the strata
-// give the sizes) with the allocation a.
-func NewStratified(t stats.Thresholds, a Allocation) (*Stratified, error) {
+// give the sizes). The strata are drawn as package dist's Schedule draws them,
+// in proportion to their sizes or by Neyman's allocation.
+func NewStratified(t stats.Thresholds) (*Stratified, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	if a > Neyman {
-		return nil, fmt.Errorf("stopping: unknown allocation %d", a)
-	}
-	return &Stratified{base: base{t: t, alpha: 1 - t.Gamma, level: 1 - (1-t.Gamma)/2, u: stats.NormalCoefficient(t.Gamma)}, Alloc: a}, nil
+	return &Stratified{base: base{t: t, alpha: 1 - t.Gamma, level: 1 - (1-t.Gamma)/2, u: stats.NormalCoefficient(t.Gamma)}}, nil
 }
+
+// Name returns "stratified".
+func (r *Stratified) Name() string { return "stratified" }
 
 // Decide judges a block from its strata.
 func (r *Stratified) Decide(strata []Stratum) stats.Decision {
@@ -121,7 +113,12 @@ func (r *Stratified) Decide(strata []Stratum) stats.Decision {
 	for _, st := range strata {
 		n += st.S.N
 		N += st.Size
-		if st.S.N < st.Size {
+		if r.Infinite {
+			whole = false
+			if st.S.N < max(2, min(PilotDraws, st.Size)) {
+				ready = false
+			}
+		} else if st.S.N < st.Size {
 			whole = false
 			if st.S.N < PilotDraws {
 				ready = false
@@ -133,10 +130,10 @@ func (r *Stratified) Decide(strata []Stratum) stats.Decision {
 	if !ready && !whole {
 		return d
 	}
-	mean, v, df := StratifiedMean(strata, func(h int) float64 {
+	mean, v, df := stratifiedMean(strata, func(h int) float64 {
 		s := strata[h].S
 		return s.With(float64(s.Max)).StdDev()
-	})
+	}, !r.Infinite)
 	d.Mean, d.StdDev = mean, math.Sqrt(v*float64(n))
 	d.Eps = r.t.Eps
 	if d.Eps == 0 {
@@ -153,8 +150,11 @@ func (r *Stratified) Decide(strata []Stratum) stats.Decision {
 	hw := k * math.Sqrt(v)
 	d.HalfWidth, d.Lo, d.Hi = hw, mean-hw, mean+hw
 	// The variance falls about like 1/n: n₀ = n·(hw/ε)², with the correction.
-	d.Need = math.Min(FiniteNeed(math.Ceil(float64(n)*(hw/d.Eps)*(hw/d.Eps)), N), float64(N))
-	if n > r.t.NMin && hw <= d.Eps && SkewError(k, stratifiedSkewness(strata, v), 1) <= r.alpha/10 {
+	d.Need = math.Ceil(float64(n) * (hw / d.Eps) * (hw / d.Eps))
+	if !r.Infinite {
+		d.Need = math.Min(FiniteNeed(d.Need, N), float64(N))
+	}
+	if n > r.t.NMin && hw <= d.Eps && SkewError(k, stratifiedSkewness(strata, v, !r.Infinite), 1) <= r.alpha/10 {
 		d.State, d.Need = stats.Converged, float64(n)
 	}
 	return d
@@ -168,15 +168,16 @@ func (r *Stratified) Decide(strata []Stratum) stats.Decision {
 // the finite population (drawing without replacement makes the mean less skewed,
 // by (1 − f_h)(1 − 2f_h) to first order): the laboratory measured a coverage of
 // 0.934 on the skewed world under proportional allocation with that factor.
-func stratifiedSkewness(strata []Stratum, v float64) float64 {
+// Without fpc (an infinite population in each stratum) every stratum counts.
+func stratifiedSkewness(strata []Stratum, v float64, fpc bool) float64 {
 	if v <= 0 {
 		return 0
 	}
 	N := float64(sizes(strata))
 	var k3 float64
 	for _, st := range strata {
-		if st.S.N >= st.Size {
-			continue
+		if fpc && st.S.N >= st.Size || st.S.N == 0 {
+			continue // drawn whole, or (without the correction) not drawn yet
 		}
 		w, n := float64(st.Size)/N, float64(st.S.N)
 		s := st.S.With(float64(st.S.Max))
@@ -185,54 +186,24 @@ func stratifiedSkewness(strata []Stratum, v float64) float64 {
 	return k3 / math.Pow(v, 1.5)
 }
 
-// PilotDraws is the number of draws every stratum gets (or all its items, if
-// fewer) before the rule judges a block or Neyman's allocation uses the
-// strata's standard deviations: with fewer, a stratum whose draws happen to be
-// equal looks constant, adds no variance, and, under Neyman's allocation, is
-// never drawn again (the laboratory measured a coverage of 0.70 at γ = 0.95 on
-// the skewed world with two).
+// PilotDraws is the number of draws every stratum needs (or all its items, if
+// fewer) before the rule judges a block, the pilot of dist.Schedule: with
+// fewer, a stratum whose draws happen to be equal looks constant, adds no
+// variance, and, under Neyman's allocation, is seldom drawn again (the
+// laboratory measured a coverage of 0.70 at γ = 0.95 on the skewed world with
+// two).
 const PilotDraws = 10
 
-// Next returns the stratum the next draw comes from: a stratum with fewer than
-// two draws first (none can be judged without its variance), then the one
-// furthest below its share of n + 1 draws — N_h/N under Proportional, N_h·S_h/Σ
-// N_k·S_k under Neyman, with S_h the stratum's standard deviation with one more
-// draw as large as its largest (and the proportional share for all when every
-// S_h is 0). A stratum drawn whole is never chosen; Next returns −1 when all are.
-func (r *Stratified) Next(strata []Stratum) int {
-	best, gap := -1, math.Inf(-1)
-	share := make([]float64, len(strata))
-	var n, total float64
+// NeymanSD returns each stratum's standard deviation for Neyman's allocation
+// (dist.Schedule.Plan): on its draws with one more as large as its largest, as
+// the rule reads it, so that a stratum whose rare large counts have not shown
+// yet is not starved of draws.
+func NeymanSD(strata []Stratum) []float64 {
 	sd := make([]float64, len(strata))
-	var avg float64 // Σ N_h·S_h / N
 	for h, st := range strata {
-		if st.S.N < PilotDraws && st.S.N < st.Size {
-			return h
-		}
-		n += float64(st.S.N)
 		sd[h] = st.S.With(float64(st.S.Max)).StdDev()
-		avg += float64(st.Size) * sd[h] / float64(sizes(strata))
 	}
-	for h, st := range strata {
-		share[h] = float64(st.Size)
-		if r.Alloc == Neyman {
-			share[h] *= max(sd[h], avg/2)
-		}
-		total += share[h]
-	}
-	for h, st := range strata {
-		if st.S.N >= st.Size {
-			continue
-		}
-		target := float64(st.Size) / float64(sizes(strata)) * (n + 1)
-		if total > 0 {
-			target = share[h] / total * (n + 1)
-		}
-		if g := target - float64(st.S.N); g > gap {
-			best, gap = h, g
-		}
-	}
-	return best
+	return sd
 }
 
 // sizes returns the population's size, the sum of the strata's.

@@ -3,9 +3,12 @@ package stopping
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
+	"strconv"
 	"testing"
 
+	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/stats"
 )
 
@@ -28,41 +31,19 @@ func TestStratifiedMean(t *testing.T) {
 	}
 }
 
-// TestStratifiedNext: the allocation of the next draw, worked by hand. A of 20
-// items with 10 draws {0, 100, 0, 100, ...}, B of 60 with 10 draws of 4, 6 and 8;
-// n = 20. Proportional: targets 21/4 = 5.25 and 15.75, B is furthest below (5.75
-// against −4.75). Neyman, with the standard deviations on one more draw at the
-// largest, 52.2233 and 1.6624, each at least half their average Σ N_h·S_h/N =
-// 14.3026: shares 20·52.2233 = 1044.47 and 60·7.1513 = 429.08, A's target
-// 1044.47/1473.54·21 = 14.885, 4.885 above its 10 draws: A. A stratum with fewer
-// than PilotDraws draws goes first; one drawn whole never.
-func TestStratifiedNext(t *testing.T) {
+// TestStratifiedDecide: a block whose strata are all drawn whole is exact, its
+// mean the population's, ± 0; without the correction (Infinite) it is judged.
+func TestStratifiedDecide(t *testing.T) {
 	a := summaryOf(0, 100, 0, 100, 0, 100, 0, 100, 0, 100)
 	b := summaryOf(4, 6, 8, 4, 6, 8, 4, 6, 8, 6)
-	strata := []Stratum{{Size: 20, S: a}, {Size: 60, S: b}}
-	th := stats.DefaultThresholds
-	prop, _ := NewStratified(th, Proportional)
-	ney, _ := NewStratified(th, Neyman)
-	if h := prop.Next(strata); h != 1 {
-		t.Errorf("proportional: stratum %d, want 1", h)
-	}
-	if h := ney.Next(strata); h != 0 {
-		t.Errorf("Neyman: stratum %d, want 0", h)
-	}
-	strata = append(strata, Stratum{Size: 5, S: summaryOf(7)})
-	if h := ney.Next(strata); h != 2 {
-		t.Errorf("a stratum with one draw: %d, want 2", h)
-	}
-	whole := []Stratum{{Size: 10, S: a}, {Size: 11, S: b}}
-	if h := ney.Next(whole); h != 1 {
-		t.Errorf("A drawn whole: %d, want 1", h)
-	}
-	whole[1].Size = 10
-	if h := ney.Next(whole); h != -1 {
-		t.Errorf("all drawn whole: %d, want -1", h)
-	}
-	if d := ney.Decide(whole); d.State != stats.Exact || d.HalfWidth != 0 || math.Abs(d.Mean-(50+6)/2.0) > 1e-12 {
+	whole := []Stratum{{Size: 10, S: a}, {Size: 10, S: b}}
+	r, _ := NewStratified(stats.DefaultThresholds)
+	if d := r.Decide(whole); d.State != stats.Exact || d.HalfWidth != 0 || math.Abs(d.Mean-(50+6)/2.0) > 1e-12 {
 		t.Errorf("all drawn whole: %v %v ± %v, want exact 28 ± 0", d.State, d.Mean, d.HalfWidth)
+	}
+	r.Infinite = true
+	if d := r.Decide(whole); d.State == stats.Exact || !(d.HalfWidth > 0) {
+		t.Errorf("infinite strata: %v ± %v, want a positive half-width", d.State, d.HalfWidth)
 	}
 }
 
@@ -135,23 +116,28 @@ func simpleCoverage(t *testing.T, w finiteWorld, th stats.Thresholds, reps int, 
 }
 
 // stratifiedCoverage runs the stratified rule with allocation a, each stratum
-// drawn without replacement, reps times.
-func stratifiedCoverage(t *testing.T, w finiteWorld, th stats.Thresholds, a Allocation, reps int, rng *rand.Rand) coverageRun {
-	r, err := NewStratified(th, a)
+// drawn without replacement in the order of dist.Schedule (Neyman's rounds
+// planned from the draws of the rounds before, as freq plans them), reps times.
+func stratifiedCoverage(t *testing.T, w finiteWorld, th stats.Thresholds, a dist.Allocation, reps int, rng *rand.Rand) coverageRun {
+	r, err := NewStratified(th)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var N float64
 	mean := 0.0
-	for _, c := range w.counts {
+	sizes := make([]uint64, len(w.counts))
+	for h, c := range w.counts {
 		for _, x := range c {
 			mean += float64(x)
 		}
 		N += float64(len(c))
+		sizes[h] = uint64(len(c))
 	}
 	mean /= N
 	covered, trials := 0, 0
 	for range reps {
+		sched := dist.NewSchedule(sizes, a)
+		sched.SetPilot(PilotDraws)
 		perms := make([][]int, len(w.counts))
 		dists := make([]stats.CountDist, len(w.counts))
 		strata := make([]Stratum, len(w.counts))
@@ -159,9 +145,19 @@ func stratifiedCoverage(t *testing.T, w finiteWorld, th stats.Thresholds, a Allo
 			perms[h] = rng.Perm(len(c))
 			strata[h].Size = uint64(len(c))
 		}
+		round := 1
 		for n := 1; ; n++ {
-			h := r.Next(strata)
-			dists[h].Add(w.counts[h][perms[h][strata[h].S.N]])
+			if i := uint64(n - 1); a == dist.Neyman && i == sched.RoundStart(round) {
+				if err := sched.Plan(round, NeymanSD(strata)); err != nil {
+					t.Fatal(err)
+				}
+				round++
+			}
+			h, k, err := sched.Stratum(uint64(n - 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dists[h].Add(w.counts[h][perms[h][k]])
 			strata[h].S = dists[h].Summary()
 			if dec := r.Decide(strata); dec.State == stats.Converged || dec.State == stats.Exact {
 				if math.Abs(dec.Mean-mean) <= dec.HalfWidth+1e-9 {
@@ -176,28 +172,30 @@ func stratifiedCoverage(t *testing.T, w finiteWorld, th stats.Thresholds, a Allo
 }
 
 // TestFiniteCoverageStrata is the laboratory of finite populations: on each world
-// of finiteWorlds, 1,000 runs of the default rule on simple random samples and of
-// the stratified rule under proportional and Neyman allocation, each to its
-// stopping point at ±8 % and γ = 0.95. Proportional allocation must cover the
-// mean at least γ − 0.01 of the time on every world, Neyman's on the rare worlds
-// and at least γ − 0.02 on the skewed one (where it measured 0.939: the
-// allocation follows the standard deviations the draws show, and the stop comes
-// sooner when the top stratum's looks small), and the simple design on the
-// worlds where its sample can see the rare class (not on rare-8, where it stops
-// before drawing any of the 8 in about half the runs: no rule that judges from
-// the sample covers a class it has not drawn). The figures (logged, and printed
-// by bench/finite.sh) are those of docs/inputs.md and docs/performance.md.
+// of finiteWorlds, R runs (1,000; FRAGPROF_FINITE_REPS sets another R) of the
+// default rule on simple random samples and of the stratified rule under
+// proportional and Neyman allocation (in dist.Schedule's rounds), each to its
+// stopping point at ±8 % and γ = 0.95. Both allocations must cover the mean at
+// least γ − 0.01 of the time on every world, and so must the simple design on
+// the worlds where its sample can see the rare class (not on rare-8, where it
+// stops before drawing any of the 8 in about half the runs: no rule that judges
+// from the sample covers a class it has not drawn). The figures (logged with R
+// and the binomial standard deviation √(γ(1 − γ)/R), and printed by
+// bench/finite.sh) are those of docs/inputs.md and docs/performance.md.
 func TestFiniteCoverageStrata(t *testing.T) {
-	const reps = 1000
+	reps := 1000
+	if r, err := strconv.Atoi(os.Getenv("FRAGPROF_FINITE_REPS")); err == nil && r > 0 {
+		reps = r
+	}
 	th := stats.DefaultThresholds
 	th.RelEps, th.Eps = 0.08, 0
 	for _, w := range finiteWorlds() {
 		rng := rand.New(rand.NewPCG(3, 4))
 		s := simpleCoverage(t, w, th, reps, rng)
-		p := stratifiedCoverage(t, w, th, Proportional, reps, rng)
-		ny := stratifiedCoverage(t, w, th, Neyman, reps, rng)
-		t.Logf("%-10s simple: coverage %.3f, %.0f trials; proportional: %.3f, %.0f; Neyman: %.3f, %.0f",
-			w.name, s.coverage, s.trials, p.coverage, p.trials, ny.coverage, ny.trials)
+		p := stratifiedCoverage(t, w, th, dist.Proportional, reps, rng)
+		ny := stratifiedCoverage(t, w, th, dist.Neyman, reps, rng)
+		t.Logf("%-10s simple: coverage %.3f, %.0f trials; proportional: %.3f, %.0f; Neyman: %.3f, %.0f; R = %d, sd %.4f",
+			w.name, s.coverage, s.trials, p.coverage, p.trials, ny.coverage, ny.trials, reps, math.Sqrt(th.Gamma*(1-th.Gamma)/float64(reps)))
 		for _, c := range []struct {
 			name string
 			r    coverageRun
@@ -205,12 +203,8 @@ func TestFiniteCoverageStrata(t *testing.T) {
 			if c.name == "simple" && w.name == "rare-8" {
 				continue
 			}
-			tol := 0.01
-			if c.name == "Neyman" && w.name == "skewed" {
-				tol = 0.02
-			}
-			if c.r.coverage < th.Gamma-tol {
-				t.Errorf("%s, %s: coverage %.3f < γ − %.2f", w.name, c.name, c.r.coverage, tol)
+			if c.r.coverage < th.Gamma-0.01 {
+				t.Errorf("%s, %s: coverage %.3f < γ − 0.01", w.name, c.name, c.r.coverage)
 			}
 		}
 	}

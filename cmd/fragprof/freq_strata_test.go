@@ -1,0 +1,136 @@
+//go:build integration
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fragprof/fragprof/internal/report"
+)
+
+// strataCorpus writes a corpus whose directories differ: small/, 30 files of 1
+// to 3 lines; large/, 12 files of 40 to 95 lines; rare/, 2 files of 500 lines.
+// It returns the glob of its files and the mean number of lines.
+func strataCorpus(t *testing.T) (string, float64) {
+	dir := t.TempDir()
+	total, n := 0, 0
+	write := func(sub string, files int, lines func(i int) int) {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range files {
+			l := lines(i)
+			total += l
+			n++
+			if err := os.WriteFile(filepath.Join(dir, sub, fmt.Sprintf("%d.txt", i)), []byte(strings.Repeat("x\n", l)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("small", 30, func(i int) int { return 1 + i%3 })
+	write("large", 12, func(i int) int { return 40 + 5*i })
+	write("rare", 2, func(int) int { return 500 })
+	return dir + "/**/*.txt", float64(total) / float64(n)
+}
+
+// strataTrials returns the trials of each stratum of a report, by name.
+func strataTrials(t *testing.T, r report.JSONFreq) map[string]uint64 {
+	t.Helper()
+	if r.Strata == nil {
+		t.Fatalf("the report names no strata (inputs %q)", r.Inputs)
+	}
+	out := map[string]uint64{}
+	var sum uint64
+	for _, s := range r.Strata.Strata {
+		out[s.Name] = s.Trials
+		sum += s.Trials
+	}
+	if sum != r.Trials {
+		t.Errorf("strata trials %v sum to %d, not the %d trials", out, sum, r.Trials)
+	}
+	return out
+}
+
+// linesBlock returns the mean and state of wc's lines++ block (line 13).
+func linesBlock(t *testing.T, r report.JSONFreq) report.JSONFreqBlock {
+	t.Helper()
+	for _, fn := range r.Functions {
+		if b, ok := blockOnLine(fn, 13); ok {
+			return b
+		}
+	}
+	t.Fatal("no block on line 13 (lines++)")
+	return report.JSONFreqBlock{}
+}
+
+// TestFreqStrataExact: a corpus stratified by directory, run at a precision no
+// sample reaches, goes to n = N: each stratum drawn whole, every block exact,
+// the lines block's mean the corpus's.
+func TestFreqStrataExact(t *testing.T) {
+	glob, mean := strataCorpus(t)
+	r, code, stderr := freq(t, "testdata/wc.c", "--rel-eps", "1e-9", "--input", `f = file("`+glob+`"; strata = dir)`, "--arg", "{f}")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := strataTrials(t, r)
+	if r.Trials != 44 || !strings.Contains(r.Stopped, "exact") || fmt.Sprint(got) != "map[large:12 rare:2 small:30]" {
+		t.Fatalf("%d trials, strata %v, stopped %q; want 44, each stratum whole, exact", r.Trials, got, r.Stopped)
+	}
+	if b := linesBlock(t, r); b.State != "exact" || b.Mean != mean {
+		t.Errorf("lines block %s %v, want exact %v", b.State, b.Mean, mean)
+	}
+}
+
+// TestFreqStrataNeyman: under Neyman's allocation the same seed gives the same
+// report on 1 and 2 jobs (the rounds start once the trials before them are in),
+// every stratum gets its pilot, and the stratified estimate of the lines block
+// covers the corpus's mean within its interval's reach.
+func TestFreqStrataNeyman(t *testing.T) {
+	glob, mean := strataCorpus(t)
+	var reports [2]report.JSONFreq
+	for k, jobs := range []string{"1", "2"} {
+		r, code, stderr := freq(t, "testdata/wc.c", "--rel-eps", "0.05", "--seed", "3", "--jobs", jobs,
+			"--input", `f = file("`+glob+`"; strata = dir, alloc = neyman)`, "--arg", "{f}")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		reports[k] = r
+	}
+	a, b := reports[0], reports[1]
+	ta, tb := strataTrials(t, a), strataTrials(t, b)
+	la, lb := linesBlock(t, a), linesBlock(t, b)
+	if a.Trials != b.Trials || fmt.Sprint(ta) != fmt.Sprint(tb) || la.Mean != lb.Mean || *la.HalfWidth != *lb.HalfWidth {
+		t.Fatalf("1 and 2 jobs differ: %d trials %v, lines %v ± %v; %d trials %v, lines %v ± %v",
+			a.Trials, ta, la.Mean, *la.HalfWidth, b.Trials, tb, lb.Mean, *lb.HalfWidth)
+	}
+	if ta["small"] < 10 || ta["large"] < 10 || ta["rare"] != 2 || a.Strata.Alloc != "neyman" {
+		t.Errorf("strata %v (%s): want every stratum's pilot, min(10, N_h)", ta, a.Strata.Alloc)
+	}
+	if d := la.Mean - mean; la.State != "exact" && (d > 3**la.HalfWidth || d < -3**la.HalfWidth) {
+		t.Errorf("lines block %v ± %v, the corpus's mean %v", la.Mean, *la.HalfWidth, mean)
+	}
+	_, code, stderr := freq(t, "testdata/wc.c", "--shard", "0/2", "--input", `f = file("`+glob+`"; strata = dir, alloc = neyman)`, "--arg", "{f}")
+	if code != 2 || !strings.Contains(stderr, "alloc = neyman plans each round") {
+		t.Errorf("Neyman on a shard: exit %d: %s", code, stderr)
+	}
+}
+
+// TestFreqStrataLatin: a numeric input beside a stratified corpus keeps the
+// default Latin hypercube design: the run draws its units, judges them, and
+// reports each stratum's trials.
+func TestFreqStrataLatin(t *testing.T) {
+	glob, _ := strataCorpus(t)
+	r, code, stderr := freq(t, "testdata/wcrep.c", "--rel-eps", "0.2", "--seed", "5",
+		"--input", `f = file("`+glob+`"; strata = dir)`, "--input", "k = uniform_int(1, 100)", "--arg", "{f}", "--arg", "{k}")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := strataTrials(t, r)
+	if r.Design != "latin:16" || r.Units == 0 || got["rare"] == 0 || !strings.Contains(r.Stopped, "decided") {
+		t.Errorf("design %q, %d units, strata %v, stopped %q; want Latin hypercube units, every stratum drawn, decided", r.Design, r.Units, got, r.Stopped)
+	}
+}
