@@ -8,22 +8,40 @@
 #   lua     Lua 5.4.4 (scripts/lua.sh) built by make CC="fragprof cc", over Lua
 #           scripts drawn from bench/corpus/lua.ebnf;
 #   bzip2   bzip2 1.0.8 (scripts/bzip2.sh) built by make CC="fragprof cc",
-#           compressing files of every kind and size chosen under /usr/share and
-#           /usr/include by a seeded shuffle (bzip2 -c FILE).
+#           compressing files generated from the seed (bench/corpuslab synth:
+#           prose, C-like source, binary records, repeated motifs, runs of one
+#           byte, random bytes and files mixing them, of log-uniform sizes from 0
+#           to 16 KB) with bzip2 -c FILE.
 # For each: the exhaustive run (freq until n = N: every member once, every block
-# exact), then freq at --rel-eps REL with --ignore-rare SHARE (the blocks that run
-# in fewer than SHARE of the inputs do not hold the run), with the trials it used
-# as a share of the corpus and both wall times; then the laboratory
-# (bench/corpuslab, package lab): every member's counts recorded once, freq's
-# procedure replayed R times with other seeds on them, the coverage of the exact
-# means by the statements of the blocks that run in at least SHARE of the members,
-# and a check that the replay of freq's seed stops where freq stopped with the same
-# estimates, and that the recorded means are the exhaustive run's.
-# Usage: bench/corpus.sh [R=200] [SCALE=1]
-#   SCALE multiplies the corpora: 500·SCALE SQL scripts, 200·SCALE Lua scripts,
-#   1000·SCALE files. Environment: REL (0.05), SHARE (0.1), SEED (1),
-#   PROGRAMS ("sqlite lua bzip2"). The programs are built once per fragprof binary
-#   and build recipe, and kept in $FRAGPROF_CACHE/corpus-bench.
+# exact), then for each SHARE of SHARES freq at --rel-eps REL with --ignore-rare
+# SHARE (the blocks that run in fewer than SHARE of the inputs do not hold the
+# run), with the trials it used as a share of the corpus and both wall times;
+# then the laboratory (bench/corpuslab, package lab): every member's counts
+# recorded once, freq's procedure replayed R times per SHARE with other seeds on
+# them, the coverage of the exact means by the statements of the blocks that run
+# in at least SHARE of the members (all at once and per block, with binomial
+# sd's), and a check that the replay of freq's seed stops where freq stopped with
+# the same estimates, and that the recorded means are the exhaustive run's.
+#
+# How large a corpus must be for the figures to mean something: on a corpus of
+# fewer members than freq needs draws, freq runs to n = N, where every block is
+# exact and the coverage is 1 by construction. A block of mean μ and standard
+# deviation σ over the members needs about n0 = (2.24·σ/(REL·μ))² draws (2.24:
+# the default rule's quantile at 1 − α/2), n0/(1 + n0/N) without replacement;
+# a block that runs at most once per input, in a share p of them, is judged by
+# its exact binomial interval, without that correction: (2.24/REL)²·(1 − p)/p,
+# 18,000 at p = 0.1 for REL = 0.05; and a skewed count by the wider confidence
+# sequence. The bench prints n0 for the blocks of each SHARE from the exhaustive
+# run: at ±5 % the largest is over 10⁵ draws on SQLite and Lua (loops whose trip
+# counts follow the input's content), 3.7·10⁴ on bzip2's blocks of half the
+# files, beyond any corpus whose exhaustive run is affordable here: on the
+# corpora measured freq ran to n = N and the coverage was 1 by construction
+# (docs/performance.md).
+# Usage: bench/corpus.sh [R=200]
+#   Environment: REL (0.05), SHARES ("0.1 0.5"), SEED (1), PROGRAMS ("sqlite lua
+#   bzip2"), N_SQLITE (500), N_LUA (1000), N_BZIP2 (10000). The programs are
+#   built once per fragprof binary and build recipe, and kept in
+#   $FRAGPROF_CACHE/corpus-bench.
 # Every member must give the same counts at every run (no clock, no random seed):
 # the laboratory checks that the recorded means are the exhaustive run's.
 set -euo pipefail
@@ -36,14 +54,17 @@ if [ -z "${FRAGPROF_CORPUS_NORANDOM:-}" ]; then
 fi
 cd "$(dirname "$0")/.."
 R=${1:-200}
-SCALE=${2:-1}
 REL=${REL:-0.05}
-SHARE=${SHARE:-0.1}
+SHARES=${SHARES:-0.1 0.5}
+N_SQLITE=${N_SQLITE:-500}
+N_LUA=${N_LUA:-1000}
+N_BZIP2=${N_BZIP2:-10000}
 SEED=${SEED:-1}
 PROGRAMS=${PROGRAMS:-sqlite lua bzip2}
 make -s build
 FP=$PWD/fragprof
-key=$(cat "$FP" bench/corpus.sh bench/corpus/sqlite_shell.c | sha256sum | cut -c1-16)
+# The key: fragprof, the shell and the recipe of build() below.
+key=$({ cat "$FP" bench/corpus/sqlite_shell.c; sed -n '/^build() {/,/^}/p' bench/corpus.sh; } | sha256sum | cut -c1-16)
 cache=${FRAGPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fragprof}/corpus-bench/$key
 mkdir -p "$cache"
 tmp=$(mktemp -d)
@@ -80,26 +101,26 @@ build() { # the program $1, built by fragprof into $cache/$1
 }
 
 now() { date +%s.%N; }
-echo "== fragprof freq on corpora: --rel-eps $REL, --ignore-rare $SHARE, seed $SEED; lab: R = $R ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
+echo "== fragprof freq on corpora: --rel-eps $REL, --ignore-rare each of $SHARES, seed $SEED; lab: R = $R ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 for prog in $PROGRAMS; do
 	t0=$(now)
 	build "$prog"
 	corpus=$tmp/corpus-$prog
 	case $prog in
 	sqlite)
-		"$lab" grammar -grammar bench/corpus/sql.ebnf -start script -maxdepth 10 -n $((500 * SCALE)) -seed "$SEED" -ext .sql -o "$corpus"
+		"$lab" grammar -grammar bench/corpus/sql.ebnf -start script -maxdepth 10 -n "$N_SQLITE" -seed "$SEED" -ext .sql -o "$corpus"
 		printf 'stdin = "{f:contents}"\n[inputs]\nf = '\''file("%s/*.sql")'\''\n' "$corpus" >"$tmp/$prog.toml"
-		what="$((500 * SCALE)) SQL scripts of bench/corpus/sql.ebnf on stdin"
+		what="$N_SQLITE SQL scripts of bench/corpus/sql.ebnf on stdin"
 		;;
 	lua)
-		"$lab" grammar -grammar bench/corpus/lua.ebnf -start chunk -maxdepth 10 -n $((200 * SCALE)) -seed "$SEED" -ext .lua -o "$corpus"
+		"$lab" grammar -grammar bench/corpus/lua.ebnf -start chunk -maxdepth 10 -n "$N_LUA" -seed "$SEED" -ext .lua -o "$corpus"
 		printf 'args = ["{f}"]\n[inputs]\nf = '\''file("%s/*.lua")'\''\n' "$corpus" >"$tmp/$prog.toml"
-		what="$((200 * SCALE)) Lua scripts of bench/corpus/lua.ebnf"
+		what="$N_LUA Lua scripts of bench/corpus/lua.ebnf"
 		;;
 	bzip2)
-		"$lab" files -n $((1000 * SCALE)) -seed "$SEED" -o "$corpus" /usr/share /usr/include
+		"$lab" synth -n "$N_BZIP2" -seed "$SEED" -max-size 16384 -o "$corpus"
 		printf 'args = ["-c", "{f}"]\n[inputs]\nf = '\''file("%s/*")'\''\n' "$corpus" >"$tmp/$prog.toml"
-		what="bzip2 -c on $((1000 * SCALE)) files of /usr/share and /usr/include, $(du -sh "$corpus" | cut -f1)"
+		what="bzip2 -c on $N_BZIP2 generated files, $(du -sh "$corpus" | cut -f1)"
 		;;
 	esac
 	echo "-- $prog: $what (built and made in $(python3 -c "print('%.0f' % ($(now) - $t0))")s)"
@@ -114,17 +135,36 @@ for prog in $PROGRAMS; do
 		python3 -c "print('%.2f' % ($(now) - $a))"
 	}
 	wex=$(run "$tmp/$prog-ex.json" --rel-eps 1e-9)
-	wfr=$(run "$tmp/$prog-fr.json" --rel-eps "$REL" --ignore-rare "$SHARE" --seed "$SEED")
-	python3 - "$tmp/$prog-ex.json" "$tmp/$prog-fr.json" "$wex" "$wfr" <<'PY'
+	python3 - "$tmp/$prog-ex.json" "$wex" "$REL" $SHARES <<'PY'
+import json, sys
+ex = json.load(open(sys.argv[1]))
+n, rel = ex['trials'], float(sys.argv[3])
+blocks = sum(len(f['blocks']) for f in ex['functions'])
+print('  exhaustive: %5d trials (%s), %d blocks, %.1fs' % (n, ', '.join('%s %d' % kv for kv in sorted(ex['states'].items())), blocks, float(sys.argv[2])))
+# The draws with replacement each block of the share needs at ±REL by the
+# normal approximation, n0 = (2.24·σ/(REL·μ))² from the exact mean and variance
+# (2.24: the default rule's quantile at 1 − α/2), and with the finite-population
+# correction n0/(1 + n0/N) (Cochran 1977, §4.4): the least a rule judging by
+# the CLT can stop at, before its skewness guard and binomial intervals.
+for share in map(float, sys.argv[4:]):
+    need = sorted(((2.24 / rel) ** 2 * b['variance'] / b['mean'] ** 2, f['name'] + ':' + b['label'])
+                  for f in ex['functions'] for b in f['blocks'] if b['ran'] >= share * n and b['mean'] > 0)
+    n0, name = need[-1]
+    print('  blocks in >= %g of the members: %d; n0 at ±%g: median %.0f, 99th percentile %.0f, largest %.0f (%s), = %.0f with the FPC at N = %d' % (
+        share, len(need), rel, need[len(need) // 2][0], need[int(0.99 * len(need))][0], n0, name, n0 / (1 + n0 / n), n))
+PY
+	checks=
+	for share in $SHARES; do
+		wfr=$(run "$tmp/$prog-fr$share.json" --rel-eps "$REL" --ignore-rare "$share" --seed "$SEED")
+		checks=${checks:+$checks,}$tmp/$prog-fr$share.json
+		python3 - "$tmp/$prog-ex.json" "$tmp/$prog-fr$share.json" "$wex" "$wfr" "$share" <<'PY'
 import json, sys
 ex, fr = (json.load(open(f)) for f in sys.argv[1:3])
 wex, wfr = float(sys.argv[3]), float(sys.argv[4])
-n = ex['trials']
-blocks = sum(len(f['blocks']) for f in ex['functions'])
-print('  exhaustive: %5d trials (%s), %d blocks, %.1fs' % (n, ', '.join('%s %d' % kv for kv in sorted(ex['states'].items())), blocks, wex))
-print('  freq:       %5d trials = %.1f %% of the corpus, %.1fs = %.2fx the exhaustive time (%s)' % (
-    fr['trials'], 100 * fr['trials'] / n, wfr, wfr / wex, fr['stopped']))
+print('  freq --ignore-rare %s: %5d trials = %.1f %% of the corpus, %.1fs = %.2fx the exhaustive time (%s)' % (
+    sys.argv[5], fr['trials'], 100 * fr['trials'] / ex['trials'], wfr, wfr / wex, fr['stopped']))
 PY
-	"$lab" replay -binary "$cache/$prog" -inputs "$tmp/$prog.toml" -r "$R" -seed 1000 -rel-eps "$REL" -ignore-rare "$SHARE" \
-		-share "$SHARE" -check "$tmp/$prog-fr.json" -check-seed "$SEED" -exhaustive "$tmp/$prog-ex.json"
+	done
+	"$lab" replay -binary "$cache/$prog" -inputs "$tmp/$prog.toml" -r "$R" -seed 1000 -rel-eps "$REL" \
+		-share "$(echo $SHARES | tr ' ' ,)" -check "$checks" -check-seed "$SEED" -exhaustive "$tmp/$prog-ex.json"
 done

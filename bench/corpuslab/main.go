@@ -8,6 +8,10 @@
 //	    N regular files of at most -max-size bytes under the ROOTs (symbolic links
 //	    left out), chosen by a shuffle seeded by S of their sorted paths, copied to
 //	    DIR/0000-NAME, …
+//	corpuslab synth -n N -seed S -max-size B -o DIR
+//	    N files generated from seed S (file i from its own stream S, i): of
+//	    kinds text, source, records, repetitive, runs, random and mixed, of
+//	    log-uniform sizes from 0 to B bytes, written to DIR/00000.KIND, …
 //	corpuslab replay -binary PROG -inputs MODEL.toml -r R -seed S [-check FREQ.json] ...
 //	    runs PROG once on every member of MODEL's finite population and keeps the
 //	    counts, then replays freq's procedure (the same rule, design and draws) R
@@ -28,9 +32,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fragprof/fragprof/internal/dist"
@@ -42,7 +48,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(fmt.Errorf("usage: corpuslab grammar|files|replay [flags]"))
+		fail(fmt.Errorf("usage: corpuslab grammar|files|synth|replay [flags]"))
 	}
 	var err error
 	switch os.Args[1] {
@@ -50,10 +56,12 @@ func main() {
 		err = grammarCorpus(os.Args[2:])
 	case "files":
 		err = filesCorpus(os.Args[2:])
+	case "synth":
+		err = synthCorpus(os.Args[2:])
 	case "replay":
 		err = replay(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (want grammar, files or replay)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (want grammar, files, synth or replay)", os.Args[1])
 	}
 	if err != nil {
 		fail(err)
@@ -165,13 +173,23 @@ func replay(args []string) error {
 	seed := fs.Uint64("seed", 1, "the first replication's seed")
 	relEps := fs.Float64("rel-eps", 0.05, "freq's --rel-eps")
 	gamma := fs.Float64("gamma", 0.95, "freq's --gamma")
-	ignoreRare := fs.Float64("ignore-rare", 0.1, "freq's --ignore-rare")
-	share := fs.Float64("share", 0.1, "judge the blocks that run in at least this share of the members")
+	shares := fs.String("share", "0.1", "comma-separated shares: for each, freq's --ignore-rare SHARE, judged on the blocks that run in at least SHARE of the members")
 	design := fs.Int("unit", 16, "freq's design: Latin hypercube units of this many trials (1: independent)")
-	check := fs.String("check", "", "a freq --json report of the same program, inputs and rule to compare the replay with")
-	checkSeed := fs.Uint64("check-seed", 1, "the seed of the -check report")
+	check := fs.String("check", "", "comma-separated freq --json reports, one per share (or none), of the same program, inputs and rule to compare the replay with")
+	checkSeed := fs.Uint64("check-seed", 1, "the seed of the -check reports")
 	exhaustive := fs.String("exhaustive", "", "a freq --json report of the exhaustive run, whose means must be the recorded ones")
+	cpuProfile := fs.String("cpuprofile", "", "write the replications' CPU profile to this file")
 	fs.Parse(args)
+	shareList, err := parseFloats(*shares)
+	if err != nil {
+		return err
+	}
+	var checks []string
+	if *check != "" {
+		if checks = strings.Split(*check, ","); len(checks) != len(shareList) {
+			return fmt.Errorf("%d -check reports for %d shares", len(checks), len(shareList))
+		}
+	}
 	file, err := dist.ParseFile(*inputs)
 	if err != nil {
 		return err
@@ -195,42 +213,80 @@ func replay(args []string) error {
 	}
 	n := uint64(len(c.Members))
 	fmt.Printf("  recorded %d members in %.1fs: %d functions\n", n, time.Since(t0).Seconds(), len(c.Prog.Funcs))
-	th := stats.DefaultThresholds
-	th.Eps, th.RelEps, th.Gamma, th.IgnoreRare = 0, *relEps, *gamma, *ignoreRare
-	rule, err := stopping.New(stopping.Default, th)
-	if err != nil {
-		return err
-	}
-	if rule, err = lab.PopulationRule(rule, n); err != nil {
-		return err
-	}
 	if *exhaustive != "" {
 		if err := compareExhaustive(c, *exhaustive); err != nil {
 			return err
 		}
 	}
-	if *check != "" {
-		q := *p
-		q.Seed = *checkSeed
-		res, err := c.Replay(ctx, &q, rule)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
 		if err != nil {
 			return err
 		}
-		if err := compare(res, *check); err != nil {
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
 			return err
 		}
-		fmt.Printf("  replay of seed %d: %d trials, every block's mean and half-width as freq's own run (%s)\n", *checkSeed, res.Trials, filepath.Base(*check))
+		defer pprof.StopCPUProfile()
 	}
-	t1 := time.Now()
-	cov, err := c.Coverage(ctx, p, rule, *r, *seed, *share)
-	if err != nil {
-		return err
+	for k, share := range shareList {
+		th := stats.DefaultThresholds
+		th.Eps, th.RelEps, th.Gamma, th.IgnoreRare = 0, *relEps, *gamma, share
+		rule, err := stopping.New(stopping.Default, th)
+		if err != nil {
+			return err
+		}
+		if rule, err = lab.PopulationRule(rule, n); err != nil {
+			return err
+		}
+		fmt.Printf("  -- --ignore-rare %g, judged on the blocks that run in >= %g of the members:\n", share, share)
+		if checks != nil {
+			q := *p
+			q.Seed = *checkSeed
+			res, err := c.Replay(ctx, &q, rule)
+			if err != nil {
+				return err
+			}
+			if err := compare(res, checks[k]); err != nil {
+				return err
+			}
+			fmt.Printf("  replay of seed %d: %d trials, every block's mean and half-width as freq's own run (%s)\n", *checkSeed, res.Trials, filepath.Base(checks[k]))
+		}
+		t1 := time.Now()
+		cov, err := c.Coverage(ctx, p, rule, *r, *seed, share)
+		if err != nil {
+			return err
+		}
+		printCoverage(cov, share, *gamma, time.Since(t1))
 	}
-	fmt.Printf("  %d replications in %.1fs: %d blocks run in >= %g of the %d members\n", cov.R, time.Since(t1).Seconds(), cov.Blocks, *share, cov.N)
-	fmt.Printf("  coverage per block %.4f [%.4f, %.4f] (gamma %g); all blocks covered in %d/%d replications\n",
-		cov.BlockCoverage, cov.CovLo, cov.CovHi, *gamma, cov.AllCovered, cov.R)
-	fmt.Printf("  least covered block: %s, %d/%d\n", cov.WorstBlock, cov.WorstCovered, cov.R)
-	fmt.Printf("  trials: mean %.1f (%.1f %% of the corpus), min %d, max %d\n", cov.MeanTrials, 100*cov.MeanTrials/float64(cov.N), cov.MinTrials, cov.MaxTrials)
+	return nil
+}
+
+// printCoverage prints what R replications measured: the trials as a share of
+// the corpus, the coverage of all judged blocks at once and per block, each with
+// its binomial standard deviation √(c(1 − c)/m) over its m trials.
+func printCoverage(cov *lab.CorpusResult, share, gamma float64, took time.Duration) {
+	r := float64(cov.R)
+	fmt.Printf("  %d replications in %.1fs: %d blocks run in >= %g of the %d members\n", cov.R, took.Seconds(), cov.Blocks, share, cov.N)
+	fmt.Printf("  trials: mean %.1f = %.1f %% of the corpus (sd %.1f), min %d, max %d\n",
+		cov.MeanTrials, 100*cov.MeanTrials/float64(cov.N), cov.TrialsSD, cov.MinTrials, cov.MaxTrials)
+	all := float64(cov.AllCovered) / r
+	fmt.Printf("  all judged blocks covered at once: %d/%d = %.3f (sd %.3f)\n", cov.AllCovered, cov.R, all, binSD(all, r))
+	fmt.Printf("  per block: %.4f (sd %.4f as if independent; Clopper-Pearson [%.4f, %.4f]), gamma %g\n",
+		cov.BlockCoverage, binSD(cov.BlockCoverage, r*float64(cov.Blocks)), cov.CovLo, cov.CovHi, gamma)
+	// A block's own coverage over R replications has sd √(γ(1 − γ)/R) if it is γ.
+	floor := gamma - 2*binSD(gamma, r)
+	below, perfect := 0, 0
+	for _, k := range cov.PerBlock {
+		if float64(k)/r < floor {
+			below++
+		}
+		if k == cov.R {
+			perfect++
+		}
+	}
+	fmt.Printf("  blocks covered in every replication: %d of %d; below gamma - 2 sd (%.3f): %d; least covered: %s, %d/%d = %.3f\n",
+		perfect, cov.Blocks, floor, below, cov.WorstBlock, cov.WorstCovered, cov.R, float64(cov.WorstCovered)/r)
 	states := make([]string, 0, len(cov.States))
 	for s := range cov.States {
 		states = append(states, s)
@@ -241,7 +297,21 @@ func replay(args []string) error {
 		fmt.Printf(" %s %.1f %%", s, 100*float64(cov.States[s])/float64(cov.R*cov.Blocks))
 	}
 	fmt.Println()
-	return nil
+}
+
+// binSD is the standard deviation √(p(1 − p)/m) of a proportion p over m trials.
+func binSD(p, m float64) float64 { return math.Sqrt(p * (1 - p) / m) }
+
+func parseFloats(list string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(list, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", list, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // blockKey names a block in a report: two static functions of different files

@@ -5,6 +5,7 @@ package stats
 
 import (
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -20,10 +21,52 @@ import (
 // where B(q; a, b) is the q-quantile of the Beta(a, b) distribution (gonum
 // distuv.Beta). It covers p with probability at least γ for every p and n. n = 0
 // gives [0, 1].
+//
+// The interval is remembered (cpCache): a run judges many blocks with the same k
+// and n at a check — those that run in the same trials — and each Beta quantile
+// is an iterative inversion.
 func ClopperPearson(k, n uint64, gamma float64) (lo, hi float64) {
 	if n == 0 {
 		return 0, 1
 	}
+	return cpCache.get(k, n, gamma)
+}
+
+// cpEntry is a remembered Clopper–Pearson interval.
+type cpEntry struct {
+	k, n   uint64
+	gamma  float64
+	lo, hi float64
+}
+
+// clopperPearsonCache is a direct-mapped cache of intervals by (k, n, γ): a
+// collision replaces the entry, so its size is fixed.
+type clopperPearsonCache struct {
+	mu      sync.Mutex
+	entries [1 << 14]cpEntry
+}
+
+var cpCache clopperPearsonCache
+
+func (c *clopperPearsonCache) get(k, n uint64, gamma float64) (lo, hi float64) {
+	h := (k*0x9e3779b97f4a7c15 ^ n*0xc2b2ae3d27d4eb4f ^ math.Float64bits(gamma)) * 0x165667b19e3779f9
+	e := &c.entries[h>>(64-14)]
+	c.mu.Lock()
+	if e.n == n && e.k == k && e.gamma == gamma { // n > 0: never the zero entry
+		lo, hi = e.lo, e.hi
+		c.mu.Unlock()
+		return lo, hi
+	}
+	c.mu.Unlock()
+	lo, hi = clopperPearson(k, n, gamma)
+	c.mu.Lock()
+	*e = cpEntry{k, n, gamma, lo, hi}
+	c.mu.Unlock()
+	return lo, hi
+}
+
+// clopperPearson computes the interval of ClopperPearson, for n > 0.
+func clopperPearson(k, n uint64, gamma float64) (lo, hi float64) {
 	a := (1 - gamma) / 2
 	kf, nf := float64(k), float64(n)
 	lo, hi = 0, 1

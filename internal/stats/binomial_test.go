@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"sync"
 	"testing"
 )
 
@@ -44,4 +45,29 @@ func TestRuleOfThree(t *testing.T) {
 	if lo, hi := RunProbability(0, 100, 0.95); lo != 0 || hi != RuleOfThree(100, 0.95) {
 		t.Errorf("RunProbability(0, 100) = [%g, %g]", lo, hi)
 	}
+}
+
+// TestClopperPearsonCache: the remembered intervals are the computed ones, also
+// after 40,000 pairs (k, n) at two confidences have overwritten one another in
+// the cache's 16,384 entries, asked for concurrently.
+func TestClopperPearsonCache(t *testing.T) {
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			for pass := range 2 {
+				for n := uint64(1); n <= 200; n++ {
+					for k := uint64(0); k <= n; k += 1 + uint64(w) {
+						gamma := []float64{0.95, 0.99}[(int(k)+pass)%2]
+						lo, hi := ClopperPearson(k, n, gamma)
+						wlo, whi := clopperPearson(k, n, gamma)
+						if lo != wlo || hi != whi {
+							t.Errorf("ClopperPearson(%d, %d, %g) = [%v, %v], computed [%v, %v]", k, n, gamma, lo, hi, wlo, whi)
+							return
+						}
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -161,33 +161,48 @@ func (r *replayer) Trials(_ context.Context, is []uint64) ([]montecarlo.Outcome,
 
 func (r *replayer) Close() error { return nil }
 
+// column returns block b of function fi's count in every member, in no
+// particular order (0 where the function did not run).
+func (c *Corpus) column(fi, b int) []uint64 {
+	col := make([]uint64, 0, len(c.Members))
+	for _, m := range c.Members {
+		var x uint64
+		if m[fi].Blocks != nil {
+			x = m[fi].Blocks[b]
+		}
+		col = append(col, x)
+	}
+	return col
+}
+
 // Truth returns block b of function fi's exact world: its mean over the members,
 // and how often its count differs from x (what a constant, unseen or rare verdict
-// bounds).
+// bounds; each x counted once, then remembered, safe for concurrent use).
 func (c *Corpus) Truth(fi, b int) World {
-	n := float64(len(c.Members))
+	col := c.column(fi, b)
+	n := float64(len(col))
 	var sum float64
-	for _, m := range c.Members {
-		if m[fi].Blocks != nil {
-			sum += float64(m[fi].Blocks[b])
-		}
+	for _, x := range col {
+		sum += float64(x)
 	}
-	count := func(m []cfg.Counts) uint64 {
-		if m[fi].Blocks == nil {
-			return 0
-		}
-		return m[fi].Blocks[b]
-	}
+	var mu sync.Mutex
+	differs := map[uint64]float64{}
 	return World{Name: c.Prog.Funcs[fi].Name + ":" + c.Prog.Funcs[fi].Blocks[b].Label, Kind: "corpus",
 		Mean: sum / n,
 		Differs: func(x uint64) float64 {
+			mu.Lock()
+			defer mu.Unlock()
+			if p, ok := differs[x]; ok {
+				return p
+			}
 			k := 0
-			for _, m := range c.Members {
-				if count(m) != x {
+			for _, y := range col {
+				if y != x {
 					k++
 				}
 			}
-			return float64(k) / n
+			differs[x] = float64(k) / n
+			return differs[x]
 		}}
 }
 
@@ -208,12 +223,17 @@ type CorpusResult struct {
 	Blocks int // blocks judged: those that ran in at least the share asked of the members
 	// Covered counts (replication, block) pairs whose statement held;
 	// BlockCoverage = Covered/(R·Blocks), with its Clopper–Pearson interval at 95 %.
-	Covered                int
-	BlockCoverage          float64
-	CovLo, CovHi           float64
-	AllCovered             int     // replications in which every judged block's statement held
-	MeanTrials             float64 // mean trials per replication
-	MinTrials, MaxTrials   uint64
+	Covered              int
+	BlockCoverage        float64
+	CovLo, CovHi         float64
+	AllCovered           int     // replications in which every judged block's statement held
+	MeanTrials           float64 // mean trials per replication
+	TrialsSD             float64 // their standard deviation over the replications
+	MinTrials, MaxTrials uint64
+	// PerBlock counts the replications in which each judged block's statement
+	// held, in the order of Names.
+	PerBlock               []int
+	Names                  []string
 	States                 map[string]int // states of the judged blocks over all replications
 	WorstBlock             string         // the judged block covered least often
 	WorstCovered, WorstOut int            // its replications covered and not
@@ -288,6 +308,17 @@ func (c *Corpus) Coverage(ctx context.Context, p *montecarlo.Program, rule stopp
 		}
 		total += float64(x.trials)
 		out.MinTrials, out.MaxTrials = min(out.MinTrials, x.trials), max(out.MaxTrials, x.trials)
+	}
+	var ss float64
+	for _, x := range reps {
+		ss += sq(float64(x.trials) - total/float64(r))
+	}
+	if r > 1 {
+		out.TrialsSD = math.Sqrt(ss / float64(r-1))
+	}
+	out.PerBlock = perBlock
+	for _, jb := range judged {
+		out.Names = append(out.Names, jb.w.Name)
 	}
 	pairs := r * len(judged)
 	out.BlockCoverage = float64(out.Covered) / float64(pairs)
