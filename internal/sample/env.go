@@ -46,9 +46,10 @@ func Env(o Options, stackBytes int, out, ldPreload string) ([]EnvVar, error) {
 	return []EnvVar{{"LD_PRELOAD", preload}, {"FRAGPROF_SAMPLE", sampleConfig(o, stackBytes)}, {"FRAGPROF_SAMPLE_OUT", abs}}, nil
 }
 
-// Export is v as a POSIX shell export line: export NAME='value', with each single
-// quote of the value written as '\'' (closed, escaped, reopened), so that eval
-// gives the value back byte for byte, whatever it holds.
+// Export is v as a POSIX shell export line, the value in single quotes, with each
+// single quote in it written as four characters: a quote that closes, a backslash
+// and the quote it escapes, a quote that reopens. Eval gives the value back byte
+// for byte, whatever it holds.
 func (v EnvVar) Export() string {
 	return "export " + v.Name + "='" + strings.ReplaceAll(v.Value, "'", `'\''`) + "'"
 }

@@ -32,8 +32,8 @@
 // file of its own (memfd), leaves the environment as it is (programs it execs are
 // sampled too), gives a forked child a file of its own, and at exit writes the
 // process's whole record ("fragprof-record 1", docs/batches.md) to OUT.<pid>,
-// through a temporary name and a rename (write_record). A process that ends by
-// _exit, a signal or a crash writes none.
+// through a temporary name and a rename (write_record), and at _exit. A process
+// killed by a signal, or that crashes, writes none.
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <dlfcn.h>
@@ -1589,6 +1589,8 @@ void *dlopen(const char *file, int mode) {
 // constructor took (0 in a forked child, which did not pay it).
 static char out_prefix[4096];
 static uint64_t lib_start_ns;
+static int owner_pid; // the process whose record hdr holds
+static int recorded;  // its record is written
 
 static int own_file(struct header *parent);
 
@@ -1652,6 +1654,8 @@ static int own_file(struct header *parent) {
 		atomic_store(&maps_state, 0);
 		lib_start_ns = 0;
 	}
+	owner_pid = (int)SYS0(SYS_getpid);
+	recorded = 0;
 	h->magic = FPS_MAGIC;
 	h->size = size;
 	h->next = FPS_HEADER;
@@ -1754,9 +1758,24 @@ static void at_exit(void) {
 	if (ts.cur)
 		end_burst();
 	disarm_thread();
-	if (out_prefix[0] && hdr)
+	if (out_prefix[0] && hdr && !recorded && (int)SYS0(SYS_getpid) == owner_pid) {
+		recorded = 1;
 		write_record();
+	}
 }
+
+// _exit and _Exit, which shells (dash) and forked children end with, run no atexit
+// handler: in the user's launcher's mode they write the record first. A vfork child,
+// which shares its parent's memory, has another process ID than the file's owner
+// and writes none.
+void _exit(int status) {
+	if (out_prefix[0] && hdr)
+		at_exit();
+	for (;;)
+		SYS3(SYS_exit_group, status, 0, 0);
+}
+
+void _Exit(int status) { _exit(status); }
 
 // unsetenv_entry removes our library from LD_PRELOAD, restoring the program's own.
 static void restore_env(void) {
