@@ -32,7 +32,7 @@
 // file of its own (memfd), leaves the environment as it is (programs it execs are
 // sampled too), gives a forked child a file of its own, and at exit writes the
 // process's whole record ("fragprof-record 1", docs/batches.md) to OUT.<pid>,
-// through a temporary name and a rename (write_record), and at _exit. A process
+// through a temporary name and a link (write_record), and at _exit. A process
 // killed by a signal, or that crashes, writes none.
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -1694,9 +1694,9 @@ static void duration(char *buf, size_t n, uint64_t ns) {
 // and children_cpu_ns: the process's own CPU time now and its waited-for
 // children's, getrusage; each child that recorded itself holds its own), the
 // sampler's file as it is, and info runs 1 (the reader counts the bursts and
-// reads the stepping from the file). Written to out_prefix.<pid>.tmp and renamed,
-// so that a reader never sees half a record; when it cannot, one line on stderr
-// names the path and the program's exit goes on.
+// reads the stepping from the file). Written to out_prefix.<pid>.tmp and linked to
+// its name, so that a reader never sees half a record and no record is replaced;
+// when it cannot, one line on stderr names the path and the program's exit goes on.
 static void write_record(void) {
 	char path[sizeof out_prefix + 32], tmp[sizeof path + 8], head[8192];
 	int pid = (int)SYS0(SYS_getpid);
@@ -1740,13 +1740,18 @@ static void write_record(void) {
 	if (fd >= 0) {
 		ok = put_all(fd, head, (size_t)n) && put_all(fd, hdr, used) && put_all(fd, tail, sizeof tail - 1);
 		ok = close(fd) == 0 && ok;
-		if (ok)
-			ok = rename(tmp, path) == 0;
-		if (!ok) {
-			int e = errno;
-			unlink(tmp);
-			errno = e;
+		// link, not rename: a record left by an earlier process of the same ID (an
+		// earlier run, or IDs wrapped around) is kept, and this one is OUT.<pid>.<n>.
+		size_t np = strlen(path);
+		for (int i = 1; ok && link(tmp, path) != 0; i++) {
+			if (errno != EEXIST || i > 999)
+				ok = 0;
+			else
+				snprintf(path + np, sizeof path - np, ".%d", i);
 		}
+		int e = errno;
+		unlink(tmp);
+		errno = e;
 	}
 	if (!ok)
 		dprintf(2, "fragprof: cannot write the record %s: %s\n", path, strerror(errno));
