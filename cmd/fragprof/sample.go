@@ -148,7 +148,7 @@ sampler first, its configuration from --interval, --burst, --overhead, --seed,
 --stack-bytes, --stepping and --task-clock, and the records' path) that make every
 program started with them — by a shell, a script, mpirun, a test harness — record
 itself, with no fragprof process in its tree: each process writes its own record,
--o FILE.<pid>, at its exit (none at _exit or a fatal signal), which 'hotcfg' and
+-o FILE.<pid>, at its exit (none when a signal kills it), which 'hotcfg' and
 'export' read like any record; 'hotcfg' prints the cost the library measured.
 
 Examples:
