@@ -11,8 +11,13 @@
 # everything else it runs). Prints per workload the ratio of the total CPU times
 # (sampled / plain), the median of the pairs' ratios, the same of wall time, and the
 # mean of the share fragprof reports ("cost (estimate): ... % over the program's own
-# CPU time") beside the measured one, (ratio - 1). Then the floors: fragprof's own
-# process start (fragprof --help) and the library's start (sample -- true).
+# CPU time") beside the measured one, (ratio - 1). The "env" rows run the sampled
+# arm with no fragprof process in the tree: `env VARS... command`, VARS being what
+# `fragprof sample --env -o FILE` prints, the env(1) process counted against it; the
+# program writes its record at exit, and the self-reported share is the cost line
+# `fragprof hotcfg RECORD` prints for each, read after the pairs. Then the floors:
+# fragprof's own process start (fragprof --help) and the library's start (sample --
+# true).
 #
 # The start-cost calibration is measured once per machine and cached: a first,
 # uncounted `sample` run fills the cache (set XDG_CACHE_HOME to measure from cold).
@@ -42,23 +47,46 @@ echo "# $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $PAIR
 "$FP" sample --probe-host
 "$FP" sample -o "$OUT/warm.batches" -- true 2>/dev/null # fills the start-cost cache, uncounted
 
-# run NAME CMD...: PAIRS alternated pairs; prints the row.
+# The environment `sample --env` prints, one value a line (the export lines eval'd
+# in a subshell, whose printf is the shell's own).
+ENVVALS=$(eval "$("$FP" sample --env -o "$OUT/env.rec")"; printf '%s\n' "$LD_PRELOAD" "$FRAGPROF_SAMPLE" "$FRAGPROF_SAMPLE_OUT")
+ENV_LDP=$(echo "$ENVVALS" | sed -n 1p)
+ENV_CONF=$(echo "$ENVVALS" | sed -n 2p)
+ENV_OUT=$(echo "$ENVVALS" | sed -n 3p)
+
+# sampled NAME CMD...: one sampled run of CMD, as the row NAME asks.
+sampled() {
+	name=$1
+	shift
+	case $name in
+	*_env) "$OUT/treecpu" "$OUT/$name.sampled" env "LD_PRELOAD=$ENV_LDP" "FRAGPROF_SAMPLE=$ENV_CONF" "FRAGPROF_SAMPLE_OUT=$ENV_OUT.$name" "$@" > /dev/null ;;
+	*) "$OUT/treecpu" "$OUT/$name.sampled" "$FP" sample -o "$OUT/$name.batches" -- "$@" > /dev/null 2>> "$OUT/$name.report" ;;
+	esac
+}
+
+# run NAME CMD...: PAIRS alternated pairs; prints the row. A NAME ending in _env
+# samples with the environment of `sample --env`.
 run() {
 	name=$1
 	shift
 	: > "$OUT/$name.plain"
 	: > "$OUT/$name.sampled"
 	: > "$OUT/$name.report"
+	rm -f "$ENV_OUT.$name".*
 	k=1
 	while [ $k -le "$PAIRS" ]; do
 		if [ $((k % 2)) = 1 ]; then
 			"$OUT/treecpu" "$OUT/$name.plain" "$@" > /dev/null
 		fi
-		"$OUT/treecpu" "$OUT/$name.sampled" "$FP" sample -o "$OUT/$name.batches" -- "$@" > /dev/null 2>> "$OUT/$name.report"
+		sampled "$name" "$@"
 		if [ $((k % 2)) = 0 ]; then
 			"$OUT/treecpu" "$OUT/$name.plain" "$@" > /dev/null
 		fi
 		k=$((k + 1))
+	done
+	for rec in "$ENV_OUT.$name".*; do
+		[ -e "$rec" ] || continue
+		"$FP" hotcfg "$rec" 2>> "$OUT/$name.report" > /dev/null
 	done
 	grep -o '[0-9.]*% over the program' "$OUT/$name.report" | tr -d '%' | cut -d' ' -f1 > "$OUT/$name.share"
 	paste "$OUT/$name.sampled" "$OUT/$name.plain" | awk -v name="$name" -v sharef="$OUT/$name.share" '
@@ -77,7 +105,9 @@ run() {
 echo "| workload | plain CPU (median) | CPU ratio, whole tree (sampled/plain) | wall ratio | measured share (ratio - 1) | self-reported share (mean) |"
 echo "|---|---|---|---|---|---|"
 run gzip9_17MB gzip -9 -c "$OUT/text17m.txt"
+run gzip9_17MB_env gzip -9 -c "$OUT/text17m.txt"
 run work100 "$OUT/work100"
+run work100_env "$OUT/work100"
 
 # The floors: what any run of fragprof, and any preloaded run, costs.
 : > "$OUT/floor.help"

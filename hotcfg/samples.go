@@ -12,6 +12,7 @@ import (
 	"os"
 	"sort"
 	"text/tabwriter"
+	"time"
 
 	"github.com/fragprof/fragprof/internal/jsonerr"
 )
@@ -23,6 +24,51 @@ type Samples struct {
 	Code    InsnTable
 	Maps    Maps
 	Runs    int // program runs the batches came from (info runs, default 1 per file)
+	// Self sums the cost figures of the records the sampler library wrote by
+	// itself (info process_cpu_ns: 'fragprof sample --env'); nil when none is.
+	Self *SelfCost
+}
+
+// A SelfCost is what the in-process sampler reports of its own cost in the records
+// it writes by itself, with no fragprof process in the program's tree, summed over
+// records: everything fragprof added to those processes is the library's.
+type SelfCost struct {
+	Records int           // records summed
+	Batches int           // their bursts
+	Bursts  time.Duration // the bursts' CPU time (info bursts_cpu_ns)
+	Maps    time.Duration // recording the mappings (info maps_cpu_ns)
+	Start   time.Duration // the library's constructor (info library_start_ns)
+	Process time.Duration // each process's own CPU time at its exit (info process_cpu_ns)
+}
+
+// add adds the cost figures of one record's info lines to c.
+func (c *SelfCost) add(info map[string]string) {
+	ns := func(k string) time.Duration {
+		var v int64
+		fmt.Sscan(info[k], &v)
+		return time.Duration(v)
+	}
+	var batches int
+	fmt.Sscan(info["batches"], &batches)
+	c.Records++
+	c.Batches += batches
+	c.Bursts += ns("bursts_cpu_ns")
+	c.Maps += ns("maps_cpu_ns")
+	c.Start += ns("library_start_ns")
+	c.Process += ns("process_cpu_ns")
+}
+
+// String is the cost line: the library's CPU time (bursts, mappings, start) as a
+// share of the program's own, which is the processes' CPU time less the library's.
+// The library's loading by the dynamic loader and its writing of the record at
+// exit are in neither (docs/sampling.md measures them).
+func (c SelfCost) String() string {
+	in := c.Bursts + c.Maps + c.Start
+	program := max(c.Process-in, 1)
+	return fmt.Sprintf("cost (estimate): in the program %v (bursts %v, %d of %.0f µs CPU each; the mappings %v; its start %v, measured by the library in %d process(es)); no fragprof process in the tree: %.2f%% over the program's own CPU time (%v)",
+		in.Round(time.Microsecond), c.Bursts.Round(time.Microsecond), c.Batches,
+		float64(c.Bursts.Microseconds())/float64(max(c.Batches, 1)), c.Maps.Round(time.Microsecond),
+		c.Start.Round(time.Microsecond), c.Records, 100*float64(in)/float64(program), program.Round(time.Microsecond))
 }
 
 // ReadBatchFiles reads the batches files names, in order. A malformed line is an
@@ -67,6 +113,12 @@ func ReadBatchFiles(names []string) (*Samples, error) {
 		}
 		runs := 1
 		fmt.Sscan(r.Info()["runs"], &runs)
+		if _, ok := r.Info()["process_cpu_ns"]; ok {
+			if d.Self == nil {
+				d.Self = &SelfCost{}
+			}
+			d.Self.add(r.Info())
+		}
 		d.Runs += runs
 	}
 	return d, nil

@@ -141,6 +141,9 @@ Examples:
 			if len(data.Batches) == 0 {
 				fmt.Fprintf(e.stderr, "fragprof: warning: hotcfg: %s hold no batches: the runs were too short to be sampled (sample with a shorter --interval or more --repeat)\n", strings.Join(args, ", "))
 			}
+			if data.Self != nil {
+				fmt.Fprintf(e.stderr, "fragprof hotcfg: %v\n", data.Self)
+			}
 			data.Head(first)
 			files := sample.NewFiles(data.Maps)
 			code := hotcfg.Chain{data.Code, files}

@@ -143,6 +143,14 @@ runs the sampler left plain count in the sampled arm, as they count in its cost.
 With --repeat alone, the
 batches of all runs go to one file.
 
+--env starts nothing: it prints the export lines (LD_PRELOAD with the in-process
+sampler first, its configuration from --interval, --burst, --overhead, --seed,
+--stack-bytes, --stepping and --task-clock, and the records' path) that make every
+program started with them — by a shell, a script, mpirun, a test harness — record
+itself, with no fragprof process in its tree: each process writes its own record,
+-o FILE.<pid>, at its exit (none when a signal kills it), which 'hotcfg' and
+'export' read like any record; 'hotcfg' prints the cost the library measured.
+
 Examples:
   fragprof sample -- ./prog args < input
   fragprof sample --interval 1ms --burst 50 -o run.batches -- gzip -c big.txt > /dev/null
@@ -151,11 +159,15 @@ Examples:
   fragprof sample --overhead 5% -o run.batches -- ./prog args
   fragprof sample --until-similarity 90% -o run.batches -- sqlite3 :memory: < q.sql
   fragprof sample --sampler ptrace --overhead 5% -o run.batches -- ./prog args
-  fragprof sample --pid 1234 -o server.batches     # Ctrl-C to stop`,
+  fragprof sample --pid 1234 -o server.batches     # Ctrl-C to stop
+  eval "$(fragprof sample --env -o run.rec)"; ./prog args; fragprof hotcfg run.rec.* --top 20`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if f.probeHost {
 				return runProbeHost(e, args)
+			}
+			if f.env {
+				return runSampleEnv(c, e, &f, args)
 			}
 			if f.selfCPU { // exitCost's child: its own CPU time so far, in ns
 				var self syscall.Rusage
@@ -229,6 +241,7 @@ type sampleFlags struct {
 	overheadTarget          string
 	exact, overhead, aslr   bool
 	taskClock, probeHost    bool
+	env                     bool
 	selfCPU                 bool
 	untilSim                string
 	maxInsns, seed          uint64
@@ -255,6 +268,7 @@ func (f *sampleFlags) add(c *cobra.Command) {
 	fl.StringVar(&f.untilSim, "until-similarity", "", "repeat runs (at most --repeat, default 100000) until the estimated similarity of the hot CFG reaches this share (e.g. 90%)")
 	fl.IntVar(&f.stackBytes, "stack-bytes", 4096, "in process: bytes of stack copied at each burst's start, for call stacks (0: none)")
 	fl.BoolVar(&f.probeHost, "probe-host", false, "print which stepping methods of the in-process sampler deliver on this host (a trial burst each) and exit")
+	fl.BoolVar(&f.env, "env", false, "print the shell export lines that make any program started with them record itself to -o FILE.<pid> (default sample.rec.<pid>), with no fragprof process in its tree, and exit")
 	fl.BoolVar(&f.selfCPU, "self-cpu", false, "print this process's CPU time so far, in ns, and exit (how sample measures its own exit)")
 	fl.MarkHidden("self-cpu")
 }

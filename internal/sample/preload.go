@@ -186,14 +186,6 @@ func preloadRun(t Target, o Options, stackBytes int) (*Stats, []byte, error) {
 		env = os.Environ()
 	}
 	env, userPreload := withoutVar(env, "LD_PRELOAD")
-	posixTimer := 1
-	if o.TaskClock {
-		posixTimer = 0
-	}
-	trapFlag := 0 // --stepping singlestep: the trap flag; otherwise breakpoints
-	if o.Stepping == SingleStep {
-		trapFlag = 1
-	}
 	preload := lib
 	if userPreload != "" {
 		preload = lib + ":" + userPreload
@@ -202,9 +194,7 @@ func preloadRun(t Target, o Options, stackBytes int) (*Stats, []byte, error) {
 		"LD_PRELOAD="+preload,
 		"FRAGPROF_SAMPLE_LD_PRELOAD="+userPreload,
 		"FRAGPROF_SAMPLE_FILE="+f.Name(),
-		fmt.Sprintf("FRAGPROF_SAMPLE=%d %d %d %d %d %d %d %d %d %d %d", o.Interval.Nanoseconds(), o.Burst, o.Seed,
-			int64(o.Overhead*1e6), stackBytes, trapFlag, posixTimer, KernelTick().Nanoseconds(), o.BurstCost.Nanoseconds(),
-			o.brokenSteps, boolInt(o.probeSteps)))
+		"FRAGPROF_SAMPLE="+sampleConfig(o, stackBytes))
 	t.Env = env
 	// Ctrl-C goes to the whole foreground process group: the program decides what
 	// to do with it; we wait for it and keep what it recorded.
@@ -230,6 +220,22 @@ func preloadRun(t Target, o Options, stackBytes int) (*Stats, []byte, error) {
 		return nil, nil, err
 	}
 	return s, data, nil
+}
+
+// sampleConfig is the value of FRAGPROF_SAMPLE, the library's configuration (the
+// C source's init).
+func sampleConfig(o Options, stackBytes int) string {
+	posixTimer := 1
+	if o.TaskClock {
+		posixTimer = 0
+	}
+	trapFlag := 0 // --stepping singlestep: the trap flag; otherwise breakpoints
+	if o.Stepping == SingleStep {
+		trapFlag = 1
+	}
+	return fmt.Sprintf("%d %d %d %d %d %d %d %d %d %d %d", o.Interval.Nanoseconds(), o.Burst, o.Seed,
+		int64(o.Overhead*1e6), stackBytes, trapFlag, posixTimer, KernelTick().Nanoseconds(), o.BurstCost.Nanoseconds(),
+		o.brokenSteps, boolInt(o.probeSteps))
 }
 
 // check says why the samples of a run of t are no use: the library never started.

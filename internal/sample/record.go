@@ -86,6 +86,7 @@ func DecodeRecord(r io.Reader, w io.Writer) error {
 		return fmt.Errorf("not a record (want the first line %q)", RecordMagic)
 	}
 	bw := hotcfg.NewWriter(w)
+	keys := map[string]bool{}
 	var size int
 	for {
 		l, err := line()
@@ -101,6 +102,7 @@ func DecodeRecord(r io.Reader, w io.Writer) error {
 		if err := infoLine(bw, l); err != nil {
 			return err
 		}
+		keys[strings.Fields(l)[1]] = true
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(br, data); err != nil {
@@ -121,12 +123,33 @@ func DecodeRecord(r io.Reader, w io.Writer) error {
 		bw.Map(m)
 	}
 	// The counts, written after the raw part.
-	if rest, err := io.ReadAll(br); err != nil {
-		return err
-	} else if err := copyInfo(bw, rest); err != nil {
+	rest, err := io.ReadAll(br)
+	if err != nil {
 		return err
 	}
+	if err := copyInfo(bw, rest); err != nil {
+		return err
+	}
+	selfCounts(bw, st, keys, rest)
 	return bw.Flush()
+}
+
+// selfCounts completes the info lines of a record that the sampler library wrote
+// by itself (`fragprof sample --env`, docs/sampling.md): it ends with info runs
+// alone, so the bursts' count, their PCs and the stepping are read from its file
+// here; and its own cost figures (info process_cpu_ns) are joined by the bursts'
+// and the mappings' CPU time (info bursts_cpu_ns, maps_cpu_ns), which the file
+// holds.
+func selfCounts(w *hotcfg.Writer, st *Stats, keys map[string]bool, trailer []byte) {
+	if !strings.Contains("\n"+string(trailer), "\ninfo batches ") {
+		w.Info("batches", fmt.Sprint(st.Batches))
+		w.Info("sampled", fmt.Sprint(st.Sampled))
+		w.Info("stepping", st.Steps.String())
+	}
+	if keys["process_cpu_ns"] {
+		w.Info("bursts_cpu_ns", fmt.Sprint(st.SelfCost.Nanoseconds()))
+		w.Info("maps_cpu_ns", fmt.Sprint(st.SetupCost.Nanoseconds()))
+	}
 }
 
 // copyInfo writes the info lines of text (after an empty first line) to w; any

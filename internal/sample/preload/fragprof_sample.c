@@ -26,7 +26,16 @@
 // signals' actions return what the program set. Forked children re-arm (POSIX timers
 // are not inherited) and write their own chunks; threads created with
 // pthread_create are armed before their start routine runs.
+//
+// Started by the user's own launcher (`fragprof sample --env`: FRAGPROF_SAMPLE_OUT
+// instead of FRAGPROF_SAMPLE_FILE), the library keeps its bursts in an anonymous
+// file of its own (memfd), leaves the environment as it is (programs it execs are
+// sampled too), gives a forked child a file of its own, and at exit writes the
+// process's whole record ("fragprof-record 1", docs/batches.md) to OUT.<pid>,
+// through a temporary name and a link (write_record), and at _exit. A process
+// killed by a signal, or that crashes, writes none.
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1575,6 +1584,16 @@ void *dlopen(const char *file, int mode) {
 	return h;
 }
 
+// The user's launcher's mode (FRAGPROF_SAMPLE_OUT): out_prefix is the records'
+// path prefix (empty in fragprof's own runs); lib_start_ns the CPU time the
+// constructor took (0 in a forked child, which did not pay it).
+static char out_prefix[4096];
+static uint64_t lib_start_ns;
+static int owner_pid; // the process whose record hdr holds
+static int recorded;  // its record is written
+
+static int own_file(struct header *parent);
+
 static void child_after_fork(void) {
 	// Only the forking thread exists; its chunk and timer belong to the parent. The
 	// breakpoints other threads had planted are in this copy of the code: remove them.
@@ -1603,8 +1622,139 @@ static void child_after_fork(void) {
 	ts.chunk = NULL;
 	ts.cur = NULL;
 	ts.armed = 0;
+	if (out_prefix[0] && hdr && !own_file(hdr))
+		enabled = 0; // no file of its own: the child runs unsampled
 	if (enabled)
 		arm_thread(atomic_fetch_add(&thread_order, 1) + 1);
+}
+
+// own_file maps a fresh anonymous sampler file (memfd: nothing to clean up, and
+// tmpfs, whose pages cost the program little to fault in) as hdr. In a forked child
+// (parent: the inherited mapping) it starts with the parent's header, whose stepping
+// trials and methods hold for the child too, and no chunks; the child records its
+// own mappings. 0 with one line on stderr when it cannot.
+static int own_file(struct header *parent) {
+	const uint64_t size = 1ULL << 30; // sparse: only what is written takes room
+	int fd = (int)SYS3(SYS_memfd_create, "fragprof-sample", 1 /* MFD_CLOEXEC */, 0);
+	void *m = MAP_FAILED;
+	if (fd >= 0) {
+		if (ftruncate(fd, (off_t)size) == 0)
+			m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+	}
+	if (m == MAP_FAILED) {
+		dprintf(2, "fragprof: no room for the sampler's file (memfd_create, mmap): %s not sampled\n", out_prefix);
+		return 0;
+	}
+	struct header *h = m;
+	if (parent) {
+		copy(h, parent, sizeof *h);
+		munmap(parent, (size_t)parent->size);
+		h->lost = h->skipped = h->maps_ns = 0;
+		atomic_store(&maps_state, 0);
+		lib_start_ns = 0;
+	}
+	owner_pid = (int)SYS0(SYS_getpid);
+	recorded = 0;
+	h->magic = FPS_MAGIC;
+	h->size = size;
+	h->next = FPS_HEADER;
+	h->chunk = FPS_CHUNK;
+	hdr = h;
+	return 1;
+}
+
+// put_all writes n bytes to fd; 0 when it could not.
+static int put_all(int fd, const void *p, size_t n) {
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return 0;
+		p = (const char *)p + k;
+		n -= (size_t)k;
+	}
+	return 1;
+}
+
+// duration formats ns as Go's time.Duration prints a whole number of ms, µs or ns.
+static void duration(char *buf, size_t n, uint64_t ns) {
+	if (ns % 1000000 == 0)
+		snprintf(buf, n, "%llums", (unsigned long long)(ns / 1000000));
+	else if (ns % 1000 == 0)
+		snprintf(buf, n, "%lluµs", (unsigned long long)(ns / 1000));
+	else
+		snprintf(buf, n, "%lluns", (unsigned long long)ns);
+}
+
+// write_record writes this process's record to out_prefix.<pid>: the info lines
+// `fragprof sample` writes (cmd, interval, burst, overhead, sampler), the library's
+// own cost figures (library_start_ns: its constructor's CPU time; process_cpu_ns
+// and children_cpu_ns: the process's own CPU time now and its waited-for
+// children's, getrusage; each child that recorded itself holds its own), the
+// sampler's file as it is, and info runs 1 (the reader counts the bursts and
+// reads the stepping from the file). Written to out_prefix.<pid>.tmp and linked to
+// its name, so that a reader never sees half a record and no record is replaced;
+// when it cannot, one line on stderr names the path and the program's exit goes on.
+static void write_record(void) {
+	char path[sizeof out_prefix + 32], tmp[sizeof path + 8], head[8192];
+	int pid = (int)SYS0(SYS_getpid);
+	snprintf(path, sizeof path, "%s.%d", out_prefix, pid);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	struct rusage self, kids;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	uint64_t cpu = 0, kids_cpu = 0;
+	struct timeval tv[4] = {self.ru_utime, self.ru_stime, kids.ru_utime, kids.ru_stime};
+	for (int i = 0; i < 4; i++)
+		*(i < 2 ? &cpu : &kids_cpu) += (uint64_t)tv[i].tv_sec * 1000000000ULL + (uint64_t)tv[i].tv_usec * 1000ULL;
+	char cmd[4096];
+	size_t nc = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t k;
+		while (nc < sizeof cmd - 1 && (k = read(fd, cmd + nc, sizeof cmd - 1 - nc)) > 0)
+			nc += (size_t)k;
+		close(fd);
+	}
+	while (nc > 0 && cmd[nc - 1] == 0)
+		nc--;
+	for (size_t i = 0; i < nc; i++)
+		if (cmd[i] == 0 || cmd[i] == '\n')
+			cmd[i] = ' ';
+	cmd[nc] = 0;
+	char iv[32];
+	duration(iv, sizeof iv, interval_ns);
+	uint64_t used = atomic_load(&hdr->next);
+	if (used > hdr->size)
+		used = hdr->size;
+	int n = snprintf(head, sizeof head,
+		"fragprof-record 1\ninfo cmd %s\ninfo interval %s\ninfo burst %u\ninfo overhead %g%%\ninfo sampler inprocess\n"
+		"info library_start_ns %llu\ninfo process_cpu_ns %llu\ninfo children_cpu_ns %llu\nraw %llu\n",
+		cmd, iv, burst_len, 100 * share, (unsigned long long)lib_start_ns, (unsigned long long)cpu,
+		(unsigned long long)kids_cpu, (unsigned long long)used);
+	static const char tail[] = "\ninfo runs 1\n";
+	int ok = 0;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		ok = put_all(fd, head, (size_t)n) && put_all(fd, hdr, used) && put_all(fd, tail, sizeof tail - 1);
+		ok = close(fd) == 0 && ok;
+		// link, not rename: a record left by an earlier process of the same ID (an
+		// earlier run, or IDs wrapped around) is kept, and this one is OUT.<pid>.<n>.
+		size_t np = strlen(path);
+		for (int i = 1; ok && link(tmp, path) != 0; i++) {
+			if (errno != EEXIST || i > 999)
+				ok = 0;
+			else
+				snprintf(path + np, sizeof path - np, ".%d", i);
+		}
+		int e = errno;
+		unlink(tmp);
+		errno = e;
+	}
+	if (!ok)
+		dprintf(2, "fragprof: cannot write the record %s: %s\n", path, strerror(errno));
 }
 
 static void at_exit(void) {
@@ -1613,7 +1763,24 @@ static void at_exit(void) {
 	if (ts.cur)
 		end_burst();
 	disarm_thread();
+	if (out_prefix[0] && hdr && !recorded && (int)SYS0(SYS_getpid) == owner_pid) {
+		recorded = 1;
+		write_record();
+	}
 }
+
+// _exit and _Exit, which shells (dash) and forked children end with, run no atexit
+// handler: in the user's launcher's mode they write the record first. A vfork child,
+// which shares its parent's memory, has another process ID than the file's owner
+// and writes none.
+void _exit(int status) {
+	if (out_prefix[0] && hdr)
+		at_exit();
+	for (;;)
+		SYS3(SYS_exit_group, status, 0, 0);
+}
+
+void _Exit(int status) { _exit(status); }
 
 // unsetenv_entry removes our library from LD_PRELOAD, restoring the program's own.
 static void restore_env(void) {
@@ -1642,9 +1809,11 @@ __attribute__((constructor)) static void init(void) {
 	real_sigaction = dlsym(RTLD_NEXT, "sigaction");
 	const char *file = getenv("FRAGPROF_SAMPLE_FILE");
 	const char *conf = getenv("FRAGPROF_SAMPLE");
-	if (!file || !conf) {
+	const char *out = getenv("FRAGPROF_SAMPLE_OUT");
+	if ((!file && !(out && *out)) || !conf) {
 		return;
 	}
+	uint64_t init_t0 = now(CLOCK_THREAD_CPUTIME_ID);
 	// conf: interval_ns burst seed share_ppm stack_bytes trap_flag posix_timer tick_ns cost0_ns broken probe
 	char *s = (char *)conf;
 	interval_ns = strtoull(s, &s, 10);
@@ -1664,20 +1833,31 @@ __attribute__((constructor)) static void init(void) {
 		stack_bytes = FPS_MAXSTACK;
 	if (interval_ns < 1000)
 		interval_ns = 1000;
-	int fd = open(file, O_RDWR | O_CLOEXEC);
-	restore_env();
-	if (fd < 0)
-		return;
-	off_t size = lseek(fd, 0, SEEK_END);
-	void *m = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return;
-	hdr = m;
-	if (hdr->magic != FPS_MAGIC || hdr->size != (uint64_t)size) {
-		munmap(m, (size_t)size);
-		hdr = NULL;
-		return;
+	if (!file) { // started by the user's launcher (fragprof sample --env)
+		size_t n = strlen(out);
+		if (n + 32 > sizeof out_prefix) {
+			dprintf(2, "fragprof: the record's path %s is too long: not sampled\n", out);
+			return;
+		}
+		copy(out_prefix, out, n + 1);
+		if (!own_file(NULL))
+			return;
+	} else {
+		int fd = open(file, O_RDWR | O_CLOEXEC);
+		restore_env();
+		if (fd < 0)
+			return;
+		off_t size = lseek(fd, 0, SEEK_END);
+		void *m = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		if (m == MAP_FAILED)
+			return;
+		hdr = m;
+		if (hdr->magic != FPS_MAGIC || hdr->size != (uint64_t)size) {
+			munmap(m, (size_t)size);
+			hdr = NULL;
+			return;
+		}
 	}
 	start_ns = now(CLOCK_MONOTONIC);
 	ts.tid = (pid_t)syscall(SYS_gettid);
@@ -1694,4 +1874,5 @@ __attribute__((constructor)) static void init(void) {
 			run_trial(m);
 	choose_methods(0);
 	arm_thread(0);
+	lib_start_ns = now(CLOCK_THREAD_CPUTIME_ID) - init_t0;
 }
