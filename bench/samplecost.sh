@@ -12,8 +12,9 @@
 # (sampled / plain), the median of the pairs' ratios, the same of wall time, and the
 # mean of the share fragprof reports ("cost (estimate): ... % over the program's own
 # CPU time") beside the measured one, (ratio - 1). The "env" rows run the sampled
-# arm with no fragprof process in the tree: `env VARS... command`, VARS being what
-# `fragprof sample --env -o FILE` prints, the env(1) process counted against it; the
+# arm with no fragprof process in the tree: the command started with the variables
+# `fragprof sample --env -o FILE` prints in its environment, as a shell that
+# exported them starts it (treecpu -eNAME=VALUE: no env(1) process); the
 # program writes its record at exit, and the self-reported share is the cost line
 # `fragprof hotcfg RECORD` prints for each, read after the pairs. Then the floors:
 # fragprof's own process start (fragprof --help) and the library's start (sample --
@@ -59,7 +60,7 @@ sampled() {
 	name=$1
 	shift
 	case $name in
-	*_env) "$OUT/treecpu" "$OUT/$name.sampled" env "LD_PRELOAD=$ENV_LDP" "FRAGPROF_SAMPLE=$ENV_CONF" "FRAGPROF_SAMPLE_OUT=$ENV_OUT.$name" "$@" > /dev/null ;;
+	*_env) "$OUT/treecpu" "$OUT/$name.sampled" "-eLD_PRELOAD=$ENV_LDP" "-eFRAGPROF_SAMPLE=$ENV_CONF" "-eFRAGPROF_SAMPLE_OUT=$ENV_OUT.$name" "$@" > /dev/null ;;
 	*) "$OUT/treecpu" "$OUT/$name.sampled" "$FP" sample -o "$OUT/$name.batches" -- "$@" > /dev/null 2>> "$OUT/$name.report" ;;
 	esac
 }

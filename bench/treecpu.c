@@ -1,18 +1,25 @@
 /* treecpu.c: runs a command and appends to a file the CPU time of its whole process
    tree, as the kernel accounts it when the command is reaped (wait4: user + system
    of the command and of every descendant it waited for), and its wall time, in
-   microseconds: "cpu_us wall_us exit". For bench/samplecost.sh.
-   Usage: treecpu OUTFILE COMMAND [ARG...] */
+   microseconds: "cpu_us wall_us exit". Each -eNAME=VALUE before the command is put
+   in the command's environment, as a shell that exported it would (no env(1)
+   process in the tree). For bench/samplecost.sh.
+   Usage: treecpu OUTFILE [-eNAME=VALUE...] COMMAND [ARG...] */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-	if (argc < 3) {
-		fprintf(stderr, "usage: treecpu OUTFILE COMMAND [ARG...]\n");
+	int cmd = 2;
+	while (cmd < argc && strncmp(argv[cmd], "-e", 2) == 0 && strchr(argv[cmd], '=')) {
+		cmd++;
+	}
+	if (cmd >= argc) {
+		fprintf(stderr, "usage: treecpu OUTFILE [-eNAME=VALUE...] COMMAND [ARG...]\n");
 		return 2;
 	}
 	struct timespec t0, t1;
@@ -23,8 +30,11 @@ int main(int argc, char **argv) {
 		return 1;
 	}
 	if (pid == 0) {
-		execvp(argv[2], argv + 2);
-		perror(argv[2]);
+		for (int i = 2; i < cmd; i++) {
+			putenv(argv[i] + 2);
+		}
+		execvp(argv[cmd], argv + cmd);
+		perror(argv[cmd]);
 		_exit(127);
 	}
 	int st;
