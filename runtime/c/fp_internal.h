@@ -105,7 +105,9 @@ static inline void fp_put64(unsigned char *b, uint64_t v) {
 static inline uint32_t fp_get32(const unsigned char *b) {
 	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
-static inline uint64_t fp_get64(const unsigned char *b) { return (uint64_t)fp_get32(b) | (uint64_t)fp_get32(b + 4) << 32; }
+static inline uint64_t fp_get64(const unsigned char *b) {
+	return (uint64_t)fp_get32(b) | (uint64_t)fp_get32(b + 4) << 32;
+}
 
 /* The dump's header (docs/runtime.md, "Dump layout"): its magic, and its flags (offset 28). */
 #define FP_DUMP_MAGIC "FPDUMP\0\1"

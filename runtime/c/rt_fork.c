@@ -70,12 +70,12 @@
 #include "fp_internal.h"
 
 /* zero_counters zeroes every unit's counters, writing only the pages (512 counters)
- * that hold a count. A __fragprof_forked process shares its parent's pages until it writes to
- * them: a trial __fragprof_forked from the fork server, whose counters are zero unless its
+ * that hold a count. A forked process shares its parent's pages until it writes to
+ * them: a trial forked from the fork server, whose counters are zero unless its
  * program ran code before the fork, then copies only the counter pages it counts in,
  * not every one (reading costs no copy). With resident_only, a page that no process
  * has touched (not resident: mincore) is zero and left unread: reading it would map
- * it, and a trial __fragprof_forked afterwards would pay a second fault (copying the zero page)
+ * it, and a trial forked afterwards would pay a second fault (copying the zero page)
  * on its first count there, not one. */
 static void zero_counters(int resident_only) {
 	static unsigned char res[256];
@@ -101,11 +101,11 @@ static void zero_counters(int resident_only) {
 		}
 }
 
-/* after_fork starts a __fragprof_forked child's counts afresh (the parent's so far are the
- * parent's to write): at its end the child adds its own to the run's dump. */
+/* __fragprof_after_fork starts a forked child's counts afresh (the parent's so far
+ * are the parent's to write): at its end the child adds its own to the run's dump. */
 void __fragprof_after_fork(void) {
 	if (__fragprof_cont_on || !__fragprof_merge_children)
-		return; /* continuous mode: cont_after_fork; the fork server: its trials */
+		return; /* continuous mode: rt_continuous.c; the fork server: its trials */
 	zero_counters(0);
 	__fragprof_main_returned = 0;
 	__fragprof_dumped = 0;
@@ -114,14 +114,14 @@ void __fragprof_after_fork(void) {
 	__fragprof_tell("fork", 0);
 }
 
-
 /* __fragprof_before_exec is called before every exec call of instrumented code: the
  * process image is about to be replaced, so its counts so far are written (in the
  * ordinary mode, added to the run's dump). */
 void __fragprof_before_exec(void) {
-	/* Not in a vfork child (__fragprof_owner is its parent): it shares the parent's counters,
-	 * which the parent writes at its end. */
-	if ((!__fragprof_out_path[0] && !__fragprof_trial_fd) || __fragprof_cont_on || __fragprof_dumped || fp_getpid() != __fragprof_owner)
+	/* Not in a vfork child (whose owner is its parent): it shares the parent's
+	 * counters, which the parent writes at its end. */
+	if ((!__fragprof_out_path[0] && !__fragprof_trial_fd) || __fragprof_cont_on || __fragprof_dumped ||
+	    fp_getpid() != __fragprof_owner)
 		return;
 	int saved = errno;
 	__fragprof_dump(0);
@@ -131,7 +131,8 @@ void __fragprof_before_exec(void) {
 /* __fragprof_after_exec runs when the exec failed: the counts so far are written, so
  * the process counts afresh and adds the rest at its end. */
 void __fragprof_after_exec(void) {
-	if ((!__fragprof_out_path[0] && !__fragprof_trial_fd) || __fragprof_cont_on || !__fragprof_dumped || fp_getpid() != __fragprof_owner)
+	if ((!__fragprof_out_path[0] && !__fragprof_trial_fd) || __fragprof_cont_on || !__fragprof_dumped ||
+	    fp_getpid() != __fragprof_owner)
 		return;
 	int saved = errno;
 	__fragprof_after_fork();
@@ -181,7 +182,6 @@ int __fragprof_serve_trials(void) {
 	zero_counters(1);
 	return count_threads() != 1;
 }
-
 
 extern int __fragprof_main(int, char **, char **) __attribute__((weak));
 
