@@ -1,6 +1,7 @@
 // Package runtime embeds the C runtime that fragprof links into instrumented
-// programs (c/*.c: counter registry and dump, fork server) and the header programs
-// may include (c/fragprof.h).
+// programs (c/*.c, compiled as one translation unit: one file per role, in layers
+// whose calls only go down, listed in c/fp_internal.h) and the header programs may
+// include (c/fragprof.h).
 package runtime
 
 import (

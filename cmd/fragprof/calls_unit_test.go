@@ -12,7 +12,7 @@ import (
 // TestExportPprofOldProfile: a profile written before calls were recorded (format
 // 1.1) exports to pprof as before, one single-frame sample per executed block.
 func TestExportPprofOldProfile(t *testing.T) {
-	src := filepath.Join("..", "..", "profile", "testdata", "small-v1.1.fpp")
+	src := filepath.Join("testdata", "small-v1.1.fpp")
 	pb := filepath.Join(t.TempDir(), "old.pb.gz")
 	if _, stderr, code := cli(t, "", "export", src, "--format", "pprof", "-o", pb); code != 0 {
 		t.Fatalf("export pprof: exit %d\n%s", code, stderr)

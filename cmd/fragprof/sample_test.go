@@ -96,7 +96,7 @@ func TestSampleHotcfgCLI(t *testing.T) {
 func TestSampleInProcessStacks(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "deep")
-	if b, err := exec.Command("gcc", "-O2", "-g", "-fomit-frame-pointer", "-o", prog, "../../internal/sample/testdata/deep.c").CombinedOutput(); err != nil {
+	if b, err := exec.Command("gcc", "-O2", "-g", "-fomit-frame-pointer", "-o", prog, "testdata/deep.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
 	batches := filepath.Join(dir, "d.batches")
@@ -262,7 +262,7 @@ func TestSampleSteppingAndCost(t *testing.T) {
 	t.Setenv("FRAGPROF_CACHE", "")
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	prog := filepath.Join(dir, "spin")
-	if b, err := exec.Command("gcc", "-O2", "-o", prog, "../../internal/sample/testdata/spin.c").CombinedOutput(); err != nil {
+	if b, err := exec.Command("gcc", "-O2", "-o", prog, "testdata/cputime.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
 	cli := cliWant(t)

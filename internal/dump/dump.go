@@ -75,7 +75,7 @@ type Dump struct {
 	Pid          int
 	Units        []Unit
 	// Continuous reports a dump written in continuous mode: the counters lived in the
-	// file while the program ran (runtime/c/fragprof_rt.c).
+	// file while the program ran (runtime/c/rt_continuous.c).
 	Continuous bool
 	// Finished reports that the runtime completed the dump (at exit or on a signal).
 	// A continuous dump without it comes from a program that was killed (SIGKILL,

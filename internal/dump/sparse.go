@@ -9,7 +9,7 @@ import (
 )
 
 // Expand writes to dst (reused when it has room) the dump of n bytes whose sparse
-// form is src, and returns it. The sparse form (runtime/c/fragprof_rt.c,
+// form is src, and returns it. The sparse form (runtime/c/rt_dump.c,
 // __fragprof_sparse) is the dump with each unit's counters replaced by u32 nruns
 // and nruns runs of non-zero counters, each u32 first, u32 length and the length
 // counters; the counters outside the runs are 0. A trial of a large program sets few

@@ -273,7 +273,7 @@ type writer struct {
 }
 
 // CounterPage is the alignment and size granule of a unit's counter array, so that
-// the runtime's continuous mode can map a file over it (runtime/c/fragprof_rt.c).
+// the runtime's continuous mode can map a file over it (runtime/c/rt_continuous.c).
 const CounterPage = 4096
 
 // PaddedCounters returns the length of the counter array of a unit with n counters:
@@ -712,10 +712,10 @@ func sortedKeys(m map[int]map[int]int) []int {
 }
 
 // MainName is what an instrumented program's main is renamed to: the runtime's own
-// main calls it, directly or from its fork server (runtime/c/forkserver.c).
+// main calls it, directly or from its fork server (runtime/c/rt_fork.c).
 const MainName = "__fragprof_main"
 
-// StartName is the runtime's entry point (runtime/c/forkserver.c) that the new main
+// StartName is the runtime's entry point (runtime/c/rt_fork.c) that the new main
 // of a module that defined main calls: it runs the program's main (MainName), or
 // becomes a fork server.
 const StartName = "__fragprof_start"

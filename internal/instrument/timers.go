@@ -183,7 +183,7 @@ func declares(m *llvmir.Module, fn string) bool {
 }
 
 // Uncounted prepares m for a timing build that carries no counters: it only renames
-// main (the runtime's main and fork server call it, runtime/c/forkserver.c), so that
+// main (the runtime's main and fork server call it, runtime/c/rt_fork.c), so that
 // the timed code runs exactly as compiled, without counter increments. Timers.Apply
 // may follow; the unit registers nothing with the runtime.
 func Uncounted(m *llvmir.Module, source string) (*Unit, error) {

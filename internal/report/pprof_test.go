@@ -136,7 +136,7 @@ func TestPprofStacks(t *testing.T) {
 // 1.1) export as before: one single-frame sample per executed block.
 func TestPprofOldProfiles(t *testing.T) {
 	for _, name := range []string{"small-v1.0.fpp", "small-v1.1.fpp"} {
-		p, err := profile.ParseFile(filepath.Join("..", "..", "profile", "testdata", name))
+		p, err := profile.ParseFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -458,7 +458,7 @@ int main(void) {
 }()
 
 // TestForkServerSparse: a program that runs few of its counters has its trials' dumps
-// sent in the sparse form (runtime/c/fragprof_rt.c, __fragprof_sparse), and every
+// sent in the sparse form (runtime/c/rt_dump.c, __fragprof_sparse), and every
 // function's counts equal those of the same input run by exec, for trials that fork
 // a child that adds its counts and for one that crashes (its fault record kept).
 func TestForkServerSparse(t *testing.T) {

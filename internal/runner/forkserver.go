@@ -1,5 +1,5 @@
 // This file implements the client of the runtime's fork server
-// (runtime/c/forkserver.c): one long-lived process per worker that forks a fresh
+// (runtime/c/rt_fork.c): one long-lived process per worker that forks a fresh
 // process image for every trial.
 
 package runner
@@ -135,7 +135,7 @@ type Trial struct {
 	// every trial after the server's first does: read Dump with dump.ParseKnown.
 	Known *dump.Known
 	// Extra holds the records of the runtime's extra channel (fragment times,
-	// checkpoint traces: runtime/c/extra.c), valid until the next Run.
+	// checkpoint traces: runtime/c/rt_io.c), valid until the next Run.
 	Extra []byte
 }
 

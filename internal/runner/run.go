@@ -44,7 +44,7 @@ type Status struct {
 }
 
 // A Loss is a process of a run whose counts are lost: its runtime met an error
-// writing them (runtime/c/fragprof_rt.c, report_failure) and said which on the live
+// writing them (runtime/c/rt_dump.c, __fragprof_dump) and said which on the live
 // pipe, as a line "dump-error PID ERRNO".
 type Loss struct {
 	Pid   int
@@ -97,7 +97,7 @@ type Command struct {
 	// WorkDir is the program's working directory ("": the current one).
 	WorkDir string
 	// ExtraOut, when set, names the file that receives the runtime's extra channel
-	// (runtime/c/extra.c: fragment times, checkpoint traces).
+	// (runtime/c/rt_io.c: fragment times, checkpoint traces).
 	ExtraOut string
 	// Timeout, when positive, stops a run that lasts longer: SIGTERM, on which the
 	// runtime writes the counts so far, then SIGKILL after Grace.
@@ -260,7 +260,7 @@ func noCounts(st Status, dir string) string {
 // A live reads fragprof's end of the live pipe from the start of a run (a process
 // that found the pipe full would block, and the run never end) until its end of
 // file, when the last process of the run has ended, and keeps what the processes
-// said on it (runtime/c/fragprof_rt.c, tell): the processes that wrote no counts and
+// said on it (runtime/c/rt_io.c, __fragprof_tell): the processes that wrote no counts and
 // why ("dump-error PID ERRNO"), and the forked children ("fork PID") that have not
 // written theirs ("done PID").
 type live struct {

@@ -39,7 +39,7 @@
  * the activations beyond it are counted as dropped.
  *
  * At the dump all fragments go out in one record of type 1 on the extra channel
- * (extra.c); the payload is documented in docs/timing.md. The hook is
+ * (rt_io.c); the payload is documented in docs/timing.md. The hook is
  * async-signal-safe (no allocation, only write; a lock held by the interrupted code
  * is waited for a bounded time, then the record is given up).
  */

@@ -5,7 +5,7 @@
  * its variables — to a buffer owned by the calling thread. A background drainer
  * thread empties the buffers into a private memfd as framed records; at the dump
  * (exit, a fatal signal, the end of a fork-server trial) the rest is drained and the
- * whole trace is copied to the extra channel (extra.c) as records of type 2. The
+ * whole trace is copied to the extra channel (rt_io.c) as records of type 2. The
  * layout is in docs/trace-format.md.
  *
  * The fast path takes no lock and makes no system call: one relaxed load of the
@@ -508,7 +508,7 @@ static int tr_status(const char *const *keys, uint64_t *v, int n) {
 	return found == n;
 }
 
-/* __fragprof_trace_base is called just before the program's main (forkserver.c), in
+/* __fragprof_trace_base is called just before the program's main (rt_fork.c), in
  * the process that runs it. When tracing is on it resets the peak resident set to
  * the present one (writing 5 to /proc/self/clear_refs, Linux ≥ 4.0: an in-process
  * trial's peak would otherwise be an earlier trial's; a forked one starts with its

@@ -1,8 +1,13 @@
-/* forkserver.c: the runtime's main and its fork server.
+/* rt_fork.c: the processes of a run (layer 4; fp_internal.h lists the layers): a
+ * forked child's counts, exec, and the fork server.
  *
- * fragprof renames an instrumented program's main to __fragprof_main and gives the
- * program a new main that calls __fragprof_start, below. Normally it just calls the
- * program's main. When FRAGPROF_CTL="R,W"
+ * A process the program forks counts afresh and, at its end, adds its counts to the
+ * run's dump (or to its fork-server trial's); one that execs writes its counts
+ * before the exec (docs/runtime.md, "Processes: fork and exec").
+ *
+ * The fork server. fragprof renames an instrumented program's main to __fragprof_main
+ * and gives the program a new main that calls __fragprof_start, below. Normally it
+ * just calls the program's main. When FRAGPROF_CTL="R,W"
  * names two descriptors, it becomes a fork server (AFL's is the model): the program
  * has initialised once; for every trial request read from R it forks a fresh copy,
  * gives it the trial's argv and stdin, lets it run the program's main to its end,
@@ -19,12 +24,12 @@
  *            nargs = 0xFFFFFFFF keeps the server's own arguments.
  *   reply:   "FPR3", wait status, dump length, form, sent length, 0, the dump as
  *            sent, extra length, 0, extra bytes (the extra channel's records,
- *            extra.c) when the trial has ended. Form 0: the dump's bytes as they
+ *            rt_io.c) when the trial has ended. Form 0: the dump's bytes as they
  *            are (sent length 0); form 1: its sparse form, sent length bytes, each
- *            unit's counters as runs of the non-zero ones (fragprof_rt.c,
+ *            unit's counters as runs of the non-zero ones (rt_dump.c,
  *            __fragprof_sparse), which the client expands to the dump.
  *            After the first reply that holds a dump, the trials write the server's
- *            units' metadata by reference (fragprof_rt.c, REF_ML): the client keeps
+ *            units' metadata by reference (rt_dump.c, REF_ML): the client keeps
  *            it from that reply.
  * The tags carry the protocol's version (3): a server and a client of different
  * versions stop at the first exchange, the server with status 70 on a request it
@@ -37,12 +42,15 @@
  * that group. A read of end-of-file on R ends the server.
  *
  * A trial is all the processes of the program: those its process forks, and those
- * exec'd from them, add their counts to the trial's dump (fragprof_rt.c: merge_fd;
+ * exec'd from them, add their counts to the trial's dump (rt_dump.c: merge_fd;
  * an exec'd program finds the dump's descriptor in FRAGPROF_TRIAL_FD). The server is
  * their subreaper (PR_SET_CHILD_SUBREAPER): it reports a trial when its last process
  * has ended, so that no count is missing from the reply nor lands in the next
  * trial's dump. A process that outlives the trial's timeout is killed with the
  * server, and the trial reported as timed out.
+ *
+ * It calls rt_dump.c (the dump, the sparse form), rt_io.c (the extra channel) and
+ * trace.c (the trace's base).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,11 +62,126 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fp_internal.h"
+
+/* zero_counters zeroes every unit's counters, writing only the pages (512 counters)
+ * that hold a count. A forked process shares its parent's pages until it writes to
+ * them: a trial forked from the fork server, whose counters are zero unless its
+ * program ran code before the fork, then copies only the counter pages it counts in,
+ * not every one (reading costs no copy). With resident_only, a page that no process
+ * has touched (not resident: mincore) is zero and left unread: reading it would map
+ * it, and a trial forked afterwards would pay a second fault (copying the zero page)
+ * on its first count there, not one. */
+static void zero_counters(int resident_only) {
+	static unsigned char res[256];
+	uint32_t k = 0;
+	for (struct fp_unit *u = __fragprof_units; u && k < __fragprof_nunits; u = u->next, k++)
+		for (uint64_t i = 0; i < u->ncounters; i += 512) {
+			uint64_t n = u->ncounters - i < 512 ? u->ncounters - i : 512, any = 0;
+			if (resident_only && (uintptr_t)u->counters % 4096 == 0) {
+				/* mincore a run of pages at once: res[(i / 512) % 256] */
+				uint64_t pg = i / 512;
+				if (pg % 256 == 0) {
+					uint64_t left = (u->ncounters - i + 511) / 512;
+					if (mincore(u->counters + i, (size_t)(left < 256 ? left : 256) * 4096, res) < 0)
+						memset(res, 1, sizeof res); /* unknown: read them */
+				}
+				if (!(res[pg % 256] & 1))
+					continue;
+			}
+			for (uint64_t j = 0; j < n; j++)
+				any |= u->counters[i + j];
+			if (any)
+				memset(u->counters + i, 0, (size_t)n * 8);
+		}
+}
+
+/* __fragprof_after_fork starts a forked child's counts afresh (the parent's so far
+ * are the parent's to write): at its end the child adds its own to the run's dump. */
+void __fragprof_after_fork(void) {
+	if (__fragprof_cont_on || !__fragprof_merge_children)
+		return; /* continuous mode: rt_continuous.c; the fork server: its trials */
+	zero_counters(0);
+	__fragprof_main_returned = 0;
+	__fragprof_dumped = 0;
+	__fragprof_owner = fp_getpid();
+	__fragprof_forked = 1;
+	__fragprof_tell("fork", 0);
+}
+
+/* __fragprof_before_exec is called before every exec call of instrumented code: the
+ * process image is about to be replaced, so its counts so far are written (in the
+ * ordinary mode, added to the run's dump). */
+void __fragprof_before_exec(void) {
+	/* Not in a vfork child (whose owner is its parent): it shares the parent's
+	 * counters, which the parent writes at its end. */
+	if ((!__fragprof_out_path[0] && !__fragprof_trial_fd) || __fragprof_cont_on || __fragprof_dumped ||
+	    fp_getpid() != __fragprof_owner)
+		return;
+	int saved = errno;
+	__fragprof_dump(0);
+	errno = saved;
+}
+
+/* __fragprof_after_exec runs when the exec failed: the counts so far are written, so
+ * the process counts afresh and adds the rest at its end. */
+void __fragprof_after_exec(void) {
+	if ((!__fragprof_out_path[0] && !__fragprof_trial_fd) || __fragprof_cont_on || !__fragprof_dumped ||
+	    fp_getpid() != __fragprof_owner)
+		return;
+	int saved = errno;
+	__fragprof_after_fork();
+	errno = saved;
+}
+
+void __fragprof_reset_for_child(int fd, int zero) {
+	if (zero)
+		zero_counters(0);
+	__fragprof_main_returned = 0;
+	__fragprof_out_fd = fd;
+	__fragprof_out_path[0] = 0;
+	__fragprof_owner = fp_getpid();
+	__fragprof_run_id = (uint32_t)__fragprof_owner;
+	__fragprof_dumped = 0;
+	__fragprof_trial_fd = __fragprof_merge_children = 1;
+}
+
+/* count_threads returns the number of threads of this process (/proc/self/task), or
+ * 0 when it cannot tell. */
+static int count_threads(void) {
+	int fd = fp_open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0), n = 0;
+	if (fd < 0)
+		return 0;
+	char buf[4096];
+	long r;
+	while ((r = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+		for (long off = 0; off < r;) {
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, 2);
+			const char *name = buf + off + 19;
+			n += name[0] != '.';
+			off += reclen;
+		}
+	fp_close(fd);
+	return r < 0 ? 0 : n;
+}
+
+int __fragprof_serve_trials(void) {
+	pthread_atfork(0, 0, __fragprof_after_fork);
+	/* The counts of the program's constructors are no trial's. The server runs no
+	 * code of the program from here on, so its counters stay zero and every trial
+	 * it forks starts from zero without reading them: zeroing them in each trial read
+	 * every counter page (sqlite3: 200 pages, a fault each) and was a tenth of a
+	 * trial's time. Unless a thread of the program's still runs (started by a
+	 * constructor): then its counts are zeroed in every trial, as they were. */
+	zero_counters(1);
+	return count_threads() != 1;
+}
 
 extern int __fragprof_main(int, char **, char **) __attribute__((weak));
 
