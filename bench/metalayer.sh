@@ -31,6 +31,10 @@ REPS=${2:-3}
 KMAX=${3:-800}
 FP=${FRAGPROF:-./fragprof}
 CC=${CC:-cc}
+if ! [ -x "$FP" ]; then
+	echo "metalayer.sh: no fragprof at $FP: run 'make build' first or set FRAGPROF" >&2
+	exit 2
+fi
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 "$FP" trace examples/predict/brusselator.c --input 'K = choice(1,2,3,4,6,8,16,32)' --stdin '{K}\n' \
