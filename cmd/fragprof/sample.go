@@ -193,16 +193,8 @@ Examples:
 				return runExact(e, s.Target, o, cmp.Or(f.out, "exact.cfg"))
 			}
 			out := cmp.Or(f.out, "sample.batches")
-			if s.Recordable() {
-				return runRecord(e, intr, s, out, children0)
-			}
-			file, err := os.Create(out)
-			if err != nil {
-				return err
-			}
-			defer file.Close()
 			s.Interrupted = func() bool { return intr.caught() != 0 }
-			res, err := s.Run(file)
+			res, err := s.Write(out)
 			if err != nil {
 				return err
 			}

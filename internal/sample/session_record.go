@@ -6,6 +6,7 @@ package sample
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -40,5 +41,23 @@ func (s *Session) Record(out string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Total: *st, Last: st, Traced: []PlainRun{{CPU: st.CPU}}, InProcessRuns: 1, Batches: st.Batches}, nil
+	return &Result{Total: *st, Last: st, Traced: []PlainRun{{Wall: st.Wall, CPU: st.CPU}}, InProcessRuns: 1,
+		Steps: st.Steps, Batches: st.Batches}, nil
+}
+
+// Write samples the session into the file out: a record when the session is
+// Recordable (Record), else a batches file (Run).
+func (s *Session) Write(out string) (*Result, error) {
+	if s.Recordable() {
+		return s.Record(out)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Run(f)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return res, err
 }
