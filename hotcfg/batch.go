@@ -24,8 +24,10 @@ type Batch struct {
 // A Mapping is an executable mapping of a file into the traced address space, as in
 // /proc/pid/maps: addresses [Start, End) hold the file's bytes from Offset.
 type Mapping struct {
-	Start, End, Offset uint64
-	Path               string
+	Start  uint64 `json:"start"`
+	End    uint64 `json:"end"`
+	Offset uint64 `json:"offset"`
+	Path   string `json:"path"`
 }
 
 // Maps is a set of mappings sorted by Start.

@@ -2,6 +2,7 @@ package hotcfg
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
@@ -159,12 +160,12 @@ func TestJSONRoundTrip(t *testing.T) {
 		}
 		return Symbol{Func: "main", Entry: 0x1000}
 	}))
-	var buf bytes.Buffer
-	if err := g.WriteJSON(&buf, nil, nil); err != nil {
+	data, err := json.Marshal(g)
+	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := ReadJSON(&buf)
-	if err != nil {
+	h := new(Graph)
+	if err := json.Unmarshal(data, h); err != nil {
 		t.Fatal(err)
 	}
 	if g.String() != h.String() || h.Instructions != g.Instructions || len(h.Maps) != 1 {
@@ -227,16 +228,16 @@ func TestBurstsInfer(t *testing.T) {
 	if got := g.String(); got != want || !g.Edges[0].Inferred {
 		t.Fatalf("call inference:\n%s\nwant:\n%s", got, want)
 	}
-	// The flag survives JSON.
-	var buf bytes.Buffer
-	if err := g.WriteJSON(&buf, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	h, err := ReadJSON(&buf)
+	// The flag, the rate and its standard error survive JSON.
+	data, err := json.Marshal(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Edges) != 1 || !h.Edges[0].Inferred {
+	h := new(Graph)
+	if err := json.Unmarshal(data, h); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Edges) != 1 || !h.Edges[0].Inferred || h.Edges[0].Rate != g.Edges[0].Rate || h.Edges[0].StdErr != g.Edges[0].StdErr {
 		t.Errorf("JSON round trip lost the inferred flag: %+v", h.Edges)
 	}
 }

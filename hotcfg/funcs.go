@@ -51,12 +51,6 @@ func (g *Graph) Split() (funcs []*FuncView, cross []*Edge) {
 	return funcs, cross
 }
 
-// index returns the position of b in f.Blocks.
-func (f *FuncView) index(b *Block) int {
-	i := sort.Search(len(f.Blocks), func(i int) bool { return f.Blocks[i].Start >= b.Start })
-	return i
-}
-
 // Label is how outputs name a block: function+offset and, when known, file:line.
 func (b *Block) Label() string {
 	s := fmt.Sprintf("%#x", b.Start)

@@ -6,7 +6,7 @@ package hotcfg
 import (
 	"bufio"
 	"bytes"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -160,8 +160,10 @@ func (d *Samples) Head(n int) {
 	}
 }
 
-// ReadExact reads the exact graph that 'fragprof sample --exact' writes (JSON);
-// what is not one is an error saying what it is and what is wanted.
+// ReadExact reads the exact graph that 'fragprof sample --exact' writes: the
+// "graph" member of its JSON document (docs/json.md), which any graph 'fragprof
+// hotcfg --format json' writes also holds; what is not one is an error saying what
+// it is and what is wanted.
 func ReadExact(name string) (*Graph, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
@@ -171,15 +173,16 @@ func ReadExact(name string) (*Graph, error) {
 	if bytes.HasPrefix(data, []byte(Magic)) {
 		return nil, fmt.Errorf("--compare %s is a batches file, to be given as an argument: %s", name, want)
 	}
-	g, err := ReadJSON(bytes.NewReader(data))
-	if err != nil {
-		je := errors.Unwrap(err)
-		if je == nil {
-			je = err
-		}
-		return nil, fmt.Errorf("--compare %s: not an exact graph (%v): %s", name, jsonerr.Explain(data, je), want)
+	var doc struct {
+		Graph *Graph `json:"graph"`
 	}
-	return g, nil
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("--compare %s: not an exact graph (%v): %s", name, jsonerr.Explain(data, err), want)
+	}
+	if doc.Graph == nil {
+		return nil, fmt.Errorf("--compare %s: not an exact graph (a JSON document without \"graph\", the graph by address): %s", name, want)
+	}
+	return doc.Graph, nil
 }
 
 // A Builder makes the hot CFG of a set of samples.

@@ -72,7 +72,7 @@ Examples:
 				return usagef("export: --format %q: want json, dot or pprof", format)
 			}
 			if isBatches(args[0]) {
-				// A sampled run: pprof with call stacks (hotcfg.Pprof).
+				// A sampled run: pprof with its call stacks (report.SampledPprof).
 				if format != "pprof" {
 					return usagef("export: %s is a batches file: only --format pprof applies (use 'fragprof hotcfg' for JSON and DOT)", args[0])
 				}
@@ -82,7 +82,7 @@ Examples:
 				}
 				files := sample.NewFiles(d.Maps)
 				render := func(w io.Writer) error {
-					return hotcfg.WritePprof(w, d.Batches, hotcfg.Chain{d.Code, files}, files, d.Maps)
+					return report.WriteSampledPprof(w, d.Batches, hotcfg.Chain{d.Code, files}, files, d.Maps)
 				}
 				if outFile == "" {
 					return render(e.stdout)

@@ -175,13 +175,13 @@ Examples:
 				case top > 0:
 					return writeTop(w, g, data.Batches, files, top)
 				case format == "pprof":
-					return hotcfg.WritePprof(w, data.Batches, code, files, data.Maps)
+					return report.WriteSampledPprof(w, data.Batches, code, files, data.Maps)
 				case format == "dot":
 					return report.WriteDOT(w, g.Profile(data.Runs, files.Lines))
 				case format == "profile":
 					return g.Profile(data.Runs, files.Lines).Write(w)
 				}
-				return g.WriteJSON(w, cmp, files.Lines)
+				return report.GraphJSON(g, data.Runs, files.Lines, cmp).Write(w)
 			}
 			if out != "" {
 				return atomicfile.WriteWith(out, render) // a failed run leaves no half-written graph
@@ -225,7 +225,7 @@ func writeExact(e *env, g *hotcfg.Graph, name, format, out string, built bool) e
 		case "dot":
 			return report.WriteDOT(w, g.Profile(1, files.Lines))
 		}
-		return g.WriteJSON(w, nil, files.Lines)
+		return report.GraphJSON(g, 1, files.Lines, nil).Write(w)
 	}
 	if out != "" {
 		return atomicfile.WriteWith(out, render)

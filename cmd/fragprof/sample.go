@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,8 +18,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fragprof/fragprof/hotcfg"
+	"github.com/fragprof/fragprof/internal/atomicfile"
+	"github.com/fragprof/fragprof/internal/report"
 	"github.com/fragprof/fragprof/internal/sample"
 	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/profile"
 )
 
 func newSampleCmd(e *env) *cobra.Command {
@@ -190,19 +194,17 @@ Examples:
 			defer intr.stop()
 			if f.exact {
 				o := sample.ExactOptions{MaxInstructions: f.maxInsns, Stepping: s.Options.Stepping}
-				return runExact(e, s.Target, o, cmp.Or(f.out, "exact.cfg"))
+				return runExact(e, s.Target, o, cmp.Or(f.out, "exact.cfg"), f.format == "profile")
 			}
-			out := cmp.Or(f.out, "sample.batches")
 			s.Interrupted = func() bool { return intr.caught() != 0 }
-			res, err := s.Write(out)
+			res, err := f.write(s, e, intr, children0)
 			if err != nil {
 				return err
 			}
-			if err := res.Report(e.stderr, out, sampleCosts(e, intr, s.Start, children0)); err != nil {
-				return err
-			}
 			if res.Graph != nil {
-				if err := writeHotGraph(f.graphOut, res.Graph, nil); err != nil {
+				files := sample.NewFiles(res.Graph.Maps)
+				res.Graph.Symbolize(files)
+				if err := writeHotGraph(f.graphOut, res.Graph, len(res.Traced), files.Lines); err != nil {
 					return err
 				}
 			}
@@ -228,6 +230,7 @@ type sampleFlags struct {
 	interval                time.Duration
 	burst, repeat, pid      int
 	out, stepping, graphOut string
+	format                  string
 	sampler                 string
 	stackBytes              int
 	overheadTarget          string
@@ -245,7 +248,8 @@ func (f *sampleFlags) add(c *cobra.Command) {
 	fl.DurationVar(&f.interval, "interval", 0, "mean time between bursts (default 1ms of each thread's CPU time in process, 3ms of wall time under ptrace)")
 	fl.IntVar(&f.burst, "burst", 25, "PCs per burst")
 	fl.StringVar(&f.overheadTarget, "overhead", "", "adapt the interval to hold the sampler's cost at this share of run time (e.g. 5%); default 4% in process, none under ptrace")
-	fl.StringVarP(&f.out, "output", "o", "", "output file (default sample.batches, or exact.cfg with --exact)")
+	fl.StringVarP(&f.out, "output", "o", "", "output file (default sample.batches, exact.cfg with --exact, sample.fpp with --format profile)")
+	fl.StringVar(&f.format, "format", "", "output: the batches (a record or batches file, the default) or the exact graph (JSON, with --exact); profile: a profile file, with a sampled run's edge rates")
 	fl.IntVar(&f.pid, "pid", 0, "attach to this running process instead of starting one")
 	fl.BoolVar(&f.exact, "exact", false, "trace every instruction and write the exact CFG")
 	fl.Uint64Var(&f.maxInsns, "max-instructions", 0, "with --exact: stop (detach, and end a program fragprof started) after this many instructions; 0: no bound")
@@ -286,6 +290,9 @@ func (f *sampleFlags) session(c *cobra.Command, e *env, prog []string) (*sample.
 	}
 	if f.stackBytes < 0 || f.stackBytes > 65536 {
 		return nil, usagef("sample: --stack-bytes %d: want 0 to 65536", f.stackBytes)
+	}
+	if f.format != "" && f.format != "profile" {
+		return nil, usagef("sample: --format %q: want profile (or none: the batches, or the exact graph with --exact)", f.format)
 	}
 	if f.pid != 0 && (f.overhead || f.repeat > 1 || f.untilSim != "") {
 		return nil, usagef("sample: --measure-overhead, --repeat and --until-similarity need a program to start")
@@ -354,7 +361,54 @@ func sampleCosts(e *env, intr *interrupts, start *sample.LazyCost, children0 sys
 	}
 }
 
-func runExact(e *env, t sample.Target, o sample.ExactOptions, out string) error {
+// write samples the session s into the file -o names and prints its report: the
+// batches (Session.Write), or with --format profile the profile of their hot CFG,
+// from the batches written to a temporary directory first and left out.
+func (f *sampleFlags) write(s *sample.Session, e *env, intr *interrupts, children0 syscall.Rusage) (*sample.Result, error) {
+	costs := sampleCosts(e, intr, s.Start, children0)
+	if f.format != "profile" {
+		out := cmp.Or(f.out, "sample.batches")
+		res, err := s.Write(out)
+		if err != nil {
+			return nil, err
+		}
+		return res, res.Report(e.stderr, out, costs)
+	}
+	dir, err := os.MkdirTemp("", "fragprof-sample-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	batches := filepath.Join(dir, "run.batches")
+	res, err := s.Write(batches)
+	if err != nil {
+		return nil, err
+	}
+	if err := res.Report(e.stderr, "", costs); err != nil {
+		return nil, err
+	}
+	data, err := hotcfg.ReadBatchFiles([]string{batches})
+	if err != nil {
+		return nil, err
+	}
+	p := sampledProfile(data)
+	return res, atomicfile.WriteWith(cmp.Or(f.out, "sample.fpp"), p.Write)
+}
+
+// sampledProfile is the profile of the hot CFG of data that 'fragprof hotcfg
+// --format profile' writes with its defaults: the Bursts builder with the edges
+// the code implies, symbolized from the program files (hotcfg.Graph.Profile).
+func sampledProfile(data *hotcfg.Samples) *profile.Profile {
+	files := sample.NewFiles(data.Maps)
+	b := &hotcfg.Builder{Samples: data, Code: hotcfg.Chain{data.Code, files}, Infer: true}
+	g := b.Graph("bursts", hotcfg.DefaultParams)
+	g.Symbolize(files)
+	return g.Profile(data.Runs, files.Lines)
+}
+
+// runExact traces the target t exactly and writes its graph to out: the JSON
+// document of the graph, or its profile when asProfile.
+func runExact(e *env, t sample.Target, o sample.ExactOptions, out string, asProfile bool) error {
 	start := time.Now()
 	g, s, err := sample.Exact(t, o, nil)
 	if err != nil {
@@ -362,7 +416,12 @@ func runExact(e *env, t sample.Target, o sample.ExactOptions, out string) error 
 	}
 	files := sample.NewFiles(g.Maps)
 	g.Symbolize(files)
-	if err := writeHotGraph(out, g, files.Lines); err != nil {
+	if asProfile {
+		err = atomicfile.WriteWith(out, g.Profile(1, files.Lines).Write)
+	} else {
+		err = writeHotGraph(out, g, 1, files.Lines)
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "fragprof sample --exact: %d instructions, %d blocks, %d edges in %v (%.2f µs per instruction)\n",
@@ -377,13 +436,14 @@ func runExact(e *env, t sample.Target, o sample.ExactOptions, out string) error 
 	return nil
 }
 
-// writeHotGraph writes g as JSON to file.
-func writeHotGraph(file string, g *hotcfg.Graph, lines func(*hotcfg.Block) []int) error {
+// writeHotGraph writes the JSON document of g, a graph of runs runs, to file
+// (report.GraphJSON).
+func writeHotGraph(file string, g *hotcfg.Graph, runs int, lines func(*hotcfg.Block) []int) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err
 	}
-	if err := g.WriteJSON(f, nil, lines); err != nil {
+	if err := report.GraphJSON(g, runs, lines, nil).Write(f); err != nil {
 		f.Close()
 		return err
 	}

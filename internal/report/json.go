@@ -4,11 +4,11 @@
 package report
 
 import (
-	"github.com/fragprof/fragprof/cfg"
-
 	"encoding/json"
 	"io"
 
+	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/hotcfg"
 	"github.com/fragprof/fragprof/profile"
 )
 
@@ -22,6 +22,12 @@ type JSONProgram struct {
 	Instructions uint64     `json:"instructions,omitempty"`
 	Sampled      uint64     `json:"sampled,omitempty"`
 	Functions    []JSONFunc `json:"functions"`
+	// Graph is the machine-level graph the profile was made from, by address
+	// (hotcfg.Graph's JSON form), in the documents of 'fragprof hotcfg --format
+	// json' and 'sample --exact': what 'hotcfg --compare' reads back.
+	Graph *hotcfg.Graph `json:"graph,omitempty"`
+	// Compare is the sampled graph's comparison with the exact one (hotcfg --compare).
+	Compare *hotcfg.Comparison `json:"compare,omitempty"`
 }
 
 // JSONFunc is one function.
@@ -136,9 +142,24 @@ func JSON(p *profile.Profile) JSONProgram {
 
 // WriteJSON writes p as indented JSON.
 func WriteJSON(w io.Writer, p *profile.Profile) error {
+	return JSON(p).Write(w)
+}
+
+// Write writes the document as indented JSON.
+func (d JSONProgram) Write(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(JSON(p))
+	return enc.Encode(d)
+}
+
+// GraphJSON is the document of a machine-level graph g of runs runs (symbolized
+// beforehand, lines giving its blocks' source lines or nil): the functions of its
+// profile (hotcfg.Graph.Profile: counts, and a sampled graph's rates), the graph by
+// address, and cmp, its comparison with the exact graph, when not nil.
+func GraphJSON(g *hotcfg.Graph, runs int, lines func(*hotcfg.Block) []int, cmp *hotcfg.Comparison) JSONProgram {
+	d := JSON(g.Profile(runs, lines))
+	d.Graph, d.Compare = g, cmp
+	return d
 }
 
 // mangled returns f's linkage name when it differs from the name shown (C++).

@@ -29,7 +29,7 @@ type Costs struct {
 // the batches and runs, the sampler's time under ptrace, the stepping and the
 // estimate of the whole cost in process (costs, called only then), the thinning,
 // the estimated similarity, MeasureOverhead's ratios and the notes. file is the
-// batches file's name.
+// batches file's name ("" when it is not kept).
 func (res *Result) Report(w io.Writer, file string, costs func() (Costs, error)) error {
 	total, runs := res.Total, len(res.Traced)
 	walls := make([]time.Duration, runs)
@@ -38,7 +38,9 @@ func (res *Result) Report(w io.Writer, file string, costs func() (Costs, error))
 	}
 	fmt.Fprintf(w, "fragprof sample: %d batches, %d PCs sampled (%d bursts skipped) in %d run(s), %v per run (median)\n",
 		total.Batches, total.Sampled, total.Skipped, runs, medianDuration(walls))
-	fmt.Fprintf(w, "fragprof sample: share of instructions: run 'fragprof hotcfg %s --compare EXACT' (sampled_fraction) against 'sample --exact'\n", file)
+	if file != "" {
+		fmt.Fprintf(w, "fragprof sample: share of instructions: run 'fragprof hotcfg %s --compare EXACT' (sampled_fraction) against 'sample --exact'\n", file)
+	}
 	if total.Ticks > 0 {
 		// No share of run time: the tracer's own time misses most of what
 		// ptrace costs the program (context switches, caches: +12-15% measured

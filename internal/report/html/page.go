@@ -203,14 +203,18 @@ type edgeDoc struct {
 }
 
 // countDoc mirrors `fragprof count --json` (report.JSONProgram), `cfg --format json`
-// and the graph of `fragprof hotcfg` (which adds instructions and sampled).
+// and the document of `fragprof hotcfg` (which adds instructions and sampled, and
+// the graph by address).
 type countDoc struct {
 	Counters     int       `json:"counters"`
 	Runs         int       `json:"runs"`
 	Instructions *uint64   `json:"instructions"`
 	Sampled      *uint64   `json:"sampled"`
-	Batches      int       `json:"batches"`
 	Functions    []funcDoc `json:"functions"`
+	Graph        *struct {
+		Instructions uint64 `json:"instructions"`
+		Batches      int    `json:"batches"`
+	} `json:"graph"`
 }
 
 // FromFreq builds the page of a frequency estimation. It goes through the estimation's
@@ -306,14 +310,26 @@ func decodeCount(data []byte, src report.Sources) (*Page, error) {
 	}
 	p := &Page{Version: Version, Kind: KindCount, Unit: "executions", Runs: d.Runs}
 	switch {
-	case d.Instructions != nil:
+	case d.Instructions != nil || d.Sampled != nil || d.Graph != nil:
 		p.Kind, p.Unit, p.Runs = KindHot, "sampled executions (estimated)", 0
-		p.fact("instructions", strconv.FormatUint(*d.Instructions, 10))
+		if d.Sampled == nil {
+			p.Unit = "executions" // an exact graph ('sample --exact')
+		}
+		insns, batches := d.Instructions, 0
+		if d.Graph != nil {
+			batches = d.Graph.Batches
+			if insns == nil && d.Graph.Instructions > 0 {
+				insns = &d.Graph.Instructions
+			}
+		}
+		if insns != nil {
+			p.fact("instructions", strconv.FormatUint(*insns, 10))
+		}
 		if d.Sampled != nil {
 			p.fact("sampled", strconv.FormatUint(*d.Sampled, 10))
 		}
-		if d.Batches > 0 {
-			p.fact("batches", strconv.Itoa(d.Batches))
+		if batches > 0 {
+			p.fact("batches", strconv.Itoa(batches))
 		}
 	case !hasCounts(d.Functions):
 		p.Kind, p.Unit, p.Runs = KindCFG, "", 0

@@ -118,24 +118,34 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestHotCFG reads the graph `fragprof hotcfg` prints: machine blocks with estimated
-// counts, drawn like any other.
+// TestHotCFG reads the document `fragprof hotcfg` prints (report.GraphJSON): machine
+// blocks with sampled counts, drawn like any other, and the graph's totals.
 func TestHotCFG(t *testing.T) {
-	hot := `{"instructions": 1000, "sampled": 120, "batches": 3, "functions": [
+	hot := `{"counters": 0, "runs": 1, "instructions": 1000, "sampled": 120, "functions": [
 	  {"name": "loop", "file": "loop.c", "line": 3, "blocks": [
-	    {"id": 0, "label": "entry", "addr": "0x0", "insns": 0, "lines": [], "count": 1},
-	    {"id": 1, "label": "0x401000", "addr": "0x401000", "insns": 4, "lines": [4], "count": 10.5}],
+	    {"id": 0, "label": "entry", "lines": [], "instrs": 0, "count": 1},
+	    {"id": 1, "label": "0x401000", "lines": [4], "instrs": 4, "addr": 4198400, "count": 10}],
 	   "edges": [{"from": 0, "to": 1, "kind": "unconditional", "count": 1},
-	             {"from": 1, "to": 1, "kind": "true", "count": 9.5}]}], "calls": []}`
+	             {"from": 1, "to": 1, "kind": "true", "count": 9, "rate": 0.009, "stderr": 0.001}]}],
+	  "graph": {"instructions": 1000, "sampled": 120, "batches": 3, "maps": [],
+	    "blocks": [{"addr": 4198400, "last": 4198410, "insns": 4, "count": 10.5}],
+	    "edges": [{"from": 0, "to": 0, "kind": "true", "count": 9.5}]}}`
 	p, err := Decode([]byte(hot), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Kind != KindHot || *p.Funcs[0].Blocks[1].Value != 10.5 || p.Files[0].Missing != true {
+	if p.Kind != KindHot || *p.Funcs[0].Blocks[1].Value != 10 || p.Files[0].Missing != true {
 		t.Errorf("hot page: kind %s, value %v", p.Kind, p.Funcs[0].Blocks[1].Value)
 	}
-	if pr := p.Funcs[0].Edges[1].Prob; pr == nil || *pr < 0.9 || *pr > 0.91 {
-		t.Errorf("back edge probability %v, want 9.5/10.5", pr)
+	if pr := p.Funcs[0].Edges[1].Prob; pr == nil || *pr != 0.9 {
+		t.Errorf("back edge probability %v, want 9/10", pr)
+	}
+	facts := map[string]string{}
+	for _, f := range p.Summary {
+		facts[f.Name] = f.Value
+	}
+	if facts["instructions"] != "1000" || facts["sampled"] != "120" || facts["batches"] != "3" {
+		t.Errorf("hot page facts %v", p.Summary)
 	}
 }
 

@@ -1,19 +1,23 @@
-package hotcfg
+package report
 
-import "testing"
+import (
+	"testing"
 
-// TestPprofStacks checks that a PC's stack is its burst's stack followed through the
+	"github.com/fragprof/fragprof/hotcfg"
+)
+
+// TestSampledPprofStacks checks that a PC's stack is its burst's stack followed through the
 // burst's calls and returns: a call pushes its return address, a return pops it.
-func TestPprofStacks(t *testing.T) {
-	code := InsnTable{
-		0x100: {Addr: 0x100, Len: 5, Kind: Call, Target: 0x200},
-		0x200: {Addr: 0x200, Len: 1, Kind: Other},
-		0x201: {Addr: 0x201, Len: 1, Kind: Return},
-		0x105: {Addr: 0x105, Len: 1, Kind: Return},
-		0x900: {Addr: 0x900, Len: 1, Kind: Other},
+func TestSampledPprofStacks(t *testing.T) {
+	code := hotcfg.InsnTable{
+		0x100: {Addr: 0x100, Len: 5, Kind: hotcfg.Call, Target: 0x200},
+		0x200: {Addr: 0x200, Len: 1, Kind: hotcfg.Other},
+		0x201: {Addr: 0x201, Len: 1, Kind: hotcfg.Return},
+		0x105: {Addr: 0x105, Len: 1, Kind: hotcfg.Return},
+		0x900: {Addr: 0x900, Len: 1, Kind: hotcfg.Other},
 	}
-	b := Batch{PCs: []uint64{0x100, 0x200, 0x201, 0x105, 0x900}, Stack: []uint64{0x900}}
-	p, err := Pprof([]Batch{b}, code, nil, nil)
+	b := hotcfg.Batch{PCs: []uint64{0x100, 0x200, 0x201, 0x105, 0x900}, Stack: []uint64{0x900}}
+	p, err := SampledPprof([]hotcfg.Batch{b}, code, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // This file converts sampled bursts to pprof's format, with call stacks.
 
-package hotcfg
+package report
 
 import (
 	"fmt"
@@ -9,17 +9,22 @@ import (
 	"strings"
 
 	pprof "github.com/google/pprof/profile"
+
+	"github.com/fragprof/fragprof/hotcfg"
 )
 
-// Pprof converts batches to a pprof profile: one sample per distinct call stack,
-// valued by the number of sampled PCs (executed instructions) with that stack. A
+// SampledPprof converts the batches of a sampled run to a pprof profile: one sample
+// per distinct call stack, valued by the number of sampled PCs (executed
+// instructions) with that stack. It is not Pprof of the run's profile
+// (hotcfg.Graph.Profile), whose stacks would be apportioned from call counts: these
+// are the stacks the sampler measured. A
 // PC's stack is its batch's Stack (taken at the burst's start), followed along the
 // burst: a call observed in the burst pushes its return address, a return pops
 // one. Each location is an address, symbolized by sym (return addresses at the call
 // before them), in the mapping of maps that holds it. Batches without a stack give
 // one-frame samples, so `pprof -top -cum` shows cum ≠ flat only where stacks were
 // taken.
-func Pprof(batches []Batch, code Code, sym Symbolizer, maps Maps) (*pprof.Profile, error) {
+func SampledPprof(batches []hotcfg.Batch, code hotcfg.Code, sym hotcfg.Symbolizer, maps hotcfg.Maps) (*pprof.Profile, error) {
 	out := &pprof.Profile{
 		SampleType: []*pprof.ValueType{{Type: "instructions", Unit: "count"}},
 		PeriodType: &pprof.ValueType{Type: "instructions", Unit: "count"},
@@ -46,7 +51,7 @@ func Pprof(batches []Batch, code Code, sym Symbolizer, maps Maps) (*pprof.Profil
 		if caller {
 			at-- // the call instruction, not the return address
 		}
-		var s Symbol
+		var s hotcfg.Symbol
 		if sym != nil {
 			s = sym.Symbolize(at)
 		}
@@ -102,9 +107,9 @@ func Pprof(batches []Batch, code Code, sym Symbolizer, maps Maps) (*pprof.Profil
 				continue
 			}
 			switch {
-			case (in.Kind == Call || in.Kind == IndirectCall) && b.PCs[i+1] != in.Next():
+			case (in.Kind == hotcfg.Call || in.Kind == hotcfg.IndirectCall) && b.PCs[i+1] != in.Next():
 				stack = append([]uint64{in.Next()}, stack...)
-			case in.Kind == Return && len(stack) > 0:
+			case in.Kind == hotcfg.Return && len(stack) > 0:
 				stack = stack[1:]
 			}
 		}
@@ -115,9 +120,9 @@ func Pprof(batches []Batch, code Code, sym Symbolizer, maps Maps) (*pprof.Profil
 	return out, nil
 }
 
-// WritePprof writes the pprof profile of batches (Pprof), gzipped.
-func WritePprof(w io.Writer, batches []Batch, code Code, sym Symbolizer, maps Maps) error {
-	p, err := Pprof(batches, code, sym, maps)
+// WriteSampledPprof writes the pprof profile of batches (SampledPprof), gzipped.
+func WriteSampledPprof(w io.Writer, batches []hotcfg.Batch, code hotcfg.Code, sym hotcfg.Symbolizer, maps hotcfg.Maps) error {
+	p, err := SampledPprof(batches, code, sym, maps)
 	if err != nil {
 		return err
 	}
