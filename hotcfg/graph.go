@@ -13,17 +13,18 @@ import (
 
 // A Block is a machine basic block: instructions at increasing addresses from Start,
 // entered at Start; Last is the address of its last instruction (its terminator when
-// the block ends in a branch).
+// the block ends in a branch). Its JSON form is its addresses, instructions and
+// count (the members of docs/json.md's "graph").
 type Block struct {
-	ID     int     // index in Graph.Blocks
-	Start  uint64  // address of the first instruction
-	Last   uint64  // address of the last instruction
-	End    uint64  // address just past the last instruction (0 if unknown)
-	Insns  int     // number of instructions
-	Count  float64 // executions (exact) or observations (sampled)
-	Succs  []*Edge
-	Preds  []*Edge
-	Symbol Symbol // filled by Graph.Symbolize
+	ID     int     `json:"-"`             // index in Graph.Blocks
+	Start  uint64  `json:"addr"`          // address of the first instruction
+	Last   uint64  `json:"last"`          // address of the last instruction
+	End    uint64  `json:"end,omitempty"` // address just past the last instruction (0 if unknown)
+	Insns  int     `json:"insns"`         // number of instructions
+	Count  float64 `json:"count"`         // executions (exact) or observations (sampled)
+	Succs  []*Edge `json:"-"`
+	Preds  []*Edge `json:"-"`
+	Symbol Symbol  `json:"-"` // filled by Graph.Symbolize
 }
 
 // An EdgeKey identifies an edge independently of how the two graphs cut blocks: the

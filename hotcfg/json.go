@@ -16,22 +16,15 @@ import (
 // graphJSON is a Graph by address: blocks in address order, edges naming blocks by
 // their index in it.
 type graphJSON struct {
-	Instructions uint64      `json:"instructions"`
-	Sampled      uint64      `json:"sampled"`
-	Batches      int         `json:"batches"`
-	Maps         []Mapping   `json:"maps"`
-	Blocks       []blockJSON `json:"blocks"`
-	Edges        []edgeJSON  `json:"edges"`
+	Instructions uint64     `json:"instructions"`
+	Sampled      uint64     `json:"sampled"`
+	Batches      int        `json:"batches"`
+	Maps         []Mapping  `json:"maps"`
+	Blocks       []*Block   `json:"blocks"`
+	Edges        []edgeJSON `json:"edges"`
 }
 
-type blockJSON struct {
-	Addr  uint64  `json:"addr"`
-	Last  uint64  `json:"last"`
-	End   uint64  `json:"end,omitempty"`
-	Insns int     `json:"insns"`
-	Count float64 `json:"count"`
-}
-
+// edgeJSON is an Edge with its blocks' indexes.
 type edgeJSON struct {
 	From     int     `json:"from"`
 	To       int     `json:"to"`
@@ -47,10 +40,7 @@ type edgeJSON struct {
 // which name blocks by their index among them (docs/json.md, "graph").
 func (g *Graph) MarshalJSON() ([]byte, error) {
 	out := graphJSON{Instructions: g.Instructions, Sampled: g.Sampled, Batches: g.Batches,
-		Maps: append([]Mapping{}, g.Maps...), Blocks: []blockJSON{}, Edges: []edgeJSON{}}
-	for _, b := range g.Blocks {
-		out.Blocks = append(out.Blocks, blockJSON{b.Start, b.Last, b.End, b.Insns, b.Count})
-	}
+		Maps: append([]Mapping{}, g.Maps...), Blocks: append([]*Block{}, g.Blocks...), Edges: []edgeJSON{}}
 	for _, e := range g.Edges {
 		out.Edges = append(out.Edges, edgeJSON{e.From.ID, e.To.ID, e.Kind.String(), e.Count, e.Rate, e.StdErr, e.Inferred})
 	}
@@ -69,11 +59,15 @@ func (g *Graph) UnmarshalJSON(data []byte) error {
 	for _, m := range in.Maps {
 		h.Maps.Add(m)
 	}
-	for i, jb := range in.Blocks {
-		if i > 0 && jb.Addr <= in.Blocks[i-1].Addr {
-			return fmt.Errorf("hotcfg: graph: block %d at %#x out of address order", i, jb.Addr)
+	for i, b := range in.Blocks {
+		if b == nil {
+			return fmt.Errorf("hotcfg: graph: block %d is null", i)
 		}
-		h.Blocks = append(h.Blocks, &Block{ID: i, Start: jb.Addr, Last: jb.Last, End: jb.End, Insns: jb.Insns, Count: jb.Count})
+		if i > 0 && b.Start <= in.Blocks[i-1].Start {
+			return fmt.Errorf("hotcfg: graph: block %d at %#x out of address order", i, b.Start)
+		}
+		b.ID = i
+		h.Blocks = append(h.Blocks, b)
 	}
 	for i, je := range in.Edges {
 		if je.From < 0 || je.From >= len(h.Blocks) || je.To < 0 || je.To >= len(h.Blocks) {

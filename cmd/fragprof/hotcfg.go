@@ -45,10 +45,13 @@ graph with one of two builders:
                   --infer=false keeps observed edges only. --keep S keeps the
                   edges carrying the share S of the estimated transitions.
 
-The graph is printed to stdout (or -o FILE) as JSON (--format json, the default)
-or DOT (--format dot: its profile, below, drawn as 'fragprof export --format dot'
-draws one: a cluster per function, calls dashed between them), with blocks
-labelled by function, offset and source line when the program has DWARF.
+The graph is printed to stdout (or -o FILE) as JSON (--format json, the default:
+the document 'fragprof export --format json' writes of its profile, below, with
+each edge's rate and standard error, plus "graph", the graph by address, and with
+--compare "compare"; docs/json.md) or DOT (--format dot: its profile drawn as
+'fragprof export --format dot' draws one: a cluster per function, calls dashed
+between them), with blocks labelled by function, offset and source line when the
+program has DWARF.
 
 --format profile writes it as a profile file (docs/profile-format.md) that 'show',
 'export', 'report', 'diff' and 'merge' read: one function per symbol, whose first

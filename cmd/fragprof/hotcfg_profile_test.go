@@ -3,11 +3,17 @@
 package main
 
 import (
+	"bytes"
+	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fragprof/fragprof/hotcfg"
 	"github.com/fragprof/fragprof/profile"
 )
 
@@ -116,3 +122,72 @@ func TestHotcfgSampledProfile(t *testing.T) {
 	}
 	cli(0, "report", hot, "-o", filepath.Join(dir, "hot.html"))
 }
+
+// TestSampleProfile: 'sample --format profile' writes the profile of the run's hot
+// CFG directly: the profile package reads it, with the run, the PCs the report
+// counts and, for each observed edge, a rate that is its count over the PCs sampled
+// (the ratio estimator of Bursts, up to the count's rounding). The conversion is
+// hotcfg's: the profile sampledProfile makes of a record is byte for byte the one
+// 'hotcfg --format profile' writes of it.
+func TestSampleProfile(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "loop")
+	if b, err := exec.Command("gcc", "-O2", "-g", "-o", prog, "../../examples/hot/loop.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	cli := cliWant(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where the batches go before they are converted
+	direct := filepath.Join(dir, "run.fpp")
+	_, errOut := cli(0, "sample", "--seed", "3", "--format", "profile", "-o", direct, "--", prog, "300000")
+	if strings.Contains(errOut, "--compare EXACT") {
+		t.Errorf("the report names a batches file that is not kept:\n%s", errOut)
+	}
+	p, err := profile.ParseFile(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(\d+) PCs sampled`).FindStringSubmatch(errOut)
+	if m == nil || p.Rates == nil || strconv.FormatUint(p.Rates.Sampled, 10) != m[1] || p.Runs != 1 {
+		t.Fatalf("report %q; profile: runs %d, rates %v", m, p.Runs, p.Rates)
+	}
+	observed := 0
+	for i := range p.Program.Funcs {
+		for k, r := range p.Rates.Edges[i] {
+			if !r.Estimated || r.Inferred {
+				continue
+			}
+			observed++
+			if n := float64(p.Counts[i].Edges[k]); math.Abs(r.Rate*float64(p.Rates.Sampled)-n) > 0.5 || r.StdErr < 0 {
+				t.Errorf("%s edge %d: rate %v ± %v over %d PCs, count %v", p.Program.Funcs[i].Name, k, r.Rate, r.StdErr, p.Rates.Sampled, n)
+			}
+		}
+	}
+	if observed == 0 {
+		t.Errorf("no observed edge has a rate:\n%s", p)
+	}
+	if es, err := os.ReadDir(tmp); err != nil || len(es) != 0 {
+		t.Errorf("sample --format profile left its batches behind: %v %v", es, err)
+	}
+
+	rec := filepath.Join(dir, "run.rec")
+	cli(0, "sample", "--seed", "3", "-o", rec, "--", prog, "300000")
+	viaHotcfg := filepath.Join(dir, "hot.fpp")
+	cli(0, "hotcfg", rec, "--format", "profile", "-o", viaHotcfg)
+	data, err := hotcfg.ReadBatchFiles([]string{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := sampledProfile(data).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(viaHotcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("the profile sample makes of the record differs from hotcfg's (%d and %d bytes)", buf.Len(), len(want))
+	}
+}
+

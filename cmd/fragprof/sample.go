@@ -69,10 +69,18 @@ A plain in-process run (one run, without --graph, --repeat, --measure-overhead o
 that batches file: the sampler's own file as the program left it, whose bursts are
 decoded and unwound when it is read, not in the run (docs/batches.md, "The record").
 
+--format profile writes instead, to -o (default sample.fpp), the profile file of
+the run's hot CFG (docs/profile-format.md), as 'fragprof hotcfg FILE --format
+profile' writes it with its defaults: counts, and each edge's rate and standard
+error in the profile's rates section. The batches are decoded and the graph built
+after the run, from a temporary file that is then removed. With --exact it writes
+the exact graph's profile.
+
 With --exact, every instruction of every thread is executed under ptrace and the
 exact dynamic CFG (machine blocks split at every observed branch target, edges with
 transition counts, the instruction total) is written to -o (default exact.cfg) as
-JSON: the reference for 'fragprof hotcfg --compare'. It is slow by nature (about
+JSON (docs/json.md: its profile's functions, and "graph", the graph by address): the
+reference for 'fragprof hotcfg --compare'. It is slow by nature (about
 5-10 µs per instruction on a VM); --max-instructions bounds it, after which the
 program is detached and, if fragprof started it, ended with SIGTERM (SIGKILL 1 s
 later).
@@ -159,6 +167,7 @@ Examples:
   fragprof sample -- ./prog args < input
   fragprof sample --interval 1ms --burst 50 -o run.batches -- gzip -c big.txt > /dev/null
   fragprof sample --exact -o exact.cfg --max-instructions 50000000 -- ./prog args
+  fragprof sample --format profile -o run.fpp -- ./prog args && fragprof show run.fpp
   fragprof sample --measure-overhead --repeat 20 -- xz -9 -c data > /dev/null
   fragprof sample --overhead 5% -o run.batches -- ./prog args
   fragprof sample --until-similarity 90% -o run.batches -- sqlite3 :memory: < q.sql
@@ -171,6 +180,9 @@ Examples:
 				return runProbeHost(e, args)
 			}
 			if f.env {
+				if f.format != "" {
+					return usagef("sample: --env makes records: --format does not apply")
+				}
 				return runSampleEnv(c, e, &f, args)
 			}
 			if f.selfCPU { // exitCost's child: its own CPU time so far, in ns
@@ -258,7 +270,7 @@ func (f *sampleFlags) add(c *cobra.Command) {
 	fl.IntVar(&f.repeat, "repeat", 1, "run the program this many times (batches accumulate)")
 	fl.BoolVar(&f.aslr, "aslr", false, "keep address-space randomisation")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the interval jitter")
-	fl.StringVar(&f.graphOut, "graph", "", "also build the Bursts hot CFG online and write it (JSON) to this file")
+	fl.StringVar(&f.graphOut, "graph", "", "also build the Bursts hot CFG online and write it (JSON, as 'hotcfg' prints it) to this file")
 	fl.StringVar(&f.sampler, "sampler", "auto", "auto, inprocess (preloaded library) or ptrace")
 	fl.BoolVar(&f.taskClock, "task-clock", false, "in process: time bursts with perf's task clock (high resolution, for short runs) instead of POSIX CPU-time timers (the kernel's tick); costs more than it measures")
 	fl.StringVar(&f.untilSim, "until-similarity", "", "repeat runs (at most --repeat, default 100000) until the estimated similarity of the hot CFG reaches this share (e.g. 90%)")

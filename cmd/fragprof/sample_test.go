@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	pprof "github.com/google/pprof/profile"
+
+	"github.com/fragprof/fragprof/internal/report"
 )
 
 // TestSampleHotcfgCLI runs the documented workflow end to end: sample --exact, sample,
@@ -74,9 +76,32 @@ func TestSampleHotcfgCLI(t *testing.T) {
 	if !strings.HasPrefix(out, "digraph") {
 		t.Errorf("dot: %q", out)
 	}
-	out, _ = cli(0, "hotcfg", batches)
-	if !strings.Contains(out, `"functions"`) {
-		t.Errorf("json graph: %.200s", out)
+	// The JSON of the graph is report's document (docs/json.md): the profile's
+	// functions with the observed edges' rates, the graph by address, and with
+	// --compare the comparison; the exact graph is one too.
+	out, _ = cli(0, "hotcfg", batches, "--compare", exact)
+	var doc report.JSONProgram
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("json graph: %v\n%.200s", err, out)
+	}
+	rated := 0
+	for _, f := range doc.Functions {
+		for _, e := range f.Edges {
+			if e.Rate != nil && *e.Rate > 0 {
+				rated++
+			}
+		}
+	}
+	if doc.Sampled == 0 || rated == 0 || doc.Graph == nil || doc.Graph.Sampled != doc.Sampled || len(doc.Graph.Edges) == 0 || doc.Compare == nil || doc.Compare.HotEdges == 0 || doc.Compare.Edges != len(doc.Graph.Edges) {
+		t.Errorf("json graph: sampled %d, %d edges with a rate, graph %v, compare %+v", doc.Sampled, rated, doc.Graph != nil, doc.Compare)
+	}
+	data, err := os.ReadFile(exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex report.JSONProgram
+	if err := json.Unmarshal(data, &ex); err != nil || ex.Graph == nil || ex.Graph.Instructions == 0 || ex.Graph.Sampled != 0 || len(ex.Functions) == 0 {
+		t.Errorf("exact graph: %v, graph %v, %d functions", err, ex.Graph != nil, len(ex.Functions))
 	}
 	out, _ = cli(0, "hotcfg", batches, "--compare", exact, "--sweep")
 	if !strings.Contains(out, "#45") || !strings.Contains(out, "bursts") {
