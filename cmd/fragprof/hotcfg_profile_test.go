@@ -190,4 +190,3 @@ func TestSampleProfile(t *testing.T) {
 		t.Errorf("the profile sample makes of the record differs from hotcfg's (%d and %d bytes)", buf.Len(), len(want))
 	}
 }
-

@@ -224,7 +224,11 @@ Examples:
 				intr.settle(syscall.Signal(res.Last.ExitCode - 128))
 			}
 			if code := intr.code(); code != 0 {
-				fmt.Fprintf(e.stderr, "fragprof sample: %s: the batches so far are kept\n", intr.mark())
+				kept := "the batches so far are kept"
+				if f.format == "profile" {
+					kept = "the profile of the batches so far is written"
+				}
+				fmt.Fprintf(e.stderr, "fragprof sample: %s: %s\n", intr.mark(), kept)
 				return exitError{code}
 			}
 			if res.Last.Exited && res.Last.ExitCode != 0 {
