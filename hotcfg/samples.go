@@ -180,7 +180,7 @@ func ReadExact(name string) (*Graph, error) {
 		return nil, fmt.Errorf("--compare %s: not an exact graph (%v): %s", name, jsonerr.Explain(data, err), want)
 	}
 	if doc.Graph == nil {
-		return nil, fmt.Errorf("--compare %s: not an exact graph (a JSON document without \"graph\", the graph by address): %s", name, want)
+		return nil, fmt.Errorf("--compare %s: not an exact graph (a JSON document without \"graph\", the graph by address, which an exact graph of an older fragprof lacks: run 'sample --exact' again): %s", name, want)
 	}
 	return doc.Graph, nil
 }

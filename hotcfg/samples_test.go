@@ -90,4 +90,9 @@ func TestReadErrors(t *testing.T) {
 	if _, err := ReadExact(junk); err == nil || !strings.Contains(err.Error(), "not an exact graph") {
 		t.Errorf("junk as the exact graph: %v", err)
 	}
+	counts := filepath.Join(dir, "counts.json")
+	os.WriteFile(counts, []byte(`{"counters": 3, "runs": 1, "functions": []}`), 0o644)
+	if _, err := ReadExact(counts); err == nil || !strings.Contains(err.Error(), `without "graph"`) {
+		t.Errorf("a JSON document without the graph as the exact graph: %v", err)
+	}
 }
