@@ -22,9 +22,10 @@ CFLAGS for an optimised build). Linking adds the fragprof runtime. The result ru
 like the plain build; 'fragprof count --binary PROG' (and every later method) reads
 its counts with nothing but the binary.
 
-Use it in any Makefile project unchanged:
-  make CC="fragprof cc"
-  fragprof count --binary ./prog -- args < input
+Examples:
+  make CC="fragprof cc"                               # any Makefile project, unchanged
+  fragprof count --binary ./prog -- args < input      # the counts of one run
+  fragprof cc -O2 -c util.c && fragprof cc -O2 main.c util.o -o prog
 
 What it adds to clang: the instrumentation (counters on a spanning tree's chords,
 the CFG as metadata), the fragprof runtime at link time (counts written at exit and

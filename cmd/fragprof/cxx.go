@@ -19,7 +19,7 @@ runtime and the C++ standard library. Exceptions, templates and inline functions
 counted as docs/cxx.md describes: unwind edges are real edges, and a function emitted
 in several translation units has one set of counts in the linked program.
 
-Use it in any Makefile or CMake project unchanged:
+Examples (any Makefile or CMake project, unchanged):
   make CXX="fragprof c++" CC="fragprof cc"
   CXX="fragprof c++" cmake -S . -B build && cmake --build build
   cmake -S . -B build -DCMAKE_CXX_COMPILER="fragprof;c++"   (CMake's list form)
