@@ -14,7 +14,7 @@ func newCCCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "cc [clang arguments...]",
 		Short: "A drop-in C compiler that builds self-describing instrumented programs",
-		Long: `Cc accepts what clang accepts (-c, -o, -S, linking, several files, -I/-D, -MD...)
+		Long: `fragprof cc accepts what clang accepts (-c, -o, -S, linking, several files, -I/-D, -MD...)
 and builds the same outputs, but every C translation unit is compiled to LLVM IR,
 instrumented with counters and its CFG description, and then compiled at the
 requested -O level: without one, at -O0, as clang's own default (give -O2 in
@@ -22,9 +22,10 @@ CFLAGS for an optimised build). Linking adds the fragprof runtime. The result ru
 like the plain build; 'fragprof count --binary PROG' (and every later method) reads
 its counts with nothing but the binary.
 
-Use it in any Makefile project unchanged:
-  make CC="fragprof cc"
-  fragprof count --binary ./prog -- args < input
+Examples:
+  make CC="fragprof cc"                               # any Makefile project, unchanged
+  fragprof count --binary ./prog -- args < input      # the counts of one run
+  fragprof cc -O2 -c util.c && fragprof cc -O2 main.c util.o -o prog
 
 What it adds to clang: the instrumentation (counters on a spanning tree's chords,
 the CFG as metadata), the fragprof runtime at link time (counts written at exit and
@@ -63,10 +64,8 @@ that CPP="$CC -E" works; a source read from stdin (-x c -) is instrumented like 
 file.`,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
-			for _, a := range args {
-				if a == "--help" || a == "-help" || a == "-h" {
-					return c.Help()
-				}
+			if asksHelp(args) {
+				return c.Help()
 			}
 			tc, err := toolchain()
 			if err != nil {
@@ -75,6 +74,18 @@ file.`,
 			return ccRun(e, tc, args)
 		},
 	}
+}
+
+// asksHelp reports whether a compiler command's arguments ask for its help page
+// (--help, -help or -h): cc and c++ take no flags of their own, so cobra does not see
+// them, and these are answered with fragprof's page rather than clang's.
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--help" || a == "-help" || a == "-h" {
+			return true
+		}
+	}
+	return false
 }
 
 // ccRun runs a cc or c++ invocation with fragprof's standard streams; clang's own

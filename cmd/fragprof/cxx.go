@@ -11,7 +11,7 @@ func newCXXCmd(e *env) *cobra.Command {
 		Use:     "c++ [clang++ arguments...]",
 		Aliases: []string{"cxx"},
 		Short:   "A drop-in C++ compiler that builds self-describing instrumented programs",
-		Long: `C++ is 'fragprof cc' for C++: it accepts what clang++ accepts and builds the same
+		Long: `fragprof c++ is 'fragprof cc' for C++: it accepts what clang++ accepts and builds the same
 outputs, but every C and C++ translation unit (.c, .cc, .cpp, .cxx, .C, .c++; .c
 compiles as C++, as with clang++) is compiled to LLVM IR, instrumented and compiled at
 the requested -O level (without one, at -O0, as clang++). Linking adds the fragprof
@@ -19,7 +19,7 @@ runtime and the C++ standard library. Exceptions, templates and inline functions
 counted as docs/cxx.md describes: unwind edges are real edges, and a function emitted
 in several translation units has one set of counts in the linked program.
 
-Use it in any Makefile or CMake project unchanged:
+Examples (any Makefile or CMake project, unchanged):
   make CXX="fragprof c++" CC="fragprof cc"
   CXX="fragprof c++" cmake -S . -B build && cmake --build build
   cmake -S . -B build -DCMAKE_CXX_COMPILER="fragprof;c++"   (CMake's list form)
@@ -34,9 +34,12 @@ Environment:
   FRAGPROF_ATOMIC=1  atomic counter increments, for threaded programs (std::thread)
   FRAGPROF_KEEP=1    keep the intermediate IR files (their directory is printed)
 Preprocessing-only and query invocations (-E, -M, --version, -print-*) go to clang++
-unchanged.`,
+unchanged. 'fragprof c++ --help' prints this page; clang's own help is 'clang++ --help'.`,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
+			if asksHelp(args) {
+				return c.Help()
+			}
 			tc, err := toolchain()
 			if err != nil {
 				return err

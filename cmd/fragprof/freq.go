@@ -201,8 +201,8 @@ Examples:
   fragprof freq prog.c --inputs model.toml --shard 1/2 --max-trials 20000 --profile s1.fpp
   fragprof merge s0.fpp s1.fpp -o all.fpp && fragprof freq --from all.fpp --eps 0.3
   fragprof freq prog.c --inputs model.toml --eps 0.1 --engine slurm --shards 64 \
-      --partition batch --time 00:20:00 --workdir /shared/run1
-  fragprof freq --status /shared/run1`,
+      --partition batch --time 00:20:00 --workdir /scratch/run1
+  fragprof freq --status /scratch/run1`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error { return f.run(e, c, args) },
 	}

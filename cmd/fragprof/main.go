@@ -88,9 +88,9 @@ func newRoot(e *env) *cobra.Command { return newRootFor(e, nil) }
 func newRootFor(e *env, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "fragprof",
-		Short: "Execution frequencies and times of the fragments of C programs",
-		Long: `fragprof tells how often each fragment of a real C program runs and how long it
-takes — basic blocks, edges, functions, marked regions — under a realistic
+		Short: "Execution frequencies and times of the fragments of C and C++ programs",
+		Long: `fragprof tells how often each fragment of a real C or C++ program runs and how
+long it takes — basic blocks, edges, functions, marked regions — under a realistic
 distribution of inputs, with a stated precision and confidence.
 
 Programs are compiled with clang to LLVM IR, instrumented, and built into a
@@ -101,7 +101,21 @@ the program's own stdout then goes to stderr (or to --program-output FILE).
 Every file a command writes (-o, --profile, --report, --program-output) is checked
 before anything is built or run: it must not be one of the command's input files
 (merge -o excepted: it may replace one of its inputs), and its directory must exist
-and be writable.`,
+and be writable.
+
+Examples:
+  echo 400 | fragprof count examples/newton.c              # exact counts of one run
+  fragprof cfg examples/newton.c --func nsqrt --format dot -o nsqrt.dot
+  fragprof freq examples/newton.c --input 'ask = uniform(100, 800)' --stdin '{ask}\n' --eps 0.3
+  make CC="fragprof cc" && fragprof count --binary ./prog -- args < input
+  fragprof COMMAND --help                                   # each command's manual
+
+Exit status:
+  0    success
+  1    an error: a file that cannot be read, a program that does not build, ...
+  2    a usage error: an unknown command or flag, a bad flag value
+  count and time pass the program's own status on: 128 + N when it was killed by
+  signal N, 124 after --timeout, 130 after Ctrl-C (see each command's page).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {

@@ -59,12 +59,14 @@ func TestMessagesNameUserFiles(t *testing.T) {
 	}
 }
 
-// TestCCHelp: 'fragprof cc --help' is fragprof's page (what cc adds, the
-// environment), not clang's 1,175 lines.
+// TestCCHelp: 'fragprof cc --help' and 'fragprof c++ --help' (and -h) are
+// fragprof's pages (what the command adds, the environment), not clang's 1,175 lines.
 func TestCCHelp(t *testing.T) {
-	out, _, code := cli(t, "", "cc", "--help")
-	if code != 0 || !strings.Contains(out, "FRAGPROF_COUNTERS") || !strings.Contains(out, "What it adds to clang") ||
-		strings.Contains(out, "OVERVIEW: clang") || strings.Count(out, "\n") > 80 {
-		t.Errorf("cc --help: exit %d, %d lines:\n%.500s", code, strings.Count(out, "\n"), out)
+	for _, args := range [][]string{{"cc", "--help"}, {"c++", "--help"}, {"c++", "-O2", "-h"}} {
+		out, _, code := cli(t, "", args...)
+		if code != 0 || !strings.Contains(out, "FRAGPROF_COUNTERS") || !strings.Contains(out, "Usage:\n  fragprof "+args[0]) ||
+			strings.Contains(out, "OVERVIEW: clang") || strings.Count(out, "\n") > 80 {
+			t.Errorf("%v: exit %d, %d lines:\n%.500s", args, code, strings.Count(out, "\n"), out)
+		}
 	}
 }

@@ -86,8 +86,9 @@ func newModelLibCmd(e *env) *cobra.Command {
 		Long: `Lib writes into DIR the C API by which a program queries its own model
 (docs/predict.md, "In the program"): fragprof_model.h, fp_model.c and
 libfragprof_model.a, built with --cc. The library needs libc, libm and pthreads
-only:
+only.
 
+Examples:
   fragprof model lib -d fpmodel/
   cc -O2 -I fpmodel prog.c bru_model.c fpmodel/libfragprof_model.a -lm -pthread -o prog
   g++ -O2 -I fpmodel prog.cc bru_model.c ...   (bru_model.c compiled as C: gcc -c)

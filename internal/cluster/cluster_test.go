@@ -85,12 +85,12 @@ func TestNextRound(t *testing.T) {
 
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{
-		"--eps":                 "--eps",
-		"{ask}\\n":              `'{ask}\n'`,
-		"ask = uniform(1, 2)":   `'ask = uniform(1, 2)'`,
-		"it's":                  `'it'\''s'`,
-		"":                      "''",
-		"/shared/run1/bin/prog": "/shared/run1/bin/prog",
+		"--eps":                  "--eps",
+		"{ask}\\n":               `'{ask}\n'`,
+		"ask = uniform(1, 2)":    `'ask = uniform(1, 2)'`,
+		"it's":                   `'it'\''s'`,
+		"":                       "''",
+		"/scratch/run1/bin/prog": "/scratch/run1/bin/prog",
 	} {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/textout"
 	"github.com/fragprof/fragprof/profile"
 )
 
@@ -21,9 +22,10 @@ type Sources func(file string) []string
 func WriteText(w io.Writer, p *profile.Profile, src Sources) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if p.HasCounts() {
-		fmt.Fprintf(tw, "fragprof: %d functions, %d counters, %d run(s)\n", len(p.Program.Funcs), p.Counters, p.Runs)
+		fmt.Fprintf(tw, "fragprof: %s, %s, %s\n", textout.Count(len(p.Program.Funcs), "function"),
+			textout.Count(p.Counters, "counter"), textout.Count(p.Runs, "run"))
 	} else {
-		fmt.Fprintf(tw, "fragprof: %d functions\n", len(p.Program.Funcs))
+		fmt.Fprintf(tw, "fragprof: %s\n", textout.Count(len(p.Program.Funcs), "function"))
 	}
 	for i, f := range p.Program.Funcs {
 		var lines []string

@@ -38,6 +38,15 @@ func Bytes(b float64) string {
 	return fmt.Sprintf("%.3g TiB", b/1024)
 }
 
+// Count prints n with its noun, singular for 1 and plural otherwise (the noun with
+// an "s"): "1 function", "8 counters", "0 runs".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // Writer passes writes to W until one fails; from then on it drops them and Err
 // holds that first error. A report writes through it freely and checks Err once.
 type Writer struct {

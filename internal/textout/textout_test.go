@@ -35,6 +35,17 @@ func TestBytes(t *testing.T) {
 	}
 }
 
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 runs"}, {1, "1 run"}, {2, "2 runs"}, {1000, "1000 runs"}} {
+		if got := Count(c.n, "run"); got != c.want {
+			t.Errorf("Count(%d, run) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
+
 type failAfter struct {
 	n   int
 	buf bytes.Buffer
