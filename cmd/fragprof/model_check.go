@@ -191,8 +191,12 @@ func writeCheckText(e *env, rep *checkReport) {
 		if rc.Speed != nil {
 			speed = fmt.Sprintf("; speed %.3g× the usual (p = %.2g)", rc.Speed.Ratio, rc.Speed.P)
 		}
-		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; time tests: %d (%d arcs against the rest of the run, %d alone), each at α′ = %.2g%s\n",
-			rc.Run, verdict, rc.Events, textout.Ns(rc.TimeNs), rc.ArcsTested, len(rc.Times)-alone, alone, rc.Alpha, speed)
+		level := "α′"
+		if rc.Joint {
+			level = "α′ (joint)"
+		}
+		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; time tests: %d (%d arcs against the rest of the run, %d alone), each at %s = %.2g%s\n",
+			rc.Run, verdict, rc.Events, textout.Ns(rc.TimeNs), rc.ArcsTested, len(rc.Times)-alone, alone, level, rc.Alpha, speed)
 		for _, d := range rc.Deviations {
 			fmt.Fprintf(e.stdout, "  %s\n", d.String())
 		}

@@ -42,6 +42,10 @@ type CheckCalibration struct {
 	// runs, for the point test (InputPoint): nil in a model of an older
 	// fragprof.
 	Points []InputPoint `json:"points,omitempty"`
+	// Joint are the training runs' p-values of their time tests, from which
+	// model check sets the level of each (jointAlpha): nil in a model of an
+	// older fragprof, which is checked at Bonferroni's (1 − γ)/k.
+	Joint []JointRun `json:"joint,omitempty"`
 }
 
 // A Spread is the scatter over the training runs of a statistic x of a run:
@@ -441,6 +445,7 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 	sp := spreadOf(speeds)
 	c.Speed = &sp
 	m.calibratePoints(inputs, ys)
+	m.calibrateJoint(runs, ys, inputs)
 }
 
 // runInputs is the values of the model's inputs in run t (NaN where it has
@@ -533,9 +538,12 @@ type RunCheck struct {
 	Events int                `json:"events"`
 	TimeNs float64            `json:"time_ns"`
 	// ArcsTested is k, the tests of time — one per arc tested, and the run's
-	// speed with CheckOptions.Absolute; Alpha the level of each, (1 − γ)/k.
+	// speed with CheckOptions.Absolute; Alpha the level of each: α* of the
+	// joint calibration (CheckCalibration.jointAlpha) when Joint, Bonferroni's
+	// (1 − γ)/k otherwise.
 	ArcsTested int         `json:"arcs_tested"`
 	Alpha      float64     `json:"alpha"`
+	Joint      bool        `json:"joint,omitempty"`
 	Deviations []Deviation `json:"deviations"`
 	// Times are the arcs tested, each as a Deviation of kind "time", flagged or
 	// not.
@@ -578,12 +586,13 @@ type CheckOptions struct {
 // training runs (ArcSpread.Relative), the arc is tested alone, on d.
 // Either statistic x gets the conformal p-value of its score |x − c| among
 // the training runs' scores (Spread.PValue), and the arc deviates when p ≤
-// α′ = (1 − γ)/k over the k tests. With opt.Absolute the run's speed v
-// (runSpeed) is one more test, where an arc was tested against the rest of
-// the run; otherwise it is reported (RunCheck.Speed). By Bonferroni's
-// inequality, which holds whatever the dependence between the tests of one
-// run, a run of the unchanged program exchangeable with the training runs
-// raises a time alarm with probability at most 1 − γ. When several arcs are
+// α′. With opt.Absolute the run's speed v (runSpeed) is one more test, where
+// an arc was tested against the rest of the run; otherwise it is reported
+// (RunCheck.Speed). Over k ≥ 2 tests α′ is α*, calibrated on the training
+// runs' smallest p-values (CheckCalibration.jointAlpha), else (1 − γ)/k —
+// one test's own level, or Bonferroni's for a model without the training
+// runs' p-values. Either way a run of the unchanged program exchangeable
+// with the training runs raises a time alarm with probability at most 1 − γ. When several arcs are
 // flagged, some against the rest of the run, the one whose change alone
 // explains the others is named (explainedBy) and those it explains noted. A mismatch of
 // checkpoints is an error (*RunMismatch).
@@ -672,7 +681,11 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 	if testSpeed {
 		rc.ArcsTested++
 	}
-	if rc.ArcsTested > 0 {
+	// One test is its own level; several are calibrated jointly where the
+	// model has the training runs' p-values.
+	if a, ok := m.CheckCal.jointAlpha(at != nil, testSpeed, gamma); ok && rc.ArcsTested > 1 {
+		rc.Alpha, rc.Joint = a, true
+	} else if rc.ArcsTested > 0 {
 		rc.Alpha = (1 - gamma) / float64(rc.ArcsTested)
 	}
 	// scored fills a Deviation's ratio, interval and p-value for statistic x
