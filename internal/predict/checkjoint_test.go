@@ -148,3 +148,22 @@ func TestCheckJointValid(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckMostDeviant: the arc named at a training input point when no
+// flagged arc is unusual alone is the one of the smallest p-value, the first
+// of equals.
+func TestCheckMostDeviant(t *testing.T) {
+	for _, c := range []struct {
+		flagged []int
+		p       []float64
+		want    int
+	}{
+		{[]int{4, 7, 9}, []float64{0.04, 0.015, 0.03}, 7},
+		{[]int{4, 7}, []float64{0.02, 0.02}, 4},
+		{[]int{3}, []float64{0.05}, 3},
+	} {
+		if got := mostDeviant(c.flagged, c.p); got != c.want {
+			t.Errorf("arcs %v of p %v: named %d, want %d", c.flagged, c.p, got, c.want)
+		}
+	}
+}
