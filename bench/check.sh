@@ -20,14 +20,17 @@
 # brusselator and solver spend 94–99% of theirs on one arc, which model check
 # can only test alone.
 # In ROUNDS rounds (10), one after the other, each round traces TRAIN (10) base
-# trials (seed 1: the training runs), then CHECK (10) base trials and the same
+# trials (seed 1: the training runs), CHECK (10) base trials and the same
 # CHECK trials of the slow build (seed CHECK_SEED, 2: the runs checked, at
 # other inputs than the training runs; CHECK_SEED=1 checks at the training
 # runs' inputs, as a CI job that traces base and change alike would, where
-# model check's point test takes over) — trace
-# --first-rep r, so that the training runs and the runs checked are spread
-# over the same minutes of the machine, as in a CI job that traces the base
-# commit and the change side by side. Then a model is built from the training
+# model check's point test takes over) — trace --first i --trials 1
+# --first-rep r, trial by trial: trial i of the three sets one after the
+# other, in an order that turns with i and r, so that the training runs and
+# the runs checked see the same states of the machine, as in a CI job that
+# traces the base commit and the change side by side (a load that rises
+# between a round's training runs and its runs checked otherwise makes them
+# not exchangeable, and the false alarms exceed 1 − γ). Then a model is built from the training
 # runs (--holdout 0), and `model check --gamma GAMMA` (0.9) is run on
 #   - the base runs: the share flagged is the false-alarm rate (at most 1 − γ);
 #   - the slow runs: the share flagged, the share that names the slowed arc as
@@ -101,10 +104,10 @@ w = uniform(0.3, 1.7)'; STDIN='{n} {w:%.17g}\n'
 	esac
 }
 
-# trace BUILD SEED TRIALS ROUND DIR
+# trace BUILD SEED FIRST TRIALS ROUND DIR
 trace() {
 	"$FP" trace --binary "$W/$1/$P" --input "$INPUTS" --stdin "$STDIN" --clock thread \
-		--seed "$2" --trials "$3" --repeat 1 --first-rep "$4" -o "$W/$5" 2>>"$W/trace.log"
+		--seed "$2" --first "$3" --trials "$4" --repeat 1 --first-rep "$5" -o "$W/$6" 2>>"$W/trace.log"
 }
 
 # count JSON JQ-FILTER: the runs of a model check report that satisfy the filter.
@@ -140,12 +143,20 @@ for P in $PROGRAMS; do
 	r=0
 	[ -n "${REUSE:-}" ] && r=$ROUNDS
 	while [ $r -lt "$ROUNDS" ]; do
-		trace base 1 "$TRAIN" $r train
-		trace base "$CHECK_SEED" "$CHECK" $r same
-		trace slow "$CHECK_SEED" "$CHECK" $r slow
+		i=0
+		while [ $i -lt "$TRAIN" ] || [ $i -lt "$CHECK" ]; do
+			for k in 0 1 2; do
+				case $(((r + i + k) % 3)) in
+				0) [ $i -ge "$TRAIN" ] || trace base 1 $i 1 $r train ;;
+				1) [ $i -ge "$CHECK" ] || trace base "$CHECK_SEED" $i 1 $r same ;;
+				*) [ $i -ge "$CHECK" ] || trace slow "$CHECK_SEED" $i 1 $r slow ;;
+				esac
+			done
+			i=$((i + 1))
+		done
 		r=$((r + 1))
 	done
-	[ -n "${REUSE:-}" ] || trace branch 2 "$BRANCH" 0 branch
+	[ -n "${REUSE:-}" ] || trace branch 2 0 "$BRANCH" 0 branch
 	"$FP" model build "$W/train" -o "$W/$P.model" --holdout 0 2>"$W/build.log"
 	for set in same slow branch; do
 		"$FP" model check "$W/$P.model" "$W/$set" --gamma "$GAMMA" --json >"$W/$set.json" || true

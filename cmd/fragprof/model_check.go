@@ -61,15 +61,17 @@ slope of d̃ on r over the training runs. Where the run has no other timed arc
 the arc is tested alone, on d. model build measured either statistic x over
 its training runs: their median c and their scores |x − c|. The run's score
 gets the conformal p-value (1 + #{training scores ≥ it}) / (R + 1); the arc
-deviates when p ≤ (1 − γ)/k over the k tests (Bonferroni): a run of the
-unchanged program on the same machine is flagged with probability at most
-1 − γ. When several arcs deviate against the rest of the run, the one whose
+deviates when p ≤ α′. Over k ≥ 2 tests α′ is calibrated jointly: the run's
+smallest p-value m is ranked among the training runs' own, m_r, and the run
+deviates when (1 + #{m_r ≤ m}) / (R + 1) ≤ 1 − γ ("α′ (joint)"; Bonferroni's
+(1 − γ)/k for a model of an older fragprof): a run of the unchanged program
+on the same machine is flagged with probability at most 1 − γ. When several arcs deviate against the rest of the run, the one whose
 change alone explains the others is named, the others noted. The run's speed,
 the mean of d̃ over its timed arcs weighted by their share of the time, is
 reported against the training runs' ("speed 1.12× the usual"); --absolute
 makes it one more test, so that a run slower on all its arcs alike deviates.
 Arcs that fewer than 10 training runs took, or that took less than 5% of
-their time, are not tested, and an arc can be flagged only when (1 − γ)/k ≥
+their time, are not tested, and an arc can be flagged only when α′ ≥
 1/(R + 1): train with enough runs. Where the model found that the runs' speed
 probe tracks the machine's speed (model show: "machine speed"), times are
 taken at the normal speed. Rules are checked at the nodes whose rule chose as
@@ -191,8 +193,12 @@ func writeCheckText(e *env, rep *checkReport) {
 		if rc.Speed != nil {
 			speed = fmt.Sprintf("; speed %.3g× the usual (p = %.2g)", rc.Speed.Ratio, rc.Speed.P)
 		}
-		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; time tests: %d (%d arcs against the rest of the run, %d alone), each at α′ = %.2g%s\n",
-			rc.Run, verdict, rc.Events, textout.Ns(rc.TimeNs), rc.ArcsTested, len(rc.Times)-alone, alone, rc.Alpha, speed)
+		level := "α′"
+		if rc.Joint {
+			level = "α′ (joint)"
+		}
+		fmt.Fprintf(e.stdout, "%s: %s — %d checkpoints, %s; time tests: %d (%d arcs against the rest of the run, %d alone), each at %s = %.2g%s\n",
+			rc.Run, verdict, rc.Events, textout.Ns(rc.TimeNs), rc.ArcsTested, len(rc.Times)-alone, alone, level, rc.Alpha, speed)
 		for _, d := range rc.Deviations {
 			fmt.Fprintf(e.stdout, "  %s\n", d.String())
 		}

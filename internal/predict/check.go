@@ -42,6 +42,10 @@ type CheckCalibration struct {
 	// runs, for the point test (InputPoint): nil in a model of an older
 	// fragprof.
 	Points []InputPoint `json:"points,omitempty"`
+	// Joint are the training runs' p-values of their time tests, from which
+	// model check sets the level of each (jointAlpha): nil in a model of an
+	// older fragprof, which is checked at Bonferroni's (1 − γ)/k.
+	Joint []JointRun `json:"joint,omitempty"`
 }
 
 // A Spread is the scatter over the training runs of a statistic x of a run:
@@ -441,6 +445,7 @@ func (m *Model) calibrateCheck(traces []*trace.Trace) {
 	sp := spreadOf(speeds)
 	c.Speed = &sp
 	m.calibratePoints(inputs, ys)
+	m.calibrateJoint(runs, ys, inputs)
 }
 
 // runInputs is the values of the model's inputs in run t (NaN where it has
@@ -533,9 +538,12 @@ type RunCheck struct {
 	Events int                `json:"events"`
 	TimeNs float64            `json:"time_ns"`
 	// ArcsTested is k, the tests of time — one per arc tested, and the run's
-	// speed with CheckOptions.Absolute; Alpha the level of each, (1 − γ)/k.
+	// speed with CheckOptions.Absolute; Alpha the level of each: α* of the
+	// joint calibration (CheckCalibration.jointAlpha) when Joint, Bonferroni's
+	// (1 − γ)/k otherwise.
 	ArcsTested int         `json:"arcs_tested"`
 	Alpha      float64     `json:"alpha"`
+	Joint      bool        `json:"joint,omitempty"`
 	Deviations []Deviation `json:"deviations"`
 	// Times are the arcs tested, each as a Deviation of kind "time", flagged or
 	// not.
@@ -578,12 +586,13 @@ type CheckOptions struct {
 // training runs (ArcSpread.Relative), the arc is tested alone, on d.
 // Either statistic x gets the conformal p-value of its score |x − c| among
 // the training runs' scores (Spread.PValue), and the arc deviates when p ≤
-// α′ = (1 − γ)/k over the k tests. With opt.Absolute the run's speed v
-// (runSpeed) is one more test, where an arc was tested against the rest of
-// the run; otherwise it is reported (RunCheck.Speed). By Bonferroni's
-// inequality, which holds whatever the dependence between the tests of one
-// run, a run of the unchanged program exchangeable with the training runs
-// raises a time alarm with probability at most 1 − γ. When several arcs are
+// α′. With opt.Absolute the run's speed v (runSpeed) is one more test, where
+// an arc was tested against the rest of the run; otherwise it is reported
+// (RunCheck.Speed). Over k ≥ 2 tests α′ is α*, calibrated on the training
+// runs' smallest p-values (CheckCalibration.jointAlpha), else (1 − γ)/k —
+// one test's own level, or Bonferroni's for a model without the training
+// runs' p-values. Either way a run of the unchanged program exchangeable
+// with the training runs raises a time alarm with probability at most 1 − γ. When several arcs are
 // flagged, some against the rest of the run, the one whose change alone
 // explains the others is named (explainedBy) and those it explains noted. A mismatch of
 // checkpoints is an error (*RunMismatch).
@@ -672,7 +681,11 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 	if testSpeed {
 		rc.ArcsTested++
 	}
-	if rc.ArcsTested > 0 {
+	// One test is its own level; several are calibrated jointly where the
+	// model has the training runs' p-values.
+	if a, ok := m.CheckCal.jointAlpha(at != nil, testSpeed, gamma); ok && rc.ArcsTested > 1 {
+		rc.Alpha, rc.Joint = a, true
+	} else if rc.ArcsTested > 0 {
 		rc.Alpha = (1 - gamma) / float64(rc.ArcsTested)
 	}
 	// scored fills a Deviation's ratio, interval and p-value for statistic x
@@ -688,10 +701,10 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 		dv := scored(Deviation{Kind: "speed"}, speed, m.CheckCal.Speed)
 		rc.Speed = &dv
 	}
-	var flagged []int  // arcs flagged
-	var relFlag []bool // … against the rest of the run
-	var aloneP []float64
-	atPoint := false // … one of them by the point test
+	var flagged []int          // arcs flagged
+	var relFlag []bool         // … against the rest of the run
+	var aloneP, ownP []float64 // … the p-values of their times alone, of their tests
+	atPoint := false           // … one of them by the point test
 	for _, ts := range tests {
 		a := &m.Arcs[ts.ai]
 		dv := scored(Deviation{Kind: "time", From: m.Nodes[a.From].Name, To: m.Nodes[a.To].Name,
@@ -713,7 +726,7 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 			if ts.rel {
 				p = dv.AloneP
 			}
-			aloneP = append(aloneP, p)
+			aloneP, ownP = append(aloneP, p), append(ownP, dv.P)
 			atPoint = atPoint || ts.point
 		}
 	}
@@ -724,6 +737,11 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 		named, ex = namedAtPoint(flagged, relFlag, aloneP, rc.Alpha)
 		for i, a := range flagged {
 			explained[a] = ex[i]
+		}
+	} else if len(flagged) > 1 && atPoint && slices.Contains(relFlag, true) {
+		named = mostDeviant(flagged, ownP)
+		for i, a := range flagged {
+			explained[a] = a != named && relFlag[i]
 		}
 	} else if len(flagged) > 1 && slices.Contains(relFlag, true) {
 		var ex []bool
@@ -825,4 +843,22 @@ func times(n int) string {
 		return "once"
 	}
 	return fmt.Sprintf("%d times", n)
+}
+
+// mostDeviant is, among the arcs flagged, the one whose test's p-value is the
+// smallest — the largest deviation in units of its own training scatter —
+// the first such. At a training input point, where no flagged arc's time
+// alone is unusual (the machine's speed hides the change from every arc
+// alone), CheckRun names it and notes the others tested against the rest of
+// the run, which one arc's change moves the other way: the formulas'
+// times alone (explainedBy), which the point test does not trust, would
+// name by them. This names; it does not test.
+func mostDeviant(flagged []int, p []float64) int {
+	j, best := flagged[0], p[0]
+	for i, a := range flagged {
+		if p[i] < best {
+			j, best = a, p[i]
+		}
+	}
+	return j
 }

@@ -274,7 +274,10 @@ func TestCheckRelative(t *testing.T) {
 	// At an input no training run had (41 iterations), so that the formula's
 	// test is the one taken (TestCheckPoint for the point test).
 	rc := check(phaseRun(1000, 41, 4400, 1000, 1.1, rng), false)
-	if len(rc.Deviations) != 1 || rc.ArcsTested != 2 || math.Abs(rc.Alpha-0.05) > 1e-12 {
+	// The two arcs' tests against each other move together (one's z is the
+	// other's, negated): the joint level is near 1 − γ, where Bonferroni's
+	// would halve it.
+	if len(rc.Deviations) != 1 || rc.ArcsTested != 2 || !rc.Joint || rc.Alpha <= 0.09 || rc.Alpha > 0.1 {
 		t.Fatalf("a → b 10%% slower: %+v", rc)
 	}
 	d := rc.Deviations[0]
