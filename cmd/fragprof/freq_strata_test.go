@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -132,5 +133,68 @@ func TestFreqStrataLatin(t *testing.T) {
 	got := strataTrials(t, r)
 	if r.Design != "latin:16" || r.Units == 0 || got["rare"] == 0 || !strings.Contains(r.Stopped, "decided") {
 		t.Errorf("design %q, %d units, strata %v, stopped %q; want Latin hypercube units, every stratum drawn, decided", r.Design, r.Units, got, r.Stopped)
+	}
+}
+
+// TestFreqStrataNeymanReplay: a trial of a Neyman round past the pilot is
+// named N:H:K, with its stratum and draw, and --replay N:H:K runs it again
+// without the trials before it: the same file, the same exit status, and its
+// lines block counts that file's lines. --replay N alone is refused, naming
+// the input and the form to give.
+func TestFreqStrataNeymanReplay(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"small", "mixed"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 30 {
+		if err := os.WriteFile(filepath.Join(dir, "small", fmt.Sprintf("%d.txt", i)), []byte(strings.Repeat("x\n", 1+i%3)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		text := strings.Repeat("x\n", 5)
+		if i%2 == 0 { // wcfail.c exits 3 on a file that starts with F
+			text = "F\n" + strings.Repeat("x\n", 20+i)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "mixed", fmt.Sprintf("%d.txt", i)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := `f = file("` + dir + `/**/*.txt"; strata = dir, alloc = neyman)`
+	out := filepath.Join(t.TempDir(), "est.txt")
+	if _, stderr, code := reportCLI(t, "", "freq", "testdata/wcfail.c", "--rel-eps", "1e-9", "--seed", "3", "--fail-nonzero", "--max-fail", "1",
+		"--input", in, "--arg", "{f}", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := regexp.MustCompile(`(?m)^  trial (\d+): exit status 3 \[f = file "([^"]+)"\]   \(replay: .* --replay (\d+:\d+:\d+)\)$`).FindAllStringSubmatch(string(text), -1)
+	if len(fails) == 0 {
+		t.Fatalf("no failed trial past the pilot named N:H:K:\n%s", text)
+	}
+	countRe := regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+17\s+(\d+)\s+lines\+\+`)
+	for _, fl := range fails[:min(3, len(fails))] {
+		trial, file, id := fl[1], fl[2], fl[3]
+		if !strings.HasPrefix(id, trial+":") {
+			t.Errorf("trial %s is replayed as %s", trial, id)
+		}
+		_, stderr, code := reportCLI(t, "", "freq", "testdata/wcfail.c", "--seed", "3", "--input", in, "--arg", "{f}", "--replay", id)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := countRe.FindStringSubmatch(stderr)
+		if code != 3 || !strings.Contains(stderr, fmt.Sprintf("args: [%q]", file)) || m == nil || m[1] != fmt.Sprint(strings.Count(string(data), "\n")) {
+			t.Errorf("--replay %s: exit %d, want 3, file %s of %d lines:\n%s", id, code, file, strings.Count(string(data), "\n"), stderr)
+		}
+	}
+	trial := fails[0][1]
+	_, stderr, code := reportCLI(t, "", "freq", "testdata/wcfail.c", "--seed", "3", "--input", in, "--arg", "{f}", "--replay", trial)
+	if code != 2 || !strings.Contains(stderr, "input f has alloc = neyman") || !strings.Contains(stderr, "--replay "+trial+":H:K") {
+		t.Errorf("--replay %s of a Neyman round: exit %d: %s", trial, code, stderr)
 	}
 }
