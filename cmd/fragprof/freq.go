@@ -121,7 +121,9 @@ correction (Cochran 1977, ch. 5); the report gives each stratum's trials. The
 trials are shared in proportion to the strata's sizes, or, with alloc = neyman,
 in proportion to N_h·S_h in rounds, each planned from the counts of all the
 trials before it (so the same seed gives the same report on any --jobs); Neyman's
-allocation runs on one machine (not --shard or --engine slurm). With nothing else
+allocation runs on one machine (not --shard or --engine slurm). --engine slurm and
+--from judge profiles, which keep no strata: there the blocks of a proportional run
+are judged by the rule on all the trials, and freq says so. With nothing else
 random the trials are independent unless --design says otherwise; beside a numeric
 input the Latin hypercube units judge the run, proportional allocation only.
 

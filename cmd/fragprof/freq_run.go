@@ -115,6 +115,9 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		}
 		members = uint64(p.Size)
 	}
+	if strata != nil && f.cl.engine != "local" {
+		fmt.Fprintf(e.stderr, "fragprof freq: note: %s\n", strataByDefaultRule(strata.Input, "the cluster's judgement of each round"))
+	}
 	if f.cl.engine != "local" {
 		// The coordinator judges all the trials: on a finite population, with its
 		// size in the rule and a budget of at most N trials, as on one machine.
@@ -391,6 +394,9 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 	}
 	if strings.Contains(p.Identity.Inputs, "neyman allocation") {
 		return fmt.Errorf("freq: --from: the profiles are of a stratified population drawn by Neyman's allocation: their summed counts weigh the strata by the trials each got, not by their sizes, so their means are not the population's; read the run's own report")
+	}
+	if in := strataInput(p.Identity.Inputs); in != "" {
+		fmt.Fprintf(e.stderr, "fragprof freq: note: %s\n", strataByDefaultRule(in, "--from"))
 	}
 	if n := storedPopulation(p); n > 0 {
 		// The trials are a sample without replacement of the population (shards of
@@ -807,8 +813,19 @@ func (p *progressLine) clear() {
 func (f *freqFlags) checkStrata(c *cobra.Command, st *dist.Strata, m *dist.Model, shards uint64) error {
 	st.Schedule.SetPilot(stopping.PilotDraws)
 	neyman := st.Alloc == dist.Neyman
-	if neyman && (shards > 1 || f.cl.engine != "local" || f.cl.trials != "") {
-		return usagef("freq: input %s: alloc = neyman plans each round of trials from the counts of all the trials before it, on one machine: not with --shard, --trial-range or --engine %s (use alloc = proportional)", st.Input, f.cl.engine)
+	if neyman {
+		flag := ""
+		switch {
+		case f.cl.engine != "local":
+			flag = "--engine " + f.cl.engine
+		case f.cl.trials != "":
+			flag = "--trial-range"
+		case shards > 1:
+			flag = "--shard"
+		}
+		if flag != "" {
+			return usagef("freq: input %s: alloc = neyman plans each round of trials from the counts of all the trials before it, which one machine holds: not with %s (use alloc = proportional, whose strata depend on the trial's number alone, or run on one machine with --jobs)", st.Input, flag)
+		}
 	}
 	if f.unit > 1 {
 		switch {
@@ -819,6 +836,24 @@ func (f *freqFlags) checkStrata(c *cobra.Command, st *dist.Strata, m *dist.Model
 		}
 	}
 	return nil
+}
+
+// strataByDefaultRule says that input's strata are not judged by the stratified
+// rule where what (a cluster's merged rounds, freq --from) judges a profile,
+// which holds each block's counts over all trials but not per stratum.
+func strataByDefaultRule(input, what string) string {
+	return fmt.Sprintf("input %s is stratified, and %s reads profiles, which keep each block's counts over all trials, not per stratum: the blocks are judged by the stopping rule on all the trials as one sample, not by the stratified mean (the trials drew the strata in proportion to their sizes, as on one machine)", input, what)
+}
+
+// strataInput returns the input of a stratified population named in a
+// profile's inputs (populationLines), "" when there is none.
+func strataInput(inputs string) string {
+	for _, l := range strings.Split(inputs, "\n") {
+		if name, rest, ok := strings.Cut(l, ": population of "); ok && strings.Contains(rest, ", stratified by ") {
+			return name
+		}
+	}
+	return ""
 }
 
 // strataReport describes the run's strata with the trials each gave: those the

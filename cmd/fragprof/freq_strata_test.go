@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -114,9 +115,67 @@ func TestFreqStrataNeyman(t *testing.T) {
 	if d := la.Mean - mean; la.State != "exact" && (d > 3**la.HalfWidth || d < -3**la.HalfWidth) {
 		t.Errorf("lines block %v ± %v, the corpus's mean %v", la.Mean, *la.HalfWidth, mean)
 	}
-	_, code, stderr := freq(t, "testdata/wc.c", "--shard", "0/2", "--input", `f = file("`+glob+`"; strata = dir, alloc = neyman)`, "--arg", "{f}")
-	if code != 2 || !strings.Contains(stderr, "alloc = neyman plans each round") {
-		t.Errorf("Neyman on a shard: exit %d: %s", code, stderr)
+	for _, flags := range [][]string{{"--shard", "0/2"}, {"--trial-range", "0:10", "--profile", filepath.Join(t.TempDir(), "p.fpp")}} {
+		_, code, stderr := freq(t, append([]string{"testdata/wc.c", "--input", `f = file("` + glob + `"; strata = dir, alloc = neyman)`, "--arg", "{f}"}, flags...)...)
+		if code != 2 || !strings.Contains(stderr, "input f: alloc = neyman plans each round") || !strings.Contains(stderr, "not with "+flags[0]) {
+			t.Errorf("Neyman with %s: exit %d: %s", flags[0], code, stderr)
+		}
+	}
+}
+
+// strataProfile runs freq on the stratified corpus with an ε no run reaches and
+// returns its profile's bytes and its stderr.
+func strataProfile(t *testing.T, in string, args ...string) ([]byte, string) {
+	t.Helper()
+	prof := filepath.Join(t.TempDir(), "p.fpp")
+	args = append([]string{"freq", "testdata/wc.c", "--eps", "1e-9", "--seed", "4", "--input", in, "--arg", "{f}", "--profile", prof, "-o", os.DevNull}, args...)
+	_, stderr, code := runFragprof(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+	}
+	data, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, stderr
+}
+
+// TestFreqStrataProfiles: the same seed gives, byte for byte, the same profile
+// on 1 and 3 jobs under either allocation (Neyman's 30 trials span its pilot
+// and two planned rounds), and, under proportional allocation, three shards
+// merged give the profile of one machine; freq --from on them says that it
+// judges the stratified input by the rule on all trials.
+func TestFreqStrataProfiles(t *testing.T) {
+	glob, _ := strataCorpus(t)
+	for _, alloc := range []string{"proportional", "neyman"} {
+		in := `f = file("` + glob + `"; strata = dir, alloc = ` + alloc + `)`
+		one, _ := strataProfile(t, in, "--jobs", "1", "--max-trials", "30")
+		three, _ := strataProfile(t, in, "--jobs", "3", "--max-trials", "30")
+		if !bytes.Equal(one, three) {
+			t.Errorf("%s: the profiles of 1 and 3 jobs differ (%d and %d bytes)", alloc, len(one), len(three))
+		}
+	}
+	in := `f = file("` + glob + `"; strata = dir)`
+	whole, _ := strataProfile(t, in, "--jobs", "3")
+	dir := t.TempDir()
+	var shards []string
+	for s := range 3 {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.fpp", s))
+		data, _ := strataProfile(t, in, "--jobs", "1", "--shard", fmt.Sprintf("%d/3", s))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, p)
+	}
+	merged := filepath.Join(dir, "merged.fpp")
+	if _, stderr, code := runFragprof(t, append([]string{"merge", "-o", merged}, shards...)...); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	if got, _ := os.ReadFile(merged); !bytes.Equal(got, whole) {
+		t.Errorf("the 3 shards merged (%d bytes) differ from one machine's profile of the 44 trials (%d bytes)", len(got), len(whole))
+	}
+	if _, stderr, code := runFragprof(t, "freq", "--from", merged, "-o", os.DevNull); code != 0 || !strings.Contains(stderr, "note: input f is stratified, and --from reads profiles") {
+		t.Errorf("freq --from the merged shards: exit %d, want 0 and the note on the strata:\n%s", code, stderr)
 	}
 }
 

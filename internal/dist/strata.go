@@ -107,11 +107,11 @@ type Schedule struct {
 
 	mu     sync.Mutex
 	pilot  uint64
-	hs     []uint16    // the stratum of trials 0 … len(hs)−1
-	ks     []uint32    // their draws within the stratum
-	n      []uint64    // draws per stratum in hs
-	starts []uint64    // starts[r] is the first trial of round r
-	shares [][]float64 // the shares w_h of each planned round
+	hs     []uint16             // the stratum of trials 0 … len(hs)−1
+	ks     []uint32             // their draws within the stratum
+	n      []uint64             // draws per stratum in hs
+	starts []uint64             // starts[r] is the first trial of round r
+	shares [][]float64          // the shares w_h of each planned round
 	pinned map[uint64][2]uint64 // trials given their stratum and draw by Pin
 }
 
