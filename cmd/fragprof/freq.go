@@ -34,7 +34,7 @@ type freqFlags struct {
 	nmin, maxTrials                    uint64
 	maxTime, trialTimeout              time.Duration
 	jobs                               int
-	replay                             int64
+	replay                             string
 	cl                                 clusterFlags
 }
 
@@ -121,13 +121,17 @@ correction (Cochran 1977, ch. 5); the report gives each stratum's trials. The
 trials are shared in proportion to the strata's sizes, or, with alloc = neyman,
 in proportion to N_h·S_h in rounds, each planned from the counts of all the
 trials before it (so the same seed gives the same report on any --jobs); Neyman's
-allocation runs on one machine (not --shard or --engine slurm). With nothing else
+allocation runs on one machine (not --shard or --engine slurm). --engine slurm and
+--from judge profiles, which keep no strata: there the blocks of a proportional run
+are judged by the rule on all the trials, and freq says so. With nothing else
 random the trials are independent unless --design says otherwise; beside a numeric
 input the Latin hypercube units judge the run, proportional allocation only.
 
 Failures. A trial that times out, crashes, or (with --fail-nonzero) exits non-zero
 is left out, tallied by cause and listed with the command that replays it
-(--replay N). When more than --max-fail of the trials fail (10 %, counted from the
+(--replay N; after the pilot of alloc = neyman, --replay N:H:K, the trial with
+its stratum H and its draw K from it, whose member depends on the seed, H and K
+alone). When more than --max-fail of the trials fail (10 %, counted from the
 100th trial on), freq stops with the tally, one replay command per cause, and exit
 status 1; when every trial fails it is an error. Trials that exit non-zero but are
 used are tallied in the report with a warning. Progress (trials, the block that
@@ -227,7 +231,7 @@ Examples:
 	fs.DurationVar(&f.trialTimeout, "trial-timeout", 10*time.Second, "a trial running longer is killed and listed")
 	fs.BoolVar(&f.failNonZero, "fail-nonzero", false, "leave out trials that exit with a non-zero status (by default their counts are used)")
 	fs.Float64Var(&f.maxFail, "max-fail", 0.1, "stop when more than this `FRACTION` of the trials fail (counted from the 100th trial on); 1: never")
-	fs.Int64Var(&f.replay, "replay", -1, "run trial `N` once, with its inputs shown and the program's output passed through")
+	fs.StringVar(&f.replay, "replay", "", "run trial `N` once, with its inputs shown and the program's output passed through; N:H:K, as a run of alloc = neyman names its trials after the pilot, also gives its stratum H and draw K")
 	fs.BoolVar(&f.jsonOut, "json", false, "the same as --format json")
 	fs.StringVar(&f.format, "format", "text", "report `FORMAT`: text, json (docs/json.md) or dot (the CFG with estimates)")
 	fs.StringVarP(&f.outFile, "output", "o", "", "write the report to `FILE` instead of stderr (atomically)")

@@ -325,7 +325,7 @@ func coordinate(e *env, dir string, leave bool, retune func(*cluster.Spec)) erro
 	defer stop()
 	out, err := co.Run(ctx)
 	rep := co.J.Spec.Report
-	replay := "fragprof freq ... --seed " + rep["seed"] + " --replay %d"
+	replay := func(i uint64) string { return fmt.Sprintf("fragprof freq ... --seed %s --replay %d", rep["seed"], i) }
 	switch fe := (*cluster.FailedError)(nil); {
 	case errors.Is(err, cluster.ErrDetached):
 		fmt.Fprintf(e.stderr, "fragprof freq: %v; 'fragprof freq --status %s' shows them, 'fragprof freq --resume %s' continues the run\n", err, dir, dir)

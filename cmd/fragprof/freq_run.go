@@ -115,6 +115,9 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		}
 		members = uint64(p.Size)
 	}
+	if strata != nil && f.cl.engine != "local" {
+		fmt.Fprintf(e.stderr, "fragprof freq: note: %s\n", strataByDefaultRule(strata.Input, "the cluster's judgement of each round"))
+	}
 	if f.cl.engine != "local" {
 		// The coordinator judges all the trials: on a finite population, with its
 		// size in the rule and a budget of at most N trials, as on one machine.
@@ -137,8 +140,12 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if h != nil {
 		prog.Encode = h.Encode
 	}
-	if f.replay >= 0 {
-		return replayTrial(e, intr, prog, uint64(f.replay))
+	if f.replay != "" {
+		i, err := pinReplay(f.replay, strata)
+		if err != nil {
+			return err
+		}
+		return replayTrial(e, intr, prog, i, strata)
 	}
 	ctx := intr.ctx
 	cfg := montecarlo.Config{
@@ -195,7 +202,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if interrupted {
 		res.Stopped = intr.mark() // "terminated" after SIGTERM
 	}
-	replay := "fragprof freq ... --seed " + fmt.Sprint(f.in.seed) + " --replay %d"
+	replay := replayCommand(f.in.seed, strata)
 	if nt := (*montecarlo.NoTrialsError)(nil); errors.As(err, &nt) {
 		printCauses(e, nt.Causes, replay)
 		if len(model.Model.Populations()) > 0 {
@@ -275,13 +282,13 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 
 // printMembers names the population members whose trials failed, each with the
 // command that replays it (at most maxNamed; the report lists them all).
-func printMembers(e *env, fails []montecarlo.Failure, replay string) {
+func printMembers(e *env, fails []montecarlo.Failure, replay func(uint64) string) {
 	for k, fl := range fails {
 		if k == maxNamed {
 			fmt.Fprintf(e.stderr, "fragprof freq: ... and %d more failed members (the report lists them)\n", len(fails)-k)
 			break
 		}
-		fmt.Fprintf(e.stderr, "fragprof freq: member failed, trial %d: %s; replay: %s\n", fl.Trial, fl.Reason, fmt.Sprintf(replay, fl.Trial))
+		fmt.Fprintf(e.stderr, "fragprof freq: member failed, trial %d: %s; replay: %s\n", fl.Trial, fl.Reason, replay(fl.Trial))
 	}
 }
 
@@ -296,13 +303,13 @@ const maxJobsPerCPU = 8
 
 // printCauses prints the tally of failed trials by cause, with a command that
 // replays the first trial of each.
-func printCauses(e *env, causes []montecarlo.Cause, replay string) {
+func printCauses(e *env, causes []montecarlo.Cause, replay func(uint64) string) {
 	if len(causes) == 0 {
 		return
 	}
 	fmt.Fprintf(e.stderr, "fragprof freq: failed trials by cause:\n")
 	for _, c := range causes {
-		fmt.Fprintf(e.stderr, "  %-28s %6d trials   replay: %s\n", c.Cause, c.Trials, fmt.Sprintf(replay, c.First))
+		fmt.Fprintf(e.stderr, "  %-28s %6d trials   replay: %s\n", c.Cause, c.Trials, replay(c.First))
 	}
 }
 
@@ -387,6 +394,9 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 	}
 	if strings.Contains(p.Identity.Inputs, "neyman allocation") {
 		return fmt.Errorf("freq: --from: the profiles are of a stratified population drawn by Neyman's allocation: their summed counts weigh the strata by the trials each got, not by their sizes, so their means are not the population's; read the run's own report")
+	}
+	if in := strataInput(p.Identity.Inputs); in != "" {
+		fmt.Fprintf(e.stderr, "fragprof freq: note: %s\n", strataByDefaultRule(in, "--from"))
 	}
 	if n := storedPopulation(p); n > 0 {
 		// The trials are a sample without replacement of the population (shards of
@@ -603,14 +613,60 @@ func shardTrialsBelow(n, i, k, m uint64) uint64 {
 	return c
 }
 
+// replayCommand returns the command that replays a trial of a run of seed: its
+// trial's identity is the number, or, after the pilot of Neyman's allocation,
+// the number with the stratum and draw (dist.Schedule.TrialID).
+func replayCommand(seed uint64, st *dist.Strata) func(uint64) string {
+	return func(i uint64) string {
+		id := strconv.FormatUint(i, 10)
+		if st != nil {
+			id = st.Schedule.TrialID(i)
+		}
+		return fmt.Sprintf("fragprof freq ... --seed %d --replay %s", seed, id)
+	}
+}
+
+// pinReplay reads --replay N or N:H:K and returns the trial N, pinning it to
+// stratum H and draw K (dist.Schedule.Pin): the trial of a Neyman round past the
+// pilot, whose stratum the seed alone does not give.
+func pinReplay(s string, st *dist.Strata) (uint64, error) {
+	parts := strings.Split(s, ":")
+	var xs []uint64
+	for _, p := range parts {
+		x, err := strconv.ParseUint(p, 10, 64)
+		if err != nil || len(parts) != 1 && len(parts) != 3 {
+			return 0, usagef("freq: --replay %q: want the trial's number N, or N:H:K (a trial of alloc = neyman after the pilot, with its stratum H and draw K, as the run printed it)", s)
+		}
+		xs = append(xs, x)
+	}
+	i := xs[0]
+	switch {
+	case len(xs) == 3 && st == nil:
+		return 0, usagef("freq: --replay %s: the inputs have no strata; give the trial's number alone", s)
+	case len(xs) == 3:
+		if err := st.Schedule.Pin(i, int(xs[1]), xs[2]); err != nil {
+			return 0, usagef("freq: --replay %s: input %s: %v", s, st.Input, err)
+		}
+	case st != nil && st.Alloc == dist.Neyman:
+		if _, _, err := st.Schedule.Stratum(i); err != nil {
+			return 0, usagef("freq: --replay %d: input %s has alloc = neyman, and trial %d is past the pilot: its stratum was planned from the trials before it; give --replay %d:H:K with its stratum H and draw K, as the run that ran it printed them", i, st.Input, i, i)
+		}
+	}
+	return i, nil
+}
+
 // replayTrial runs trial i once with its inputs, the program's output passed through,
 // and prints the inputs and the exact counts of that run.
-func replayTrial(e *env, intr *interrupts, p *montecarlo.Program, i uint64) error {
+func replayTrial(e *env, intr *interrupts, p *montecarlo.Program, i uint64, strata *dist.Strata) error {
 	in, err := p.TrialInputs(i)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "fragprof freq: trial %d (seed %d)\n", i, p.Seed)
+	if strata != nil {
+		h, k, _ := strata.Schedule.Stratum(i)
+		fmt.Fprintf(e.stderr, "stratum %d (%s of input %s), draw %d\n", h, strata.Names[h], strata.Input, k)
+	}
 	if in.Values != "" {
 		fmt.Fprintf(e.stderr, "inputs: %s\n", in.Values)
 	}
@@ -757,8 +813,19 @@ func (p *progressLine) clear() {
 func (f *freqFlags) checkStrata(c *cobra.Command, st *dist.Strata, m *dist.Model, shards uint64) error {
 	st.Schedule.SetPilot(stopping.PilotDraws)
 	neyman := st.Alloc == dist.Neyman
-	if neyman && (shards > 1 || f.cl.engine != "local" || f.cl.trials != "") {
-		return usagef("freq: input %s: alloc = neyman plans each round of trials from the counts of all the trials before it, on one machine: not with --shard, --trial-range or --engine %s (use alloc = proportional)", st.Input, f.cl.engine)
+	if neyman {
+		flag := ""
+		switch {
+		case f.cl.engine != "local":
+			flag = "--engine " + f.cl.engine
+		case f.cl.trials != "":
+			flag = "--trial-range"
+		case shards > 1:
+			flag = "--shard"
+		}
+		if flag != "" {
+			return usagef("freq: input %s: alloc = neyman plans each round of trials from the counts of all the trials before it, which one machine holds: not with %s (use alloc = proportional, whose strata depend on the trial's number alone, or run on one machine with --jobs)", st.Input, flag)
+		}
 	}
 	if f.unit > 1 {
 		switch {
@@ -769,6 +836,24 @@ func (f *freqFlags) checkStrata(c *cobra.Command, st *dist.Strata, m *dist.Model
 		}
 	}
 	return nil
+}
+
+// strataByDefaultRule says that input's strata are not judged by the stratified
+// rule where what (a cluster's merged rounds, freq --from) judges a profile,
+// which holds each block's counts over all trials but not per stratum.
+func strataByDefaultRule(input, what string) string {
+	return fmt.Sprintf("input %s is stratified, and %s reads profiles, which keep each block's counts over all trials, not per stratum: the blocks are judged by the stopping rule on all the trials as one sample, not by the stratified mean (the trials drew the strata in proportion to their sizes, as on one machine)", input, what)
+}
+
+// strataInput returns the input of a stratified population named in a
+// profile's inputs (populationLines), "" when there is none.
+func strataInput(inputs string) string {
+	for _, l := range strings.Split(inputs, "\n") {
+		if name, rest, ok := strings.Cut(l, ": population of "); ok && strings.Contains(rest, ", stratified by ") {
+			return name
+		}
+	}
+	return ""
 }
 
 // strataReport describes the run's strata with the trials each gave: those the

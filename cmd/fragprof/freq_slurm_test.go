@@ -636,3 +636,38 @@ func TestSlurmLocalScript(t *testing.T) {
 		}
 	}
 }
+
+// TestFreqSlurmStrata: a corpus stratified by directory, proportional
+// allocation, runs on Slurm in rounds to the profile of one machine, byte for
+// byte, with the note that the cluster judges the stratified input by the rule
+// on all trials; alloc = neyman is refused, naming the input and the engine.
+func TestFreqSlurmStrata(t *testing.T) {
+	fp := slurmUp(t)
+	glob, _ := strataCorpus(t)
+	dir := t.TempDir()
+	wd, prof := filepath.Join(dir, "run"), filepath.Join(dir, "slurm.fpp")
+	in := []string{"testdata/wc.c", "--input", `f = file("` + glob + `"; strata = dir)`, "--arg", "{f}", "--seed", "4"}
+	_, stderr, code := runFragprof(t, append(append([]string{"freq"}, in...), "--eps", "1e-9", "--engine", "slurm", "--shards", "3",
+		"--workdir", wd, "--fragprof", fp, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))...)
+	if code != 0 || !strings.Contains(stderr, "note: input f is stratified, and the cluster's judgement of each round reads profiles") {
+		t.Fatalf("freq --engine slurm: exit %d, want 0 and the note on the strata\n%s", code, stderr)
+	}
+	j, err := cluster.ReadJournal(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := j.Rounds[len(j.Rounds)-1].To
+	got, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := localProfile(t, t.TempDir(), total, in...); total != 44 || !bytes.Equal(got, want) {
+		t.Errorf("the cluster's profile of %d trials (%d bytes), in %d rounds, differs from a local run's (%d bytes) or is not of the 44 members",
+			total, len(got), len(j.Rounds), len(want))
+	}
+	neyman := []string{"freq", "testdata/wc.c", "--input", `f = file("` + glob + `"; strata = dir, alloc = neyman)`, "--arg", "{f}",
+		"--engine", "slurm", "--workdir", filepath.Join(dir, "neyman"), "--fragprof", fp}
+	if _, stderr, code := runFragprof(t, neyman...); code != 2 || !strings.Contains(stderr, "input f: alloc = neyman") || !strings.Contains(stderr, "not with --engine slurm") {
+		t.Errorf("alloc = neyman on Slurm: exit %d, want 2 naming the input and the engine\n%s", code, stderr)
+	}
+}

@@ -3,9 +3,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -113,9 +115,67 @@ func TestFreqStrataNeyman(t *testing.T) {
 	if d := la.Mean - mean; la.State != "exact" && (d > 3**la.HalfWidth || d < -3**la.HalfWidth) {
 		t.Errorf("lines block %v ± %v, the corpus's mean %v", la.Mean, *la.HalfWidth, mean)
 	}
-	_, code, stderr := freq(t, "testdata/wc.c", "--shard", "0/2", "--input", `f = file("`+glob+`"; strata = dir, alloc = neyman)`, "--arg", "{f}")
-	if code != 2 || !strings.Contains(stderr, "alloc = neyman plans each round") {
-		t.Errorf("Neyman on a shard: exit %d: %s", code, stderr)
+	for _, flags := range [][]string{{"--shard", "0/2"}, {"--trial-range", "0:10", "--profile", filepath.Join(t.TempDir(), "p.fpp")}} {
+		_, code, stderr := freq(t, append([]string{"testdata/wc.c", "--input", `f = file("` + glob + `"; strata = dir, alloc = neyman)`, "--arg", "{f}"}, flags...)...)
+		if code != 2 || !strings.Contains(stderr, "input f: alloc = neyman plans each round") || !strings.Contains(stderr, "not with "+flags[0]) {
+			t.Errorf("Neyman with %s: exit %d: %s", flags[0], code, stderr)
+		}
+	}
+}
+
+// strataProfile runs freq on the stratified corpus with an ε no run reaches and
+// returns its profile's bytes and its stderr.
+func strataProfile(t *testing.T, in string, args ...string) ([]byte, string) {
+	t.Helper()
+	prof := filepath.Join(t.TempDir(), "p.fpp")
+	args = append([]string{"freq", "testdata/wc.c", "--eps", "1e-9", "--seed", "4", "--input", in, "--arg", "{f}", "--profile", prof, "-o", os.DevNull}, args...)
+	_, stderr, code := runFragprof(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+	}
+	data, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, stderr
+}
+
+// TestFreqStrataProfiles: the same seed gives, byte for byte, the same profile
+// on 1 and 3 jobs under either allocation (Neyman's 30 trials span its pilot
+// and two planned rounds), and, under proportional allocation, three shards
+// merged give the profile of one machine; freq --from on them says that it
+// judges the stratified input by the rule on all trials.
+func TestFreqStrataProfiles(t *testing.T) {
+	glob, _ := strataCorpus(t)
+	for _, alloc := range []string{"proportional", "neyman"} {
+		in := `f = file("` + glob + `"; strata = dir, alloc = ` + alloc + `)`
+		one, _ := strataProfile(t, in, "--jobs", "1", "--max-trials", "30")
+		three, _ := strataProfile(t, in, "--jobs", "3", "--max-trials", "30")
+		if !bytes.Equal(one, three) {
+			t.Errorf("%s: the profiles of 1 and 3 jobs differ (%d and %d bytes)", alloc, len(one), len(three))
+		}
+	}
+	in := `f = file("` + glob + `"; strata = dir)`
+	whole, _ := strataProfile(t, in, "--jobs", "3")
+	dir := t.TempDir()
+	var shards []string
+	for s := range 3 {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.fpp", s))
+		data, _ := strataProfile(t, in, "--jobs", "1", "--shard", fmt.Sprintf("%d/3", s))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, p)
+	}
+	merged := filepath.Join(dir, "merged.fpp")
+	if _, stderr, code := runFragprof(t, append([]string{"merge", "-o", merged}, shards...)...); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	if got, _ := os.ReadFile(merged); !bytes.Equal(got, whole) {
+		t.Errorf("the 3 shards merged (%d bytes) differ from one machine's profile of the 44 trials (%d bytes)", len(got), len(whole))
+	}
+	if _, stderr, code := runFragprof(t, "freq", "--from", merged, "-o", os.DevNull); code != 0 || !strings.Contains(stderr, "note: input f is stratified, and --from reads profiles") {
+		t.Errorf("freq --from the merged shards: exit %d, want 0 and the note on the strata:\n%s", code, stderr)
 	}
 }
 
@@ -132,5 +192,68 @@ func TestFreqStrataLatin(t *testing.T) {
 	got := strataTrials(t, r)
 	if r.Design != "latin:16" || r.Units == 0 || got["rare"] == 0 || !strings.Contains(r.Stopped, "decided") {
 		t.Errorf("design %q, %d units, strata %v, stopped %q; want Latin hypercube units, every stratum drawn, decided", r.Design, r.Units, got, r.Stopped)
+	}
+}
+
+// TestFreqStrataNeymanReplay: a trial of a Neyman round past the pilot is
+// named N:H:K, with its stratum and draw, and --replay N:H:K runs it again
+// without the trials before it: the same file, the same exit status, and its
+// lines block counts that file's lines. --replay N alone is refused, naming
+// the input and the form to give.
+func TestFreqStrataNeymanReplay(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"small", "mixed"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 30 {
+		if err := os.WriteFile(filepath.Join(dir, "small", fmt.Sprintf("%d.txt", i)), []byte(strings.Repeat("x\n", 1+i%3)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		text := strings.Repeat("x\n", 5)
+		if i%2 == 0 { // wcfail.c exits 3 on a file that starts with F
+			text = "F\n" + strings.Repeat("x\n", 20+i)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "mixed", fmt.Sprintf("%d.txt", i)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := `f = file("` + dir + `/**/*.txt"; strata = dir, alloc = neyman)`
+	out := filepath.Join(t.TempDir(), "est.txt")
+	if _, stderr, code := reportCLI(t, "", "freq", "testdata/wcfail.c", "--rel-eps", "1e-9", "--seed", "3", "--fail-nonzero", "--max-fail", "1",
+		"--input", in, "--arg", "{f}", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := regexp.MustCompile(`(?m)^  trial (\d+): exit status 3 \[f = file "([^"]+)"\]   \(replay: .* --replay (\d+:\d+:\d+)\)$`).FindAllStringSubmatch(string(text), -1)
+	if len(fails) == 0 {
+		t.Fatalf("no failed trial past the pilot named N:H:K:\n%s", text)
+	}
+	countRe := regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+17\s+(\d+)\s+lines\+\+`)
+	for _, fl := range fails[:min(3, len(fails))] {
+		trial, file, id := fl[1], fl[2], fl[3]
+		if !strings.HasPrefix(id, trial+":") {
+			t.Errorf("trial %s is replayed as %s", trial, id)
+		}
+		_, stderr, code := reportCLI(t, "", "freq", "testdata/wcfail.c", "--seed", "3", "--input", in, "--arg", "{f}", "--replay", id)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := countRe.FindStringSubmatch(stderr)
+		if code != 3 || !strings.Contains(stderr, fmt.Sprintf("args: [%q]", file)) || m == nil || m[1] != fmt.Sprint(strings.Count(string(data), "\n")) {
+			t.Errorf("--replay %s: exit %d, want 3, file %s of %d lines:\n%s", id, code, file, strings.Count(string(data), "\n"), stderr)
+		}
+	}
+	trial := fails[0][1]
+	_, stderr, code := reportCLI(t, "", "freq", "testdata/wcfail.c", "--seed", "3", "--input", in, "--arg", "{f}", "--replay", trial)
+	if code != 2 || !strings.Contains(stderr, "input f has alloc = neyman") || !strings.Contains(stderr, "--replay "+trial+":H:K") {
+		t.Errorf("--replay %s of a Neyman round: exit %d: %s", trial, code, stderr)
 	}
 }

@@ -107,11 +107,12 @@ type Schedule struct {
 
 	mu     sync.Mutex
 	pilot  uint64
-	hs     []uint16    // the stratum of trials 0 … len(hs)−1
-	ks     []uint32    // their draws within the stratum
-	n      []uint64    // draws per stratum in hs
-	starts []uint64    // starts[r] is the first trial of round r
-	shares [][]float64 // the shares w_h of each planned round
+	hs     []uint16             // the stratum of trials 0 … len(hs)−1
+	ks     []uint32             // their draws within the stratum
+	n      []uint64             // draws per stratum in hs
+	starts []uint64             // starts[r] is the first trial of round r
+	shares [][]float64          // the shares w_h of each planned round
+	pinned map[uint64][2]uint64 // trials given their stratum and draw by Pin
 }
 
 // NewSchedule returns the schedule of strata of the given sizes (each ≥ 1).
@@ -210,10 +211,17 @@ func neymanShares(sizes []uint64, total uint64, sd []float64) []float64 {
 
 // Stratum returns trial i's stratum h and its draw k from it (0 for the
 // stratum's first trial). It fails for a trial of a Neyman round not yet
-// planned.
+// planned (and not pinned).
 func (s *Schedule) Stratum(i uint64) (h int, k uint64, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if p, ok := s.pinned[i]; ok {
+		return int(p[0]), p[1], nil
+	}
+	return s.stratum(i)
+}
+
+func (s *Schedule) stratum(i uint64) (h int, k uint64, err error) {
 	epoch, j := i/s.total, i%s.total
 	for uint64(len(s.hs)) <= j {
 		if err := s.extend(); err != nil {
@@ -222,6 +230,51 @@ func (s *Schedule) Stratum(i uint64) (h int, k uint64, err error) {
 	}
 	h = int(s.hs[j])
 	return h, uint64(s.ks[j]) + epoch*s.sizes[h], nil
+}
+
+// Pin gives trial i stratum h and draw k, as the run that planned its round
+// gave them (TrialID names them): a trial of a Neyman round is the k-th draw
+// from stratum h, whose member depends only on the seed, h and k, and whose
+// other inputs depend only on the seed and i, so pinned it draws what it drew
+// in that run without the trials before it. A trial whose stratum the schedule
+// knows (a proportional one, or one of Neyman's pilot) must be given the same.
+func (s *Schedule) Pin(i uint64, h int, k uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h < 0 || h >= len(s.sizes) {
+		return fmt.Errorf("trial %d: stratum %d: the population has strata 0 to %d", i, h, len(s.sizes)-1)
+	}
+	if gh, gk, err := s.stratum(i); err == nil {
+		if gh != h || gk != k {
+			return fmt.Errorf("trial %d is draw %d of stratum %d, not draw %d of stratum %d", i, gk, gh, k, h)
+		}
+		return nil
+	}
+	if s.pinned == nil {
+		s.pinned = map[uint64][2]uint64{}
+	}
+	s.pinned[i] = [2]uint64{uint64(h), k}
+	return nil
+}
+
+// TrialID names trial i for a replay: "i" when its stratum follows from i
+// alone (proportional allocation, Neyman's pilot), else "i:h:k", its stratum h
+// and draw k (Pin), once its round is planned.
+func (s *Schedule) TrialID(i uint64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := strconv.FormatUint(i, 10)
+	if s.alloc != Neyman || i%s.total < s.roundStart(1) {
+		return id
+	}
+	h, k, err := s.stratum(i)
+	if p, ok := s.pinned[i]; ok {
+		h, k, err = int(p[0]), p[1], nil
+	}
+	if err != nil {
+		return id
+	}
+	return fmt.Sprintf("%s:%d:%d", id, h, k)
 }
 
 // extend assigns the next trial to its stratum.

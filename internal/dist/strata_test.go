@@ -188,3 +188,36 @@ func TestTwoStrata(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestSchedulePin: a trial of a Neyman round, named by TrialID in the run that
+// planned it ("21:0:11"), draws the same stratum and draw in a schedule that
+// never planned the round, once pinned; a pilot trial is named by its number
+// alone and refuses another stratum; a trial not pinned still fails.
+func TestSchedulePin(t *testing.T) {
+	run := NewSchedule([]uint64{20, 60}, Neyman)
+	if err := run.Plan(1, []float64{52.2233, 1.6624}); err != nil {
+		t.Fatal(err)
+	}
+	if got := run.TrialID(21); got != "21:0:11" {
+		t.Fatalf("TrialID(21) = %q, want 21:0:11 (trials 20 and 21 go to stratum 0, its draws 10 and 11)", got)
+	}
+	if got := run.TrialID(3); got != "3" {
+		t.Errorf("TrialID(3) = %q, want 3 (a pilot trial)", got)
+	}
+	replay := NewSchedule([]uint64{20, 60}, Neyman)
+	if err := replay.Pin(21, 0, 11); err != nil {
+		t.Fatal(err)
+	}
+	if h, k, err := replay.Stratum(21); err != nil || h != 0 || k != 11 {
+		t.Errorf("pinned trial 21: stratum %d draw %d (%v), want 0, 11", h, k, err)
+	}
+	if _, _, err := replay.Stratum(22); err == nil {
+		t.Errorf("trial 22, neither planned nor pinned, has a stratum")
+	}
+	if err := replay.Pin(3, 1, 0); err == nil || !strings.Contains(err.Error(), "trial 3 is draw 3 of stratum 0") {
+		t.Errorf("pinning pilot trial 3 elsewhere: %v, want it named as draw 3 of stratum 0", err)
+	}
+	if err := replay.Pin(30, 2, 0); err == nil {
+		t.Errorf("pinning to stratum 2 of 2 strata: no error")
+	}
+}

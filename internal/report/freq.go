@@ -29,8 +29,8 @@ type Freq struct {
 	Seed     uint64
 	Counters int
 	Inputs   []string // the input model, one definition per line
-	// Replay is the command that reproduces one trial, with %d for its number.
-	Replay string
+	// Replay returns the command that reproduces one trial (nil: none).
+	Replay func(trial uint64) string
 	// Strata describes a stratified population's strata and the trials each
 	// gave (nil without strata).
 	Strata *FreqStrata
@@ -330,8 +330,8 @@ func WriteFreqText(w io.Writer, f *Freq, src Sources) error {
 				break
 			}
 			fmt.Fprintf(tw, "  trial %d: %s", fl.Trial, fl.Reason)
-			if f.Replay != "" {
-				fmt.Fprintf(tw, "   (replay: "+f.Replay+")", fl.Trial)
+			if f.Replay != nil {
+				fmt.Fprintf(tw, "   (replay: %s)", f.Replay(fl.Trial))
 			}
 			fmt.Fprintln(tw)
 		}
