@@ -13,7 +13,11 @@ import (
 	"testing"
 
 	"github.com/fragprof/fragprof/internal/report"
+	"github.com/spf13/cobra"
 )
+
+// newRoot returns the command tree with every subcommand.
+func newRoot(e *env) *cobra.Command { return newRootFor(e, nil) }
 
 // writeFiles writes name → text into dir and returns dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) string {

@@ -77,9 +77,6 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// newRoot returns the command tree with every subcommand.
-func newRoot(e *env) *cobra.Command { return newRootFor(e, nil) }
-
 // newRootFor returns the command tree for a run with args: when args[0] names a
 // subcommand, the tree holds that one alone (the others' flags and help are not
 // built: about 2 ms of CPU and 90 page faults of every run of a short command such

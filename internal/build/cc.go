@@ -46,11 +46,6 @@ type Stdio struct {
 	Out, Err io.Writer // Out nil: Err
 }
 
-// CC is CCStdio with clang's output to stderr and no standard input.
-func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) error {
-	return t.CCStdio(ctx, args, Stdio{Err: stderr})
-}
-
 // CCStdio compiles and links as clang would with args, instrumenting every C and C++
 // source (t in C++ mode is the drop-in clang++: see Toolchain.CXX). The
 // counter scheme comes from $FRAGPROF_COUNTERS (chords, edges or blocks), atomic updates

@@ -5,11 +5,17 @@ package build
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 )
+
+// CC is CCStdio with clang's output to stderr and no standard input.
+func (t *Toolchain) CC(ctx context.Context, args []string, stderr io.Writer) error {
+	return t.CCStdio(ctx, args, Stdio{Err: stderr})
+}
 
 // ptrC is C whose typed-pointer IR holds " ptr " in strings and names, as sqlite3.c's
 // does ("Bad ptr map entry key=%u"), which once made fragprof write opaque pointers

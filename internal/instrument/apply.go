@@ -6,7 +6,6 @@ package instrument
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"sort"
 	"strings"
@@ -900,10 +899,3 @@ func appendCtor(line, elem string) (string, bool) {
 
 // FormatVersion is the version of the unit descriptor and metadata blob.
 const FormatVersion = 1
-
-// Hash returns a short hash of data, for unique names.
-func Hash(data []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(data)
-	return h.Sum64()
-}

@@ -8,11 +8,11 @@ import (
 	"github.com/fragprof/fragprof/internal/llvmir"
 )
 
-// FuzzModule: on IR the reader accepts — clang's output of the llvmir fixtures,
-// mutated — instrumentation never panics; it either fails with an error or gives IR
-// that the reader accepts again, with every function still defined.
+// FuzzModule: on IR the reader accepts — clang's output of the fixtures in
+// testdata, mutated — instrumentation never panics; it either fails with an error or
+// gives IR that the reader accepts again, with every function still defined.
 func FuzzModule(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("..", "llvmir", "testdata", "*.ll"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.ll"))
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data, uint8(0))

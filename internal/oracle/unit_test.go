@@ -122,12 +122,12 @@ func jsonProg(file string, blocks ...struct {
 	lines []int
 	count uint64
 }) *report.JSONProgram {
-	f := report.JSONFunc{Name: "main", File: file}
+	f := report.JSONFunc{JSONFuncID: report.JSONFuncID{Name: "main", File: file}}
 	one := blocks[0].count
 	f.Calls = &one
 	for i, b := range blocks {
 		c := b.count
-		f.Blocks = append(f.Blocks, report.JSONBlock{ID: i, Lines: b.lines, Count: &c})
+		f.Blocks = append(f.Blocks, report.JSONBlock{JSONBlockID: report.JSONBlockID{ID: i}, JSONBlockSource: report.JSONBlockSource{Lines: b.lines}, Count: &c})
 	}
 	return &report.JSONProgram{Functions: []report.JSONFunc{f}}
 }
@@ -209,14 +209,14 @@ func TestLabelLines(t *testing.T) {
 func TestAgree(t *testing.T) {
 	u := func(v uint64) *uint64 { return &v }
 	fn := func(name string, counts []uint64, lines [][]int, edges ...report.JSONEdge) report.JSONFunc {
-		f := report.JSONFunc{Name: name, Calls: u(counts[0]), Edges: edges}
+		f := report.JSONFunc{JSONFuncID: report.JSONFuncID{Name: name}, Calls: u(counts[0]), Edges: edges}
 		for i, c := range counts {
-			f.Blocks = append(f.Blocks, report.JSONBlock{ID: i, Lines: lines[i], Count: u(c)})
+			f.Blocks = append(f.Blocks, report.JSONBlock{JSONBlockID: report.JSONBlockID{ID: i}, JSONBlockSource: report.JSONBlockSource{Lines: lines[i]}, Count: u(c)})
 		}
 		return f
 	}
 	e := func(from, to int, kind string, c uint64) report.JSONEdge {
-		return report.JSONEdge{From: from, To: to, Kind: kind, Count: u(c)}
+		return report.JSONEdge{JSONEdgeID: report.JSONEdgeID{From: from, To: to, Kind: kind}, Count: u(c)}
 	}
 	base := report.JSONProgram{Functions: []report.JSONFunc{
 		fn("f", []uint64{2, 1, 1}, [][]int{{1}, {2}, {3}}, e(0, 1, "true", 1), e(0, 2, "false", 1)),

@@ -6,7 +6,6 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/jsonnum"
 	"io"
 	"math"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fragprof/fragprof/cfg"
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/stats"
 )
@@ -98,21 +98,16 @@ type JSONCause struct {
 
 // JSONFreqFunc is one function with its estimates.
 type JSONFreqFunc struct {
-	Name    string          `json:"name"`              // the source-level name (C++ demangled)
-	Mangled string          `json:"mangled,omitempty"` // the linkage name, when it differs
-	File    string          `json:"file"`
-	Line    int             `json:"line"`
-	Calls   float64         `json:"calls"` // the expected number of calls
-	Blocks  []JSONFreqBlock `json:"blocks"`
-	Edges   []JSONFreqEdge  `json:"edges"`
+	JSONFuncID
+	Calls  float64         `json:"calls"` // the expected number of calls
+	Blocks []JSONFreqBlock `json:"blocks"`
+	Edges  []JSONFreqEdge  `json:"edges"`
 }
 
 // JSONFreqBlock is one block's estimate.
 type JSONFreqBlock struct {
-	ID        int      `json:"id"`
-	Label     string   `json:"label"`
-	Lines     []int    `json:"lines"`
-	Start     string   `json:"start,omitempty"`
+	JSONBlockID
+	JSONBlockSource
 	Mean      float64  `json:"mean"`
 	HalfWidth *float64 `json:"halfwidth"` // null when undefined (n < 2, unseen)
 	Lo        *float64 `json:"lo"`        // the interval of the mean (exact binomial for 0/1 blocks)
@@ -134,10 +129,7 @@ type JSONFreqBlock struct {
 
 // JSONFreqEdge is one edge's mean count.
 type JSONFreqEdge struct {
-	From int     `json:"from"`
-	To   int     `json:"to"`
-	Kind string  `json:"kind"`
-	Case string  `json:"case,omitempty"`
+	JSONEdgeID
 	Mean float64 `json:"mean"`
 	Prob float64 `json:"prob"` // mean / mean count of the source block (0 when it never ran)
 }
@@ -173,12 +165,12 @@ func FreqJSON(f *Freq) JSONFreq {
 		out.Failures = append(out.Failures, JSONFailure{Trial: fl.Trial, Reason: fl.Reason, Exit: fl.Exit})
 	}
 	for fi, fn := range r.Prog.Funcs {
-		jf := JSONFreqFunc{Name: fn.DisplayName(), Mangled: mangled(fn), File: fn.File, Line: fn.Line, Blocks: []JSONFreqBlock{}, Edges: []JSONFreqEdge{}}
+		jf := JSONFreqFunc{JSONFuncID: funcID(fn), Blocks: []JSONFreqBlock{}, Edges: []JSONFreqEdge{}}
 		for b, blk := range fn.Blocks {
 			be := r.Blocks[fi][b]
 			d := be.Decision
 			jb := JSONFreqBlock{
-				ID: blk.ID, Label: blk.Label, Lines: blk.Lines, Mean: d.Mean, HalfWidth: jsonnum.Ptr(d.HalfWidth),
+				JSONBlockID: blockID(blk), JSONBlockSource: blockSource(blk), Mean: d.Mean, HalfWidth: jsonnum.Ptr(d.HalfWidth),
 				Lo: jsonnum.Ptr(d.Lo), Hi: jsonnum.Ptr(d.Hi), Ran: d.Ran,
 				N: d.N, State: d.State.String(), DecidedAt: be.DecidedAt, Series: be.Series,
 			}
@@ -189,12 +181,6 @@ func FreqJSON(f *Freq) JSONFreq {
 				jb.Series = []montecarlo.Point{}
 			}
 			jb.ProbLo, jb.ProbHi = jsonnum.Ptr(d.ProbLo), jsonnum.Ptr(d.ProbHi)
-			if jb.Lines == nil {
-				jb.Lines = []int{}
-			}
-			if blk.Start.Line != 0 {
-				jb.Start = blk.Start.String()
-			}
 			if s := d.StdDev; !math.IsNaN(s) {
 				jb.Variance = s * s
 			}
@@ -210,7 +196,7 @@ func FreqJSON(f *Freq) JSONFreq {
 		}
 		for e, edge := range fn.Edges {
 			m := r.Edges[fi][e].Mean
-			je := JSONFreqEdge{From: edge.From.ID, To: edge.To.ID, Kind: edge.Kind.String(), Case: edge.Case, Mean: m}
+			je := JSONFreqEdge{JSONEdgeID: edgeID(edge), Mean: m}
 			if src := r.Blocks[fi][edge.From.ID].Decision.Mean; src > 0 {
 				je.Prob = min(1, m/src) // the two means round apart: 1.0000000000000002
 			}

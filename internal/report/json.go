@@ -32,13 +32,10 @@ type JSONProgram struct {
 
 // JSONFunc is one function.
 type JSONFunc struct {
-	Name    string      `json:"name"`              // the source-level name (C++ demangled)
-	Mangled string      `json:"mangled,omitempty"` // the linkage name, when it differs
-	File    string      `json:"file"`
-	Line    int         `json:"line"`
-	Calls   *uint64     `json:"calls,omitempty"`
-	Blocks  []JSONBlock `json:"blocks"`
-	Edges   []JSONEdge  `json:"edges"`
+	JSONFuncID
+	Calls  *uint64     `json:"calls,omitempty"`
+	Blocks []JSONBlock `json:"blocks"`
+	Edges  []JSONEdge  `json:"edges"`
 	// CallEdges are its blocks' direct calls, absent when it makes none (or the
 	// profile predates them).
 	CallEdges []JSONCallEdge `json:"call_edges,omitempty"`
@@ -46,11 +43,9 @@ type JSONFunc struct {
 
 // JSONBlock is one basic block.
 type JSONBlock struct {
-	ID     int     `json:"id"`
-	Label  string  `json:"label"`
-	Lines  []int   `json:"lines"`
-	Start  string  `json:"start,omitempty"` // file:line:col of the first instruction
-	End    string  `json:"end,omitempty"`   // file:line:col of the last instruction
+	JSONBlockID
+	JSONBlockSource
+	End    string  `json:"end,omitempty"` // file:line:col of the last instruction
 	Instrs int     `json:"instrs"`
 	Addr   uint64  `json:"addr,omitempty"`
 	Count  *uint64 `json:"count,omitempty"`
@@ -58,10 +53,7 @@ type JSONBlock struct {
 
 // JSONEdge is one edge.
 type JSONEdge struct {
-	From  int     `json:"from"`
-	To    int     `json:"to"`
-	Kind  string  `json:"kind"`
-	Case  string  `json:"case,omitempty"`
+	JSONEdgeID
 	Count *uint64 `json:"count,omitempty"`
 	// Rate and StdErr are a sampled profile's estimate of the edge's transitions
 	// per executed instruction and its standard error, when it has one; Inferred
@@ -87,7 +79,7 @@ func JSON(p *profile.Profile) JSONProgram {
 		out.Instructions, out.Sampled = p.Rates.Instructions, p.Rates.Sampled
 	}
 	for i, f := range p.Program.Funcs {
-		jf := JSONFunc{Name: f.DisplayName(), Mangled: mangled(f), File: f.File, Line: f.Line, Blocks: []JSONBlock{}, Edges: []JSONEdge{}}
+		jf := JSONFunc{JSONFuncID: funcID(f), Blocks: []JSONBlock{}, Edges: []JSONEdge{}}
 		var c *[]uint64
 		var ce *[]uint64
 		if p.HasCounts() {
@@ -96,12 +88,9 @@ func JSON(p *profile.Profile) JSONProgram {
 			c, ce = &p.Counts[i].Blocks, &p.Counts[i].Edges
 		}
 		for _, b := range f.Blocks {
-			jb := JSONBlock{ID: b.ID, Label: b.Label, Lines: b.Lines, Instrs: b.Instrs, Addr: b.Addr}
-			if jb.Lines == nil {
-				jb.Lines = []int{}
-			}
+			jb := JSONBlock{JSONBlockID: blockID(b), JSONBlockSource: blockSource(b), Instrs: b.Instrs, Addr: b.Addr}
 			if b.Start.Line != 0 {
-				jb.Start, jb.End = b.Start.String(), b.End.String()
+				jb.End = b.End.String()
 			}
 			if c != nil {
 				v := (*c)[b.ID]
@@ -110,7 +99,7 @@ func JSON(p *profile.Profile) JSONProgram {
 			jf.Blocks = append(jf.Blocks, jb)
 		}
 		for _, e := range f.Edges {
-			je := JSONEdge{From: e.From.ID, To: e.To.ID, Kind: e.Kind.String(), Case: e.Case}
+			je := JSONEdge{JSONEdgeID: edgeID(e)}
 			if ce != nil {
 				v := (*ce)[e.ID]
 				je.Count = &v
@@ -160,12 +149,4 @@ func GraphJSON(g *hotcfg.Graph, runs int, lines func(*hotcfg.Block) []int, cmp *
 	d := JSON(g.Profile(runs, lines))
 	d.Graph, d.Compare = g, cmp
 	return d
-}
-
-// mangled returns f's linkage name when it differs from the name shown (C++).
-func mangled(f *cfg.Func) string {
-	if d := f.DisplayName(); d != f.Name {
-		return f.Name
-	}
-	return ""
 }

@@ -17,7 +17,7 @@ type Stratum struct {
 	S    stats.Summary
 }
 
-// StratifiedMean returns the stratified estimate of the population's mean, its
+// stratifiedMean returns the stratified estimate of the population's mean, its
 // variance and the effective degrees of freedom of that variance: with
 // W_h = N_h/N, f_h = n_h/N_h and s_h² the sample variance of stratum h,
 //
@@ -28,13 +28,8 @@ type Stratum struct {
 // and eq. 5.6; ν by Satterthwaite's approximation, §5.4, eq. 5.16). A stratum
 // drawn whole (n_h = N_h) adds no variance. sd, when not nil, gives the standard
 // deviation to use for each stratum instead of the sample's (a conservative one).
-// Every stratum needs n_h ≥ 1, and n_h ≥ 2 unless drawn whole.
-func StratifiedMean(strata []Stratum, sd func(h int) float64) (mean, variance, df float64) {
-	return stratifiedMean(strata, sd, true)
-}
-
-// stratifiedMean is StratifiedMean, without the finite-population correction
-// (f_h = 0, no stratum whole) when fpc is false.
+// Every stratum needs n_h ≥ 1, and n_h ≥ 2 unless drawn whole. Without fpc there is
+// no finite-population correction (f_h = 0, no stratum whole).
 func stratifiedMean(strata []Stratum, sd func(h int) float64, fpc bool) (mean, variance, df float64) {
 	var N float64
 	for _, st := range strata {
@@ -73,7 +68,7 @@ func stratifiedMean(strata []Stratum, sd func(h int) float64, fpc bool) (mean, v
 //	t·√v(ȳ_st) ≤ ε,
 //
 // t Student's quantile at 1 − α/2 two-sided (the default rule's level) with the
-// effective degrees of freedom ν ([StratifiedMean]), and each stratum's s_h taken,
+// effective degrees of freedom ν (stratifiedMean), and each stratum's s_h taken,
 // as the default rule does, on its draws with one more as large as its largest
 // (a stratum whose rare large counts have not shown yet understates its
 // variance), and guarded as the default rule is: the skewness term of the
@@ -101,9 +96,6 @@ func NewStratified(t stats.Thresholds) (*Stratified, error) {
 	}
 	return &Stratified{base: base{t: t, alpha: 1 - t.Gamma, level: 1 - (1-t.Gamma)/2, u: stats.NormalCoefficient(t.Gamma)}}, nil
 }
-
-// Name returns "stratified".
-func (r *Stratified) Name() string { return "stratified" }
 
 // Decide judges a block from its strata.
 func (r *Stratified) Decide(strata []Stratum) stats.Decision {

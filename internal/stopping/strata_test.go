@@ -20,13 +20,13 @@ import (
 // 0.525625/0.2303125 = 2.282225.
 func TestStratifiedMean(t *testing.T) {
 	strata := []Stratum{{Size: 10, S: summaryOf(1, 3)}, {Size: 30, S: summaryOf(4, 6, 8)}}
-	mean, v, df := StratifiedMean(strata, nil)
+	mean, v, df := stratifiedMean(strata, nil, true)
 	if math.Abs(mean-5) > 1e-12 || math.Abs(v-0.725) > 1e-12 || math.Abs(df-2.282225) > 1e-6 {
-		t.Errorf("StratifiedMean = %v, %v, %v; want 5, 0.725, 2.282225", mean, v, df)
+		t.Errorf("stratifiedMean = %v, %v, %v; want 5, 0.725, 2.282225", mean, v, df)
 	}
 	// A stratum drawn whole adds no variance.
 	strata[0] = Stratum{Size: 2, S: summaryOf(1, 3)}
-	if _, v, _ := StratifiedMean(strata, nil); math.Abs(v-(30.0/32)*(30.0/32)*(4.0/3)*0.9) > 1e-12 {
+	if _, v, _ := stratifiedMean(strata, nil, true); math.Abs(v-(30.0/32)*(30.0/32)*(4.0/3)*0.9) > 1e-12 {
 		t.Errorf("with A drawn whole: v = %v", v)
 	}
 }

@@ -38,15 +38,6 @@ var timerDoc = [...]string{
 	"clock_gettime(CLOCK_THREAD_CPUTIME_ID): CPU time of the thread",
 }
 
-// Timers lists every timer.
-func Timers() []Timer {
-	out := make([]Timer, numTimers)
-	for i := range out {
-		out[i] = Timer(i)
-	}
-	return out
-}
-
 func (t Timer) String() string {
 	if t < numTimers {
 		return timerNames[t]
@@ -110,11 +101,6 @@ type FragRecord struct {
 
 // OverheadNs returns the median overhead in nanoseconds.
 func (r *Record) OverheadNs() float64 { return r.Overhead * r.NsPerTick }
-
-// Ns converts a raw sample to nanoseconds with the overhead subtracted. The result
-// may be slightly negative for fragments shorter than the overhead's spread; it is
-// kept so, because clamping at zero would bias the mean.
-func (r *Record) Ns(ticks uint64) float64 { return (float64(ticks) - r.Overhead) * r.NsPerTick }
 
 // ParseExtra returns the timing records among the framed records of an extra channel
 // (u32 type, u32 length, payload); other types are skipped.

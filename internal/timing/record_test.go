@@ -65,10 +65,6 @@ func TestParseExtra(t *testing.T) {
 		len(r.Frags[0].Ticks) != 2 || r.Frags[0].Ticks[1] != 200 || r.Frags[1].Ticks[0] != 7 {
 		t.Errorf("fragments: %+v", r.Frags)
 	}
-	// (200 − 40 ticks) · 0.5 ns: the overhead is subtracted in ticks.
-	if got := r.Ns(200); got != 80 {
-		t.Errorf("Ns(200) = %g, want 80", got)
-	}
 	for _, bad := range []struct {
 		data []byte
 		msg  string

@@ -69,14 +69,10 @@ func RepSeed(seed uint64, r int) uint64 {
 	return x ^ x>>29
 }
 
-// Draw returns trial i's header fields (inputs, args, stdin) and what the program is
-// given: its arguments (nil: none), stdin and input files.
-func (c *Collector) Draw(s *dist.Sample, i uint64) (Header, []string, []byte, map[string][]byte, error) {
-	return c.DrawRep(s, i, 0)
-}
-
-// DrawRep is Draw for repetition r of trial i: the trial's inputs, with those in
-// c.Vary drawn anew from RepSeed(c.Seed, r) when r > 0.
+// DrawRep returns repetition r of trial i's header fields (inputs, args, stdin) and
+// what the program is given: its arguments (nil: none), stdin and input files. The
+// inputs are trial i's, with those in c.Vary drawn anew from RepSeed(c.Seed, r)
+// when r > 0.
 func (c *Collector) DrawRep(s *dist.Sample, i uint64, r int) (Header, []string, []byte, map[string][]byte, error) {
 	h := Header{Program: c.Program, Trial: i, Seed: c.Seed, Auto: c.Auto, Rep: r, Vary: c.Vary}
 	m := c.Inputs.Model

@@ -179,16 +179,6 @@ func (g *Graph) findLoops() {
 	}
 }
 
-// Node returns the node named name, or nil.
-func (g *Graph) Node(name string) *Node {
-	for _, n := range g.Nodes {
-		if n.Name == name {
-			return n
-		}
-	}
-	return nil
-}
-
 // Check verifies the invariants stated on Graph.
 func (g *Graph) Check() error {
 	for i, n := range g.Nodes {

@@ -87,9 +87,7 @@ type Stop struct {
 
 // A Func is one function's graph with its values.
 type Func struct {
-	Name   string   `json:"name"`
-	File   string   `json:"file"`
-	Line   int      `json:"line"`
+	report.JSONFuncID
 	Calls  *float64 `json:"calls"` // the entry block's value; null without counts
 	Blocks []*Block `json:"blocks"`
 	Edges  []*Edge  `json:"edges"`
@@ -100,14 +98,12 @@ type Func struct {
 
 // A Block is one basic block.
 type Block struct {
-	ID    int    `json:"id"`
-	Label string `json:"label"`
+	report.JSONBlockID
 	// Ref names the block in the page: "f0-b3" for block 3 of the first function.
 	// Its graph node is #n-f0-b3 and its panel #d-f0-b3.
-	Ref   string `json:"ref"`
-	File  string `json:"file"` // the file of Lines: the file of Start, or the function's
-	Lines []int  `json:"lines"`
-	Start string `json:"start,omitempty"`
+	Ref  string `json:"ref"`
+	File string `json:"file"` // the file of Lines: the file of Start, or the function's
+	report.JSONBlockSource
 	// Value is the estimate e(b) (freq), the count (count) or the sampled count (hot);
 	// null for a page of structure only.
 	Value *float64 `json:"value"`
@@ -130,11 +126,8 @@ type Point = montecarlo.Point
 
 // An Edge is one edge with its value and probability.
 type Edge struct {
-	ID    int      `json:"id"`
-	From  int      `json:"from"`
-	To    int      `json:"to"`
-	Kind  string   `json:"kind"`
-	Case  string   `json:"case,omitempty"`
+	ID int `json:"id"`
+	report.JSONEdgeID
 	Value *float64 `json:"value"`
 	// Prob is the edge's value over its source block's: the probability of taking it
 	// when leaving the block. Null when the source never ran.
@@ -144,44 +137,35 @@ type Edge struct {
 // freqDoc mirrors the JSON of `fragprof freq --json` (report.JSONFreq), with
 // half-widths that may be null.
 type freqDoc struct {
-	Trials    uint64         `json:"trials"`
-	Seed      uint64         `json:"seed"`
-	Eps       float64        `json:"eps"`
-	RelEps    float64        `json:"rel_eps"`
-	Gamma     float64        `json:"gamma"`
-	Moment    string         `json:"berry_esseen"`
-	Rule      string         `json:"rule"`
-	Design    string         `json:"design"`
-	Units     uint64         `json:"units"`
-	Stopped   string         `json:"stopped"`
-	Elapsed   float64        `json:"elapsed_s"`
-	Inputs    []string       `json:"inputs"`
-	Failures  []failureDoc   `json:"failures"`
-	Counters  int            `json:"counters"`
-	Functions []funcDoc      `json:"functions"`
-	States    map[string]int `json:"states"`
-}
-
-type failureDoc struct {
-	Trial  uint64 `json:"trial"`
-	Reason string `json:"reason"`
+	Trials    uint64               `json:"trials"`
+	Seed      uint64               `json:"seed"`
+	Eps       float64              `json:"eps"`
+	RelEps    float64              `json:"rel_eps"`
+	Gamma     float64              `json:"gamma"`
+	Moment    string               `json:"berry_esseen"`
+	Rule      string               `json:"rule"`
+	Design    string               `json:"design"`
+	Units     uint64               `json:"units"`
+	Stopped   string               `json:"stopped"`
+	Elapsed   float64              `json:"elapsed_s"`
+	Inputs    []string             `json:"inputs"`
+	Failures  []report.JSONFailure `json:"failures"`
+	Counters  int                  `json:"counters"`
+	Functions []funcDoc            `json:"functions"`
+	States    map[string]int       `json:"states"`
 }
 
 // funcDoc is one function of any of the JSON documents the page reads: freq's, count's
 // (and cfg's) and hotcfg's. Counts are read as floats (hotcfg's are estimates).
 type funcDoc struct {
-	Name   string     `json:"name"`
-	File   string     `json:"file"`
-	Line   int        `json:"line"`
+	report.JSONFuncID
 	Blocks []blockDoc `json:"blocks"`
 	Edges  []edgeDoc  `json:"edges"`
 }
 
 type blockDoc struct {
-	ID        int      `json:"id"`
-	Label     string   `json:"label"`
-	Lines     []int    `json:"lines"`
-	Start     string   `json:"start"`
+	report.JSONBlockID
+	report.JSONBlockSource
 	Count     *float64 `json:"count"`
 	Mean      *float64 `json:"mean"`
 	HalfWidth *float64 `json:"halfwidth"`
@@ -194,10 +178,7 @@ type blockDoc struct {
 }
 
 type edgeDoc struct {
-	From  int      `json:"from"`
-	To    int      `json:"to"`
-	Kind  string   `json:"kind"`
-	Case  string   `json:"case"`
+	report.JSONEdgeID
 	Count *float64 `json:"count"`
 	Mean  *float64 `json:"mean"`
 }
@@ -379,11 +360,11 @@ func (p *Page) warn(s string)           { p.Warnings = append(p.Warnings, s) }
 
 func (p *Page) addFunc(fd funcDoc, bv func(blockDoc) *float64, ev func(edgeDoc) *float64) {
 	fi := len(p.Funcs)
-	f := &Func{Name: fd.Name, File: fd.File, Line: fd.Line, Blocks: []*Block{}, Edges: []*Edge{}}
+	f := &Func{JSONFuncID: fd.JSONFuncID, Blocks: []*Block{}, Edges: []*Edge{}}
 	for _, bd := range fd.Blocks {
 		b := &Block{
-			ID: bd.ID, Label: bd.Label, Ref: fmt.Sprintf("f%d-b%d", fi, bd.ID), File: fd.File,
-			Lines: bd.Lines, Start: bd.Start, Value: bv(bd), HalfWidth: bd.HalfWidth, State: bd.State,
+			JSONBlockID: bd.JSONBlockID, Ref: fmt.Sprintf("f%d-b%d", fi, bd.ID), File: fd.File,
+			JSONBlockSource: bd.JSONBlockSource, Value: bv(bd), HalfWidth: bd.HalfWidth, State: bd.State,
 			N: bd.N, DecidedAt: bd.DecidedAt, NeedTrials: bd.NeedTrial, Variance: bd.Variance, Series: bd.Series,
 		}
 		if b.Lines == nil {
@@ -399,7 +380,7 @@ func (p *Page) addFunc(fd funcDoc, bv func(blockDoc) *float64, ev func(edgeDoc) 
 		f.Calls = &c
 	}
 	for i, ed := range fd.Edges {
-		e := &Edge{ID: i, From: ed.From, To: ed.To, Kind: ed.Kind, Case: ed.Case, Value: ev(ed)}
+		e := &Edge{ID: i, JSONEdgeID: ed.JSONEdgeID, Value: ev(ed)}
 		if e.Value != nil && ed.From >= 0 && ed.From < len(f.Blocks) {
 			if src := f.Blocks[ed.From].Value; src != nil && *src > 0 {
 				pr := *e.Value / *src

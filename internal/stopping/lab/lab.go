@@ -475,12 +475,3 @@ func newRule(name string, eps, gamma float64) (stopping.Rule, error) {
 	th.Eps, th.Gamma = eps, gamma
 	return stopping.New(name, th)
 }
-
-// summaryOf returns the Summary of the counts xs.
-func summaryOf(xs []uint64) stats.Summary {
-	var d stats.CountDist
-	for _, x := range xs {
-		d.Add(x)
-	}
-	return d.Summary()
-}

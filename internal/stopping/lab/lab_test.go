@@ -7,8 +7,18 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/profile"
 )
+
+// summaryOf returns the Summary of the counts xs.
+func summaryOf(xs []uint64) stats.Summary {
+	var d stats.CountDist
+	for _, x := range xs {
+		d.Add(x)
+	}
+	return d.Summary()
+}
 
 // TestLabShort is the short form of the coverage laboratory (bench/coverage.sh runs
 // the full one): the default rule, replicated 300 times on the resampling worlds of
