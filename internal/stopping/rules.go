@@ -58,8 +58,14 @@ import (
 // only) the rule is Chow and Robbins's bare: the normal quantile at γ, no guard.
 //
 // On a finite population of N items drawn without replacement the half-width is
-// t·s'/√n'·√(1 − n'/N) ([FPC]); the guard's fallback and the exact binomial interval
-// keep the infinite population's, which are wider.
+// t·s'/√n'·√(1 − n'/N) ([FPC]), and a block that runs at most once per trial gets
+// the exact hypergeometric interval of its share of the members instead of
+// Clopper–Pearson's ([stats.Hypergeometric]). The guard's fallback keeps the
+// infinite population's confidence sequence, which is wider: with the same
+// correction, s'·Radius(n')·√(1 − n'/N), the laboratory (lab.Finite) measured a
+// coverage of 0.927 (R = 600) on one draw of 3,000 members ⌊e^X⌋,
+// X ~ N(2, 1.5²), at ±20 %, against 0.943 without it: on a heavy tail the earlier stop misses the large
+// members the sample has not drawn yet.
 type CLT struct {
 	base
 	Plain bool
