@@ -180,6 +180,7 @@ func replay(args []string) error {
 	checkSeed := fs.Uint64("check-seed", 1, "the seed of the -check reports")
 	exhaustive := fs.String("exhaustive", "", "a freq --json report of the exhaustive run, whose means must be the recorded ones")
 	cpuProfile := fs.String("cpuprofile", "", "write the replications' CPU profile to this file")
+	ruleName := fs.String("rule", stopping.Default, "the rule replayed (the laboratory's clt-wide-fpc: the default with its fallback corrected too; -check needs freq's own)")
 	fs.Parse(args)
 	shareList, err := parseFloats(*shares)
 	if err != nil {
@@ -238,7 +239,7 @@ func replay(args []string) error {
 		rel, share := relList[k/len(shareList)], shareList[k%len(shareList)]
 		th := stats.DefaultThresholds
 		th.Eps, th.RelEps, th.Gamma, th.IgnoreRare = 0, rel, *gamma, share
-		rule, err := stopping.New(stopping.Default, th)
+		rule, err := stopping.New(*ruleName, th)
 		if err != nil {
 			return err
 		}

@@ -106,6 +106,8 @@ func New(name string, t stats.Thresholds) (Rule, error) {
 		return &CLT{base: b, Level: t.Gamma}, nil
 	case "clt-naive": // the laboratory's: the guarded rule on the sample alone
 		return &CLT{base: b, Naive: true}, nil
+	case "clt-wide-fpc": // the laboratory's: the fallback with the population's correction
+		return &CLT{base: b, WideFPC: true}, nil
 	case "anytime":
 		return newAnytime(b, AnytimeTarget), nil
 	case "bernstein":
