@@ -13,11 +13,12 @@
 #           byte, random bytes and files mixing them, of log-uniform sizes from 0
 #           to 16 KB) with bzip2 -c FILE.
 # For each: the exhaustive run (freq until n = N: every member once, every block
-# exact), then for each SHARE of SHARES freq at --rel-eps REL with --ignore-rare
-# SHARE (the blocks that run in fewer than SHARE of the inputs do not hold the
-# run), with the trials it used as a share of the corpus and both wall times;
-# then the laboratory (bench/corpuslab, package lab): every member's counts
-# recorded once, freq's procedure replayed R times per SHARE with other seeds on
+# exact), then for each precision REL of RELS and SHARE of SHARES freq at
+# --rel-eps REL with --ignore-rare SHARE (the blocks that run in fewer than SHARE
+# of the inputs do not hold the run), with the trials it used as a share of the
+# corpus and both wall times; then the laboratory (bench/corpuslab, package lab):
+# every member's counts recorded once, freq's procedure replayed R times per REL
+# and SHARE with other seeds on
 # them, the coverage of the exact means by the statements of the blocks that run
 # in at least SHARE of the members (all at once and per block, with binomial
 # sd's), and a check that the replay of freq's seed stops where freq stopped with
@@ -27,19 +28,14 @@
 # fewer members than freq needs draws, freq runs to n = N, where every block is
 # exact and the coverage is 1 by construction. A block of mean μ and standard
 # deviation σ over the members needs about n0 = (2.24·σ/(REL·μ))² draws (2.24:
-# the default rule's quantile at 1 − α/2), n0/(1 + n0/N) without replacement;
-# a block that runs at most once per input, in a share p of them, is judged by
-# its exact binomial interval, without that correction: (2.24/REL)²·(1 − p)/p,
-# 18,000 at p = 0.1 for REL = 0.05; and a skewed count by the wider confidence
-# sequence. The bench prints n0 for the blocks of each SHARE from the exhaustive
-# run: at ±5 % the largest is over 10⁵ draws on SQLite and Lua (loops whose trip
-# counts follow the input's content), 3.7·10⁴ on bzip2's blocks of half the
-# files, beyond any corpus whose exhaustive run is affordable here: on the
-# corpora measured freq ran to n = N and the coverage was 1 by construction
-# (docs/performance.md).
+# the default rule's quantile at 1 − α/2), n0/(1 + n0/N) without replacement
+# (the t interval's and, for a block that runs at most once per input, the exact
+# hypergeometric interval's finite-population correction; a skewed count is
+# judged by the wider confidence sequence, without it). The bench prints n0 for
+# the blocks of each SHARE from the exhaustive run, and n0/(1 + n0/N).
 # Usage: bench/corpus.sh [R=200]
-#   Environment: REL (0.05), SHARES ("0.1 0.5"), SEED (1), PROGRAMS ("sqlite lua
-#   bzip2"), N_SQLITE (500), N_LUA (1000), N_BZIP2 (10000). The programs are
+#   Environment: RELS ("0.05 0.2"), SHARES ("0.1"), SEED (1), PROGRAMS ("sqlite
+#   lua bzip2"), N_SQLITE (500), N_LUA (200), N_BZIP2 (1000). The programs are
 #   built once per fragprof binary and build recipe, and kept in
 #   $FRAGPROF_CACHE/corpus-bench.
 # Every member must give the same counts at every run (no clock, no random seed):
@@ -54,11 +50,11 @@ if [ -z "${FRAGPROF_CORPUS_NORANDOM:-}" ]; then
 fi
 cd "$(dirname "$0")/.."
 R=${1:-200}
-REL=${REL:-0.05}
-SHARES=${SHARES:-0.1 0.5}
+RELS=${RELS:-0.05 0.2}
+SHARES=${SHARES:-0.1}
 N_SQLITE=${N_SQLITE:-500}
-N_LUA=${N_LUA:-1000}
-N_BZIP2=${N_BZIP2:-10000}
+N_LUA=${N_LUA:-200}
+N_BZIP2=${N_BZIP2:-1000}
 SEED=${SEED:-1}
 PROGRAMS=${PROGRAMS:-sqlite lua bzip2}
 make -s build
@@ -101,7 +97,7 @@ build() { # the program $1, built by fragprof into $cache/$1
 }
 
 now() { date +%s.%N; }
-echo "== fragprof freq on corpora: --rel-eps $REL, --ignore-rare each of $SHARES, seed $SEED; lab: R = $R ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
+echo "== fragprof freq on corpora: --rel-eps each of $RELS, --ignore-rare each of $SHARES, seed $SEED; lab: R = $R ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 for prog in $PROGRAMS; do
 	t0=$(now)
 	build "$prog"
@@ -135,10 +131,10 @@ for prog in $PROGRAMS; do
 		python3 -c "print('%.2f' % ($(now) - $a))"
 	}
 	wex=$(run "$tmp/$prog-ex.json" --rel-eps 1e-9)
-	python3 - "$tmp/$prog-ex.json" "$wex" "$REL" $SHARES <<'PY'
+	python3 - "$tmp/$prog-ex.json" "$wex" "$RELS" $SHARES <<'PY'
 import json, sys
 ex = json.load(open(sys.argv[1]))
-n, rel = ex['trials'], float(sys.argv[3])
+n = ex['trials']
 blocks = sum(len(f['blocks']) for f in ex['functions'])
 print('  exhaustive: %5d trials (%s), %d blocks, %.1fs' % (n, ', '.join('%s %d' % kv for kv in sorted(ex['states'].items())), blocks, float(sys.argv[2])))
 # The draws with replacement each block of the share needs at ±REL by the
@@ -146,25 +142,29 @@ print('  exhaustive: %5d trials (%s), %d blocks, %.1fs' % (n, ', '.join('%s %d' 
 # (2.24: the default rule's quantile at 1 − α/2), and with the finite-population
 # correction n0/(1 + n0/N) (Cochran 1977, §4.4): the least a rule judging by
 # the CLT can stop at, before its skewness guard and binomial intervals.
-for share in map(float, sys.argv[4:]):
+for rel, share in ((float(r), float(s)) for r in sys.argv[3].split() for s in sys.argv[4:]):
     need = sorted(((2.24 / rel) ** 2 * b['variance'] / b['mean'] ** 2, f['name'] + ':' + b['label'])
                   for f in ex['functions'] for b in f['blocks'] if b['ran'] >= share * n and b['mean'] > 0)
     n0, name = need[-1]
-    print('  blocks in >= %g of the members: %d; n0 at ±%g: median %.0f, 99th percentile %.0f, largest %.0f (%s), = %.0f with the FPC at N = %d' % (
-        share, len(need), rel, need[len(need) // 2][0], need[int(0.99 * len(need))][0], n0, name, n0 / (1 + n0 / n), n))
+    p99 = need[int(0.99 * len(need))][0]
+    print('  blocks in >= %g of the members: %d; n0 at ±%g: median %.0f, 99th percentile %.0f (%.0f with the FPC), largest %.0f (%s), = %.0f with the FPC at N = %d' % (
+        share, len(need), rel, need[len(need) // 2][0], p99, p99 / (1 + p99 / n), n0, name, n0 / (1 + n0 / n), n))
 PY
 	checks=
-	for share in $SHARES; do
-		wfr=$(run "$tmp/$prog-fr$share.json" --rel-eps "$REL" --ignore-rare "$share" --seed "$SEED")
-		checks=${checks:+$checks,}$tmp/$prog-fr$share.json
-		python3 - "$tmp/$prog-ex.json" "$tmp/$prog-fr$share.json" "$wex" "$wfr" "$share" <<'PY'
+	for rel in $RELS; do
+		for share in $SHARES; do
+			fr=$tmp/$prog-fr$rel-$share.json
+			wfr=$(run "$fr" --rel-eps "$rel" --ignore-rare "$share" --seed "$SEED")
+			checks=${checks:+$checks,}$fr
+			python3 - "$tmp/$prog-ex.json" "$fr" "$wex" "$wfr" "$rel" "$share" <<'PY'
 import json, sys
 ex, fr = (json.load(open(f)) for f in sys.argv[1:3])
 wex, wfr = float(sys.argv[3]), float(sys.argv[4])
-print('  freq --ignore-rare %s: %5d trials = %.1f %% of the corpus, %.1fs = %.2fx the exhaustive time (%s)' % (
-    sys.argv[5], fr['trials'], 100 * fr['trials'] / ex['trials'], wfr, wfr / wex, fr['stopped']))
+print('  freq --rel-eps %s --ignore-rare %s: %5d trials = %.1f %% of the corpus, %.1fs = %.2fx the exhaustive time (%s)' % (
+    sys.argv[5], sys.argv[6], fr['trials'], 100 * fr['trials'] / ex['trials'], wfr, wfr / wex, fr['stopped']))
 PY
+		done
 	done
-	"$lab" replay -binary "$cache/$prog" -inputs "$tmp/$prog.toml" -r "$R" -seed 1000 -rel-eps "$REL" \
+	"$lab" replay -binary "$cache/$prog" -inputs "$tmp/$prog.toml" -r "$R" -seed 1000 -rel-eps "$(echo $RELS | tr ' ' ,)" \
 		-share "$(echo $SHARES | tr ' ' ,)" -check "$checks" -check-seed "$SEED" -exhaustive "$tmp/$prog-ex.json"
 done

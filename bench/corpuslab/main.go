@@ -14,11 +14,12 @@
 //	    log-uniform sizes from 0 to B bytes, written to DIR/00000.KIND, …
 //	corpuslab replay -binary PROG -inputs MODEL.toml -r R -seed S [-check FREQ.json] ...
 //	    runs PROG once on every member of MODEL's finite population and keeps the
-//	    counts, then replays freq's procedure (the same rule, design and draws) R
-//	    times on them, seeds S, S+1, …, and prints the coverage of the exact means by
-//	    the blocks' statements, and the trials. With -check, the replay of seed
-//	    -check-seed must stop at the trials of that freq --json report and give
-//	    every block the same mean and half-width.
+//	    counts, then for each -rel-eps and -share replays freq's procedure (the
+//	    same rule, design and draws) R times on them, seeds S, S+1, …, and prints
+//	    the coverage of the exact means by the blocks' statements, and the trials.
+//	    With -check (one report per precision and share, precision-major), the
+//	    replay of seed -check-seed must stop at the trials of that freq --json
+//	    report and give every block the same mean and half-width.
 package main
 
 import (
@@ -171,7 +172,7 @@ func replay(args []string) error {
 	inputs := fs.String("inputs", "", "the model file: one finite population")
 	r := fs.Int("r", 200, "replications")
 	seed := fs.Uint64("seed", 1, "the first replication's seed")
-	relEps := fs.Float64("rel-eps", 0.05, "freq's --rel-eps")
+	relEps := fs.String("rel-eps", "0.05", "comma-separated values of freq's --rel-eps, each replayed on every share")
 	gamma := fs.Float64("gamma", 0.95, "freq's --gamma")
 	shares := fs.String("share", "0.1", "comma-separated shares: for each, freq's --ignore-rare SHARE, judged on the blocks that run in at least SHARE of the members")
 	design := fs.Int("unit", 16, "freq's design: Latin hypercube units of this many trials (1: independent)")
@@ -179,15 +180,20 @@ func replay(args []string) error {
 	checkSeed := fs.Uint64("check-seed", 1, "the seed of the -check reports")
 	exhaustive := fs.String("exhaustive", "", "a freq --json report of the exhaustive run, whose means must be the recorded ones")
 	cpuProfile := fs.String("cpuprofile", "", "write the replications' CPU profile to this file")
+	ruleName := fs.String("rule", stopping.Default, "the rule replayed (the laboratory's clt-wide-fpc: the default with its fallback corrected too; -check needs freq's own)")
 	fs.Parse(args)
 	shareList, err := parseFloats(*shares)
 	if err != nil {
 		return err
 	}
+	relList, err := parseFloats(*relEps)
+	if err != nil {
+		return err
+	}
 	var checks []string
 	if *check != "" {
-		if checks = strings.Split(*check, ","); len(checks) != len(shareList) {
-			return fmt.Errorf("%d -check reports for %d shares", len(checks), len(shareList))
+		if checks = strings.Split(*check, ","); len(checks) != len(relList)*len(shareList) {
+			return fmt.Errorf("%d -check reports for %d precisions × %d shares", len(checks), len(relList), len(shareList))
 		}
 	}
 	file, err := dist.ParseFile(*inputs)
@@ -229,17 +235,18 @@ func replay(args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	for k, share := range shareList {
+	for k := range len(relList) * len(shareList) {
+		rel, share := relList[k/len(shareList)], shareList[k%len(shareList)]
 		th := stats.DefaultThresholds
-		th.Eps, th.RelEps, th.Gamma, th.IgnoreRare = 0, *relEps, *gamma, share
-		rule, err := stopping.New(stopping.Default, th)
+		th.Eps, th.RelEps, th.Gamma, th.IgnoreRare = 0, rel, *gamma, share
+		rule, err := stopping.New(*ruleName, th)
 		if err != nil {
 			return err
 		}
 		if rule, err = lab.PopulationRule(rule, n); err != nil {
 			return err
 		}
-		fmt.Printf("  -- --ignore-rare %g, judged on the blocks that run in >= %g of the members:\n", share, share)
+		fmt.Printf("  -- --rel-eps %g --ignore-rare %g, judged on the blocks that run in >= %g of the members:\n", rel, share, share)
 		if checks != nil {
 			q := *p
 			q.Seed = *checkSeed

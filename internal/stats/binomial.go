@@ -29,17 +29,18 @@ func ClopperPearson(k, n uint64, gamma float64) (lo, hi float64) {
 	if n == 0 {
 		return 0, 1
 	}
-	return cpCache.get(k, n, gamma)
+	return cpCache.get(k, n, 0, gamma)
 }
 
-// cpEntry is a remembered Clopper–Pearson interval.
+// cpEntry is a remembered interval: Clopper–Pearson's for pop = 0, else the
+// hypergeometric one of a population of pop.
 type cpEntry struct {
-	k, n   uint64
-	gamma  float64
-	lo, hi float64
+	k, n, pop uint64
+	gamma     float64
+	lo, hi    float64
 }
 
-// clopperPearsonCache is a direct-mapped cache of intervals by (k, n, γ): a
+// clopperPearsonCache is a direct-mapped cache of intervals by (k, n, N, γ): a
 // collision replaces the entry, so its size is fixed.
 type clopperPearsonCache struct {
 	mu      sync.Mutex
@@ -48,19 +49,23 @@ type clopperPearsonCache struct {
 
 var cpCache clopperPearsonCache
 
-func (c *clopperPearsonCache) get(k, n uint64, gamma float64) (lo, hi float64) {
-	h := (k*0x9e3779b97f4a7c15 ^ n*0xc2b2ae3d27d4eb4f ^ math.Float64bits(gamma)) * 0x165667b19e3779f9
+func (c *clopperPearsonCache) get(k, n, pop uint64, gamma float64) (lo, hi float64) {
+	h := (k*0x9e3779b97f4a7c15 ^ n*0xc2b2ae3d27d4eb4f ^ pop*0x27d4eb2f165667c5 ^ math.Float64bits(gamma)) * 0x165667b19e3779f9
 	e := &c.entries[h>>(64-14)]
 	c.mu.Lock()
-	if e.n == n && e.k == k && e.gamma == gamma { // n > 0: never the zero entry
+	if e.n == n && e.k == k && e.pop == pop && e.gamma == gamma { // n > 0: never the zero entry
 		lo, hi = e.lo, e.hi
 		c.mu.Unlock()
 		return lo, hi
 	}
 	c.mu.Unlock()
-	lo, hi = clopperPearson(k, n, gamma)
+	if pop == 0 {
+		lo, hi = clopperPearson(k, n, gamma)
+	} else {
+		lo, hi = hypergeometric(k, n, pop, gamma)
+	}
 	c.mu.Lock()
-	*e = cpEntry{k, n, gamma, lo, hi}
+	*e = cpEntry{k, n, pop, gamma, lo, hi}
 	c.mu.Unlock()
 	return lo, hi
 }

@@ -58,8 +58,16 @@ import (
 // only) the rule is Chow and Robbins's bare: the normal quantile at γ, no guard.
 //
 // On a finite population of N items drawn without replacement the half-width is
-// t·s'/√n'·√(1 − n'/N) ([FPC]); the guard's fallback and the exact binomial interval
-// keep the infinite population's, which are wider.
+// t·s'/√n'·√(1 − n'/N) ([FPC]), and a block that runs at most once per trial gets
+// the exact hypergeometric interval of its share of the members instead of
+// Clopper–Pearson's ([stats.Hypergeometric]). The guard's fallback keeps the
+// infinite population's confidence sequence, which is wider. With the same
+// correction, s'·Radius(n')·√(1 − n'/N) (WideFPC, "clt-wide-fpc"), the laboratory
+// (lab.Finite, R = 600, ±20 %) measured on two draws of 3,000 members ⌊e^X⌋,
+// X ~ N(2, 1.5²), coverages of 0.927 and 0.963 at 44 % and 40 % of the members,
+// against 0.943 and 0.978 at 69 % and 63 % without: on a heavy tail the earlier
+// stop misses the large members not drawn yet, and the first falls short of
+// γ − 0.01.
 type CLT struct {
 	base
 	Plain bool
@@ -71,12 +79,20 @@ type CLT struct {
 	// laboratory only): the sample judged as it is, and, when the guard fails but
 	// x̄ ± ε is wide enough, that interval reported instead of the wider one.
 	Naive bool
+	// WideFPC ("clt-wide-fpc", for the laboratory only) gives the guard's
+	// fallback the finite-population correction too: s'·Radius(n')·√(1 − n'/N),
+	// the confidence sequence's multiple of the standard error taken on the
+	// standard error without replacement (Cochran 1977, §2.4).
+	WideFPC bool
 }
 
-// Name returns "clt", "clt-plain" or "clt-naive".
+// Name returns "clt", "clt-plain", "clt-naive" or "clt-wide-fpc".
 func (r *CLT) Name() string {
 	if r.Plain {
 		return "clt-plain"
+	}
+	if r.WideFPC {
+		return "clt-wide-fpc"
 	}
 	if r.Naive {
 		return "clt-naive"
@@ -133,6 +149,10 @@ func (r *CLT) Decide(s stats.Summary) stats.Decision {
 	if !r.Naive {
 		// The guard fails: the confidence sequence's wider interval instead.
 		a := newAnytime(r.base, AnytimeTarget)
+		if r.WideFPC {
+			r.symmetric(&d, d.StdDev*a.Radius(n)*fpc, min(need, a.needFinite(d.StdDev, d.Eps, n, r.t.Population)), true)
+			return d
+		}
 		r.symmetric(&d, d.StdDev*a.Radius(n), min(need, a.need(d.StdDev, d.Eps, n)), true)
 		return d
 	}
@@ -246,6 +266,29 @@ func (r *Anytime) need(sd, eps, n float64) float64 {
 	for hi-lo > max(1, hi*1e-9) {
 		m := math.Floor((lo + hi) / 2)
 		if sd*r.Radius(m) > eps {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// needFinite is need for the interval sd·Radius(m)·√(1 − m/N) ([FPC]) on a
+// population of N items: the least m from n on at which it is within ±eps, at
+// most N (where every block is exact).
+func (r *Anytime) needFinite(sd, eps, n float64, N uint64) float64 {
+	if N == 0 {
+		return r.need(sd, eps, n)
+	}
+	wide := func(m float64) bool { return m < float64(N) && sd*r.Radius(m)*FPC(m, N) > eps }
+	if !wide(n) {
+		return min(n, float64(N))
+	}
+	lo, hi := n, float64(N) // wide(lo), !wide(hi)
+	for hi-lo > 1 {
+		m := math.Floor((lo + hi) / 2)
+		if wide(m) {
 			lo = m
 		} else {
 			hi = m

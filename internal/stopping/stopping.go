@@ -29,12 +29,17 @@
 // On a finite population of N items drawn without replacement
 // (stats.Thresholds.Population) every rule calls a block [stats.Exact] at n = N,
 // and the intervals carry the finite-population correction where it is known to
-// hold: the default rule's t interval ([FPC]), FreqSys's CLT condition
+// hold: the default rule's t interval ([FPC]), the exact interval of a block that
+// runs at most once per trial (hypergeometric instead of binomial:
+// [stats.Hypergeometric], also for the bounds of how often a Rare block runs),
+// FreqSys's CLT condition
 // ([FreqSys.Decide]) and the Bernstein bound (Bardenet & Maillard's
-// Bernstein–Serfling inequality, [SerflingRadius]). The anytime rule keeps the
-// infinite population's confidence sequence, which is wider: sampling without
-// replacement is less spread than with it in the convex order (W. Hoeffding,
-// J. Amer. Statist. Assoc. 58, 1963, Theorem 4).
+// Bernstein–Serfling inequality, [SerflingRadius]). The anytime rule, and the
+// default rule's fallback for skewed counts, keep the infinite population's
+// confidence sequence, which is wider: sampling without replacement is less
+// spread than with it in the convex order (W. Hoeffding, J. Amer. Statist. Assoc.
+// 58, 1963, Theorem 4); the laboratory measured what the correction costs there
+// ([CLT]).
 //
 // The coverage laboratory (package lab) measures every rule: it replicates the whole
 // sequential procedure on populations of known mean and compares the trials each
@@ -101,6 +106,8 @@ func New(name string, t stats.Thresholds) (Rule, error) {
 		return &CLT{base: b, Level: t.Gamma}, nil
 	case "clt-naive": // the laboratory's: the guarded rule on the sample alone
 		return &CLT{base: b, Naive: true}, nil
+	case "clt-wide-fpc": // the laboratory's: the fallback with the population's correction
+		return &CLT{base: b, WideFPC: true}, nil
 	case "anytime":
 		return newAnytime(b, AnytimeTarget), nil
 	case "bernstein":
@@ -167,11 +174,15 @@ func (b *base) start(s stats.Summary) (d stats.Decision, done bool) {
 		d.ProbHi = stats.RuleOfThree(s.N, b.level)
 		return d, true
 	case s.Indicator():
-		// The mean is a binomial proportion: the exact interval, whatever the rule.
-		d.Lo, d.Hi = stats.ClopperPearson(d.Ran, s.N, b.level)
+		// The mean is a binomial proportion, or on a finite population a share of
+		// its members: the exact interval, whatever the rule.
+		d.Lo, d.Hi = b.share(d.Ran, s.N)
 		d.HalfWidth = max(d.Hi-s.Mean, s.Mean-d.Lo)
-		// The Clopper–Pearson half-width shrinks about like 1/√n.
-		d.Need = math.Ceil(float64(s.N) * (d.HalfWidth / d.Eps) * (d.HalfWidth / d.Eps))
+		// The half-width shrinks about like 1/√n, times √(1 − n/N) on a
+		// population: n0 the draws with replacement it projects, n0/(1 + n0/N)
+		// without.
+		n, fpc := float64(s.N), FPC(float64(s.N), t.Population)
+		d.Need = FiniteNeed(math.Ceil(n*sq(d.HalfWidth/fpc/d.Eps)), t.Population)
 		if d.HalfWidth <= d.Eps {
 			d.State, d.Need = stats.Converged, float64(s.N)
 		} else {
@@ -193,13 +204,34 @@ func (b *base) rare(d *stats.Decision) {
 		d.State = stats.Rare
 	case b.t.IgnoreRare > 0 && float64(d.Ran) < b.t.IgnoreRare*float64(d.N):
 		// The upper bound exceeds the proportion Ran/N, so only then can it be below.
-		if _, hi := stats.RunProbability(d.Ran, d.N, b.level); hi < b.t.IgnoreRare {
+		if _, hi := b.runProbability(d.Ran, d.N); hi < b.t.IgnoreRare {
 			d.State = stats.Rare
 		}
 	}
 	if d.State == stats.Rare {
-		d.ProbLo, d.ProbHi = stats.RunProbability(d.Ran, d.N, b.level)
+		d.ProbLo, d.ProbHi = b.runProbability(d.Ran, d.N)
 	}
+}
+
+// share returns the exact interval at the rule's level of the probability that a
+// block runs, from the k trials of n in which it ran: Clopper–Pearson's
+// ([stats.ClopperPearson]), or on a finite population of N members drawn without
+// replacement the hypergeometric one of the share of members in which it runs
+// ([stats.Hypergeometric]), which carries the finite-population correction.
+func (b *base) share(k, n uint64) (lo, hi float64) {
+	if N := b.t.Population; N > 0 && n <= N {
+		return stats.Hypergeometric(k, n, N, b.level)
+	}
+	return stats.ClopperPearson(k, n, b.level)
+}
+
+// runProbability is [stats.RunProbability], with [base.share]'s interval when the
+// block ran.
+func (b *base) runProbability(k, n uint64) (lo, hi float64) {
+	if k == 0 {
+		return stats.RunProbability(k, n, b.level)
+	}
+	return b.share(k, n)
 }
 
 // symmetric completes a decision with the symmetric interval x̄ ± hw, needed the

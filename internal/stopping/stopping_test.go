@@ -439,3 +439,43 @@ func drawWithoutReplacement(r Rule, pop []uint64, rng *rand.Rand) (stats.Decisio
 	}
 	return dec, len(pop)
 }
+
+// TestFinitePopulationShare: a block that runs at most once per trial, in 40 of
+// 200 draws without replacement from N = 400 members, gets the hypergeometric
+// interval of its share at the rule's level 1 − α/2 (stats.Hypergeometric), not
+// Clopper–Pearson's, and so converges at ±0.06, where on an infinite population
+// the Clopper–Pearson interval (±0.064 and more) does not; its projected need is
+// at most N. Below --ignore-rare 0.3 it is Rare with the same bounds.
+func TestFinitePopulationShare(t *testing.T) {
+	xs := make([]uint64, 200)
+	for i := range 40 {
+		xs[i] = 1
+	}
+	s := summaryOf(xs...)
+	decide := func(pop uint64, eps, ignore float64) stats.Decision {
+		th := stats.DefaultThresholds
+		th.Eps, th.Population, th.IgnoreRare = eps, pop, ignore
+		r, err := New("clt", th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Decide(s)
+	}
+	lo, hi := stats.Hypergeometric(40, 200, 400, 0.975)
+	clo, chi := stats.ClopperPearson(40, 200, 0.975)
+	if hi-lo >= chi-clo || max(hi-0.2, 0.2-lo) > 0.06 || max(chi-0.2, 0.2-clo) <= 0.06 {
+		t.Fatalf("hypergeometric [%g, %g], Clopper–Pearson [%g, %g]: want the first within ±0.06, the second not", lo, hi, clo, chi)
+	}
+	if d := decide(400, 0.06, 0); d.State != stats.Converged || d.Lo != lo || d.Hi != hi {
+		t.Errorf("N = 400: %v [%g, %g], want converged [%g, %g]", d.State, d.Lo, d.Hi, lo, hi)
+	}
+	if d := decide(0, 0.06, 0); d.State != stats.Unconverged || d.Lo != clo || d.Hi != chi {
+		t.Errorf("infinite population: %v [%g, %g], want unconverged [%g, %g]", d.State, d.Lo, d.Hi, clo, chi)
+	}
+	if d := decide(400, 0.01, 0); d.State != stats.Unconverged || d.Need > 400 || d.Need <= 200 {
+		t.Errorf("N = 400 at ±0.01: %v needing %v, want unconverged needing in (200, 400]", d.State, d.Need)
+	}
+	if d := decide(400, 0.01, 0.3); d.State != stats.Rare || d.ProbLo != lo || d.ProbHi != hi {
+		t.Errorf("N = 400, --ignore-rare 0.3: %v [%g, %g], want rare [%g, %g]", d.State, d.ProbLo, d.ProbHi, lo, hi)
+	}
+}
