@@ -26,6 +26,8 @@ Examples:
   make CC="fragprof cc"                               # any Makefile project, unchanged
   fragprof count --binary ./prog -- args < input      # the counts of one run
   fragprof cc -O2 -c util.c && fragprof cc -O2 main.c util.o -o prog
+  FRAGPROF_OUT=runs/%p.fpd make test                  # your own test suite's runs
+  fragprof merge runs/*.fpd -o all.fpp && fragprof show all.fpp --source
 
 What it adds to clang: the instrumentation (counters on a spanning tree's chords,
 the CFG as metadata), the fragprof runtime at link time (counts written at exit and
@@ -35,7 +37,10 @@ debug information only when asked for (-g), as clang's own does. 'fragprof cc
 --help' prints this page; clang's own help is 'clang --help'.
 
 A binary built this way writes counts only when asked: set FRAGPROF_OUT=FILE (%p in
-FILE expands to the pid) or FRAGPROF_FD=N.
+FILE expands to the pid) or FRAGPROF_FD=N. FILE is a dump file: the processes that
+share it add their counts to it. Every command that reads profile files (show,
+merge, diff, export, pgo, report, freq --from) reads a dump file too, and makes of it
+the profile 'fragprof count --binary PROG --profile' writes for the same run.
 
 Environment at build time:
   FRAGPROF_CLANG     the clang to use (default: clang, then clang-20 ... clang-14)

@@ -24,9 +24,13 @@ Examples (any Makefile or CMake project, unchanged):
   CXX="fragprof c++" cmake -S . -B build && cmake --build build
   cmake -S . -B build -DCMAKE_CXX_COMPILER="fragprof;c++"   (CMake's list form)
   fragprof count --binary ./build/prog -- args < input
+  FRAGPROF_OUT=runs/%p.fpd ctest --test-dir build && fragprof merge runs/*.fpd -o all.fpp
 
 A binary built this way writes counts only when asked: set FRAGPROF_OUT=FILE (%p in
-FILE expands to the pid) or FRAGPROF_FD=N.
+FILE expands to the pid) or FRAGPROF_FD=N. FILE is a dump file: the processes that
+share it add their counts to it. Every command that reads profile files (show,
+merge, diff, export, pgo, report, freq --from) reads a dump file too, and makes of it
+the profile 'fragprof count --binary PROG --profile' writes for the same run.
 
 Environment:
   FRAGPROF_CLANG     the clang to use (default: clang, then clang-20 ... clang-14)

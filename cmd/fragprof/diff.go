@@ -47,7 +47,7 @@ Examples:
 			}
 			var ps [2]*profile.Profile
 			for i, a := range args {
-				p, err := profile.ParseFile(a)
+				p, err := readProfile(e, a)
 				if err != nil {
 					return err
 				}

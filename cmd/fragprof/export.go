@@ -89,7 +89,7 @@ Examples:
 				}
 				return writeReport(e, outFile, render)
 			}
-			p, err := profile.ParseFile(args[0])
+			p, err := readProfile(e, args[0])
 			if err != nil {
 				return err
 			}

@@ -368,7 +368,7 @@ func parseShard(s string) (uint64, uint64, error) {
 func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write func(*report.Freq) error) error {
 	srcs := make([]*profile.Profile, len(files))
 	for i, name := range files {
-		p, err := profile.ParseFile(name)
+		p, err := readProfile(e, name)
 		if err != nil {
 			return err
 		}

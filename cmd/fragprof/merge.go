@@ -21,7 +21,12 @@ func newMergeCmd(e *env) *cobra.Command {
 		Short: "Sum profile files from many runs or machines into one",
 		Long: `Merge reads profile files written by 'fragprof count --profile' (or by merge
 itself) and writes one profile holding their sums: every block and edge count, and
-the number of runs. Profiles from different machines or shards merge the same way;
+the number of runs. It reads as well the dump files that programs built with
+'fragprof cc' write for FRAGPROF_OUT, each as the profile of one run that 'fragprof
+count --binary PROG --profile' writes for that run (the sum of its forked and
+exec'd processes), except that it names no binary or build-id: a dump does not
+record them. Without %p in FRAGPROF_OUT each run replaces the last one's dump: give
+FRAGPROF_OUT=runs/%p.fpd to keep every run's, then merge runs/*.fpd. Profiles from different machines or shards merge the same way;
 merging is commutative and associative, so the order and the grouping of the inputs
 never change the result.
 
@@ -49,7 +54,8 @@ Examples:
   fragprof count prog.c --profile run2.fpp < input2
   fragprof merge run1.fpp run2.fpp -o all.fpp
   fragprof merge all.fpp nightly.fpp --weights 1,3 -o all.fpp
-  fragprof merge shard-*.fpp -o total.fpp --skip-mismatched`,
+  fragprof merge shard-*.fpp -o total.fpp --skip-mismatched
+  FRAGPROF_OUT=runs/%p.fpd make test && fragprof merge runs/*.fpd -o all.fpp`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -73,7 +79,7 @@ Examples:
 			}
 			srcs := make([]*profile.Profile, len(args))
 			for i, a := range args {
-				p, err := profile.ParseFile(a)
+				p, err := readProfile(e, a)
 				if err != nil {
 					return err
 				}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fragprof/fragprof/internal/pgo"
-	"github.com/fragprof/fragprof/profile"
 )
 
 func newPGOCmd(e *env) *cobra.Command {
@@ -60,7 +59,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			p, err := profile.ParseFile(prof)
+			p, err := readProfile(e, prof)
 			if err != nil {
 				return err
 			}

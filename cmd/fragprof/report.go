@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fragprof/fragprof/internal/dump"
 	"github.com/fragprof/fragprof/internal/report"
 	htmlreport "github.com/fragprof/fragprof/internal/report/html"
 	"github.com/fragprof/fragprof/profile"
@@ -111,12 +112,12 @@ Examples:
 			src := sourceReader(sourcePath)
 			opts := htmlreport.Options{Dot: dot, Warn: htmlWarn(e)}
 			build := func() ([]byte, error) {
-				p, err := loadPage(args[0], src)
+				p, err := loadPage(e, args[0], src)
 				if err != nil {
 					return nil, err
 				}
 				if base != "" {
-					b, err := loadPage(base, src)
+					b, err := loadPage(e, base, src)
 					if err != nil {
 						return nil, err
 					}
@@ -183,11 +184,19 @@ func pprofFlags(args []string) []string {
 	return out
 }
 
-// loadPage reads a result file and builds its page.
-func loadPage(file string, src report.Sources) (*htmlreport.Page, error) {
+// loadPage reads a result file and builds its page; a dump file is read as every
+// command that takes a profile reads it (readProfile).
+func loadPage(e *env, file string, src report.Sources) (*htmlreport.Page, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
+	}
+	if dump.IsDump(data) {
+		p, err := readProfile(e, file)
+		if err != nil {
+			return nil, err
+		}
+		return htmlreport.FromProfile(p, src)
 	}
 	p, err := htmlreport.Decode(data, src)
 	if err != nil {

@@ -111,7 +111,7 @@ func TestReportHTTP(t *testing.T) {
 	}
 	src := sourceReader(nil)
 	build := func() ([]byte, error) {
-		p, err := loadPage(est, src)
+		p, err := loadPage(&env{stderr: io.Discard}, est, src)
 		if err != nil {
 			return nil, err
 		}

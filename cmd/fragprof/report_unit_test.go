@@ -20,7 +20,7 @@ func TestReportErrors(t *testing.T) {
 		{"no file", []string{"report"}, 2, "name one result file"},
 		{"two files", []string{"report", "a", "b"}, 2, "name one result file"},
 		{"missing", []string{"report", filepath.Join(dir, "none.json")}, 1, "no such file"},
-		{"not a result", []string{"report", notResult}, 1, "neither a profile file nor fragprof JSON"},
+		{"not a result", []string{"report", notResult}, 1, "neither a profile file, a dump file (FRAGPROF_OUT) nor fragprof JSON"},
 		{"o and http", []string{"report", notResult, "-o", "x.html", "--http", ":0"}, 2, "not both"},
 		{"http without address", []string{"report", notResult, "-http"}, 2, "needs an argument"},
 		{"bad address", []string{"report", notResult, "-http", "8080"}, 1, "neither"},

@@ -21,7 +21,9 @@ func newShowCmd(e *env) *cobra.Command {
 		Use:   "show FILE.fpp [--func NAME] [--source] [--order hot|source] [--top N]",
 		Short: "Print a profile file: block frequencies, edge probabilities, call counts",
 		Long: `Show prints what a profile file holds, with no need for the program or its binary
-(the file carries the control-flow graph).
+(the file carries the control-flow graph). FILE may also be a dump file that a program
+built with 'fragprof cc' wrote for FRAGPROF_OUT: its counts are shown as the profile
+'fragprof count --binary PROG --profile' writes for the same run.
 
 By default every function is listed, hottest first: its call count (in total and
 per run) and its share of all block executions, then its blocks — ID, IR label,
@@ -39,7 +41,8 @@ Examples:
   fragprof show all.fpp
   fragprof show all.fpp --func parse --order source
   fragprof show all.fpp --source | less
-  fragprof show all.fpp --top 5 -o hot.txt`,
+  fragprof show all.fpp --top 5 -o hot.txt
+  FRAGPROF_OUT=c.fpd ./prog < input && fragprof show c.fpd`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -54,7 +57,7 @@ Examples:
 			default:
 				return usagef("show: --order %q: want hot or source", order)
 			}
-			p, err := profile.ParseFile(args[0])
+			p, err := readProfile(e, args[0])
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -210,26 +211,17 @@ func Run(ctx context.Context, c Command) (*dump.Dump, Status, error) {
 	default:
 		return nil, st, fmt.Errorf("running %s: %v", c.Path, err)
 	}
-	data, rerr := dump.ReadFile(out)
-	if rerr != nil {
+	d, err := dump.ReadRun(c.Path, out)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		name := c.Name
 		if name == "" {
 			name = c.Path
 		}
 		return nil, st, fmt.Errorf("%s wrote no counts (%s): %s", name, st, noCounts(st, dir))
 	}
-	d, err := dump.Parse(c.Path, data)
 	if err != nil {
 		return nil, st, err
-	}
-	if data, ferr := dump.ReadFile(forks); ferr == nil {
-		f, err := dump.Parse(c.Path+" (its forked and exec'd processes)", data)
-		if err != nil {
-			return nil, st, err
-		}
-		if err := d.Add(f); err != nil {
-			return nil, st, fmt.Errorf("%s: %v", c.Path, err)
-		}
 	}
 	return d, st, nil
 }

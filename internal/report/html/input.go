@@ -15,7 +15,7 @@ import (
 )
 
 // ErrFormat is returned by Decode for data it does not recognise.
-var ErrFormat = errors.New("neither a profile file nor fragprof JSON (freq, count, cfg, hotcfg, time or compose --json)")
+var ErrFormat = errors.New("neither a profile file, a dump file (FRAGPROF_OUT) nor fragprof JSON (freq, count, cfg, hotcfg, time or compose --json)")
 
 // Decode builds the page of a result file's contents: a profile file (.fpp), or the
 // JSON of freq, count, cfg, hotcfg, time or compose, told apart by their keys.
