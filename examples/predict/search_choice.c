@@ -11,11 +11,15 @@
  * fraction of n (about n^−½ for uniform keys, 0.15 for normal, 0.4 for
  * exponential). The checkpoints record it:
  *
- *   data (n, dev) → binary → binary_half (probes) → binary_done → end   alg = 0
- *   data (n, dev) → interp → interp_half (probes) → interp_done → end   alg = 1
+ *   data (n, lgn, dev) → binary → binary_half (lprobes) → binary_done → end   alg = 0
+ *   data (n, lgn, dev) → interp → interp_half (lprobes) → interp_done → end   alg = 1
  *
- * (the lookups in two halves, probes the first half's mean probes per lookup),
- * so that the model learns each search's probes as a function of n and dev. Trace mode reads "n s alg" on stdin: n keys drawn
+ * (the lookups in two halves, lprobes the log₂ of the first half's mean probes
+ * per lookup, lgn = log₂ n), so that the model learns each search's probes as a
+ * function of n and dev. Probes grow as log n and are spread over three orders
+ * of magnitude between the families, so both are recorded by their logarithms:
+ * a polynomial in lgn and dev fits them, where one in n and probes swings
+ * negative between the points it was fitted to. Trace mode reads "n s alg" on stdin: n keys drawn
  * from the family s mod 3 (0 uniform, 1 normal, 2 exponential) with seed s,
  * sorted, then LOOKUPS lookups of keys of the array by the search alg:
  *
@@ -32,8 +36,8 @@
  * CASES data sets, the families in turn, n drawn log-uniformly from [NMIN,
  * NMAX] (2000, 200000) and the data from SEED (not the training runs' data).
  * For each, the program computes dev and asks the model for each search's
- * probes per lookup at n and dev (fp_model_predict_value), and takes the one
- * with fewer. Every data set is searched
+ * probes per lookup at n and dev (fp_model_predict_value of lprobes), and takes
+ * the one with fewer. Every data set is searched
  * three ways — binary, interpolation, and as the model says (dev, the two
  * queries and the chosen search, timed together) — REPS times in an order
  * that rotates, on the thread's CPU clock; a way's time is the minimum of its
@@ -171,19 +175,24 @@ static int trace_run(void) {
 	if (!a || !keys)
 		return 3;
 	make_data(a, n, (int)(s % FAMILIES), s, keys);
-	double dev = deviation(a, n), probes;
-	FP_POINT_VARS("data", FP_I(n), FP_D(dev));
+	double dev = deviation(a, n), lgn = log2((double)n), probes, lprobes;
+	(void)lgn; /* recorded by the checkpoints, which a plain build leaves out */
+	FP_POINT_VARS("data", FP_I(n), FP_D(lgn), FP_D(dev));
 	long sum;
 	if (alg == 0) {
 		FP_POINT("binary");
 		sum = search(a, n, keys, 0, LOOKUPS / 2, 0, &probes);
-		FP_POINT_VARS("binary_half", FP_D(probes));
+		lprobes = log2(probes);
+		(void)lprobes;
+		FP_POINT_VARS("binary_half", FP_D(lprobes));
 		sum += search(a, n, keys, LOOKUPS / 2, LOOKUPS, 0, &probes);
 		FP_POINT("binary_done");
 	} else {
 		FP_POINT("interp");
 		sum = search(a, n, keys, 0, LOOKUPS / 2, 1, &probes);
-		FP_POINT_VARS("interp_half", FP_D(probes));
+		lprobes = log2(probes);
+		(void)lprobes;
+		FP_POINT_VARS("interp_half", FP_D(lprobes));
 		sum += search(a, n, keys, LOOKUPS / 2, LOOKUPS, 1, &probes);
 		FP_POINT("interp_done");
 	}
@@ -214,7 +223,7 @@ struct choice {
 };
 
 /* choose computes dev and asks the model, for each search, for its probes per
- * lookup at n and dev (fp_model_predict_value of probes at alg → alg_half),
+ * lookup at n and dev (fp_model_predict_value of lprobes at alg → alg_half),
  * and takes the search with fewer (a probe of either costs about the same,
  * 5–6 ns in the runs of docs/predict.md: interpolation's division against
  * binary search's extra cache misses). A failed query is an error: the
@@ -222,12 +231,15 @@ struct choice {
 static void choose(const fp_model *m, const double *a, long n, struct choice *c) {
 	static const char *from[2] = {"binary", "interp"}, *half[2] = {"binary_half", "interp_half"};
 	double dev = deviation(a, n);
-	fp_model_value st[] = {{"n", (double)n}, {"dev", dev}, {"$n", (double)n}};
-	for (int alg = 0; alg < 2; alg++)
-		if (fp_model_predict_value(m, from[alg], half[alg], "probes", st, 3, &c->probes[alg]) != FP_MODEL_OK) {
+	fp_model_value st[] = {{"n", (double)n}, {"lgn", log2((double)n)}, {"dev", dev}, {"$n", (double)n}};
+	for (int alg = 0; alg < 2; alg++) {
+		double lprobes;
+		if (fp_model_predict_value(m, from[alg], half[alg], "lprobes", st, 4, &lprobes) != FP_MODEL_OK) {
 			fprintf(stderr, "n = %ld, dev = %g: %s\n", n, dev, fp_model_errmsg());
 			exit(1);
 		}
+		c->probes[alg] = exp2(lprobes);
+	}
 	c->alg = c->probes[1] < c->probes[0];
 }
 
