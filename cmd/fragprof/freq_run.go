@@ -846,10 +846,10 @@ func (f *freqFlags) checkStrata(c *cobra.Command, st *dist.Strata, m *dist.Model
 
 // strataByDefaultRule says that input's strata are not judged by the stratified
 // rule where what (freq --from) judges profiles that hold each block's counts
-// over all trials but not per stratum (no strata section: profiles of an older
-// fragprof, or merged with such).
+// over all trials but not per stratum (no strata section: a run judged by Latin
+// hypercube units, profiles of an older fragprof, or merged with such).
 func strataByDefaultRule(input, what string) string {
-	return fmt.Sprintf("input %s is stratified, and %s reads profiles without counts per stratum (written by an older fragprof, or merged with such): the blocks are judged by the stopping rule on all the trials as one sample, not by the stratified mean (the trials drew the strata in proportion to their sizes, as on one machine)", input, what)
+	return fmt.Sprintf("input %s is stratified, and %s reads profiles without counts per stratum (of a run judged by Latin hypercube units, written by an older fragprof, or merged with such): the blocks are judged by the stopping rule on all the trials as one sample, not by the stratified mean (the trials drew the strata in proportion to their sizes, as on one machine)", input, what)
 }
 
 // judgeProfile judges every block of a profile written by freq --profile (or a
