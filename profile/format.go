@@ -24,7 +24,8 @@
 // (the Monte Carlo engine's exact per-block count distributions; ancillary; its
 // encoding is in stats.go), 7 identity (since 1.1; ancillary; identity.go), 8 calls
 // (the blocks' direct callees, since 1.2; ancillary; calls.go), 9 rates (the edge
-// rates of a sampled profile; ancillary; rates.go). A reader
+// rates of a sampled profile; ancillary; rates.go), 10 strata (a stratified run's
+// statistics per stratum; ancillary; strata.go). A reader
 // refuses a file with a critical section it does not know and keeps ancillary ones it
 // does not know in Profile.Extra.
 package profile
@@ -64,6 +65,7 @@ const (
 	// SecIdentity  = 7: the program's identity (identity.go)
 	// SecCalls     = 8: the blocks' direct callees (calls.go)
 	// SecRates     = 9: the edge rates of a sampled profile (rates.go)
+	// SecStrata    = 10: a stratified run's statistics per stratum (strata.go)
 	FlagCritical = 1 // section flag: a reader that does not know the type must refuse the file
 )
 
@@ -219,6 +221,13 @@ func (p *Profile) encode() ([]byte, error) {
 		}
 		secs = append(secs, Section{SecStats, 0, st})
 	}
+	if p.Stats != nil && p.Strata != nil {
+		st, err := p.encodeStrata()
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, Section{SecStrata, 0, st})
+	}
 	if p.Identity != (Identity{}) {
 		secs = append(secs, Section{SecIdentity, 0, p.encodeIdentity()})
 	}
@@ -235,7 +244,7 @@ func (p *Profile) encode() ([]byte, error) {
 	}
 	for _, x := range p.Extra {
 		if x.Type == SecStats && p.Stats != nil || x.Type == SecIdentity && p.Identity != (Identity{}) || x.Type == SecCalls && calls ||
-			x.Type == SecRates && p.Rates != nil {
+			x.Type == SecRates && p.Rates != nil || x.Type == SecStrata && p.Strata != nil {
 			continue
 		}
 		secs = append(secs, x)
@@ -372,7 +381,7 @@ func parse(data []byte) (*Profile, error) {
 		}
 		body := data[off : off+n]
 		switch typ {
-		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts, SecStats, SecIdentity, SecCalls, SecRates:
+		case SecSummary, SecNames, SecFuncs, SecCFG, SecCounts, SecStats, SecIdentity, SecCalls, SecRates, SecStrata:
 			if _, dup := secs[typ]; dup {
 				return nil, bad(at, "section type %d appears twice", typ)
 			}
@@ -498,6 +507,11 @@ func parse(data []byte) (*Profile, error) {
 	}
 	if st, ok := secs[SecStats]; ok {
 		if err := p.decodeStats(st, secOff[SecStats]); err != nil {
+			return nil, err
+		}
+	}
+	if st, ok := secs[SecStrata]; ok {
+		if err := p.decodeStrata(st, secOff[SecStrata]); err != nil {
 			return nil, err
 		}
 	}

@@ -62,6 +62,9 @@ type funcKey struct{ name, file string }
 //     the same bits whatever the order or grouping); when some source has none, the
 //     result has none (a distribution over part of the runs would not describe the
 //     summed counts). Weights other than 1 with statistics are ErrWeightedStats.
+//   - Strata (the strata section): when every source has statistics and the same
+//     strata (names and sizes), each stratum's distributions merged as the
+//     statistics are; otherwise dropped.
 //   - Identity: the name and build-id the sources agree on; differing names
 //     joined with " + ", differing build-ids unknown (mergeIdentity).
 //   - Rates (the rates section): dropped. They are estimates from one sampled
@@ -220,6 +223,11 @@ func MergeWith(srcs []*Profile, opt MergeOptions) (*Profile, []*MismatchError, e
 		}
 		if err := out.CheckStats(); err != nil {
 			return nil, nil, fmt.Errorf("profile: merged statistics do not fit the merged counts: %v", err)
+		}
+		if sameStrata(srcs) {
+			if err := mergeStrata(out, srcs, index); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	return out, mismatches, nil

@@ -33,6 +33,11 @@ type Profile struct {
 	// `fragprof freq --profile`): the statistics section (type 6; stats.go). Merge
 	// merges it exactly.
 	Stats [][]Dist
+	// Strata, when not nil, holds the statistics of a stratified run per stratum
+	// (the strata section, type 10; strata.go): each stratum's distributions over
+	// its trials, which together are the trials of Stats. Merge merges them when
+	// every source has the same strata, and drops them otherwise.
+	Strata []Stratum
 	// Identity names the program (identity.go): the C files or binary it came from
 	// and the binary's build-id. It is written in the identity section (type 7) when
 	// not empty; Merge keeps what its sources agree on.

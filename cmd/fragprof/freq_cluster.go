@@ -351,7 +351,7 @@ func coordinate(e *env, dir string, leave bool, retune func(*cluster.Spec)) erro
 	}
 	seed, _ := strconv.ParseUint(rep["seed"], 10, 64)
 	f := &report.Freq{Result: out.Result, Rule: co.J.Spec.Thresholds, RuleName: co.J.Spec.Rule,
-		Anytime: stopping.AnytimeValid(co.J.Spec.Rule), Seed: seed, Counters: co.J.Spec.Counters}
+		Anytime: stopping.AnytimeValid(co.J.Spec.Rule), Seed: seed, Counters: co.J.Spec.Counters, Strata: storedStrata(out.Profile, out.Result)}
 	f.Replay = replay
 	if rep["inputs"] != "" {
 		f.Inputs = strings.Split(rep["inputs"], "\n")
@@ -382,7 +382,7 @@ func clusterJudge(spec cluster.Spec) (cluster.Judge, error) {
 		return cluster.Judge{}, fmt.Errorf("freq: the run's stopping rule: %v", err)
 	}
 	return cluster.Judge{
-		Profile:   func(p *profile.Profile) (*montecarlo.Result, error) { return montecarlo.FromProfile(p, rule) },
+		Profile:   func(p *profile.Profile) (*montecarlo.Result, error) { return judgeProfile(p, rule) },
 		MinTrials: rule.MinTrials(),
 	}, nil
 }

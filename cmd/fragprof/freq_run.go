@@ -115,9 +115,6 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 		}
 		members = uint64(p.Size)
 	}
-	if strata != nil && f.cl.engine != "local" {
-		fmt.Fprintf(e.stderr, "fragprof freq: note: %s\n", strataByDefaultRule(strata.Input, "the cluster's judgement of each round"))
-	}
 	if f.cl.engine != "local" {
 		// The coordinator judges all the trials: on a finite population, with its
 		// size in the rule and a budget of at most N trials, as on one machine.
@@ -168,13 +165,18 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 			cfg.MaxTrials = min(cfg.MaxTrials, shardTrialsBelow(pop, shard, shards, uint64(max(f.unit, 1))))
 		}
 	}
-	if strata != nil && f.unit <= 1 && share == 0 {
-		sr, err := stopping.NewStratified(cfg.Rule.Thresholds())
-		if err != nil {
-			return err
+	if strata != nil && f.unit <= 1 {
+		// A cluster's task keeps its counts per stratum for the coordinator,
+		// which judges the trials of all the tasks.
+		cfg.Strata = strata.Schedule
+		if share == 0 {
+			sr, err := stopping.NewStratified(cfg.Rule.Thresholds())
+			if err != nil {
+				return err
+			}
+			sr.Infinite = model.Model.FinitePopulation() == 0
+			cfg.StrataRule = sr
 		}
-		sr.Infinite = model.Model.FinitePopulation() == 0
-		cfg.Strata, cfg.StrataRule = strata.Schedule, sr
 	}
 	var progress *progressLine
 	if members > 0 {
@@ -220,6 +222,9 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if strata != nil {
+		res.StrataNames, res.StrataSizes = strata.Names, strata.Sizes
 	}
 	switch {
 	case members > 0 && shards > 1 && !interrupted:
@@ -395,7 +400,7 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 	if strings.Contains(p.Identity.Inputs, "neyman allocation") {
 		return fmt.Errorf("freq: --from: the profiles are of a stratified population drawn by Neyman's allocation: their summed counts weigh the strata by the trials each got, not by their sizes, so their means are not the population's; read the run's own report")
 	}
-	if in := strataInput(p.Identity.Inputs); in != "" {
+	if in := strataInput(p.Identity.Inputs); in != "" && p.Strata == nil {
 		fmt.Fprintf(e.stderr, "fragprof freq: note: %s\n", strataByDefaultRule(in, "--from"))
 	}
 	if n := storedPopulation(p); n > 0 {
@@ -412,7 +417,7 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 			return fmt.Errorf("freq: --from: %v", err)
 		}
 	}
-	res, err := montecarlo.FromProfile(p, rule)
+	res, err := judgeProfile(p, rule)
 	if err != nil {
 		return fmt.Errorf("freq: --from: %v", err)
 	}
@@ -438,7 +443,8 @@ func freqFrom(e *env, files []string, rule stopping.Rule, profFile string, write
 			return fmt.Errorf("freq: writing the profile: %w", err)
 		}
 	}
-	return write(&report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()), Counters: p.Counters})
+	return write(&report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()), Counters: p.Counters,
+		Strata: storedStrata(p, res)})
 }
 
 // functionHarness plans the driver of --func: it compiles the sources to IR, binds
@@ -839,10 +845,29 @@ func (f *freqFlags) checkStrata(c *cobra.Command, st *dist.Strata, m *dist.Model
 }
 
 // strataByDefaultRule says that input's strata are not judged by the stratified
-// rule where what (a cluster's merged rounds, freq --from) judges a profile,
-// which holds each block's counts over all trials but not per stratum.
+// rule where what (freq --from) judges profiles that hold each block's counts
+// over all trials but not per stratum (no strata section: a run judged by Latin
+// hypercube units, profiles of an older fragprof, or merged with such).
 func strataByDefaultRule(input, what string) string {
-	return fmt.Sprintf("input %s is stratified, and %s reads profiles, which keep each block's counts over all trials, not per stratum: the blocks are judged by the stopping rule on all the trials as one sample, not by the stratified mean (the trials drew the strata in proportion to their sizes, as on one machine)", input, what)
+	return fmt.Sprintf("input %s is stratified, and %s reads profiles without counts per stratum (of a run judged by Latin hypercube units, written by an older fragprof, or merged with such): the blocks are judged by the stopping rule on all the trials as one sample, not by the stratified mean (the trials drew the strata in proportion to their sizes, as on one machine)", input, what)
+}
+
+// judgeProfile judges every block of a profile written by freq --profile (or a
+// merge of such) by rule on all its trials; a stratified run's profile, with its
+// counts per stratum (profile.Stratum), by the stratified mean
+// ([stopping.Stratified]) as the run itself judged them, each stratum a finite
+// population unless the profile's inputs draw anything else at random
+// (storedPopulation).
+func judgeProfile(p *profile.Profile, rule stopping.Rule) (*montecarlo.Result, error) {
+	if p.Strata == nil {
+		return montecarlo.FromProfile(p, rule)
+	}
+	sr, err := stopping.NewStratified(rule.Thresholds())
+	if err != nil {
+		return nil, err
+	}
+	sr.Infinite = storedPopulation(p) == 0
+	return montecarlo.FromStratifiedProfile(p, rule, sr)
 }
 
 // strataInput returns the input of a stratified population named in a
@@ -854,6 +879,28 @@ func strataInput(inputs string) string {
 		}
 	}
 	return ""
+}
+
+// storedStrata describes the strata of a judged profile (judgeProfile) with the
+// trials each holds, as strataReport describes a run's: the input, key and
+// allocation from the profile's inputs (populationLines); nil without strata.
+func storedStrata(p *profile.Profile, res *montecarlo.Result) *report.FreqStrata {
+	if p.Strata == nil || res.StrataTrials == nil {
+		return nil
+	}
+	out := &report.FreqStrata{Input: strataInput(p.Identity.Inputs)}
+	for _, l := range strings.Split(p.Identity.Inputs, "\n") {
+		if _, rest, ok := strings.Cut(l, ", stratified by "); ok && strings.HasPrefix(l, out.Input+": ") {
+			key, rest, _ := strings.Cut(rest, " (")
+			_, rest, _ = strings.Cut(rest, "), ")
+			alloc, _, _ := strings.Cut(rest, " allocation")
+			out.Key, out.Alloc = key, alloc
+		}
+	}
+	for h, st := range p.Strata {
+		out.Strata = append(out.Strata, report.JSONStratum{Name: st.Name, Size: st.Size, Trials: res.StrataTrials[h]})
+	}
+	return out
 }
 
 // strataReport describes the run's strata with the trials each gave: those the

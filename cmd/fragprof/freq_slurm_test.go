@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -639,8 +640,11 @@ func TestSlurmLocalScript(t *testing.T) {
 
 // TestFreqSlurmStrata: a corpus stratified by directory, proportional
 // allocation, runs on Slurm in rounds to the profile of one machine, byte for
-// byte, with the note that the cluster judges the stratified input by the rule
-// on all trials; alloc = neyman is refused, naming the input and the engine.
+// byte, counts per stratum included; the coordinator judges the blocks by the
+// stratified mean, as one machine does: a run cut by its budget reports the
+// estimates, intervals and states of a local run of the same trials, and the
+// trials of each stratum. alloc = neyman is refused, naming the input and the
+// engine.
 func TestFreqSlurmStrata(t *testing.T) {
 	fp := slurmUp(t)
 	glob, _ := strataCorpus(t)
@@ -649,8 +653,8 @@ func TestFreqSlurmStrata(t *testing.T) {
 	in := []string{"testdata/wc.c", "--input", `f = file("` + glob + `"; strata = dir)`, "--arg", "{f}", "--seed", "4"}
 	_, stderr, code := runFragprof(t, append(append([]string{"freq"}, in...), "--eps", "1e-9", "--engine", "slurm", "--shards", "3",
 		"--workdir", wd, "--fragprof", fp, "--profile", prof, "-o", filepath.Join(dir, "slurm.txt"))...)
-	if code != 0 || !strings.Contains(stderr, "note: input f is stratified, and the cluster's judgement of each round reads profiles") {
-		t.Fatalf("freq --engine slurm: exit %d, want 0 and the note on the strata\n%s", code, stderr)
+	if code != 0 || strings.Contains(stderr, "stratified") {
+		t.Fatalf("freq --engine slurm: exit %d, want 0 and no note on the strata\n%s", code, stderr)
 	}
 	j, err := cluster.ReadJournal(wd)
 	if err != nil {
@@ -665,9 +669,52 @@ func TestFreqSlurmStrata(t *testing.T) {
 		t.Errorf("the cluster's profile of %d trials (%d bytes), in %d rounds, differs from a local run's (%d bytes) or is not of the 44 members",
 			total, len(got), len(j.Rounds), len(want))
 	}
+	// 36 of the 44 members: every stratum past its pilot or whole, none exact.
+	budget := append(in, "--eps", "0.01", "--max-trials", "36", "--format", "json")
+	slurmJSON := filepath.Join(dir, "budget.json")
+	if _, stderr, code := runFragprof(t, append(append([]string{"freq"}, budget...), "--engine", "slurm", "--shards", "3",
+		"--workdir", filepath.Join(dir, "budget"), "--fragprof", fp, "-o", slurmJSON)...); code != 0 {
+		t.Fatalf("freq --engine slurm --max-trials 36: exit %d\n%s", code, stderr)
+	}
+	localJSON := filepath.Join(dir, "local.json")
+	if _, stderr, code := runFragprof(t, append(append([]string{"freq"}, budget...), "--jobs", "4", "-o", localJSON)...); code != 0 {
+		t.Fatalf("local freq --max-trials 36: exit %d\n%s", code, stderr)
+	}
+	sameJudgement(t, readFreqJSON(t, slurmJSON), readFreqJSON(t, localJSON))
 	neyman := []string{"freq", "testdata/wc.c", "--input", `f = file("` + glob + `"; strata = dir, alloc = neyman)`, "--arg", "{f}",
 		"--engine", "slurm", "--workdir", filepath.Join(dir, "neyman"), "--fragprof", fp}
 	if _, stderr, code := runFragprof(t, neyman...); code != 2 || !strings.Contains(stderr, "input f: alloc = neyman") || !strings.Contains(stderr, "not with --engine slurm") {
 		t.Errorf("alloc = neyman on Slurm: exit %d, want 2 naming the input and the engine\n%s", code, stderr)
+	}
+}
+
+// sameJudgement checks that a cluster's report judges every block as a local
+// run's report of the same trials does (the convergence series and the trial
+// at which a block converged, which the cluster does not keep, aside), that it
+// names the same strata with the same trials, and that some block is undecided
+// with a finite interval (the stratified rule's, which these compare).
+func sameJudgement(t *testing.T, got, want *report.JSONFreq) {
+	t.Helper()
+	if got.Trials != want.Trials || !reflect.DeepEqual(got.Strata, want.Strata) || !reflect.DeepEqual(got.States, want.States) {
+		t.Fatalf("cluster: %d trials, strata %+v, states %v; local: %d trials, strata %+v, states %v",
+			got.Trials, got.Strata, got.States, want.Trials, want.Strata, want.States)
+	}
+	open := 0
+	for fi := range want.Functions {
+		for b := range want.Functions[fi].Blocks {
+			g, w := got.Functions[fi].Blocks[b], want.Functions[fi].Blocks[b]
+			g.Series, w.Series, g.DecidedAt, w.DecidedAt = nil, nil, 0, 0
+			if !reflect.DeepEqual(g, w) {
+				gj, _ := json.Marshal(g)
+				wj, _ := json.Marshal(w)
+				t.Errorf("function %s, block %d: cluster %s, local %s", want.Functions[fi].Name, b, gj, wj)
+			}
+			if w.State == "unconverged" && w.HalfWidth != nil {
+				open++
+			}
+		}
+	}
+	if open == 0 {
+		t.Errorf("no block is undecided with an interval: the comparison does not test the rule's intervals")
 	}
 }

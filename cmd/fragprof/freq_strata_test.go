@@ -174,9 +174,20 @@ func TestFreqStrataProfiles(t *testing.T) {
 	if got, _ := os.ReadFile(merged); !bytes.Equal(got, whole) {
 		t.Errorf("the 3 shards merged (%d bytes) differ from one machine's profile of the 44 trials (%d bytes)", len(got), len(whole))
 	}
-	if _, stderr, code := runFragprof(t, "freq", "--from", merged, "-o", os.DevNull); code != 0 || !strings.Contains(stderr, "note: input f is stratified, and --from reads profiles") {
-		t.Errorf("freq --from the merged shards: exit %d, want 0 and the note on the strata:\n%s", code, stderr)
+	// The first 30 trials, judged by --from on their profile, as the run judged them.
+	part, _ := strataProfile(t, in, "--jobs", "2", "--max-trials", "30")
+	if err := os.WriteFile(merged, part, 0o644); err != nil {
+		t.Fatal(err)
 	}
+	fromJSON, runJSON := filepath.Join(dir, "from.json"), filepath.Join(dir, "run.json")
+	if _, stderr, code := runFragprof(t, "freq", "--from", merged, "--eps", "1e-9", "--format", "json", "-o", fromJSON); code != 0 || strings.Contains(stderr, "stratified") {
+		t.Errorf("freq --from a stratified run's profile: exit %d, want 0 and no note on the strata:\n%s", code, stderr)
+	}
+	if _, stderr, code := runFragprof(t, "freq", "testdata/wc.c", "--eps", "1e-9", "--seed", "4", "--input", in, "--arg", "{f}",
+		"--max-trials", "30", "--format", "json", "-o", runJSON); code != 0 {
+		t.Fatalf("freq: exit %d\n%s", code, stderr)
+	}
+	sameJudgement(t, readFreqJSON(t, fromJSON), readFreqJSON(t, runJSON))
 }
 
 // TestFreqStrataLatin: a numeric input beside a stratified corpus keeps the

@@ -235,6 +235,14 @@ type Result struct {
 	// StrataTrials is the number of trials folded from each stratum of a
 	// stratified population (Config.Strata), nil without strata.
 	StrataTrials []uint64
+	// StrataDists holds, for a stratified population, each block's count
+	// distribution over the trials of each stratum: StrataDists[h][fi][b],
+	// functions in the order of Blocks; nil without strata.
+	StrataDists [][][]stats.CountDist
+	// StrataNames and StrataSizes name the strata and give their sizes, for
+	// Profile's strata section (the caller sets them on a run's result).
+	StrataNames []string
+	StrataSizes []uint64
 }
 
 // A Cause is one cause of failure with how many trials it took and the first of
@@ -403,6 +411,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	res.Unit = max(c.Unit, 1)
 	if c.Strata != nil {
 		res.StrataTrials = f.strataN
+		res.StrataDists = f.strataDists()
 	}
 	res.Failures, res.Causes, res.Exits, res.FailedOut = f.failures, f.causes, f.exits, f.failedOut
 	res.Elapsed = time.Since(start)

@@ -46,7 +46,20 @@ func (r *Result) Profile(counters int) (*profile.Profile, error) {
 		copy(c.Edges, r.EdgeTotals[i])
 		p.Counts[j], p.Stats[j] = c, ds
 	}
+	for h, dists := range r.StrataDists {
+		st := profile.Stratum{Stats: make([][]profile.Dist, len(prog.Funcs))}
+		if h < len(r.StrataSizes) && h < len(r.StrataNames) {
+			st.Name, st.Size = r.StrataNames[h], r.StrataSizes[h]
+		}
+		for j, f := range prog.Funcs {
+			st.Stats[j] = dists[pos[f]]
+		}
+		p.Strata = append(p.Strata, st)
+	}
 	if err := p.CheckStats(); err != nil {
+		return nil, err
+	}
+	if err := p.CheckStrata(); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -90,6 +103,42 @@ func FromProfile(p *profile.Profile, rule stopping.Rule) (*Result, error) {
 		}
 		r.Edges = append(r.Edges, em)
 		r.EdgeTotals = append(r.EdgeTotals, et)
+	}
+	return r, nil
+}
+
+// FromStratifiedProfile is FromProfile for a profile with strata (a stratified
+// run's, profile.Stratum): each block the rule judges Unconverged, Converged or
+// Exact is judged by sr on its strata instead, as the engine judges it
+// (Config.StrataRule), and the result keeps the strata. A profile without
+// strata, or a nil sr, is judged as FromProfile judges it.
+func FromStratifiedProfile(p *profile.Profile, rule stopping.Rule, sr *stopping.Stratified) (*Result, error) {
+	r, err := FromProfile(p, rule)
+	if err != nil || p.Strata == nil || sr == nil {
+		return r, err
+	}
+	r.Converged = true
+	for h := range p.Strata {
+		st := &p.Strata[h]
+		r.StrataTrials = append(r.StrataTrials, st.Trials())
+		r.StrataNames = append(r.StrataNames, st.Name)
+		r.StrataSizes = append(r.StrataSizes, st.Size)
+		r.StrataDists = append(r.StrataDists, st.Stats)
+	}
+	strata := make([]stopping.Stratum, len(p.Strata))
+	for fi := range r.Blocks {
+		for b := range r.Blocks[fi] {
+			be := &r.Blocks[fi][b]
+			if s := be.Decision.State; s == stats.Unconverged || s == stats.Converged || s == stats.Exact {
+				for h := range p.Strata {
+					strata[h] = stopping.Stratum{Size: p.Strata[h].Size, S: p.Strata[h].Stats[fi][b].Summary()}
+				}
+				be.Decision = sr.Decide(strata)
+			}
+			if be.Decision.State == stats.Unconverged {
+				r.Converged = false
+			}
+		}
 	}
 	return r, nil
 }

@@ -150,6 +150,31 @@ func (f *folder) strata(fi, b int) []stopping.Stratum {
 	return out
 }
 
+// strataDists returns every block's count distribution over each stratum's
+// trials (Result.StrataDists), the trials in which its function did not run
+// counted as 0.
+func (f *folder) strataDists() [][][]stats.CountDist {
+	out := make([][][]stats.CountDist, len(f.c.Strata.Sizes()))
+	for h := range out {
+		out[h] = make([][]stats.CountDist, len(f.res.Blocks))
+		for fi := range f.res.Blocks {
+			ds := make([]stats.CountDist, len(f.res.Blocks[fi]))
+			for b := range ds {
+				switch {
+				case f.strataN == nil:
+				case f.strataDist[h] != nil && f.strataDist[h][fi] != nil:
+					ds[b] = *f.strataDist[h][fi][b].Clone()
+					ds[b].AddN(0, f.strataLag[h][fi])
+				default:
+					ds[b].AddN(0, f.strataN[h])
+				}
+			}
+			out[h][fi] = ds
+		}
+	}
+	return out
+}
+
 // neymanSD returns the strata's standard deviations that Neyman's allocation
 // follows in the next round: those of the block that holds the run, the
 // undecided block of the functions that decide the stop whose rule projects
