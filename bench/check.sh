@@ -7,13 +7,24 @@
 # the source under the same file name with every line where it was (so that the
 # checkpoints are the model's):
 #   base    the example unchanged;
-#   slow    one loop body given about 10% more work: a chain of dependent
-#           multiply-adds on a volatile double (about 5 ns a step on the test
-#           VM) appended to a line of the body (sed below; SLOW_<prog>
-#           overrides the divisor or length of the chain) — after a phase's
-#           loop nest or after each row's; a volatile counter alone
-#           costs about a cycle a step on this AMD machine, and a short loop
-#           of it runs in the shadow of the loop's own work;
+#   slow    one loop body given 10% more time: a chain of dependent
+#           multiply-adds on a volatile double appended to a line of the
+#           body (sed below), its length proportional to the body's work
+#           (n², n, W², n², K multiply-adds over a divisor, or K times a
+#           factor, per program; SLOW_<prog> overrides it). The slowed arc is
+#           the loop body: one iteration of matmul's and brusselator's row
+#           loop (the chain after the row's inner loop), of solver's
+#           iteration, or one phase of heat's, kmeans' and frames' time-step
+#           loop (the sweep, the assignment, the edge filter: the chain after
+#           the phase's loop nest). The defaults aim the slowed arc's time
+#           at 1.10× the base build's at the median over pairs of runs at the
+#           same inputs (thread clock, loaded 2-core AMD EPYC VM: each set
+#           from the pairs of two calibration runs and one bench run, pooled;
+#           at a load of 11–17 one run's median moves by about ±0.03), and every
+#           run of the bench measures it again (bench/arcratio: the median of
+#           the slowed arc's time in a slow run over the same arc's in the
+#           base run of the same trial and round, with its quartiles and the
+#           arc's share of the run) and marks it when outside 1.10 ± 0.02;
 #   branch  one branch condition changed (a loop bound, a tolerance).
 # heat, kmeans and frames spend their time in two or three phases of a loop, each
 # between its own checkpoints, and the slowed one is one of them; matmul,
@@ -56,7 +67,7 @@ GAMMA=${GAMMA:-0.9}
 CHECK_SEED=${CHECK_SEED:-2}
 PROGRAMS=${*:-heat kmeans frames matmul brusselator solver}
 FP=$OUT/fragprof
-(cd "$ROOT" && go build -o "$FP" ./cmd/fragprof)
+(cd "$ROOT" && go build -o "$FP" ./cmd/fragprof && go build -o "$OUT/arcratio" ./bench/arcratio)
 
 # chain N: the C statement of the slowdown, N steps of a dependent chain.
 chain() { echo "{ volatile double z = 1; for (long q = 0; q < $1; q++) z = z * 0.999 + 0.001; }"; }
@@ -68,36 +79,36 @@ setup() {
 	heat)
 		INPUTS='n = uniform_int(40, 100)
 T = uniform_int(20, 60)'; STDIN='{n} {T}\n'
-		SLOW_LINE=36; SLOW_WORK=$(chain "n * n / ${SLOW_heat:-60}")
+		SLOW_LINE=36; SLOW_WORK=$(chain "n * n / ${SLOW_heat:-40}")
 		SLOW_ARC='sweep → residual'
 		BRANCH_SED='31s/t < T;/t + 1 < T;/'; BRANCH_NODE=residual ;;
 	kmeans)
 		INPUTS='n = uniform_int(2000, 6000)
 T = uniform_int(10, 30)
 s = uniform_int(1, 1000000)'; STDIN='{n} {T} {s}\n'
-		SLOW_LINE=55; SLOW_WORK=$(chain "n / ${SLOW_kmeans:-18}")
+		SLOW_LINE=55; SLOW_WORK=$(chain "n / ${SLOW_kmeans:-14}")
 		SLOW_ARC='assign → update'
 		BRANCH_SED='44s/t < T;/t + 1 < T;/'; BRANCH_NODE=update ;;
 	frames)
 		INPUTS='W = uniform_int(48, 128)
 F = uniform_int(8, 24)'; STDIN='{W} {F}\n'
-		SLOW_LINE=52; SLOW_WORK=$(chain "W * W / ${SLOW_frames:-33}")
+		SLOW_LINE=52; SLOW_WORK=$(chain "W * W / ${SLOW_frames:-17}")
 		SLOW_ARC='edges → histogram'
 		BRANCH_SED='32s/f < F;/f + 1 < F;/'; BRANCH_NODE=histogram ;;
 	matmul)
 		INPUTS='n = uniform_int(60, 160)'; STDIN='{n}\n'
-		SLOW_LINE=35; SLOW_WORK=$(chain "n * n / ${SLOW_matmul:-50}")
+		SLOW_LINE=35; SLOW_WORK=$(chain "n * n / ${SLOW_matmul:-64}")
 		SLOW_ARC='row → row'
 		BRANCH_SED='28s/i < n;/i < n - 1;/'; BRANCH_NODE=row ;;
 	brusselator)
 		INPUTS='K = uniform_int(8, 24)'; STDIN='{K}\n'
-		SLOW_LINE=48; SLOW_WORK=$(chain "K * ${SLOW_brusselator:-160}")
+		SLOW_LINE=48; SLOW_WORK=$(chain "K * ${SLOW_brusselator:-275}")
 		SLOW_ARC='row → row'
 		BRANCH_SED='42s/i < K;/i + 1 < K;/'; BRANCH_NODE=row ;;
 	solver)
 		INPUTS='n = uniform_int(20000, 60000)
 w = uniform(0.3, 1.7)'; STDIN='{n} {w:%.17g}\n'
-		SLOW_LINE=42; SLOW_WORK=$(chain "n / ${SLOW_solver:-170}")
+		SLOW_LINE=42; SLOW_WORK=$(chain "n / ${SLOW_solver:-125}")
 		SLOW_ARC='iter → iter'
 		BRANCH_SED='38s/fabs(e) < TOL/fabs(e) < 1e-8/'; BRANCH_NODE=iter ;;
 	*) echo "check.sh: no setup for $1" >&2; exit 2 ;;
@@ -123,8 +134,8 @@ def old(g): a1(g) as $a | any(.deviations[]; .kind != "time" and .kind != "speed
 # count JSON JQ-FILTER: the runs of a model check report that satisfy the filter.
 count() { jq "$JQDEF [.runs[] | select($2)] | length" "$1"; }
 
-echo "| program | arcs timed: against the rest / alone | training runs | slowdown | unchanged runs flagged: new / alone | slowed runs flagged: new / alone | slowed arc named: new / alone | another arc named (slowed runs) | branch runs with the rule named |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| program | arcs timed: against the rest / alone | training runs | slowed arc's time: slow / base, median [quartiles], its share of the run | slowdown as model check measures it | unchanged runs flagged: new / alone | slowed runs flagged: new / alone | slowed arc named: new / alone | another arc named (slowed runs) | branch runs with the rule named |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for P in $PROGRAMS; do
 	setup "$P"
 	W=$OUT/$P
@@ -183,10 +194,17 @@ for P in $PROGRAMS; do
 	# the slowdown.
 	arcmed="[.runs[].times[] | select($arc) | .ratio] | sort | .[length / 2 | floor]"
 	slowdown=$(jq -n --slurpfile a "$W/same.json" --slurpfile b "$W/slow.json" "((\$b[0] | $arcmed) / (\$a[0] | $arcmed)) * 1000 | round / 1000")
+	# The slowdown planted, measured where it was planted: the median over
+	# the pairs of runs at the same inputs (same trial, same round) of the
+	# slowed arc's time in the slow build over the base build's
+	# (bench/arcratio), with its quartiles; outside 1.10 ± 0.02 it is marked.
+	set -- $("$OUT/arcratio" -arc "$SLOW_ARC" "$W/same" "$W/slow")
+	planted="$1× [$2, $3], share $5"
+	awk -v r="$1" 'BEGIN { exit !(r < 1.08 || r > 1.12) }' && planted="$planted, **not 1.10 ± 0.02**"
 	n_branch=$(jq '.runs | length' "$W/branch.json")
 	rule=$(count "$W/branch.json" "any(.deviations[]; .kind == \"rule\" and .from == \"$BRANCH_NODE\")")
 	runs=$(jq .training.runs "$W/$P.model")
-	echo "| $P | $rel / $alone | $runs | ${slowdown}× ($SLOW_ARC) | $fa / $fa_old of $n_same | $caught / $caught_old of $n_slow | $named / $named_old of $n_slow | $other | $rule/$n_branch ($BRANCH_NODE) |"
+	echo "| $P | $rel / $alone | $runs | $planted | ${slowdown}× ($SLOW_ARC) | $fa / $fa_old of $n_same | $caught / $caught_old of $n_slow | $named / $named_old of $n_slow | $other | $rule/$n_branch ($BRANCH_NODE) |"
 done
 echo
 echo "γ = $GAMMA; traces, models and reports in $OUT"
