@@ -45,7 +45,7 @@ func Hypergeometric(k, n, N uint64, gamma float64) (lo, hi float64) {
 // hypergeometric computes the interval of Hypergeometric, for 0 < n ≤ N, k ≤ n.
 func hypergeometric(k, n, N uint64, gamma float64) (lo, hi float64) {
 	a := (1 - gamma) / 2
-	h := hyper{n: n, N: N}
+	h := newHyper(n, N)
 	first, last := k, N-n+k // the K consistent with k of n
 	// K_U: the largest K with P_K(X ≤ k) > a; P_first(X ≤ k) = 1.
 	kl, ku := first, last
@@ -79,8 +79,15 @@ func hypergeometric(k, n, N uint64, gamma float64) (lo, hi float64) {
 
 // hyper is the hypergeometric distribution of the number of marked members among
 // n drawn without replacement from N, for a number K of marked members given to
-// each method.
-type hyper struct{ n, N uint64 }
+// each method. logSamples is ln C(N, n), the same for every K: the interval's
+// bisections evaluate the probability function at many K of one (n, N).
+type hyper struct {
+	n, N       uint64
+	logSamples float64
+}
+
+// newHyper returns the distribution of n draws from N.
+func newHyper(n, N uint64) hyper { return hyper{n: n, N: N, logSamples: logChoose(N, n)} }
 
 // support returns the least and greatest x of positive probability.
 func (h hyper) support(K uint64) (lo, hi uint64) {
@@ -92,7 +99,7 @@ func (h hyper) support(K uint64) (lo, hi uint64) {
 
 // logPMF returns ln P_K(X = x), x in the support.
 func (h hyper) logPMF(x, K uint64) float64 {
-	return logChoose(K, x) + logChoose(h.N-K, h.n-x) - logChoose(h.N, h.n)
+	return logChoose(K, x) + logChoose(h.N-K, h.n-x) - h.logSamples
 }
 
 // cdf returns P_K(X ≤ x).

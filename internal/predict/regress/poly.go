@@ -89,10 +89,22 @@ func scaleCols(cols [][]float64, y []float64) *scaled {
 	}
 	return s
 }
+
+// maxAbs returns max |x_i| (0 for no x), as math.Max folds it: +Inf if any x_i is
+// infinite, else NaN if any is NaN. It compares directly in the loop, which the
+// fits run once per column and fold (math.Max's special cases cost more than the
+// comparison).
 func maxAbs(x []float64) float64 {
-	m := 0.0
+	m, nan := 0.0, false
 	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
+		if a := math.Abs(v); a > m {
+			m = a
+		} else if a != a {
+			nan = true
+		}
+	}
+	if nan && !math.IsInf(m, 1) {
+		return math.NaN()
 	}
 	return m
 }

@@ -6,30 +6,36 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
 // solveSym solves the n×n symmetric system A x = b (A row-major, the normal
 // equations of a least-squares fit) by LU decomposition with partial pivoting
-// (gonum/mat, LAPACK's dgetrf), after adding a ridge of 1e-12 of the largest
-// diagonal element so that a rank-deficient design still has a solution. A system
-// that is singular even so (every element zero) has the solution 0.
+// (LAPACK's dgetrf and dgetrs, through gonum's lapack64), after adding a ridge of
+// 1e-12 of the largest diagonal element so that a rank-deficient design still has a
+// solution. A system that is singular even so (an exactly zero pivot, e.g. every
+// element zero) has the solution 0. These are the calls gonum/mat's Solve makes, in
+// the same order on the same data, so the solution is the same bit for bit; only its
+// estimate of the condition number (dgecon), which the fits never read, is left out.
 func solveSym(A, b []float64, n int) []float64 {
 	dmax := 0.0
 	for i := 0; i < n; i++ {
 		dmax = math.Max(dmax, math.Abs(A[i*n+i]))
 	}
-	M := mat.NewDense(n, n, append([]float64(nil), A[:n*n]...))
+	lu := blas64.General{Rows: n, Cols: n, Stride: n, Data: append([]float64(nil), A[:n*n]...)}
 	for i := 0; i < n; i++ {
-		M.Set(i, i, M.At(i, i)+1e-12*dmax)
+		lu.Data[i*n+i] += 1e-12 * dmax
 	}
-	var x mat.VecDense
-	if err := x.SolveVec(M, mat.NewVecDense(n, append([]float64(nil), b[:n]...))); err != nil {
-		if _, illConditioned := err.(mat.Condition); !illConditioned {
-			return make([]float64, n)
-		}
+	x := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: append([]float64(nil), b[:n]...)}
+	pivots := make([]int, n)
+	if !lapack64.Getrf(lu, pivots) {
+		return make([]float64, n)
 	}
-	return x.RawVector().Data
+	lapack64.Getrs(blas.NoTrans, lu, x, pivots)
+	return x.Data
 }
 
 // lstsq solves min ‖A c − y‖ for the design of terms over s's columns by a thin SVD
