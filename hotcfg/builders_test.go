@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -268,5 +269,66 @@ func TestReaderCutLine(t *testing.T) {
 		if n != tc.batches || bad != tc.bad || len(r.Bad()) > 1 {
 			t.Errorf("%q: %d batches, malformed %v; want %d batches, line %d cut", tc.text, n, r.Bad(), tc.batches, tc.bad)
 		}
+	}
+}
+
+// TestCheckOptions: each option a hot CFG's build cannot use is named as its flag,
+// the first fault first; the defaults pass.
+func TestCheckOptions(t *testing.T) {
+	if err := CheckOutput("bursts", "json"); err != nil {
+		t.Errorf("bursts, json: %v", err)
+	}
+	if err := CheckBuild(false, "", 0.9, DefaultParams, 0, 0); err != nil {
+		t.Errorf("the defaults: %v", err)
+	}
+	for _, c := range []struct {
+		got  error
+		want string
+	}{
+		{CheckOutput("gcc", "svg"), `--algo "gcc": want gfc or bursts`},
+		{CheckOutput("gfc", "svg"), `--format "svg": want json, dot, pprof or profile`},
+		{CheckBuild(true, "", 0, DefaultParams, -1, -1), "--sweep needs --compare EXACT"},
+		{CheckBuild(true, "e.cfg", 1.5, DefaultParams, 0, 0), "--hot 1.5: want a share in (0, 1]"},
+		{CheckBuild(false, "", 0, DefaultParams, 0, 0), "--hot 0: want a share in (0, 1]"},
+		{CheckBuild(false, "", 1, Params{WindowSize: 0}, 0, 0), "--window must be positive"},
+		{CheckBuild(false, "", 1, Params{WindowSize: 5, Recurrent: -1}, 0, 0), "--window must be positive"},
+		{CheckBuild(false, "", 1, DefaultParams, -2, 0), "--top must be positive"},
+		{CheckBuild(false, "", 1, DefaultParams, 3, -1), "--first must be positive"},
+	} {
+		if c.got == nil || c.got.Error() != c.want {
+			t.Errorf("%v, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestComparisonSummary: the one line and the JSON object of a comparison.
+func TestComparisonSummary(t *testing.T) {
+	c := Comparison{Similarity: 0.875, Precision: 0.5, Weighted: 0.9921, SampledFraction: 0.000123, Common: 7, HotEdges: 8, Edges: 14}
+	want := "similarity 87.5% (7 of 8 hot edges), precision 50.0%, weighted 99.2%, sampled 0.0123% of instructions"
+	if got := c.Summary(); got != want {
+		t.Errorf("Summary:\n got %s\nwant %s", got, want)
+	}
+	var b strings.Builder
+	if err := c.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "{\n \"similarity\": 0.875,\n \"precision\": 0.5,") || !strings.Contains(b.String(), "\n \"hot_edges\": 8,\n") {
+		t.Errorf("WriteJSON:\n%s", b.String())
+	}
+	var back Comparison
+	if err := json.Unmarshal([]byte(b.String()), &back); err != nil || back != c {
+		t.Errorf("WriteJSON read back: %+v, %v; want %+v", back, err, c)
+	}
+}
+
+// TestBuilderReadExact: no name reads nothing; a missing file is an error naming it.
+func TestBuilderReadExact(t *testing.T) {
+	var b Builder
+	if err := b.ReadExact(""); err != nil || b.Exact != nil {
+		t.Errorf("no name: %v, exact %v", err, b.Exact)
+	}
+	missing := filepath.Join(t.TempDir(), "exact.cfg")
+	if err := b.ReadExact(missing); err == nil || !strings.Contains(err.Error(), missing) || b.Exact != nil {
+		t.Errorf("missing file: %v, exact %v", err, b.Exact)
 	}
 }

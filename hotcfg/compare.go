@@ -2,7 +2,12 @@
 
 package hotcfg
 
-import "sort"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+)
 
 // A Comparison measures a sampled graph G against the hot part H of an exact graph,
 // as the thesis does. Edges are identified by EdgeKey (the address of the source
@@ -26,6 +31,20 @@ type Comparison struct {
 	Inferred    int     `json:"inferred"`
 	InferredHot int     `json:"inferred_hot"`
 	Hot         float64 `json:"hot"` // the share of transitions that defines H
+}
+
+// Summary is c in one line: similarity, precision and weighted share in percent,
+// with the hot edges found and the share of instructions sampled.
+func (c Comparison) Summary() string {
+	return fmt.Sprintf("similarity %.1f%% (%d of %d hot edges), precision %.1f%%, weighted %.1f%%, sampled %.4f%% of instructions",
+		100*c.Similarity, c.Common, c.HotEdges, 100*c.Precision, 100*c.Weighted, 100*c.SampledFraction)
+}
+
+// WriteJSON writes c to w as one JSON object, indented by a space a level.
+func (c Comparison) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(c)
 }
 
 type locKey struct{ src, dst Loc }

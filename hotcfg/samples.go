@@ -197,6 +197,15 @@ type Builder struct {
 	Exact *Graph
 }
 
+// ReadExact reads b.Exact from the exact graph's file name (ReadExact); nothing
+// when name is empty.
+func (b *Builder) ReadExact(name string) (err error) {
+	if name != "" {
+		b.Exact, err = ReadExact(name)
+	}
+	return err
+}
+
 // Graph builds the hot CFG with algorithm algo: "gfc" (the bins-and-windows
 // algorithm, with parameters p) or "bursts" (each burst's consecutive PCs as edges).
 func (b *Builder) Graph(algo string, p Params) *Graph {

@@ -97,34 +97,13 @@ Examples:
 			if bf.simplified {
 				return usagef("compose: --simplified does not apply: the parts are timed on a build of the source-level CFG, and their counts must be of the same blocks")
 			}
-			var s *timing.Scheme
-			switch {
-			case scheme != "" && (expr != "" || len(parts) > 0):
-				return usagef("compose: give --scheme, or --expr with --part and --total, not both")
-			case scheme != "":
-				var err error
-				if s, err = timing.LabScheme(scheme); err != nil {
-					return usagef("compose: --scheme: %v", err)
-				}
-				if !(p >= 0 && p < 1) {
-					return usagef("compose: --p %g: want a probability in [0, 1)", p)
-				}
-				if len(in.inputs) == 0 && in.modelFile == "" {
-					in.inputs = []string{"seed = uniform_int(0, 2147483647)"}
-				}
-				if len(in.args) == 0 && in.modelFile == "" {
-					in.args = []string{s.Name, "{seed}", fmt.Sprint(p)}
-				}
-			case expr == "" || total == "":
-				return usagef("compose: give --scheme A|B|C, or --expr, --part and --total")
-			default:
-				var err error
-				if s, err = timing.NewScheme(expr, total, parts, markov); err != nil {
-					return usagef("compose: %v", err)
-				}
+			s, err := timing.SchemeOptions{Lab: scheme, P: p, Expr: expr, Total: total, Parts: parts,
+				Markov: markov, MarkovSet: c.Flags().Changed("markov")}.Scheme()
+			if err != nil {
+				return usagef("compose: %v", err)
 			}
-			if c.Flags().Changed("markov") {
-				s.Func = markov
+			if scheme != "" && in.modelFile == "" {
+				in.inputs, in.args = s.LabInputs(p, in.inputs, in.args)
 			}
 			cfg, err := pf.config("compose")
 			if err != nil {

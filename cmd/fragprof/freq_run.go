@@ -87,17 +87,8 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	defer intr.stop()
 	var h *harness.Harness
 	if f.fn != "" {
-		if f.binary != "" {
-			return usagef("freq: --func needs the C files (the harness is built from their IR), not --binary")
-		}
-		if model.Stdin != nil || len(model.Args) > 0 || len(model.Files) > 0 {
-			return usagef("freq: --func binds inputs to parameters and globals by name: --stdin, --arg and --file do not apply")
-		}
-		if f.build.simplified {
-			// The simplification sees every call of a static function and may fold
-			// the constants they pass into its body (IPSCCP): the harness's calls,
-			// added later, would run a body specialised for main's arguments.
-			return usagef("freq: --func and --simplified do not go together: the simplification may specialise the function for its callers in the program, which the harness's calls are not")
+		if err := harness.CheckInputs(f.binary, model, f.build.simplified); err != nil {
+			return usagef("freq: %v", err)
 		}
 		if h, err = functionHarness(intr.ctx, e, &f.build, args, f.fn, model, dir); err != nil {
 			return intr.failed(e, "freq", "building the harness", err)
@@ -226,21 +217,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if strata != nil {
 		res.StrataNames, res.StrataSizes = strata.Names, strata.Sizes
 	}
-	switch {
-	case members > 0 && shards > 1 && !interrupted:
-		res.Stopped = fmt.Sprintf("shard %d/%d of an exhaustive run: %d of the population's %d members (trials %d, %d, ... below %d); the %d shards' profiles merged are the exact answer",
-			shard, shards, cfg.MaxTrials, members, shard, shard+shards, members, shards)
-	case shards > 1:
-		res.Stopped = fmt.Sprintf("shard %d/%d: %s (the stopping rule judged this shard alone)", shard, shards, res.Stopped)
-	case pop > 0 && res.Trials == pop && res.Converged:
-		what := "every block decided"
-		if members > 0 {
-			what = "exhaustive run"
-		}
-		res.Stopped = fmt.Sprintf("%s: each of the population's %d items drawn once, the estimates are exact", what, pop)
-	case pop > 0 && len(res.Failures) > 0 && uint64(len(res.Failures))+res.Trials >= pop:
-		res.Stopped = fmt.Sprintf("each of the population's %d items drawn once, but %d trials failed: the estimates are of the others, not exact", pop, len(res.Failures))
-	}
+	res.Explain(cfg, members, pop, interrupted)
 	if len(model.Model.Populations()) > 0 {
 		nameItems(prog, res.Failures) // a task's too: the coordinator reports them
 	}

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -111,31 +110,16 @@ Examples:
 			if len(args) == 0 {
 				return usagef("hotcfg: name the batches files")
 			}
-			if algo != "gfc" && algo != "bursts" {
-				return usagef("hotcfg: --algo %q: want gfc or bursts", algo)
-			}
-			if format != "json" && format != "dot" && format != "pprof" && format != "profile" {
-				return usagef("hotcfg: --format %q: want json, dot, pprof or profile", format)
+			if err := hotcfg.CheckOutput(algo, format); err != nil {
+				return usagef("hotcfg: %v", err)
 			}
 			if len(args) == 1 && !isBatches(args[0]) {
 				if g, err := hotcfg.ReadExact(args[0]); err == nil {
 					return writeExact(e, g, args[0], format, out, compare != "" || sweep || top > 0)
 				}
 			}
-			if sweep && compare == "" {
-				return usagef("hotcfg: --sweep needs --compare EXACT")
-			}
-			if hot <= 0 || hot > 1 {
-				return usagef("hotcfg: --hot %v: want a share in (0, 1]", hot)
-			}
-			if p.WindowSize <= 0 || p.Recurrent < 0 {
-				return usagef("hotcfg: --window must be positive")
-			}
-			if top < 0 {
-				return usagef("hotcfg: --top must be positive")
-			}
-			if first < 0 {
-				return usagef("hotcfg: --first must be positive")
+			if err := hotcfg.CheckBuild(sweep, compare, hot, p, top, first); err != nil {
+				return usagef("hotcfg: %v", err)
 			}
 			data, err := hotcfg.ReadBatchFiles(args)
 			if err != nil {
@@ -151,10 +135,8 @@ Examples:
 			files := sample.NewFiles(data.Maps)
 			code := hotcfg.Chain{data.Code, files}
 			b := &hotcfg.Builder{Samples: data, Code: code, Keep: keep, Infer: infer}
-			if compare != "" {
-				if b.Exact, err = hotcfg.ReadExact(compare); err != nil {
-					return fmt.Errorf("hotcfg: %v", err)
-				}
+			if err := b.ReadExact(compare); err != nil {
+				return fmt.Errorf("hotcfg: %v", err)
 			}
 			if sweep {
 				return b.WriteSweep(e.stdout, hot)
@@ -165,12 +147,9 @@ Examples:
 				x := hotcfg.Compare(g, b.Exact, hot)
 				cmp = &x
 				if jsonOut {
-					enc := json.NewEncoder(e.stdout)
-					enc.SetIndent("", " ")
-					return enc.Encode(x)
+					return x.WriteJSON(e.stdout)
 				}
-				fmt.Fprintf(e.stderr, "fragprof hotcfg: similarity %.1f%% (%d of %d hot edges), precision %.1f%%, weighted %.1f%%, sampled %.4f%% of instructions\n",
-					100*x.Similarity, x.Common, x.HotEdges, 100*x.Precision, 100*x.Weighted, 100*x.SampledFraction)
+				fmt.Fprintf(e.stderr, "fragprof hotcfg: %s\n", x.Summary())
 			}
 			g.Symbolize(files)
 			render := func(w io.Writer) error {
@@ -186,10 +165,7 @@ Examples:
 				}
 				return report.GraphJSON(g, data.Runs, files.Lines, cmp).Write(w)
 			}
-			if out != "" {
-				return atomicfile.WriteWith(out, render) // a failed run leaves no half-written graph
-			}
-			return render(e.stdout)
+			return atomicfile.WriteOr(out, e.stdout, render) // a failed run leaves no half-written graph
 		},
 	}
 	fl := c.Flags()
@@ -230,8 +206,5 @@ func writeExact(e *env, g *hotcfg.Graph, name, format, out string, built bool) e
 		}
 		return report.GraphJSON(g, 1, files.Lines, nil).Write(w)
 	}
-	if out != "" {
-		return atomicfile.WriteWith(out, render)
-	}
-	return render(e.stdout)
+	return atomicfile.WriteOr(out, e.stdout, render)
 }

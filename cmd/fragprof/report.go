@@ -4,7 +4,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -121,16 +120,11 @@ Examples:
 					if err != nil {
 						return nil, err
 					}
-					if !p.SharesFunction(b) {
-						return nil, fmt.Errorf("report: --base %s is a result of another program than %s: they share no function; compare two results of the same program", base, args[0])
+					if err := p.CompareWith(b, base, args[0]); err != nil {
+						return nil, fmt.Errorf("report: %v", err)
 					}
-					p.Compare(b, base)
 				}
-				var buf bytes.Buffer
-				if err := htmlreport.Write(&buf, p, opts); err != nil {
-					return nil, err
-				}
-				return buf.Bytes(), nil
+				return htmlreport.Render(p, opts)
 			}
 			page, err := build()
 			if err != nil {

@@ -313,20 +313,9 @@ Examples:
 			if binary != "" && len(args) > 0 {
 				return usagef("time: --binary takes no C files (got %v)", args)
 			}
-			if len(fragments) == 0 {
-				return usagef("time: name at least one --fragment (func:NAME, region:NAME or program)")
-			}
-			var frags []timing.Fragment
-			seen := map[string]bool{}
-			for _, s := range fragments {
-				f, err := timing.ParseFragment(s)
-				if err != nil {
-					return usagef("time: --fragment: %v", err)
-				}
-				if !seen[f.String()] {
-					frags = append(frags, f)
-					seen[f.String()] = true
-				}
+			frags, err := timing.ParseFragments(fragments)
+			if err != nil {
+				return usagef("time: %v", err)
 			}
 			cfg, err := pf.config("time")
 			if err != nil {
@@ -363,10 +352,8 @@ Examples:
 			if code != 0 {
 				return exitError{code}
 			}
-			for _, f := range res.Frags {
-				if f.Summary.N == 0 {
-					return fmt.Errorf("time: fragment %s never ran in %d repetitions (is the function called, or the region reached, with these inputs?)", f.Fragment, res.Reps)
-				}
+			if err := res.NeverRan(); err != nil {
+				return fmt.Errorf("time: %v", err)
 			}
 			return nil
 		},

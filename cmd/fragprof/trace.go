@@ -109,22 +109,10 @@ Examples:
       --stop-after 200ms -o probe/        # then: model predict M --set n=2000 --probe probe/`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if binary == "" && len(args) == 0 {
-				return usagef("trace: name the C files to build, or --binary PROG")
-			}
-			if binary != "" && len(args) > 0 {
-				return usagef("trace: --binary takes no C files (got %v)", args)
+			if err := trace.CheckSources(binary, args, autoLevel, outDir); err != nil {
+				return usagef("trace: %v", err)
 			}
 			auto := autoLevel != ""
-			if auto && autoLevel != "outer" && autoLevel != "all" {
-				return usagef("trace: --auto-checkpoints=%s: want outer (the default) or all", autoLevel)
-			}
-			if binary != "" && auto {
-				return usagef("trace: --auto-checkpoints needs the C files (it inserts checkpoints when building)")
-			}
-			if outDir == "" {
-				return usagef("trace: name the directory for the traces with -o DIR")
-			}
 			model, err := in.model(c)
 			if err != nil {
 				return err
@@ -156,22 +144,7 @@ Examples:
 			col.Binary, col.Program, col.Dir = bin, program, dir
 			sum := trace.Summary{Reps: repeat}
 			err = col.Run(intr.ctx, first, trials, jobs, func(r trace.Result) error {
-				if r.Err != nil {
-					if !keepGoing {
-						return r.Err
-					}
-					fmt.Fprintf(e.stderr, "fragprof trace: %v\n", r.Err)
-					sum.Failed++
-					return nil
-				}
-				warning, err := sum.Save(outDir, r, int64(trials)*int64(repeat), int64(maxSize))
-				if warning != "" {
-					fmt.Fprintf(e.stderr, "fragprof trace: %s\n", warning)
-				}
-				if err != nil {
-					return fmt.Errorf("trace: %v", err)
-				}
-				return nil
+				return sum.Take(e.stderr, "fragprof trace: ", outDir, r, keepGoing, int64(trials)*int64(repeat), int64(maxSize))
 			})
 			sum.Write(e.stderr, "fragprof trace: ", outDir)
 			if code := intr.code(); code != 0 {
@@ -182,10 +155,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if sum.Events == 0 {
-				return fmt.Errorf("trace: the program passed no checkpoint in %d trials: mark some with FP_POINT (fragprof.h) or use --auto-checkpoints", sum.Trials)
-			}
-			return nil
+			return sum.NoCheckpoint()
 		},
 	}
 	bf.add(c)

@@ -33,6 +33,15 @@ func WriteWith(name string, render func(io.Writer) error) error {
 	return nil
 }
 
+// WriteOr renders into name atomically, as WriteWith does, or straight to w when
+// name is empty (standard output, say).
+func WriteOr(name string, w io.Writer, render func(io.Writer) error) error {
+	if name == "" {
+		return render(w)
+	}
+	return WriteWith(name, render)
+}
+
 // cause strips the temporary file's name from err: the *os.PathError or
 // *os.LinkError's own error (ENOENT, EACCES, EISDIR, ENOSPC...).
 func cause(err error) error {

@@ -95,3 +95,27 @@ func TestWriteThroughLink(t *testing.T) {
 		t.Errorf("target holds %q, want %q", b, "new")
 	}
 }
+
+// TestWriteOr: a name gets the rendering atomically (a failure leaves it as it
+// was), no name sends it to the writer given.
+func TestWriteOr(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "f")
+	var direct strings.Builder
+	render := func(w io.Writer) error { _, err := io.WriteString(w, "graph"); return err }
+	if err := WriteOr(name, &direct, render); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(name); string(data) != "graph" || direct.Len() != 0 {
+		t.Errorf("named file: %q in the file, %q to the writer; want all in the file", data, direct.String())
+	}
+	failing := func(w io.Writer) error { io.WriteString(w, "half"); return errors.New("render failed") }
+	if err := WriteOr(name, &direct, failing); err == nil {
+		t.Error("a failing render into a file returned no error")
+	}
+	if data, _ := os.ReadFile(name); string(data) != "graph" {
+		t.Errorf("the file holds %q after a failed render, want %q", data, "graph")
+	}
+	if err := WriteOr("", &direct, render); err != nil || direct.String() != "graph" {
+		t.Errorf("no name: %v, %q to the writer; want %q", err, direct.String(), "graph")
+	}
+}

@@ -414,6 +414,60 @@ func NewScheme(expr, total string, parts []string, fn string) (*Scheme, error) {
 	return s, nil
 }
 
+// SchemeOptions say which scheme to compose, in the compose command's flags: a lab
+// scheme (Lab, with its design probability P), or an expression with its parts and
+// total (NewScheme); Markov, when MarkovSet, names the function of the Markov
+// composition in place of the lab scheme's own.
+type SchemeOptions struct {
+	Lab         string  // A, B or C (LabScheme); "": none
+	P           float64 // the lab scheme's design probability, in [0, 1)
+	Expr, Total string
+	Parts       []string // NAME=FRAGMENT
+	Markov      string
+	MarkovSet   bool
+}
+
+// Scheme returns the scheme o names; an error names the flag at fault.
+func (o SchemeOptions) Scheme() (*Scheme, error) {
+	var s *Scheme
+	var err error
+	switch {
+	case o.Lab != "" && (o.Expr != "" || len(o.Parts) > 0):
+		return nil, errors.New("give --scheme, or --expr with --part and --total, not both")
+	case o.Lab != "":
+		if s, err = LabScheme(o.Lab); err != nil {
+			return nil, fmt.Errorf("--scheme: %v", err)
+		}
+		if !(o.P >= 0 && o.P < 1) {
+			return nil, fmt.Errorf("--p %g: want a probability in [0, 1)", o.P)
+		}
+	case o.Expr == "" || o.Total == "":
+		return nil, errors.New("give --scheme A|B|C, or --expr, --part and --total")
+	default:
+		if s, err = NewScheme(o.Expr, o.Total, o.Parts, o.Markov); err != nil {
+			return nil, err
+		}
+	}
+	if o.MarkovSet {
+		s.Func = o.Markov
+	}
+	return s, nil
+}
+
+// LabInputs returns inputs and args (input definitions and program arguments),
+// each, when empty, replaced by what runs lab scheme s of examples/lab.c with
+// design probability p: a seed drawn for each run; the scheme's name, the seed and
+// p as the program's arguments.
+func (s *Scheme) LabInputs(p float64, inputs, args []string) ([]string, []string) {
+	if len(inputs) == 0 {
+		inputs = []string{"seed = uniform_int(0, 2147483647)"}
+	}
+	if len(args) == 0 {
+		args = []string{s.Name, "{seed}", fmt.Sprint(p)}
+	}
+	return inputs, args
+}
+
 // Fragments returns the fragments a measurement of s must time: its total, then its
 // parts in the order the expression names them.
 func (s *Scheme) Fragments() []Fragment {

@@ -69,6 +69,29 @@ func ParseFragment(s string) (Fragment, error) {
 	return Fragment{}, fmt.Errorf("fragment %q: want func:NAME, region:NAME or program", s)
 }
 
+// ParseFragments reads the fragments named by specs (ParseFragment), each once,
+// in the order first named; an error names the --fragment flag, or says that none
+// is named.
+func ParseFragments(specs []string) ([]Fragment, error) {
+	if len(specs) == 0 {
+		return nil, errors.New("name at least one --fragment (func:NAME, region:NAME or program)")
+	}
+	var frags []Fragment
+	seen := map[Fragment]bool{}
+	for _, s := range specs {
+		f, err := ParseFragment(s)
+		if err != nil {
+			return nil, fmt.Errorf("--fragment: %v", err)
+		}
+		if !seen[f] {
+			frags = append(frags, f)
+			seen[f] = true
+		}
+	}
+	return frags, nil
+}
+
+// String is f as ParseFragment reads it.
 func (f Fragment) String() string {
 	if f.Kind == ProgramFrag {
 		return "program"
@@ -147,6 +170,17 @@ type Result struct {
 	// repetition i's counts (nil for the warm-up and failed ones).
 	ProfileReps int
 	RepCounts   [][]cfg.Counts
+}
+
+// NeverRan is the error of a result in which some fragment never ran (the first
+// such), nil when each ran at least once.
+func (r *Result) NeverRan() error {
+	for _, f := range r.Frags {
+		if f.Summary.N == 0 {
+			return fmt.Errorf("fragment %s never ran in %d repetitions (is the function called, or the region reached, with these inputs?)", f.Fragment, r.Reps)
+		}
+	}
+	return nil
 }
 
 // A Failure is a repetition whose samples were not used.

@@ -162,3 +162,40 @@ func TestParseFragment(t *testing.T) {
 		}
 	}
 }
+
+// TestParseFragments: the fragments in the order first named, each once; none
+// named, or a bad one, is an error naming --fragment.
+func TestParseFragments(t *testing.T) {
+	got, err := ParseFragments([]string{"func:f", "program", "func:f", "region:r", "program"})
+	want := []Fragment{{FuncFrag, "f"}, {Kind: ProgramFrag}, {RegionFrag, "r"}}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("got %v, %v; want %v", got, err, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("fragment %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if _, err := ParseFragments(nil); err == nil || err.Error() != "name at least one --fragment (func:NAME, region:NAME or program)" {
+		t.Errorf("none: %v", err)
+	}
+	if _, err := ParseFragments([]string{"func:f", "block:3"}); err == nil || err.Error() != `--fragment: fragment "block:3": want func:NAME, region:NAME or program` {
+		t.Errorf("a bad one: %v", err)
+	}
+}
+
+// TestNeverRan: the first fragment without a sample is named with the repetitions
+// run; none when every fragment ran.
+func TestNeverRan(t *testing.T) {
+	ran := &FragResult{Fragment: Fragment{FuncFrag, "f"}, Summary: stats.TimingSummary{N: 3}}
+	idle := &FragResult{Fragment: Fragment{RegionFrag, "cold"}}
+	r := &Result{Reps: 12, Frags: []*FragResult{ran}}
+	if err := r.NeverRan(); err != nil {
+		t.Errorf("every fragment ran: %v", err)
+	}
+	r.Frags = append(r.Frags, idle, &FragResult{Fragment: Fragment{FuncFrag, "g"}})
+	err := r.NeverRan()
+	if err == nil || !strings.HasPrefix(err.Error(), "fragment region:cold never ran in 12 repetitions") {
+		t.Errorf("a region never reached: %v", err)
+	}
+}

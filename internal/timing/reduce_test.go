@@ -3,6 +3,7 @@ package timing
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -394,5 +395,65 @@ func TestNewScheme(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s / %s / %v: %v, want an error naming %s", c.expr, c.total, c.parts, err, c.want)
 		}
+	}
+}
+
+// TestSchemeOptions: a lab scheme or an expression's, the Markov function given
+// or the lab scheme's own, and each fault named by its flag, in order.
+func TestSchemeOptions(t *testing.T) {
+	s, err := SchemeOptions{Lab: "b", P: 0.3}.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "B" || s.Func != "scheme_B" || s.Total != (Fragment{Kind: RegionFrag, Name: "B"}) || len(s.Fragments()) != 5 {
+		t.Errorf("lab scheme b: %+v", s)
+	}
+	if s, err = (SchemeOptions{Lab: "C", Markov: "run", MarkovSet: true}).Scheme(); err != nil || s.Func != "run" {
+		t.Errorf("lab scheme C with --markov run: %+v, %v", s, err)
+	}
+	if s, err = (SchemeOptions{Lab: "C", MarkovSet: true}).Scheme(); err != nil || s.Func != "" {
+		t.Errorf("lab scheme C with --markov '': %+v, %v; want no Markov function", s, err)
+	}
+	o := SchemeOptions{Expr: "seq(a, b)", Total: "region:all", Parts: []string{"a=func:f", "b=func:g"}, Markov: "main"}
+	if s, err = o.Scheme(); err != nil || s.Name != "total" || s.Func != "main" || len(s.Parts) != 2 {
+		t.Errorf("expression: %+v, %v", s, err)
+	}
+	for _, c := range []struct {
+		o    SchemeOptions
+		want string
+	}{
+		{SchemeOptions{Lab: "A", Expr: "seq(a)"}, "give --scheme, or --expr with --part and --total, not both"},
+		{SchemeOptions{Lab: "A", Parts: []string{"a=func:f"}}, "give --scheme, or --expr with --part and --total, not both"},
+		{SchemeOptions{Lab: "D"}, `--scheme: unknown lab scheme "D" (want A, B or C)`},
+		{SchemeOptions{Lab: "A", P: 1}, "--p 1: want a probability in [0, 1)"},
+		{SchemeOptions{Lab: "A", P: -0.5}, "--p -0.5: want a probability in [0, 1)"},
+		{SchemeOptions{Expr: "seq(a)"}, "give --scheme A|B|C, or --expr, --part and --total"},
+		{SchemeOptions{Total: "region:all"}, "give --scheme A|B|C, or --expr, --part and --total"},
+		{SchemeOptions{Expr: "seq(a, b)", Total: "region:all", Parts: []string{"a=func:f"}}, "--expr names part b, but no --part b=FRAGMENT says what it is"},
+	} {
+		if _, err := c.o.Scheme(); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
+		}
+	}
+}
+
+// TestLabInputs: the lab program's seed and arguments fill what was not given,
+// and only that.
+func TestLabInputs(t *testing.T) {
+	s, err := LabScheme("C")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, args := s.LabInputs(0.25, nil, nil)
+	if !slices.Equal(in, []string{"seed = uniform_int(0, 2147483647)"}) || !slices.Equal(args, []string{"C", "{seed}", "0.25"}) {
+		t.Errorf("nothing given: inputs %q, args %q", in, args)
+	}
+	in, args = s.LabInputs(0.25, []string{"seed = 7"}, nil)
+	if !slices.Equal(in, []string{"seed = 7"}) || !slices.Equal(args, []string{"C", "{seed}", "0.25"}) {
+		t.Errorf("inputs given: inputs %q, args %q", in, args)
+	}
+	in, args = s.LabInputs(0.25, nil, []string{"A", "3"})
+	if !slices.Equal(in, []string{"seed = uniform_int(0, 2147483647)"}) || !slices.Equal(args, []string{"A", "3"}) {
+		t.Errorf("arguments given: inputs %q, args %q", in, args)
 	}
 }

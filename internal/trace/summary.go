@@ -39,6 +39,27 @@ func (c *Collector) Check(n uint64) error {
 	return nil
 }
 
+// CheckSources reports what is wrong with where a trace run's program and traces
+// come from, in the words of the trace command's flags: the C files to build or
+// binary, a program built already (not both); autoLevel, the checkpoints to insert
+// when building ("" for none, "outer" or "all"); dir, the traces' directory. Nil
+// when they can run.
+func CheckSources(binary string, files []string, autoLevel, dir string) error {
+	switch {
+	case binary == "" && len(files) == 0:
+		return errors.New("name the C files to build, or --binary PROG")
+	case binary != "" && len(files) > 0:
+		return fmt.Errorf("--binary takes no C files (got %v)", files)
+	case autoLevel != "" && autoLevel != "outer" && autoLevel != "all":
+		return fmt.Errorf("--auto-checkpoints=%s: want outer (the default) or all", autoLevel)
+	case binary != "" && autoLevel != "":
+		return errors.New("--auto-checkpoints needs the C files (it inserts checkpoints when building)")
+	case dir == "":
+		return errors.New("name the directory for the traces with -o DIR")
+	}
+	return nil
+}
+
 // A Summary gathers the traces of a run as they are written: how many, their
 // events, checkpoints and times, what went wrong, and the files' total size
 // against a budget.
@@ -180,4 +201,37 @@ func (s *Summary) Save(dir string, r Result, runs, max int64) (warning string, e
 	}
 	s.Add(r.Header, t)
 	return s.Budget(size, runs, max)
+}
+
+// Take handles the result r of one run of Collector.Run whose traces go to dir: a
+// trial that could not run ends the run with its error, or, when keepGoing, is
+// counted (Failed) and its error printed to log after prefix; a trace is saved
+// (Save), its budget's warning printed the same way. The error returned, which
+// ends the run, is r's own or one of saving, prefixed "trace: ".
+func (s *Summary) Take(log io.Writer, prefix, dir string, r Result, keepGoing bool, runs, max int64) error {
+	if r.Err != nil {
+		if !keepGoing {
+			return r.Err
+		}
+		fmt.Fprintf(log, "%s%v\n", prefix, r.Err)
+		s.Failed++
+		return nil
+	}
+	warning, err := s.Save(dir, r, runs, max)
+	if warning != "" {
+		fmt.Fprintf(log, "%s%s\n", prefix, warning)
+	}
+	if err != nil {
+		return fmt.Errorf("trace: %v", err)
+	}
+	return nil
+}
+
+// NoCheckpoint is the error of a run whose programs passed no checkpoint (no
+// event in any trace), nil when some did.
+func (s *Summary) NoCheckpoint() error {
+	if s.Events > 0 {
+		return nil
+	}
+	return fmt.Errorf("trace: the program passed no checkpoint in %d trials: mark some with FP_POINT (fragprof.h) or use --auto-checkpoints", s.Trials)
 }

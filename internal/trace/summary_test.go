@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -74,5 +76,77 @@ func TestSummaryWrite(t *testing.T) {
 		"fragprof trace: 1 trials could not be run\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestCheckSources: each way of naming the program and the traces' directory that
+// cannot run is named by its flag, in the order the trace command checks them.
+func TestCheckSources(t *testing.T) {
+	if err := CheckSources("", []string{"a.c"}, "outer", "out"); err != nil {
+		t.Fatalf("C files, outer checkpoints, a directory: %v", err)
+	}
+	if err := CheckSources("./prog", nil, "", "out"); err != nil {
+		t.Fatalf("a binary and a directory: %v", err)
+	}
+	for _, c := range []struct {
+		binary    string
+		files     []string
+		auto, dir string
+		want      string
+	}{
+		{"", nil, "", "out", "name the C files to build, or --binary PROG"},
+		{"./prog", []string{"a.c", "b.c"}, "", "out", "--binary takes no C files (got [a.c b.c])"},
+		{"", []string{"a.c"}, "inner", "out", "--auto-checkpoints=inner: want outer (the default) or all"},
+		{"./prog", nil, "all", "out", "--auto-checkpoints needs the C files (it inserts checkpoints when building)"},
+		{"", []string{"a.c"}, "all", "", "name the directory for the traces with -o DIR"},
+		{"", nil, "inner", "", "name the C files to build, or --binary PROG"}, // the first fault is named
+	} {
+		err := CheckSources(c.binary, c.files, c.auto, c.dir)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q %q %q %q: %v, want %q", c.binary, c.files, c.auto, c.dir, err, c.want)
+		}
+	}
+}
+
+// TestSummaryTake: a trial that could not run ends the run with its own error, or
+// with keepGoing is counted and printed; a trace that cannot be saved ends it with
+// the saving's error.
+func TestSummaryTake(t *testing.T) {
+	var s Summary
+	var log strings.Builder
+	failed := errors.New("trial 3: the fork server died")
+	if err := s.Take(&log, "fragprof trace: ", t.TempDir(), Result{Err: failed}, false, 10, 0); err != failed {
+		t.Errorf("without keepGoing: %v, want the trial's own error", err)
+	}
+	if s.Failed != 0 || log.Len() != 0 {
+		t.Errorf("without keepGoing: %d failed, log %q; want neither", s.Failed, log.String())
+	}
+	if err := s.Take(&log, "fragprof trace: ", t.TempDir(), Result{Err: failed}, true, 10, 0); err != nil {
+		t.Errorf("with keepGoing: %v, want none", err)
+	}
+	if s.Failed != 1 || log.String() != "fragprof trace: trial 3: the fork server died\n" {
+		t.Errorf("with keepGoing: %d failed, log %q", s.Failed, log.String())
+	}
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir")
+	err := s.Take(&log, "fragprof trace: ", missing, Result{Header: Header{Trial: 4}}, true, 10, 0)
+	if err == nil || !strings.HasPrefix(err.Error(), "trace: writing "+filepath.Join(missing, RepFileName(4, 0))) {
+		t.Errorf("into a missing directory: %v, want the writing's error", err)
+	}
+	if s.Files != 0 || s.Trials != 0 {
+		t.Errorf("a trace not saved was counted: %d files, %d trials", s.Files, s.Trials)
+	}
+}
+
+// TestSummaryNoCheckpoint: a run without a single event is an error naming its
+// trials; one event is enough.
+func TestSummaryNoCheckpoint(t *testing.T) {
+	s := Summary{Trials: 7}
+	err := s.NoCheckpoint()
+	if err == nil || !strings.Contains(err.Error(), "no checkpoint in 7 trials") {
+		t.Errorf("no events: %v", err)
+	}
+	s.Events = 1
+	if err := s.NoCheckpoint(); err != nil {
+		t.Errorf("one event: %v", err)
 	}
 }

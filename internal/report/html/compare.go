@@ -67,6 +67,17 @@ func (p *Page) SharesFunction(base *Page) bool {
 	return false
 }
 
+// CompareWith compares p, read from file, with base, read from baseFile (Compare,
+// base titled by its file's name), when they are results of one program
+// (SharesFunction); else it changes nothing and says so, naming the two files.
+func (p *Page) CompareWith(base *Page, baseFile, file string) error {
+	if !p.SharesFunction(base) {
+		return fmt.Errorf("--base %s is a result of another program than %s: they share no function; compare two results of the same program", baseFile, file)
+	}
+	p.Compare(base, baseFile)
+	return nil
+}
+
 // Compare adds base's values to p: a Diff on every block of the functions that both
 // have with the same CFG (same blocks and edges), and the table of moves. Count
 // pages are compared per run. title names the base in the page.

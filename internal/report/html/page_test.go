@@ -189,3 +189,42 @@ func TestFreqPageDesign(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareWith: two results of one program are compared, the base titled by its
+// file; a result of another program is refused, naming both files, and the page
+// is left as it was.
+func TestCompareWith(t *testing.T) {
+	p := decodeFile(t, "newton-large.freq.json")
+	if err := p.CompareWith(decodeFile(t, "newton.freq.json"), "small.json", "large.json"); err != nil {
+		t.Fatal(err)
+	}
+	if p.Base == nil || p.Base.Title != "small.json" || p.Funcs[0].Blocks[1].Diff == nil {
+		t.Errorf("compared: base %+v", p.Base)
+	}
+	q := decodeFile(t, "newton-large.freq.json")
+	other := decodeFile(t, "newton.freq.json")
+	for i := range other.Funcs {
+		other.Funcs[i].Name += "_other"
+	}
+	err := q.CompareWith(other, "other.json", "large.json")
+	want := "--base other.json is a result of another program than large.json: they share no function; compare two results of the same program"
+	if err == nil || err.Error() != want {
+		t.Errorf("another program: %v, want %q", err, want)
+	}
+	if q.Base != nil {
+		t.Errorf("another program: the page was compared: %+v", q.Base)
+	}
+}
+
+// TestRender: the bytes Render returns are the page Write writes.
+func TestRender(t *testing.T) {
+	p := decodeFile(t, "newton.freq.json")
+	o := Options{Dot: filepath.Join(t.TempDir(), "no-dot")}
+	got, err := Render(p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := render(t, p, o); !bytes.Equal(got, want) || !bytes.HasPrefix(bytes.TrimSpace(got), []byte("<!DOCTYPE html>")) {
+		t.Errorf("Render gave %d bytes starting %.40q, Write %d", len(got), got, len(want))
+	}
+}

@@ -125,6 +125,15 @@ type timingView struct {
 	OnScale bool // the threshold is a time on the samples' scale
 }
 
+// Render returns the page Write writes.
+func Render(p *Page, o Options) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := Write(&buf, p, o); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // Write writes p as one self-contained HTML page: styles, script, graphs and plots are
 // inlined, and nothing is fetched when it is viewed. The graphs are drawn by running
 // dot; without it the page says so and lists the blocks.
