@@ -198,7 +198,7 @@ func TestSampleUntilSimilarity(t *testing.T) {
 		}
 		return stderr.String()
 	}
-	// About 35 ms of CPU a run on the 2026-11 VM, about 3 bursts of 200 (the
+	// About 35 ms of CPU a run on a 2-core VM, about 3 bursts of 200 (the
 	// flag's default; their cost stretches the interval) a run: the 1,000 batches
 	// the rule needs before it stops in about 340 runs, 12 s. (At 150000 steps a
 	// run took 10 ms there: 795 runs with bursts of 100.)
