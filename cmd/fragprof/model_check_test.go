@@ -249,8 +249,11 @@ func TestModelCheckRelative(t *testing.T) {
 			if len(rc.Times) < 2 || rc.ArcsTested != want || rc.Speed == nil || !(rc.Speed.Ratio > 0) {
 				t.Errorf("%s %v: %d times, %d tests, speed %+v", rc.Run, extra, len(rc.Times), rc.ArcsTested, rc.Speed)
 			}
+			// A ratio near 1 is asked of the arcs taken many times in a run;
+			// one transition (residual → end) can be stretched any amount by
+			// a preemption on a loaded machine.
 			for _, d := range rc.Times {
-				if !(d.Ratio > 0.5 && d.Ratio < 2) || d.Relative != (d.Alone > 0) {
+				if (d.Count > 1 && !(d.Ratio > 0.5 && d.Ratio < 2)) || !(d.Ratio > 0) || d.Relative != (d.Alone > 0) {
 					t.Errorf("%s: %+v", rc.Run, d)
 				}
 			}
