@@ -3,7 +3,10 @@
 
 package stats
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // Hypergeometric returns the exact two-sided interval [lo, hi] of the share K/N of
 // the members of a population of N in which an event happens, after it happened in
@@ -47,33 +50,12 @@ func hypergeometric(k, n, N uint64, gamma float64) (lo, hi float64) {
 	a := (1 - gamma) / 2
 	h := newHyper(n, N)
 	first, last := k, N-n+k // the K consistent with k of n
+	// P_K(X ≤ k) falls and P_K(X ≥ k) rises with K: each bound is a search.
+	m := int(last-first) + 1
 	// K_U: the largest K with P_K(X ≤ k) > a; P_first(X ≤ k) = 1.
-	kl, ku := first, last
-	if h.cdf(k, last) <= a {
-		l, u := first, last // P_l(X ≤ k) > a ≥ P_u(X ≤ k)
-		for u-l > 1 {
-			m := l + (u-l)/2
-			if h.cdf(k, m) > a {
-				l = m
-			} else {
-				u = m
-			}
-		}
-		ku = l
-	}
+	ku := first + uint64(sort.Search(m, func(i int) bool { return h.cdf(k, first+uint64(i)) <= a })) - 1
 	// K_L: the least K with P_K(X ≥ k) > a; P_last(X ≥ k) = 1.
-	if k > 0 && h.sf(k, first) <= a {
-		l, u := first, last // P_l(X ≥ k) ≤ a < P_u(X ≥ k)
-		for u-l > 1 {
-			m := l + (u-l)/2
-			if h.sf(k, m) > a {
-				u = m
-			} else {
-				l = m
-			}
-		}
-		kl = u
-	}
+	kl := first + uint64(sort.Search(m, func(i int) bool { return h.sf(k, first+uint64(i)) > a }))
 	return float64(kl) / float64(N), float64(ku) / float64(N)
 }
 
