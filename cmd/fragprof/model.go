@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/jsonnum"
 	"strconv"
 	"strings"
 
@@ -389,7 +388,7 @@ Examples:
 			if jsonOut {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(sanitizePrediction(p))
+				return enc.Encode(p)
 			}
 			return p.WriteText(e.stdout, m)
 		},
@@ -397,26 +396,6 @@ Examples:
 	pf.add(c)
 	c.Flags().BoolVar(&jsonOut, "json", false, "print the prediction as JSON")
 	return c
-}
-
-// sanitizePrediction replaces NaN and infinities (which JSON cannot carry) by 0.
-func sanitizePrediction(p *predict.Prediction) *predict.Prediction {
-	q := *p
-	fin := jsonnum.OrZero
-	q.Vars = map[string]float64{}
-	for k, v := range p.Vars {
-		q.Vars[k] = fin(v)
-	}
-	if p.BaselineVars != nil {
-		q.BaselineVars = map[string]float64{}
-		for k, v := range p.BaselineVars {
-			q.BaselineVars[k] = fin(v)
-		}
-	}
-	q.TimeNs, q.UntracedNs, q.Baseline, q.WorkingSet = fin(q.TimeNs), fin(q.UntracedNs), fin(q.Baseline), fin(q.WorkingSet)
-	q.Interval = [2]float64{fin(q.Interval[0]), fin(q.Interval[1])}
-	q.BaselineInterval = [2]float64{fin(q.BaselineInterval[0]), fin(q.BaselineInterval[1])}
-	return &q
 }
 
 func newModelAdviseCmd(e *env) *cobra.Command {

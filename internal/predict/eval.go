@@ -5,11 +5,12 @@ package predict
 
 import (
 	"fmt"
-	"github.com/fragprof/fragprof/internal/jsonnum"
 	"math"
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/fragprof/fragprof/internal/jsonnum"
 
 	"github.com/fragprof/fragprof/internal/predict/selection"
 	"github.com/fragprof/fragprof/internal/stats"

@@ -13,6 +13,7 @@
 package predict
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -22,6 +23,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/selection"
 	"github.com/fragprof/fragprof/internal/stats"
@@ -97,6 +99,38 @@ type Prediction struct {
 	// OtherMachine says that the model was built on a machine with other caches
 	// (Model.MachineNote; set by the command, which reads this machine's).
 	OtherMachine string `json:"other_machine,omitempty"`
+	// Diverged, when set, names the first value of an interpreted run that left
+	// the finite numbers ("da becomes +Inf at transition 37 (exchange →
+	// exchange)"): the data formulas, fitted inside the training range, do not
+	// hold on this input. The graph's time (when a time formula reads such a
+	// value) and the final values it reaches are then unknown: NaN here, 0 in
+	// JSON, with this field saying why.
+	Diverged string `json:"diverged,omitempty"`
+}
+
+// MarshalJSON writes the prediction with every value that is not a finite
+// number as 0 (jsonnum.OrZero: the prediction schema's consumers read plain
+// numbers; Diverged and a missing untraced_ns say which are unknown).
+func (p *Prediction) MarshalJSON() ([]byte, error) {
+	type plain Prediction
+	q := plain(*p)
+	fin := jsonnum.OrZero
+	finMap := func(m map[string]float64) map[string]float64 {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]float64, len(m))
+		for k, v := range m {
+			out[k] = fin(v)
+		}
+		return out
+	}
+	q.Vars, q.BaselineVars, q.Candidates, q.Visits = finMap(p.Vars), finMap(p.BaselineVars), finMap(p.Candidates), finMap(p.Visits)
+	q.TimeNs, q.UntracedNs, q.Baseline, q.WorkingSet = fin(q.TimeNs), fin(q.UntracedNs), fin(q.Baseline), fin(q.WorkingSet)
+	q.Events, q.GraphNs, q.CompositionNs, q.Factor = fin(q.Events), fin(q.GraphNs), fin(q.CompositionNs), fin(q.Factor)
+	q.Interval = [2]float64{fin(q.Interval[0]), fin(q.Interval[1])}
+	q.BaselineInterval = [2]float64{fin(q.BaselineInterval[0]), fin(q.BaselineInterval[1])}
+	return json.Marshal(q)
 }
 
 // runResult is one interpreted run.
@@ -108,6 +142,12 @@ type runResult struct {
 	arcN    []float64 // transitions per arc
 	arcTime []float64
 	steps   int64
+	// diverged names the first value that left the finite numbers: a data
+	// formula or a time formula evaluated far from where it was fitted (a
+	// polynomial of a variable that grows each iteration overflows within a few
+	// hundred steps). The run goes on — its path may still be right — but that
+	// variable, and the times that read it, are unknown.
+	diverged string
 }
 
 // ErrNoEnd is returned when a run does not reach END within MaxSteps.
@@ -191,6 +231,9 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64, marks []float6
 		for k := range a.Data {
 			newVals = append(newVals, a.Data[k].Formula.Eval(state))
 		}
+		if res.diverged == "" {
+			res.diverged = m.divergence(ai, dt, newVals, res.steps)
+		}
 		res.time += dt
 		res.arcN[ai]++
 		res.arcTime[ai] += dt
@@ -252,6 +295,22 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64, marks []float6
 		res.vars[k] = state[sp.VarIndex(k)]
 	}
 	return res, nil
+}
+
+// divergence names the first value of transition step over arc ai (its time
+// dt, the new data values) that is not a finite number, or returns "".
+func (m *Model) divergence(ai int, dt float64, vals []float64, step int64) string {
+	a := &m.Arcs[ai]
+	where := fmt.Sprintf("at transition %d (%s → %s)", step, m.Nodes[a.From].Name, m.Nodes[a.To].Name)
+	if !jsonnum.Finite(dt) {
+		return fmt.Sprintf("its time is %g %s", dt, where)
+	}
+	for k, v := range vals {
+		if !jsonnum.Finite(v) {
+			return fmt.Sprintf("%s becomes %g %s", a.Data[k].Var, v, where)
+		}
+	}
+	return ""
 }
 
 // decideDet returns the decision at node n when no random choice is involved.
@@ -426,6 +485,12 @@ func (m *Model) predict(in []float64, opt PredictOptions) (*Prediction, error) {
 	}
 	kept := keepLargestCluster(results)
 	p := &Prediction{Runs: runs, Kept: len(kept), Steps: steps, Vars: map[string]float64{}, Visits: map[string]float64{}}
+	for _, r := range kept {
+		if r.diverged != "" {
+			p.Diverged = r.diverged
+			break
+		}
+	}
 	p.MarkNs = make([]float64, len(opt.Marks))
 	var times []float64
 	for _, r := range kept {

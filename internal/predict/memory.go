@@ -8,7 +8,6 @@ package predict
 
 import (
 	"fmt"
-	"github.com/fragprof/fragprof/internal/textout"
 	"math"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/fragprof/fragprof/internal/textout"
 
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"

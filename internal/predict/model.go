@@ -32,13 +32,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/jsonnum"
 	"io"
 	"math"
 	"os"
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/fragprof/fragprof/internal/jsonnum"
 
 	"github.com/fragprof/fragprof/internal/jsonerr"
 	"github.com/fragprof/fragprof/internal/predict/graph"

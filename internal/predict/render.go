@@ -5,7 +5,6 @@ package predict
 
 import (
 	"fmt"
-	"github.com/fragprof/fragprof/internal/textout"
 	"io"
 	"math"
 	"sort"
@@ -13,9 +12,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
 	"github.com/fragprof/fragprof/internal/predict/selection"
+	"github.com/fragprof/fragprof/internal/textout"
 )
 
 // RuleLines returns node n's rule as lines such as "inner → inner when j < i".
@@ -253,10 +254,19 @@ func (ev *Evaluation) Heading() string {
 	return fmt.Sprintf("held-out runs (%d)", ev.Runs)
 }
 
+// unknownNs is textout.Ns for a time that is a finite number, "unknown" for
+// one that is not (Prediction.Diverged says why).
+func unknownNs(ns float64) string {
+	if !jsonnum.Finite(ns) {
+		return "unknown"
+	}
+	return textout.Ns(ns)
+}
+
 // WriteText prints a prediction.
 func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 	bw := &textout.Writer{W: w}
-	fmt.Fprintf(bw, "predicted time: %s  [%s, %s]", textout.Ns(p.TimeNs), textout.Ns(p.Interval[0]), textout.Ns(p.Interval[1]))
+	fmt.Fprintf(bw, "predicted time: %s  [%s, %s]", unknownNs(p.TimeNs), unknownNs(p.Interval[0]), unknownNs(p.Interval[1]))
 	switch {
 	case p.Probe != nil:
 		fmt.Fprintf(bw, "  (probe; %.0f%% interval)", 100*p.IntervalLevel)
@@ -295,7 +305,10 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 		fmt.Fprintf(bw, "direct baseline: %s  [%s, %s]\n", textout.Ns(p.Baseline), textout.Ns(p.BaselineInterval[0]), textout.Ns(p.BaselineInterval[1]))
 	}
 	if m.Selection != nil && p.Chosen != selection.CandGraph {
-		fmt.Fprintf(bw, "transition-graph model: %s\n", textout.Ns(p.GraphNs))
+		fmt.Fprintf(bw, "transition-graph model: %s\n", unknownNs(p.GraphNs))
+	}
+	if p.Diverged != "" {
+		fmt.Fprintf(bw, "warning: the model's formulas diverge on this input: %s; what reads that value is unknown (the formulas were fitted on the training runs' range)\n", p.Diverged)
 	}
 	if len(p.Vars) > 0 {
 		names := make([]string, 0, len(p.Vars))
@@ -305,7 +318,11 @@ func (p *Prediction) WriteText(w io.Writer, m *Model) error {
 		sort.Strings(names)
 		fmt.Fprintf(bw, "final values:\n")
 		for _, n := range names {
-			fmt.Fprintf(bw, "  %s = %.17g", n, p.Vars[n])
+			if v := p.Vars[n]; jsonnum.Finite(v) {
+				fmt.Fprintf(bw, "  %s = %.17g", n, v)
+			} else {
+				fmt.Fprintf(bw, "  %s = unknown (%g: diverged)", n, v)
+			}
 			if b, ok := p.BaselineVars[n]; ok {
 				fmt.Fprintf(bw, "   (direct baseline %.6g)", b)
 			}

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -695,17 +696,7 @@ func TestUntracedUnknown(t *testing.T) {
 // counts those runs apart and the model file is still written (it once failed
 // with "json: unsupported value: +Inf").
 func TestEvalNonFinite(t *testing.T) {
-	run := func(trial uint64, n int) *trace.Trace {
-		s := newSynth(trial, "n", n)
-		s.point("start", 10)
-		w := 1.0
-		for i := 0; i < n; i++ {
-			s.point("pass", 100, "w", w)
-			w = math.Min(2*w, 1e300)
-		}
-		s.point("end", 10)
-		return s.done()
-	}
+	run := doublingRun
 	var train, test []*trace.Trace
 	for k := 0; k < 20; k++ {
 		train = append(train, run(uint64(k), 5+k))
@@ -740,6 +731,65 @@ func TestEvalNonFinite(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "1 runs' predictions not finite") {
 		t.Errorf("model show does not say that a prediction diverged:\n%s", out.String())
+	}
+}
+
+// doublingRun is the trace of a loop of n passes whose variable w doubles at each
+// (w = 2^i, held at 1e300 so the trace stays finite): its data formula w := 2·w
+// overflows a float64 on the 1,025th pass: transition 1,027, after START → start
+// and start → pass.
+func doublingRun(trial uint64, n int) *trace.Trace {
+	s := newSynth(trial, "n", n)
+	s.point("start", 10)
+	w := 1.0
+	for i := 0; i < n; i++ {
+		s.point("pass", 100, "w", w)
+		w = math.Min(2*w, 1e300)
+	}
+	s.point("end", 10)
+	return s.done()
+}
+
+// TestPredictDiverged: a data formula that overflows on an input far beyond the
+// training range is named, with the transition where it did, and the value it
+// reaches is "unknown" in text and 0 in JSON — never NaN printed as a number or a
+// JSON encoder's failure.
+func TestPredictDiverged(t *testing.T) {
+	var train []*trace.Trace
+	for k := 0; k < 20; k++ {
+		train = append(train, doublingRun(uint64(k), 5+k))
+	}
+	m := buildNoHoldout(t, train)
+	p, err := m.Predict(map[string]float64{"n": 12}, PredictOptions{})
+	if err != nil || p.Diverged != "" || math.Abs(p.Vars["w"]/2048-1) > 1e-9 {
+		t.Fatalf("n = 12: w = %v, diverged %q, %v; want w = 2048 and nothing diverged", p.Vars["w"], p.Diverged, err)
+	}
+	p, err = m.Predict(map[string]float64{"n": 2000}, PredictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Diverged, "w becomes +Inf at transition 1027 (pass → pass)") {
+		t.Errorf("n = 2000: diverged %q, want w named where it overflows", p.Diverged)
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		t.Fatalf("JSON of a diverged prediction: %v", err)
+	}
+	var back struct {
+		Vars     map[string]float64 `json:"vars"`
+		Diverged string             `json:"diverged"`
+	}
+	if err := json.Unmarshal(out, &back); err != nil || back.Vars["w"] != 0 || back.Diverged != p.Diverged {
+		t.Errorf("JSON %s: want w 0 and the divergence named (%v)", out, err)
+	}
+	var text strings.Builder
+	if err := p.WriteText(&text, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"w = unknown (+Inf: diverged)", "warning: the model's formulas diverge on this input: w becomes +Inf"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
 	}
 }
 

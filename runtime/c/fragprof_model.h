@@ -45,7 +45,8 @@ enum {
 	FP_MODEL_EMISSING = -6,  /* a value the answer depends on was not given */
 	FP_MODEL_ENOEND = -7,    /* the interpreted run does not reach its end */
 	FP_MODEL_EARG = -8,      /* a null pointer, a negative count, N < 1 ... */
-	FP_MODEL_ENOMEM = -9     /* out of memory */
+	FP_MODEL_ENOMEM = -9,    /* out of memory */
+	FP_MODEL_EDIVERGE = -10  /* a formula the answer reads leaves the finite numbers on these inputs */
 };
 
 /* An opened model (opaque). */
@@ -68,7 +69,7 @@ typedef struct fp_model_estimate {
 typedef struct fp_model_run {
 	fp_model_estimate time; /* the chosen predictor's time, first checkpoint included */
 	const char *chosen;     /* that predictor: "graph", "power", "pmnf", ... */
-	double graph_ns;        /* the transition-graph model's time */
+	double graph_ns;        /* the transition-graph model's time; NaN when a formula it reads diverges */
 	double composition_ns;  /* count × mean arc time */
 	double untraced_ns;     /* without the checkpoints' own cost; NaN when unknown */
 	double events;          /* checkpoints passed */
@@ -138,7 +139,9 @@ const char *fp_model_point_place(const fp_model *m, int i);
  * fp_model_var order (nvars must be at least fp_model_num_vars). It interprets
  * the model: O(outer iterations) — loops whose exit depends on their counter
  * are skipped through — times 20 runs when a rule is probabilistic; microseconds
- * to a few milliseconds on the examples. */
+ * to a few milliseconds on the examples. A data formula evaluated far beyond the
+ * training range can overflow: the variables it reaches are then NaN, as is
+ * graph_ns when a time formula reads them (`model predict` names the value). */
 int fp_model_predict_run(const fp_model *m, const fp_model_value *inputs, int n, fp_model_run *out,
                          double *vars, int nvars);
 
@@ -150,7 +153,9 @@ int fp_model_predict_vars(const fp_model *m, const fp_model_value *inputs, int n
  * "END" for the run's ends), interpreting the run from its inputs: the graph
  * model's time, with its own interval (±2 standard deviations of the region's
  * transitions' formula errors). A region the run never passes is
- * FP_MODEL_ENOEND. Cost: as fp_model_predict_run. */
+ * FP_MODEL_ENOEND; one whose time is not a finite number (a time formula reads
+ * a variable whose data formula overflowed, far beyond the training range) is
+ * FP_MODEL_EDIVERGE. Cost: as fp_model_predict_run. */
 int fp_model_predict_region(const fp_model *m, const fp_model_value *inputs, int n, const char *from,
                             const char *to, fp_model_estimate *est);
 

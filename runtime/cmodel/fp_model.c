@@ -1523,6 +1523,7 @@ typedef struct {
 	fp_model_run run;
 	double *vars;
 	double region, region_var; /* time and formula variance of the region (NaN: not passed) */
+	int passed;                /* every kept run passed the region (its time may still be NaN: diverged) */
 } fpm_pred;
 
 static int find_node(const fp_model *m, const char *name) {
@@ -1775,6 +1776,7 @@ static int predict(const fp_model *m, const double *in, int rf, int rt, fpm_pred
 	if (p->untraced_ns < 0.05 * T)
 		p->untraced_ns = NAN;
 	out->region = rf >= 0 && passed ? rtime : NAN;
+	out->passed = rf >= 0 && passed;
 	out->region_var = rv;
 	/* choose */
 	p->chosen = "graph";
@@ -1926,8 +1928,14 @@ static int region(const fp_model *m, const fp_model_value *inputs, int n, const 
 		return fpm_fail(FP_MODEL_ENOMEM, "out of memory");
 	fpm_pred p = {.vars = buf + m->ni};
 	rc = predict_inputs(m, inputs, n, rf, rt, &p, buf);
-	if (rc == FP_MODEL_OK && isnan(p.region))
+	if (rc == FP_MODEL_OK && !p.passed)
 		rc = fpm_fail(FP_MODEL_ENOEND, "%s: the predicted run never passes %s and then %s", m->name, from, to);
+	else if (rc == FP_MODEL_OK && (isnan(p.region) || isinf(p.region)))
+		rc = fpm_fail(FP_MODEL_EDIVERGE,
+		              "%s: the region %s → %s has no finite time on these inputs: a formula it reads diverges (fitted "
+		              "inside the training range, it does not hold this far beyond it; `fragprof model predict` names "
+		              "the value)",
+		              m->name, from, to);
 	if (rc == FP_MODEL_OK) {
 		double s = sqrt(p.region_var);
 		est->value = p.region;

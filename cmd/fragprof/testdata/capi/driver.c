@@ -18,6 +18,8 @@ extern "C"
     fp_model_open_model(fp_model **out);
 #endif
 
+static double fin(double x) { return isnan(x) || isinf(x) ? 0 : x; }
+
 int main(int argc, char **argv) {
 	if (argc < 2)
 		return 2;
@@ -52,12 +54,13 @@ int main(int argc, char **argv) {
 	}
 	printf("predicted_ns %.17g\ninterval_lo %.17g\ninterval_hi %.17g\ninterval_level %.17g\n", r.time.value,
 	       r.time.lo, r.time.hi, r.time.level);
-	printf("graph_ns %.17g\ncomposition_ns %.17g\nevents %.17g\nextrapolation_factor %.17g\n", r.graph_ns,
-	       r.composition_ns, r.events, r.extrapolation);
+	/* NaN (a diverged formula) is 0 in model predict's JSON. */
+	printf("graph_ns %.17g\ncomposition_ns %.17g\nevents %.17g\nextrapolation_factor %.17g\n", fin(r.graph_ns),
+	       fin(r.composition_ns), r.events, r.extrapolation);
 	printf("untraced_ns %.17g\nchosen %s\nruns %d\nkept %d\n", isnan(r.untraced_ns) ? 0 : r.untraced_ns, r.chosen,
 	       r.runs, r.kept);
 	for (int k = 0; k < fp_model_num_vars(m); k++)
-		printf("var.%s %.17g\n", fp_model_var(m, k), isnan(vars[k]) || isinf(vars[k]) ? 0 : vars[k]);
+		printf("var.%s %.17g\n", fp_model_var(m, k), fin(vars[k]));
 	fp_model_estimate e;
 	rc = fp_model_predict_region(m, in, n, "START", "END", &e);
 	if (rc == FP_MODEL_OK)
