@@ -103,10 +103,13 @@ func traceSets(t *testing.T, src, stdin string, sets [][]string, vary []string, 
 // did not reach can make any smooth law miss, the more so on a loaded machine
 // (docs/performance.md, "Prediction"), and the 4× point is logged. The coverage over both
 // kernels' 32 runs must be at least 60%, with a mean half-width inside the
-// range under 60%: intervals as narrow as the formulas' fit alone (±0.05%)
-// cover almost none, intervals as wide as the data are useless; both
-// fail. (At load averages of 16–30 on 2 cores the coverage measured 72–100%,
-// the half-width 15–37%.)
+// range under 60% plus 2.5 σ, σ the held-out runs' own scatter (1.2533 × their
+// mean absolute relative deviation from their point's median, Evaluation's
+// TruthScatter): an interval that covers 90% of single runs cannot be narrower
+// than about 1.645 σ, however good the model, and the runs' scatter is the
+// machine's load, which the test does not choose. Intervals as narrow as the
+// formulas' fit alone (±0.05%) cover almost none, intervals several times as
+// wide as the data's scatter are useless; both fail.
 func TestProtocolShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and traces two kernels (~20 s); skipped with -short")
@@ -121,7 +124,7 @@ func TestProtocolShort(t *testing.T) {
 		{"mergesort", `{n} {s}\n`, 5000, 20000, []string{"s = uniform_int(1, 1000000)"}, []string{"s"}},
 	}
 	var covered, runs int
-	var width float64
+	var width, scatter float64
 	var widths int
 	for _, k := range kernels {
 		t.Run(k.name, func(t *testing.T) {
@@ -179,17 +182,19 @@ func TestProtocolShort(t *testing.T) {
 			}
 			covered += ev.RunsCovered
 			runs += ev.RunsTotal
+			scatter += ev.TruthScatter / float64(len(kernels))
 		})
 	}
 	if runs == 0 {
 		t.Fatal("no held-out runs")
 	}
 	c := float64(covered) / float64(runs)
-	t.Logf("coverage %d/%d = %.2f; mean half-width inside the range %.3g", covered, runs, c, width/float64(widths))
+	sigma := 1.2533 * scatter
+	t.Logf("coverage %d/%d = %.2f; mean half-width inside the range %.3g; the runs' own scatter σ = %.3g", covered, runs, c, width/float64(widths), sigma)
 	if c < 0.60 {
 		t.Errorf("90%% intervals cover %d of %d held-out runs (%.0f%%): want at least 60%%", covered, runs, 100*c)
 	}
-	if w := width / float64(widths); w > 0.60 {
-		t.Errorf("90%% intervals inside the range are ±%.0f%% on average: too wide to be of use", 100*w)
+	if w, most := width/float64(widths), 0.60+2.5*sigma; w > most {
+		t.Errorf("90%% intervals inside the range are ±%.0f%% on average, the runs' own scatter σ = %.0f%%: too wide to be of use (want at most ±%.0f%%)", 100*w, 100*sigma, 100*most)
 	}
 }
