@@ -4,9 +4,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/fragprof/fragprof/internal/textout"
 	"strconv"
 	"strings"
+
+	"github.com/fragprof/fragprof/internal/textout"
 )
 
 // byteSize is a flag value in bytes: a number with an optional unit K, M, G or T

@@ -6,13 +6,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/textout"
 	"os"
 	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fragprof/fragprof/internal/predict"
+	"github.com/fragprof/fragprof/internal/textout"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 

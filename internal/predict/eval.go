@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fragprof/fragprof/internal/jsonnum"
-
 	"github.com/fragprof/fragprof/internal/predict/selection"
 	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/trace"

@@ -298,16 +298,19 @@ func (m *Model) run(in []float64, rng *rand.Rand, maxSteps int64, marks []float6
 }
 
 // divergence names the first value of transition step over arc ai (its time
-// dt, the new data values) that is not a finite number, or returns "".
+// dt, the new data values) that is not a finite number, or returns "". It
+// allocates nothing while every value is finite: it runs at every step.
 func (m *Model) divergence(ai int, dt float64, vals []float64, step int64) string {
 	a := &m.Arcs[ai]
-	where := fmt.Sprintf("at transition %d (%s → %s)", step, m.Nodes[a.From].Name, m.Nodes[a.To].Name)
+	where := func() string {
+		return fmt.Sprintf("at transition %d (%s → %s)", step, m.Nodes[a.From].Name, m.Nodes[a.To].Name)
+	}
 	if !jsonnum.Finite(dt) {
-		return fmt.Sprintf("its time is %g %s", dt, where)
+		return fmt.Sprintf("the time is %g %s", dt, where())
 	}
 	for k, v := range vals {
 		if !jsonnum.Finite(v) {
-			return fmt.Sprintf("%s becomes %g %s", a.Data[k].Var, v, where)
+			return fmt.Sprintf("%s becomes %g %s", a.Data[k].Var, v, where())
 		}
 	}
 	return ""

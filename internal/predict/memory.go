@@ -18,11 +18,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/fragprof/fragprof/internal/textout"
-
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
 	"github.com/fragprof/fragprof/internal/stats"
+	"github.com/fragprof/fragprof/internal/textout"
 	"github.com/fragprof/fragprof/internal/trace"
 )
 

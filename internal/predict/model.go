@@ -39,9 +39,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/fragprof/fragprof/internal/jsonnum"
-
 	"github.com/fragprof/fragprof/internal/jsonerr"
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"github.com/fragprof/fragprof/internal/predict/graph"
 	"github.com/fragprof/fragprof/internal/predict/regress"
 	"github.com/fragprof/fragprof/internal/predict/selection"

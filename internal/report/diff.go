@@ -3,13 +3,12 @@
 package report
 
 import (
-	"github.com/fragprof/fragprof/cfg"
-
 	"fmt"
 	"io"
 	"math"
 	"text/tabwriter"
 
+	"github.com/fragprof/fragprof/cfg"
 	"github.com/fragprof/fragprof/profile"
 )
 

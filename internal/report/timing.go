@@ -7,13 +7,13 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/jsonnum"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/fragprof/fragprof/internal/jsonnum"
 	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/timing"
 )

@@ -9,7 +9,6 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/cachedir"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fragprof/fragprof/internal/cachedir"
 )
 
 // A StartCostResult is a cost measured once per machine (the in-process sampler's

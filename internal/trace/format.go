@@ -13,14 +13,15 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/atomicfile"
-	"github.com/fragprof/fragprof/internal/jsonerr"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/fragprof/fragprof/internal/atomicfile"
+	"github.com/fragprof/fragprof/internal/jsonerr"
 )
 
 // RecordType is the extra-channel record type of checkpoint traces

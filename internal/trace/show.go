@@ -6,12 +6,13 @@ package trace
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/textout"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/fragprof/fragprof/internal/textout"
 )
 
 // ShowOptions control WriteText.

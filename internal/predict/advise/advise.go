@@ -17,7 +17,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/textout"
 	"io"
 	"math"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/fragprof/fragprof/internal/predict"
+	"github.com/fragprof/fragprof/internal/textout"
 )
 
 //go:embed cprobe/probe.c

@@ -25,9 +25,10 @@ package regress
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/fragprof/fragprof/internal/jsonnum"
 	"math"
 	"strings"
+
+	"github.com/fragprof/fragprof/internal/jsonnum"
 )
 
 // FormulaKind says what form a formula has.
