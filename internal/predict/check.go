@@ -704,7 +704,6 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 	var flagged []int          // arcs flagged
 	var relFlag []bool         // … against the rest of the run
 	var aloneP, ownP []float64 // … the p-values of their times alone, of their tests
-	var excess []float64       // … how far each lies beyond its interval (Deviation.excess)
 	atPoint := false           // … one of them by the point test
 	for _, ts := range tests {
 		a := &m.Arcs[ts.ai]
@@ -727,7 +726,7 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 			if ts.rel {
 				p = dv.AloneP
 			}
-			aloneP, ownP, excess = append(aloneP, p), append(ownP, dv.P), append(excess, dv.excess())
+			aloneP, ownP = append(aloneP, p), append(ownP, dv.P)
 			atPoint = atPoint || ts.point
 		}
 	}
@@ -740,7 +739,7 @@ func (m *Model) CheckRun(t *trace.Trace, opt CheckOptions) (*RunCheck, error) {
 			explained[a] = ex[i]
 		}
 	} else if len(flagged) > 1 && atPoint && slices.Contains(relFlag, true) {
-		named = mostDeviant(flagged, ownP, excess)
+		named = mostDeviant(flagged, ownP, aloneP)
 		for i, a := range flagged {
 			explained[a] = a != named && relFlag[i]
 		}
@@ -848,31 +847,21 @@ func times(n int) string {
 
 // mostDeviant is, among the arcs flagged, the one whose test's p-value is the
 // smallest — the largest deviation in units of its own training scatter — and
-// among equal p-values (the smallest a test of n training runs can give is
-// 1/(n + 1), which several arcs reach at once) the one lying furthest beyond its
-// interval (excess), the first of equals. At a training input point, where no
-// flagged arc's time alone is unusual (the machine's speed hides the change
-// from every arc alone), CheckRun names it and notes the others tested against
-// the rest of the run, which one arc's change moves the other way: the
-// formulas' times alone (explainedBy), which the point test does not trust,
-// would name by them. This names; it does not test.
-func mostDeviant(flagged []int, p, excess []float64) int {
+// among equal p-values (the smallest a test of n training runs can give,
+// 1/(n + 1), is often reached by several: one arc's change moves the others
+// against the rest of the run the other way) the one whose time alone is the
+// least usual (the smaller aloneP, though above the level), the first of
+// equals. At a training input point, where no flagged arc's time alone is
+// unusual (the machine's speed hides the change from every arc alone),
+// CheckRun names it and notes the others tested against the rest of the run:
+// the formulas' times alone (explainedBy), which the point test does not
+// trust, would name by them. This names; it does not test.
+func mostDeviant(flagged []int, p, aloneP []float64) int {
 	j := 0
 	for i := range flagged {
-		if p[i] < p[j] || p[i] == p[j] && excess[i] > excess[j] {
+		if p[i] < p[j] || p[i] == p[j] && aloneP[i] < aloneP[j] {
 			j = i
 		}
 	}
 	return flagged[j]
-}
-
-// excess is how far the deviation's ratio lies beyond its interval [Lo, Hi],
-// in widths of the interval on the log scale: 0 inside it, or where the
-// interval is unknown or empty.
-func (d *Deviation) excess() float64 {
-	if d.Lo <= 0 || d.Hi <= d.Lo || d.Ratio <= 0 {
-		return 0
-	}
-	w := math.Log(d.Hi / d.Lo)
-	return math.Max(0, math.Max(math.Log(d.Lo/d.Ratio), math.Log(d.Ratio/d.Hi))) / w
 }
