@@ -23,7 +23,7 @@ import (
 func TestSampleRecordCLI(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "spin")
-	if b, err := exec.Command("gcc", "-O2", "-g", "-o", prog, "../../internal/sample/testdata/spin.c").CombinedOutput(); err != nil {
+	if b, err := exec.Command("gcc", "-O2", "-g", "-o", prog, "testdata/cputime.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
 	cli := cliWant(t)
