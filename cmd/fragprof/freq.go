@@ -3,16 +3,15 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fragprof/fragprof/internal/dist"
 	"github.com/fragprof/fragprof/internal/montecarlo"
 	"github.com/fragprof/fragprof/internal/stats"
 	"github.com/fragprof/fragprof/internal/stopping"
@@ -36,6 +35,8 @@ type freqFlags struct {
 	jobs                               int
 	replay                             string
 	cl                                 clusterFlags
+	// model is the inputs the flags give (inputFlags.model), read by plan.
+	model *dist.File
 }
 
 func newFreqCmd(e *env) *cobra.Command {
@@ -334,22 +335,12 @@ func (f *freqFlags) checkArgs(c *cobra.Command, args []string) (shard, shards ui
 	if iso, err = montecarlo.ParseIsolation(f.isolation); err != nil {
 		return 0, 0, 0, usagef("freq: --isolation: %v", err)
 	}
-	if f.unit, err = parseDesign(f.design); err != nil {
-		return 0, 0, 0, usagef("freq: --design %q: %v", f.design, err)
+	rule := f.rule
+	if f.moment != "" {
+		rule = "freqsys-" + f.moment
 	}
-	freqsys := f.moment != "" || strings.HasPrefix(f.rule, "freqsys-")
-	switch {
-	case f.unit == 1 || c.Flags().Changed("design") && !freqsys && f.cl.engine == "local" && f.cl.trials == "":
-	case c.Flags().Changed("design") && freqsys:
-		return 0, 0, 0, usagef("freq: --design %s: the FreqSys rules reproduce the paper, whose trials are independent", f.design)
-	case c.Flags().Changed("design"):
-		return 0, 0, 0, usagef("freq: --design %s runs on --engine local only: a cluster's rounds merge per-trial distributions, not the units' sums", f.design)
-	case freqsys || stopping.AnytimeValid(f.rule) || f.cl.engine != "local" || f.cl.trials != "":
-		// The default design where units do not apply: the FreqSys rules and the
-		// cluster's rounds, and the time-uniform rules, whose guarantee at every n
-		// is proven for one sequence of independent trials, not for the two ways
-		// to converge of stopping.Units.
-		f.unit = 1
+	if f.unit, err = montecarlo.DesignUnit(f.design, c.Flags().Changed("design"), rule, f.cl.engine != "local" || f.cl.trials != ""); err != nil {
+		return 0, 0, 0, usagef("freq: %v", err)
 	}
 	if f.exhaustive {
 		for _, fl := range []string{"from", "max-trials", "max-time", "only", "trial-range", "replay"} {
@@ -366,22 +357,4 @@ func (f *freqFlags) checkArgs(c *cobra.Command, args []string) (shard, shards ui
 		return 0, 0, 0, usagef("freq: --from judges stored profiles: --design does not apply (a profile holds per-trial counts, which the rule judges as independent trials, valid for Latin hypercube units too)")
 	}
 	return shard, shards, iso, nil
-}
-
-// parseDesign reads --design: "independent" gives a unit of 1, "latin" one of 16
-// (the laboratory's size, bench/coverage.sh), "latin:M" one of M, 2 ≤ M ≤ 4096.
-func parseDesign(s string) (int, error) {
-	switch {
-	case s == "independent":
-		return 1, nil
-	case s == "latin":
-		return 16, nil
-	case strings.HasPrefix(s, "latin:"):
-		m, err := strconv.Atoi(strings.TrimPrefix(s, "latin:"))
-		if err != nil || m < 2 || m > 4096 {
-			return 0, fmt.Errorf("want latin:M with a unit of 2 ≤ M ≤ 4096 trials, e.g. latin:16")
-		}
-		return m, nil
-	}
-	return 0, fmt.Errorf("want independent, latin or latin:M")
 }

@@ -132,6 +132,20 @@ type clusterRun struct {
 	exhaustive bool
 }
 
+// onCluster hands the run of plan to the cluster (--engine slurm): its
+// coordinator judges all the trials, by the rule and within the budget of
+// montecarlo.Plan.Coordinator.
+func (f *freqFlags) onCluster(e *env, c *cobra.Command, args []string, plan montecarlo.Plan, prog *montecarlo.Program, counters int) error {
+	rule, maxTrials, err := plan.Coordinator()
+	if err != nil {
+		return err
+	}
+	return f.cl.run(e, c, clusterRun{bin: prog.Binary, counters: counters, in: &f.in, rule: rule, exhaustive: f.exhaustive,
+		maxTrials: maxTrials, maxFail: f.maxFail, report: map[string]string{"format": f.format, "output": f.outFile,
+			"profile": f.profFile, "report": f.htmlFile, "inputs": strings.Join(inputLines(f.model, f.in.seed), "\n"),
+			"program": programIdentity(prog.Binary, args).Name}})
+}
+
 // run starts a new run in --workdir and coordinates it to its end.
 func (f *clusterFlags) run(e *env, c *cobra.Command, r clusterRun) error {
 	if _, err := osexec.LookPath("sbatch"); err != nil {

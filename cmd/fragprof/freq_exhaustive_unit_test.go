@@ -9,19 +9,6 @@ import (
 	"github.com/fragprof/fragprof/internal/montecarlo"
 )
 
-// TestShardTrialsBelow: a shard's trials below N, by hand: of 13 trials, shard
-// 1/3 has 1, 4, 7, 10; in units of 4, shard 0/2 has units 0 and 2 (8 trials) and
-// shard 1/2 unit 1 and trial 12 of unit 3 (5).
-func TestShardTrialsBelow(t *testing.T) {
-	for _, c := range []struct{ n, i, k, m, want uint64 }{
-		{13, 1, 3, 1, 4}, {13, 1, 3, 4, 4}, {13, 0, 2, 4, 8}, {13, 1, 2, 4, 5}, {3, 5, 8, 1, 0},
-	} {
-		if got := shardTrialsBelow(c.n, c.i, c.k, c.m); got != c.want {
-			t.Errorf("shardTrialsBelow(%d, %d, %d, %d) = %d, want %d", c.n, c.i, c.k, c.m, got, c.want)
-		}
-	}
-}
-
 // TestMembersText: the progress line of an exhaustive run counts the failed
 // members as run, and projects the time left at the rate so far: 300 of 1,200
 // members in 6 s is 50/s, 18 s for the 900 left.

@@ -34,49 +34,16 @@ import (
 )
 
 // run is freq: it checks the flags, then judges profiles (--from), replays a trial
-// (--replay) or runs the trials, and writes the report.
+// (--replay), hands the run to a cluster (--engine slurm) or runs the trials of
+// its plan (montecarlo.Plan), and writes the report.
 func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
-	// The trials' counts are folded as fast as the fork server runs them, and most of
-	// what is allocated stays live (the statistics, the decoded metadata), so the
-	// collector runs at twice the default heap growth (GOGC=200) unless $GOGC says
-	// otherwise: 200 trials of a SQLite workload took 10–15 % less time for 35 MB more
-	// (155 against 190 MB resident; a diagnosis).
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(200)
-	}
+	freqGC()
 	if f.cl.status != "" || f.cl.resume != "" {
 		return f.cl.statusOrResume(e, c)
 	}
-	shard, shards, iso, err := f.checkArgs(c, args)
-	if err != nil {
-		return err
-	}
-	if limit := maxJobsPerCPU * runtime.NumCPU(); f.jobs > limit {
-		fmt.Fprintf(e.stderr, "fragprof freq: note: --jobs %d is more than %d per CPU: running %d jobs (%d CPUs here); each job is a process of its own, and more only wait for the CPUs\n",
-			f.jobs, maxJobsPerCPU, limit, runtime.NumCPU())
-		f.jobs = limit
-	}
-	first, share, err := f.cl.task(c, shard, shards, f.profFile)
-	if err != nil {
-		return err
-	}
-	rule, err := f.stoppingRule(c)
-	if err != nil {
-		return err
-	}
-	writeFreq := freqWriter(e, f.format, f.outFile)
-	if f.from {
-		return freqFrom(e, args, rule, f.profFile, writeFreq)
-	}
-	model, err := f.in.model(c)
-	if err != nil {
-		return err
-	}
-	strata := model.Model.Strata()
-	if strata != nil {
-		if err := f.checkStrata(c, strata, model.Model, shards); err != nil {
-			return err
-		}
+	plan, iso, err := f.plan(e, c, args)
+	if err != nil || f.from {
+		return err // --from: f.plan judged the profiles
 	}
 	dir, cleanup, err := workDir(e)
 	if err != nil {
@@ -85,108 +52,31 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	defer cleanup()
 	intr := catchInterrupts()
 	defer intr.stop()
-	var h *harness.Harness
-	if f.fn != "" {
-		if err := harness.CheckInputs(f.binary, model, f.build.simplified); err != nil {
-			return usagef("freq: %v", err)
-		}
-		if h, err = functionHarness(intr.ctx, e, &f.build, args, f.fn, model, dir); err != nil {
-			return intr.failed(e, "freq", "building the harness", err)
-		}
-	}
-	bin, counters, err := buildOrBinary(intr.ctx, e, &f.build, args, f.binary, dir)
+	prog, counters, err := f.program(e, intr, args, iso, dir)
 	if err != nil {
-		return intr.failed(e, "freq", "building the program", err)
+		return err
 	}
-	members := uint64(0) // the population's size N, for --exhaustive
-	if f.exhaustive {
-		p, err := model.Model.Exhaustive()
-		if err != nil {
-			return usagef("freq: --exhaustive: %v", err)
-		}
-		members = uint64(p.Size)
+	if plan.Members, err = f.members(prog.Inputs.Model); err != nil {
+		return err
 	}
 	if f.cl.engine != "local" {
-		// The coordinator judges all the trials: on a finite population, with its
-		// size in the rule and a budget of at most N trials, as on one machine.
-		maxTrials := f.maxTrials
-		if rule, _, err = finitePopulation(rule, model.Model, &maxTrials); err != nil {
-			return err
-		}
-		if members > 0 {
-			maxTrials = members
-		}
-		return f.cl.run(e, c, clusterRun{bin: bin, counters: counters, in: &f.in, rule: rule, exhaustive: f.exhaustive,
-			maxTrials: maxTrials, maxFail: f.maxFail, report: map[string]string{"format": f.format, "output": f.outFile,
-				"profile": f.profFile, "report": f.htmlFile, "inputs": strings.Join(inputLines(model, f.in.seed), "\n"),
-				"program": programIdentity(bin, args).Name}})
-	}
-	prog := &montecarlo.Program{
-		Binary: bin, Inputs: model, Seed: f.in.seed, Isolation: iso, Timeout: f.trialTimeout,
-		CountNonZero: !f.failNonZero, Dir: dir, Unit: f.unit,
-	}
-	if h != nil {
-		prog.Encode = h.Encode
+		return f.onCluster(e, c, args, plan, prog, counters)
 	}
 	if f.replay != "" {
-		i, err := pinReplay(f.replay, strata)
+		i, err := pinReplay(f.replay, plan.Strata)
 		if err != nil {
 			return err
 		}
-		return replayTrial(e, intr, prog, i, strata)
+		return replayTrial(e, intr, prog, i, plan.Strata)
 	}
-	ctx := intr.ctx
-	cfg := montecarlo.Config{
-		Rule: rule, MaxTrials: f.maxTrials, MaxTime: f.maxTime, Jobs: f.jobs, NewWorker: prog.NewWorker,
-		Shard: shard, Shards: shards, MaxFailRate: f.maxFail, Only: f.only, Unit: uint64(f.unit),
+	cfg, pop, err := plan.Config(prog.NewWorker)
+	if es := (*montecarlo.EmptyShardError)(nil); errors.As(err, &es) {
+		return usagef("freq: %v", es)
+	} else if err != nil {
+		return err
 	}
-	if share > 0 {
-		cfg.First, cfg.MaxTrials, cfg.Exhaust = first, share, true
-	}
-	pop := uint64(0)
-	if share == 0 {
-		if rule, pop, err = finitePopulation(rule, model.Model, &cfg.MaxTrials); err != nil {
-			return err
-		}
-		cfg.Rule = rule
-		if shards > 1 && pop > 0 {
-			// A shard's trials below N are a sample without replacement of the N
-			// items too: the rule keeps N, and the budget stops at the shard's last
-			// trial below N (past it, items repeat).
-			cfg.MaxTrials = min(cfg.MaxTrials, shardTrialsBelow(pop, shard, shards, uint64(max(f.unit, 1))))
-		}
-	}
-	if strata != nil && f.unit <= 1 {
-		// A cluster's task keeps its counts per stratum for the coordinator,
-		// which judges the trials of all the tasks.
-		cfg.Strata = strata.Schedule
-		if share == 0 {
-			sr, err := stopping.NewStratified(cfg.Rule.Thresholds())
-			if err != nil {
-				return err
-			}
-			sr.Infinite = model.Model.FinitePopulation() == 0
-			cfg.StrataRule = sr
-		}
-	}
-	var progress *progressLine
-	if members > 0 {
-		// Every member once: trials 0 … N−1, or this shard's share of them.
-		cfg.MaxTrials, cfg.Exhaust = members, true
-		if shards > 1 {
-			cfg.MaxTrials = shardTrialsBelow(members, shard, shards, 1)
-			if cfg.MaxTrials == 0 {
-				return usagef("freq: --exhaustive --shard %d/%d: the population's %d members leave this shard none", shard, shards, members)
-			}
-		}
-		progress = newMembersProgress(e.stderr, cfg.MaxTrials)
-	} else {
-		progress = newProgressLine(e.stderr)
-	}
-	if progress != nil {
-		cfg.Progress = progress.show
-	}
-	res, err := montecarlo.Run(ctx, cfg)
+	progress := freqProgress(e, plan.Members, &cfg)
+	res, err := montecarlo.Run(intr.ctx, cfg)
 	progress.clear()
 	if err != nil && intr.caught() != 0 {
 		return intr.failed(e, "freq", "running the trials, before any had ended", err)
@@ -195,12 +85,128 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if interrupted {
 		res.Stopped = intr.mark() // "terminated" after SIGTERM
 	}
-	replay := replayCommand(f.in.seed, strata)
-	if nt := (*montecarlo.NoTrialsError)(nil); errors.As(err, &nt) {
-		printCauses(e, nt.Causes, replay)
-		if len(model.Model.Populations()) > 0 {
-			nameItems(prog, nt.Failures)
+	if err != nil {
+		return f.trialsFailed(e, prog, plan.Strata, err)
+	}
+	plan.Settle(res, cfg, pop, interrupted)
+	prog.NameItems(res.Failures, maxNamed) // a task's too: the coordinator reports them
+	return f.finish(e, intr, args, prog, counters, cfg.Rule, plan, res, interrupted)
+}
+
+// freqGC sets the collector for a run of trials. The trials' counts are folded
+// as fast as the fork server runs them, and most of what is allocated stays live
+// (the statistics, the decoded metadata), so the collector runs at twice the
+// default heap growth (GOGC=200) unless $GOGC says otherwise: 200 trials of a
+// SQLite workload took 10–15 % less time for 35 MB more (155 against 190 MB
+// resident; a diagnosis).
+func freqGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200)
+	}
+}
+
+// plan checks the flags and returns the plan of the run they ask for, with the
+// model, its strata prepared (montecarlo.PrepareStrata), and the isolation of the
+// trials. With --from it judges the profiles instead (freqFrom).
+func (f *freqFlags) plan(e *env, c *cobra.Command, args []string) (montecarlo.Plan, montecarlo.Isolation, error) {
+	shard, shards, iso, err := f.checkArgs(c, args)
+	if err != nil {
+		return montecarlo.Plan{}, 0, err
+	}
+	if limit := maxJobsPerCPU * runtime.NumCPU(); f.jobs > limit {
+		fmt.Fprintf(e.stderr, "fragprof freq: note: --jobs %d is more than %d per CPU: running %d jobs (%d CPUs here); each job is a process of its own, and more only wait for the CPUs\n",
+			f.jobs, maxJobsPerCPU, limit, runtime.NumCPU())
+		f.jobs = limit
+	}
+	first, share, err := f.cl.task(c, shard, shards, f.profFile)
+	if err != nil {
+		return montecarlo.Plan{}, 0, err
+	}
+	rule, err := f.stoppingRule(c)
+	if err != nil {
+		return montecarlo.Plan{}, 0, err
+	}
+	if f.from {
+		return montecarlo.Plan{}, 0, freqFrom(e, args, rule, f.profFile, freqWriter(e, f.format, f.outFile))
+	}
+	if f.model, err = f.in.model(c); err != nil {
+		return montecarlo.Plan{}, 0, err
+	}
+	m := f.model.Model
+	strata := m.Strata()
+	if strata != nil {
+		if err := f.checkStrata(c, strata, m, shards); err != nil {
+			return montecarlo.Plan{}, 0, err
 		}
+	}
+	return montecarlo.Plan{Rule: rule, MaxTrials: f.maxTrials, MaxTime: f.maxTime, Jobs: f.jobs, MaxFailRate: f.maxFail,
+		Only: f.only, Unit: f.unit, Shard: shard, Shards: shards, First: first, Share: share, Model: m, Strata: strata}, iso, nil
+}
+
+// program builds the program (with --func, its harness first) or checks
+// --binary, and returns it ready to run trials in dir, with its number of
+// counters.
+func (f *freqFlags) program(e *env, intr *interrupts, args []string, iso montecarlo.Isolation, dir string) (*montecarlo.Program, int, error) {
+	var h *harness.Harness
+	if f.fn != "" {
+		if err := harness.CheckInputs(f.binary, f.model, f.build.simplified); err != nil {
+			return nil, 0, usagef("freq: %v", err)
+		}
+		var err error
+		if h, err = functionHarness(intr.ctx, e, &f.build, args, f.fn, f.model, dir); err != nil {
+			return nil, 0, intr.failed(e, "freq", "building the harness", err)
+		}
+	}
+	bin, counters, err := buildOrBinary(intr.ctx, e, &f.build, args, f.binary, dir)
+	if err != nil {
+		return nil, 0, intr.failed(e, "freq", "building the program", err)
+	}
+	prog := &montecarlo.Program{
+		Binary: bin, Inputs: f.model, Seed: f.in.seed, Isolation: iso, Timeout: f.trialTimeout,
+		CountNonZero: !f.failNonZero, Dir: dir, Unit: f.unit,
+	}
+	if h != nil {
+		prog.Encode = h.Encode
+	}
+	return prog, counters, nil
+}
+
+// members returns the size of the population --exhaustive runs through, each
+// member once (dist.Model.Exhaustive); 0 without --exhaustive.
+func (f *freqFlags) members(m *dist.Model) (uint64, error) {
+	if !f.exhaustive {
+		return 0, nil
+	}
+	p, err := m.Exhaustive()
+	if err != nil {
+		return 0, usagef("freq: --exhaustive: %v", err)
+	}
+	return uint64(p.Size), nil
+}
+
+// freqProgress returns the progress line of a run of cfg (of an exhaustive run's
+// members when members > 0) and has cfg show it; nil when there is none to show.
+func freqProgress(e *env, members uint64, cfg *montecarlo.Config) *progressLine {
+	var p *progressLine
+	if members > 0 {
+		p = newMembersProgress(e.stderr, cfg.MaxTrials)
+	} else {
+		p = newProgressLine(e.stderr)
+	}
+	if p != nil {
+		cfg.Progress = p.show
+	}
+	return p
+}
+
+// trialsFailed returns the error of a run whose trials ended in err: when every
+// trial failed, the tally of their causes is printed first (a cluster's task
+// writes its record instead: its share's failures are a result); when --only
+// names no function, a usage error.
+func (f *freqFlags) trialsFailed(e *env, prog *montecarlo.Program, strata *dist.Strata, err error) error {
+	if nt := (*montecarlo.NoTrialsError)(nil); errors.As(err, &nt) {
+		printCauses(e, nt.Causes, replayCommand(f.in.seed, strata))
+		prog.NameItems(nt.Failures, maxNamed)
 		if f.cl.record != "" {
 			// A task's share that failed whole is a result: the coordinator judges
 			// the run's failures (--max-fail) and names their causes.
@@ -211,23 +217,22 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if oe := (*montecarlo.OnlyError)(nil); errors.As(err, &oe) {
 		return usagef("freq: --only: %v", oe)
 	}
-	if err != nil {
-		return err
-	}
-	if strata != nil {
-		res.StrataNames, res.StrataSizes = strata.Names, strata.Sizes
-	}
-	res.Explain(cfg, members, pop, interrupted)
-	if len(model.Model.Populations()) > 0 {
-		nameItems(prog, res.Failures) // a task's too: the coordinator reports them
-	}
+	return err
+}
+
+// finish writes what a run of plan's trials gave, judged by rule: the profile
+// (--profile), then a cluster task's record or the report (and --report's page).
+// It returns the run's end: an error when it stopped on failed trials or when
+// members of an exhaustive run failed, the signal's exit status when
+// interrupted.
+func (f *freqFlags) finish(e *env, intr *interrupts, args []string, prog *montecarlo.Program, counters int, rule stopping.Rule, plan montecarlo.Plan, res *montecarlo.Result, interrupted bool) error {
 	if f.profFile != "" {
 		p, err := res.Profile(counters)
 		if err != nil {
 			return fmt.Errorf("freq: --profile: %v", err)
 		}
-		p.Identity = programIdentity(bin, args)
-		p.Identity.Inputs = strings.Join(populationLines(model.Model, f.in.seed), "\n")
+		p.Identity = programIdentity(prog.Binary, args)
+		p.Identity.Inputs = strings.Join(populationLines(plan.Model, f.in.seed), "\n")
 		if err := p.WriteFile(f.profFile); err != nil {
 			return fmt.Errorf("freq: writing the profile: %w", err)
 		}
@@ -237,10 +242,11 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	}
 	// With units the rule's guarantee at every n holds for each of stopping.Units's
 	// two judgements, not proven for their union: not claimed.
-	fr := &report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()) && f.unit <= 1,
-		Seed: f.in.seed, Counters: counters, Inputs: inputLines(model, f.in.seed), Replay: replay,
-		Strata: strataReport(strata, res, shards)}
-	if err := writeFreq(fr); err != nil {
+	replay := replayCommand(f.in.seed, plan.Strata)
+	fr := &report.Freq{Result: res, Rule: rule.Thresholds(), RuleName: rule.Name(), Anytime: stopping.AnytimeValid(rule.Name()) && plan.Unit <= 1,
+		Seed: f.in.seed, Counters: counters, Inputs: inputLines(f.model, f.in.seed), Replay: replay,
+		Strata: strataReport(plan.Strata, res, plan.Shards)}
+	if err := freqWriter(e, f.format, f.outFile)(fr); err != nil {
 		return err
 	}
 	if err := writeFreqHTML(e, f.htmlFile, fr); err != nil {
@@ -254,7 +260,7 @@ func (f *freqFlags) run(e *env, c *cobra.Command, args []string) error {
 	if code := intr.code(); interrupted {
 		return exitError{code} // the partial result is out; say it was interrupted
 	}
-	if members > 0 && len(res.Failures) > 0 {
+	if plan.Members > 0 && len(res.Failures) > 0 {
 		printMembers(e, res.Failures, replay)
 		return fmt.Errorf("freq: --exhaustive: %d of the %d members run failed (named above): the estimates%s are of the other %d, not exact",
 			len(res.Failures), uint64(len(res.Failures))+res.Trials, map[bool]string{true: " and the profile", false: ""}[f.profFile != ""], res.Trials)
@@ -553,49 +559,6 @@ func storedPopulation(p *profile.Profile) uint64 {
 	return 0
 }
 
-// nameItems adds to the first failures' reasons the population items their trials
-// drew (the file or record behind each), as the text report lists them.
-func nameItems(p *montecarlo.Program, fails []montecarlo.Failure) {
-	for k := range fails[:min(len(fails), maxNamed)] {
-		if in, err := p.TrialInputs(fails[k].Trial); err == nil && in.Items != "" {
-			fails[k].Reason += " [" + in.Items + "]"
-		}
-	}
-}
-
-// finitePopulation returns the rule for a model whose trials draw a finite
-// population of N items without replacement (dist.Model.FinitePopulation): the
-// rule with the finite-population correction and the exact state at n = N, and
-// a trial budget of at most N, since the N-th trial completes the population. It
-// returns rule and 0 for any other model.
-func finitePopulation(rule stopping.Rule, m *dist.Model, maxTrials *uint64) (stopping.Rule, uint64, error) {
-	n := uint64(m.FinitePopulation())
-	if n == 0 {
-		return rule, 0, nil
-	}
-	th := rule.Thresholds()
-	th.Population = n
-	r, err := stopping.New(rule.Name(), th)
-	if err != nil {
-		return nil, 0, err
-	}
-	if *maxTrials == 0 || *maxTrials > n {
-		*maxTrials = n
-	}
-	return r, n, nil
-}
-
-// shardTrialsBelow returns how many of shard i of k's trials are numbered below
-// n, when shards take units of m consecutive trials (montecarlo.Config.Unit):
-// units i, i+k, i+2k, ....
-func shardTrialsBelow(n, i, k, m uint64) uint64 {
-	var c uint64
-	for u := i; u*m < n; u += k {
-		c += min(m, n-u*m)
-	}
-	return c
-}
-
 // replayCommand returns the command that replays a trial of a run of seed: its
 // trial's identity is the number, or, after the pilot of Neyman's allocation,
 // the number with the stratum and draw (dist.Schedule.TrialID).
@@ -786,38 +749,24 @@ func (p *progressLine) clear() {
 	}
 }
 
-// checkStrata prepares the schedule of a stratified population for the run:
-// its pilot is the stratified rule's, and the design of Latin hypercube units,
-// which the stratified rule does not judge, is left for independent trials
-// unless --design asks for it (then the units judge, and the strata only
-// shape the draws: with proportional allocation only). Neyman's allocation
-// plans each round from all the trials before it, on one machine: not on a
-// shard, a cluster's task or --engine slurm.
+// checkStrata prepares the schedule of a stratified population for the run and
+// sets the unit of its trials (montecarlo.PrepareStrata), naming the flag that
+// spreads the run over machines, which Neyman's allocation refuses.
 func (f *freqFlags) checkStrata(c *cobra.Command, st *dist.Strata, m *dist.Model, shards uint64) error {
-	st.Schedule.SetPilot(stopping.PilotDraws)
-	neyman := st.Alloc == dist.Neyman
-	if neyman {
-		flag := ""
-		switch {
-		case f.cl.engine != "local":
-			flag = "--engine " + f.cl.engine
-		case f.cl.trials != "":
-			flag = "--trial-range"
-		case shards > 1:
-			flag = "--shard"
-		}
-		if flag != "" {
-			return usagef("freq: input %s: alloc = neyman plans each round of trials from the counts of all the trials before it, which one machine holds: not with %s (use alloc = proportional, whose strata depend on the trial's number alone, or run on one machine with --jobs)", st.Input, flag)
-		}
+	spread := ""
+	switch {
+	case f.cl.engine != "local":
+		spread = "--engine " + f.cl.engine
+	case f.cl.trials != "":
+		spread = "--trial-range"
+	case shards > 1:
+		spread = "--shard"
 	}
-	if f.unit > 1 {
-		switch {
-		case !c.Flags().Changed("design") && (neyman || m.FinitePopulation() > 0):
-			f.unit = 1
-		case neyman:
-			return usagef("freq: --design %s and input %s's alloc = neyman: the units are judged on their sums, which weigh the strata by the trials each got; use --design independent, or alloc = proportional", f.design, st.Input)
-		}
+	unit, err := montecarlo.PrepareStrata(st, m, f.unit, f.design, c.Flags().Changed("design"), spread)
+	if err != nil {
+		return usagef("freq: %v", err)
 	}
+	f.unit = unit
 	return nil
 }
 

@@ -7,6 +7,11 @@
 // Trials run on several workers; their results are folded in trial order, and the
 // rule is consulted at points that depend only on the number of trials folded, so
 // the same seed gives the same report whatever the number of workers.
+//
+// A Plan lays out a run from freq's settings (a whole run, a shard, a cluster
+// task's share or its coordinator's judging, an exhaustive run, a finite or
+// stratified population) as a Config; DesignUnit and PrepareStrata choose the
+// trials' design.
 package montecarlo
 
 import (

@@ -319,3 +319,17 @@ func signalCause(sig syscall.Signal) string {
 	}
 	return "signal " + sig.String()
 }
+
+// NameItems adds to the reasons of the first n failures the population items
+// their trials drew (the file or record behind each, TrialInputs.Items), when
+// the inputs have a finite population.
+func (p *Program) NameItems(fails []Failure, n int) {
+	if len(p.Inputs.Model.Populations()) == 0 {
+		return
+	}
+	for k := range fails[:min(len(fails), n)] {
+		if in, err := p.TrialInputs(fails[k].Trial); err == nil && in.Items != "" {
+			fails[k].Reason += " [" + in.Items + "]"
+		}
+	}
+}
