@@ -24,6 +24,15 @@ func planRule(t *testing.T) stopping.Rule {
 	return r
 }
 
+// freeModel returns a model of one continuous input: no finite population.
+func freeModel(t *testing.T) *dist.Model {
+	m, err := dist.Parse("x = uniform(0, 1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // rowsModel returns a model drawing one of n rows without replacement, and
 // nothing else at random: a finite population of n.
 func rowsModel(t *testing.T, n int) *dist.Model {
@@ -66,12 +75,7 @@ func TestShardTrialsBelow(t *testing.T) {
 // coordinator; an exhaustive run runs every member, a shard its own, and a
 // shard with none is an *EmptyShardError.
 func TestPlanConfig(t *testing.T) {
-	rule := planRule(t)
-	free, err := dist.Parse("x = uniform(0, 1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := rowsModel(t, 100)
+	rule, free, rows := planRule(t), freeModel(t), rowsModel(t, 100)
 	base := Plan{Rule: rule, MaxTrials: 1000, Jobs: 3, MaxFailRate: 0.1, Only: []string{"f"}, Unit: 1}
 	for _, c := range []struct {
 		name      string
@@ -109,7 +113,7 @@ func TestPlanConfig(t *testing.T) {
 	}
 	p := base
 	p.Model, p.Members, p.Shard, p.Shards = rows, 100, 100, 128
-	_, _, err = p.Config(nil)
+	_, _, err := p.Config(nil)
 	want := "--exhaustive --shard 100/128: the population's 100 members leave this shard none"
 	if es := (*EmptyShardError)(nil); !errors.As(err, &es) || err.Error() != want {
 		t.Errorf("exhaustive shard past N: %v, want %s", err, want)
@@ -147,12 +151,7 @@ func TestPlanConfigStrata(t *testing.T) {
 // its size in the rule and a budget of at most N; an exhaustive run's budget is
 // its members; a sampling run keeps its rule and budget.
 func TestPlanCoordinator(t *testing.T) {
-	rule := planRule(t)
-	free, err := dist.Parse("x = uniform(0, 1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := rowsModel(t, 50)
+	rule, free, rows := planRule(t), freeModel(t), rowsModel(t, 50)
 	for _, c := range []struct {
 		name           string
 		plan           Plan
@@ -243,10 +242,7 @@ func TestNameItems(t *testing.T) {
 	if fails[2].Reason != "exit 1" {
 		t.Errorf("failure past n: %q", fails[2].Reason)
 	}
-	free, err := dist.Parse("x = uniform(0, 1)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	free := freeModel(t)
 	other := []Failure{{Trial: 1, Reason: "crashed"}}
 	(&Program{Inputs: &dist.File{Model: free}}).NameItems(other, 10)
 	if other[0].Reason != "crashed" {
